@@ -1,0 +1,164 @@
+"""Typed events: the one seam between the engine and its observers.
+
+The engine emits one event per step of a run; observers (the stderr block log, the LSP layer's
+`agent/progress` notifications, the terminal client, tests) subscribe to an `EventBus`. Each event's
+`kind` is the protocol's `agent/progress` kind, except `llm_call_started`, which only the log shows.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from harness9.schema import ToolCall, ToolResult, Usage
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every engine event."""
+
+    kind: ClassVar[str] = "event"
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    """The engine accepted a prompt and is about to make its first call."""
+
+    kind: ClassVar[str] = "run_started"
+    workspace_root: str
+    provider: str
+    model: str
+    max_turns: int
+    tool_timeout_ms: int
+    thinking: bool
+    stream: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    """A turn begins; `messages` is the context size sent to the model."""
+
+    kind: ClassVar[str] = "turn_started"
+    turn: int
+    messages: int
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCallStarted(Event):
+    """A model call begins: phase `thinking` (tools withheld) or `action` (tools offered)."""
+
+    kind: ClassVar[str] = "llm_call_started"
+    turn: int
+    phase: str
+    tools: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDone(Event):
+    """The thinking call answered."""
+
+    kind: ClassVar[str] = "thinking"
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    """A streamed piece of assistant text."""
+
+    kind: ClassVar[str] = "text_delta"
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage(Event):
+    """The turn's assistant message is complete (also when it has no tool calls)."""
+
+    kind: ClassVar[str] = "assistant_message"
+    turn: int
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted(Event):
+    """A tool call begins."""
+
+    kind: ClassVar[str] = "tool_started"
+    turn: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished(Event):
+    """A tool call ended; `result.is_error` tells completion from failure."""
+
+    kind: ClassVar[str] = "tool_finished"
+    turn: int
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationAdded(Event):
+    """The turn's tool results were appended to the context."""
+
+    kind: ClassVar[str] = "observation"
+    turn: int
+    tool_call_ids: tuple[str, ...]
+    messages_before: int
+    messages: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported(Event):
+    """A model call reported its token usage; totals are for the whole run so far."""
+
+    kind: ClassVar[str] = "usage"
+    turn: int
+    usage: Usage
+    total: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    """The last event of every run, whatever its end."""
+
+    kind: ClassVar[str] = "run_finished"
+    status: str  # completed | max_turns | cancelled | error
+    turns: int
+    tool_calls: int
+    usage: Usage
+    messages: int
+    text: str = ""
+    error: dict[str, Any] | None = field(default=None)
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Fans events out to subscribers, in subscription order.
+
+    A subscriber that raises is logged and skipped: an observer's bug must not break a run.
+    """
+
+    def __init__(self, *subscribers: Subscriber) -> None:
+        self._subscribers: list[Subscriber] = list(subscribers)
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Add an observer."""
+        self._subscribers.append(subscriber)
+
+    def emit(self, event: Event) -> None:
+        """Deliver `event` to every subscriber."""
+        for subscriber in self._subscribers:
+            try:
+                subscriber(event)
+            except Exception:
+                _log.exception("event subscriber failed on %s", event.kind)

@@ -1,0 +1,138 @@
+"""Core data types shared by tools, providers, the engine and the daemon.
+
+This module is a leaf: it imports nothing from harness9, so every layer can depend on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Role(str, Enum):
+    """Who wrote a message. Tool observations are `USER` messages carrying `tool_call_id`."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool invocation requested by the model.
+
+    `arguments` is the raw JSON text exactly as the model produced it; only the tool parses it,
+    so a broken string reaches the registry (and becomes a readable failure) instead of crashing
+    a provider or the engine.
+    """
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+class ToolFailure(str, Enum):
+    """Why a tool call failed; the values are the wire protocol's `tool_failed.reason`."""
+
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    UNKNOWN_TOOL = "unknown_tool"
+    BAD_ARGUMENTS = "bad_arguments"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of one tool call: the text the model will read, and whether it is an error.
+
+    `bytes` is the size of everything the tool produced before it was cut to its limit, and
+    `truncated` says whether it was cut; `failure` names the reason when `is_error` is true.
+    """
+
+    tool_call_id: str
+    output: str
+    is_error: bool = False
+    failure: ToolFailure | None = None
+    bytes: int = 0
+    truncated: bool = False
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """What the model is told about a tool: its name, purpose and JSON Schema for arguments."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts reported by a provider for one call (or summed over a run)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One entry of the conversation history.
+
+    An assistant message may carry `tool_calls`; an observation is a `USER` message with
+    `tool_call_id` set (and `is_error` when the tool failed), as in the seed design.
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    is_error: bool = False
+
+    @staticmethod
+    def system(content: str) -> Message:
+        """A system prompt."""
+        return Message(role=Role.SYSTEM, content=content)
+
+    @staticmethod
+    def user(content: str) -> Message:
+        """A user prompt."""
+        return Message(role=Role.USER, content=content)
+
+    @staticmethod
+    def observation(result: ToolResult) -> Message:
+        """The message that carries a tool result back to the model."""
+        return Message(
+            role=Role.USER,
+            content=result.output,
+            tool_call_id=result.tool_call_id,
+            is_error=result.is_error,
+        )
+
+
+class StreamChunkType(str, Enum):
+    """The kinds of chunk a streaming provider yields."""
+
+    TEXT = "text"  # a piece of assistant text
+    DONE = "done"  # the last chunk: the complete message and the call's usage
+
+
+@dataclass(frozen=True, slots=True)
+class StreamChunk:
+    """One item of a provider's stream.
+
+    `TEXT` chunks carry `text`; the single final `DONE` chunk carries the fully assembled
+    `message` (text and tool calls) and `usage`, so consumers never re-assemble fragments.
+    """
+
+    type: StreamChunkType
+    text: str = ""
+    message: Message | None = None
+    usage: Usage = field(default_factory=Usage)

@@ -1,0 +1,72 @@
+"""The tool contract (the seed's `BaseTool`) and the exceptions tools raise.
+
+A tool returns text (or a `ToolOutput` when it cut its output and wants the registry to report
+the full size) and raises `ToolError` for failures the model should read. The registry is the one
+place where any exception becomes an `is_error` result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from harness9.schema import ToolDefinition
+
+# The monotonic time by which the current tool call must finish, set by the registry from the
+# engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
+# still return the output they collected instead of being cancelled empty-handed.
+DEADLINE: ContextVar[float | None] = ContextVar("harness9_tool_deadline", default=None)
+
+
+def seconds_left(cap: float) -> float:
+    """The time a tool may still run: its own `cap`, shortened by the registry's deadline."""
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return cap
+    return max(0.0, min(cap, deadline - time.monotonic()))
+
+
+class ToolError(Exception):
+    """A failure the model should read and can act on; its message is the tool's output."""
+
+
+class ToolTimeoutError(ToolError):
+    """The tool hit its own time cap (reported with reason `timeout`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """Tool output with its accounting: the full size before truncation and whether it was cut."""
+
+    text: str
+    bytes: int
+    truncated: bool = False
+
+
+@runtime_checkable
+class BaseTool(Protocol):
+    """What every tool provides. `execute` receives the model's raw JSON argument text."""
+
+    @property
+    def name(self) -> str:
+        """The unique name the model calls the tool by."""
+        ...
+
+    def definition(self) -> ToolDefinition:
+        """Name, description and JSON Schema, as offered to the model."""
+        ...
+
+    async def execute(self, arguments: str) -> str | ToolOutput:
+        """Run the tool; raise `ToolError` for failures the model should see."""
+        ...
+
+
+def parse_arguments(arguments: str) -> dict[str, Any]:
+    """Parse a tool's raw JSON arguments into an object (the registry has validated them)."""
+    value = json.loads(arguments or "{}")
+    if not isinstance(value, dict):
+        raise ToolError("Error: arguments must be a JSON object")
+    return value
