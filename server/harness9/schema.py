@@ -6,11 +6,11 @@ This module is a leaf: it imports nothing from harness9, so every layer can depe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     """Who wrote a message. Tool observations are `USER` messages carrying `tool_call_id`."""
 
     SYSTEM = "system"
@@ -32,7 +32,7 @@ class ToolCall:
     arguments: str = "{}"
 
 
-class ToolFailure(str, Enum):
+class ToolFailure(StrEnum):
     """Why a tool call failed; the values are the wire protocol's `tool_failed.reason`."""
 
     ERROR = "error"
@@ -117,7 +117,7 @@ class Message:
         )
 
 
-class StreamChunkType(str, Enum):
+class StreamChunkType(StrEnum):
     """The kinds of chunk a streaming provider yields."""
 
     TEXT = "text"  # a piece of assistant text

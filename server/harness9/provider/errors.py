@@ -1,7 +1,7 @@
 """Provider failures, classified once at the provider boundary.
 
     ProviderError                 every failure of a model call; `.kind` is the wire `data.kind`
-    ├── ConfigError       config  a missing API key / base URL / unknown provider, before any request
+    ├── ConfigError       config  missing key / base URL / unknown provider, before any request
     ├── AuthError         auth    401/403 from the service
     ├── RateLimitError    rate_limit  429 after the SDK's retries
     ├── HTTPStatusError   http    any other status after retries; `.status` holds the code

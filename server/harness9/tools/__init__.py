@@ -1,0 +1,37 @@
+"""The tools the model can call, and the registry that runs them.
+
+Stable API: `default_registry(workdir)` → `Registry` with `available_tools()` and
+`await execute(ToolCall(...))` → `ToolResult`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
+from harness9.tools.registry import Registry
+
+
+def default_registry(workdir: str | os.PathLike[str]) -> Registry:
+    """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed."""
+    from harness9.tools.bash import BashTool
+    from harness9.tools.edit_file import EditFileTool
+    from harness9.tools.read_file import ReadFileTool
+    from harness9.tools.write_file import WriteFileTool
+
+    registry = Registry()
+    registry.register(ReadFileTool(workdir))
+    registry.register(WriteFileTool(workdir))
+    registry.register(EditFileTool(workdir))
+    registry.register(BashTool(workdir))
+    return registry
+
+
+__all__ = [
+    "BaseTool",
+    "Registry",
+    "ToolError",
+    "ToolOutput",
+    "ToolTimeoutError",
+    "default_registry",
+]

@@ -1,0 +1,199 @@
+"""The agent loop of the seed: call the model, run its tool calls concurrently, feed results back.
+
+The engine knows no LSP and no wire format: it talks to an `LLMProvider`, a tool `Registry`, and
+reports every step as an event on an `EventBus`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness9.engine.events import (
+    AssistantMessage,
+    EventBus,
+    LLMCallStarted,
+    ObservationAdded,
+    RunFinished,
+    RunStarted,
+    ThinkingDone,
+    TurnStarted,
+    UsageReported,
+)
+from harness9.engine.stream import call_model
+from harness9.engine.toolrun import execute_concurrently
+from harness9.provider.base import LLMProvider
+from harness9.provider.errors import ProviderError
+from harness9.schema import Message, Role, ToolDefinition, ToolResult, Usage
+from harness9.tools.registry import Registry
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run ended: `completed` (the model answered without tool calls) or `max_turns`."""
+
+    status: str
+    text: str
+    turns: int
+    tool_calls: int
+    usage: Usage
+
+
+@dataclass(slots=True)
+class _RunState:
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    text: str = ""
+
+
+class AgentEngine:
+    """Runs prompts through the seed's loop. One engine may serve many runs, one at a time each."""
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        registry: Registry,
+        *,
+        max_turns: int = 20,
+        tool_timeout: float | None = 60.0,
+        thinking: bool = False,
+        stream: bool = True,
+        bus: EventBus | None = None,
+        workspace_root: str = "",
+    ) -> None:
+        if max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        self.provider = provider
+        self.registry = registry
+        self.max_turns = max_turns
+        self.tool_timeout = tool_timeout
+        self.thinking = thinking
+        self.stream = stream
+        self.bus = bus or EventBus()
+        self.workspace_root = workspace_root
+
+    async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
+        """Run `prompt` to its end, appending every message to `history` (the session's context).
+
+        Returns on completion or when `max_turns` action calls have been made. Provider failures
+        and cancellation are raised after the final `RunFinished` event; `history` stays valid for
+        the next run either way (every tool call has its observation).
+        """
+        history = history if history is not None else []
+        state = _RunState()
+        self._emit_started()
+        history.append(Message.user(prompt))
+        try:
+            status = await self._loop(history, state)
+        except asyncio.CancelledError:
+            self._emit_finished(state, history, "cancelled")
+            raise
+        except ProviderError as exc:
+            error: dict[str, Any] = {"kind": exc.kind, "message": exc.message}
+            if exc.status is not None:
+                error["status"] = exc.status
+            self._emit_finished(state, history, "error", error)
+            raise
+        except Exception as exc:
+            error = {"kind": "internal", "message": f"{type(exc).__name__}: {exc}"}
+            self._emit_finished(state, history, "error", error)
+            raise
+        self._emit_finished(state, history, status)
+        return RunResult(status, state.text, state.turns, state.tool_calls, state.usage)
+
+    async def _loop(self, history: list[Message], state: _RunState) -> str:
+        tools = self.registry.available_tools()
+        while True:
+            state.turns += 1
+            turn = state.turns
+            self.bus.emit(TurnStarted(turn=turn, messages=len(history)))
+            if self.thinking:
+                await self._think(turn, history, state)
+            message = await self._call(turn, "action", history, tools, state)
+            history.append(message)
+            state.text = message.content
+            self.bus.emit(AssistantMessage(turn, message.content, message.tool_calls))
+            if not message.tool_calls:
+                return "completed"
+            await self._act(turn, message, history, state)
+            if turn >= self.max_turns:
+                return "max_turns"
+
+    async def _think(self, turn: int, history: list[Message], state: _RunState) -> None:
+        """Phase 1: a call with tools withheld (`None`: the parameter is not sent at all)."""
+        thought = await self._call(turn, "thinking", history, None, state)
+        history.append(Message(role=Role.ASSISTANT, content=thought.content))
+        self.bus.emit(ThinkingDone(turn=turn, text=thought.content))
+
+    async def _call(
+        self,
+        turn: int,
+        phase: str,
+        history: list[Message],
+        tools: Sequence[ToolDefinition] | None,
+        state: _RunState,
+    ) -> Message:
+        count = None if tools is None else len(tools)
+        self.bus.emit(LLMCallStarted(turn=turn, phase=phase, tools=count))
+        forward = self.bus if phase == "action" else None
+        message, usage = await call_model(
+            self.provider, history, tools, turn=turn, stream=self.stream, bus=forward
+        )
+        if usage.input_tokens or usage.output_tokens:
+            state.usage = state.usage + usage
+            self.bus.emit(UsageReported(turn=turn, usage=usage, total=state.usage))
+        return message
+
+    async def _act(
+        self, turn: int, message: Message, history: list[Message], state: _RunState
+    ) -> None:
+        """Phase 2's tools: run concurrently, then inject the observations in call order."""
+        calls = message.tool_calls
+        before = len(history)
+        state.tool_calls += len(calls)
+        results: list[ToolResult | None] = [None] * len(calls)
+        try:
+            await execute_concurrently(
+                self.registry, calls, results, turn=turn, timeout=self.tool_timeout, bus=self.bus
+            )
+        finally:
+            # Also on cancellation, when every unfinished call holds a cancelled result: the
+            # history must pair each tool call with an observation to stay valid for the next run.
+            history.extend(Message.observation(r) for r in results if r is not None)
+        ids = tuple(call.id for call in calls)
+        self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
+
+    def _emit_started(self) -> None:
+        self.bus.emit(
+            RunStarted(
+                workspace_root=self.workspace_root,
+                provider=self.provider.name,
+                model=self.provider.model,
+                max_turns=self.max_turns,
+                tool_timeout_ms=int((self.tool_timeout or 0) * 1000),
+                thinking=self.thinking,
+                stream=self.stream,
+            )
+        )
+
+    def _emit_finished(
+        self,
+        state: _RunState,
+        history: list[Message],
+        status: str,
+        error: dict[str, Any] | None = None,
+    ) -> None:
+        self.bus.emit(
+            RunFinished(
+                status=status,
+                turns=state.turns,
+                tool_calls=state.tool_calls,
+                usage=state.usage,
+                messages=len(history),
+                text=state.text,
+                error=error,
+            )
+        )

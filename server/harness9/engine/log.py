@@ -1,0 +1,170 @@
+"""The seed's block-style logs: a one-line greppable header, then indented blocks.
+
+    2026/04/29 15:11:30 [engine] Turn 1 │ 工具启动 │ tool=bash id=call_xyz
+            arguments: {"command":"go version && pwd && ls -la"}
+
+Continuation lines are indented 8 spaces; arguments are inline up to 80 bytes and pretty-printed
+above; JSON is written without HTML or non-ASCII escaping; output lines carry a `│ ` prefix and are
+cut at 512 bytes, which the header says with `(truncated to 512)`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from harness9.engine.events import (
+    Event,
+    LLMCallStarted,
+    ObservationAdded,
+    RunFinished,
+    RunStarted,
+    ThinkingDone,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from harness9.schema import ToolCall
+
+LOG_INDENT = " " * 8
+MAX_LOG_OUTPUT = 512
+ARG_INLINE_THRESHOLD = 80
+_MAX_ARG_STRING = 80  # long string values inside pretty-printed arguments end in "..."
+
+Clock = Callable[[], float]
+
+
+def utf8_prefix(text: str, limit: int) -> str:
+    """The longest prefix of `text` whose UTF-8 encoding fits in `limit` bytes."""
+    return text.encode("utf-8", "replace")[:limit].decode("utf-8", "ignore")
+
+
+class BlockLogger:
+    """An event subscriber that writes the seed's block logs to a `logging.Logger`."""
+
+    def __init__(self, logger: logging.Logger, clock: Clock = time.time) -> None:
+        self._logger = logger
+        self._clock = clock
+
+    def __call__(self, event: Event) -> None:
+        text = format_event(event, self._clock())
+        if text is not None:
+            self._logger.info(text)
+
+
+def format_event(event: Event, now: float) -> str | None:
+    """The log block for `event` at time `now`, or None for events the log does not show."""
+    formatter = _FORMATTERS.get(type(event))
+    if formatter is None:
+        return None
+    stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now))
+    return f"{stamp} [engine] {formatter(event)}"
+
+
+def _run_started(event: Any) -> str:
+    return (
+        f"引擎启动 │ workdir={event.workspace_root} provider={event.provider} "
+        f"model={event.model} thinking={str(event.thinking).lower()} "
+        f"maxTurns={event.max_turns} toolTimeout={event.tool_timeout_ms / 1000:g}s"
+    )
+
+
+def _turn_started(event: Any) -> str:
+    return f"Turn {event.turn} │ 开始 │ messages={event.messages}"
+
+
+def _llm_call(event: Any) -> str:
+    if event.phase == "thinking":
+        return f"Turn {event.turn} │ Phase 1 (Thinking) │ 禁用工具 (tools=nil)"
+    return f"Turn {event.turn} │ Phase 2 (Action) │ 恢复工具 (tools={event.tools})"
+
+
+def _thinking(event: Any) -> str:
+    return f"Turn {event.turn} │ 思考完成 │ bytes={len(event.text.encode())}" + _output_block(
+        event.text
+    )
+
+
+def _tool_started(event: Any) -> str:
+    call: ToolCall = event.call
+    header = f"Turn {event.turn} │ 工具启动 │ tool={call.name} id={call.id}"
+    return header + "\n" + format_arguments(call.arguments)
+
+
+def _tool_finished(event: Any) -> str:
+    result = event.result
+    size = len(result.output.encode("utf-8", "replace"))
+    label, status = ("工具失败", "error") if result.is_error else ("工具完成", "ok")
+    header = (
+        f"Turn {event.turn} │ {label} │ tool={event.call.name} id={event.call.id} "
+        f"status={status} bytes={size}"
+    )
+    if result.failure is not None and result.failure.value != "error":
+        header += f" reason={result.failure.value}"
+    if size > MAX_LOG_OUTPUT:
+        header += f" (truncated to {MAX_LOG_OUTPUT})"
+    return header + _output_block(utf8_prefix(result.output, MAX_LOG_OUTPUT))
+
+
+def _observation(event: Any) -> str:
+    return (
+        f"Turn {event.turn} │ Observation 注入 │ results={len(event.tool_call_ids)} "
+        f"messages {event.messages_before} → {event.messages}"
+    )
+
+
+def _run_finished(event: Any) -> str:
+    line = (
+        f"循环结束 │ status={event.status} turns={event.turns} toolCalls={event.tool_calls} "
+        f"messages={event.messages} tokens={event.usage.input_tokens}/{event.usage.output_tokens}"
+    )
+    if event.error:
+        line += f"\n{LOG_INDENT}error: {event.error.get('kind')}: {event.error.get('message')}"
+    return line
+
+
+_FORMATTERS: dict[type[Event], Callable[[Any], str]] = {
+    RunStarted: _run_started,
+    TurnStarted: _turn_started,
+    LLMCallStarted: _llm_call,
+    ThinkingDone: _thinking,
+    ToolStarted: _tool_started,
+    ToolFinished: _tool_finished,
+    ObservationAdded: _observation,
+    RunFinished: _run_finished,
+}
+
+
+def format_arguments(arguments: str) -> str:
+    """`arguments:` inline when the compact JSON fits 80 bytes, else pretty-printed below."""
+    try:
+        value = json.loads(arguments)
+    except (json.JSONDecodeError, RecursionError):
+        return f"{LOG_INDENT}arguments (not JSON): {utf8_prefix(arguments, MAX_LOG_OUTPUT)}"
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(compact.encode()) <= ARG_INLINE_THRESHOLD:
+        return f"{LOG_INDENT}arguments: {compact}"
+    pretty = json.dumps(_shorten(value), ensure_ascii=False, indent=2)
+    body = "\n".join(f"{LOG_INDENT}  {line}" for line in pretty.splitlines())
+    return f"{LOG_INDENT}arguments:\n{body}"
+
+
+def _shorten(value: Any) -> Any:
+    """Long string values end in "..." so a 1 MB write_file does not flood the log."""
+    if isinstance(value, str) and len(value) > _MAX_ARG_STRING:
+        return value[:_MAX_ARG_STRING] + "..."
+    if isinstance(value, dict):
+        return {key: _shorten(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shorten(item) for item in value]
+    return value
+
+
+def _output_block(text: str) -> str:
+    if not text:
+        return f"\n{LOG_INDENT}output: (empty)"
+    lines = text.rstrip("\n").split("\n")
+    return f"\n{LOG_INDENT}output:\n" + "\n".join(f"{LOG_INDENT}│ {line}" for line in lines)

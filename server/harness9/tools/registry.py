@@ -1,0 +1,219 @@
+"""The tool registry: lookup, argument validation, and the one place failures become results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from harness9.schema import ToolCall, ToolDefinition, ToolFailure, ToolResult
+from harness9.tools.base import DEADLINE, BaseTool, ToolError, ToolOutput, ToolTimeoutError
+
+_log = logging.getLogger(__name__)
+
+# How long past the deadline the registry waits before cancelling a tool: a tool that honours the
+# deadline itself (bash) then returns its partial output instead of being cancelled empty-handed.
+_GRACE_SECONDS = 0.25
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+
+
+class ArgumentError(Exception):
+    """The model's arguments do not fit the tool's schema."""
+
+
+class Registry:
+    """Holds the tools offered to the model and executes their calls."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, BaseTool] = {}
+
+    def register(self, tool: BaseTool) -> None:
+        """Add `tool`; a tool of the same name is replaced, with a warning."""
+        if tool.name in self._tools:
+            _log.warning("tool %r registered twice; the later registration wins", tool.name)
+        self._tools[tool.name] = tool
+
+    def names(self) -> list[str]:
+        """The registered tool names, in registration order."""
+        return list(self._tools)
+
+    def available_tools(self) -> list[ToolDefinition]:
+        """The definitions the model is offered, in registration order."""
+        return [tool.definition() for tool in self._tools.values()]
+
+    async def execute(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
+        """Run `call` within `timeout` seconds and always return a result (cancellation aside).
+
+        Unknown tools, unparsable or ill-typed arguments, tool errors, OS errors, unexpected
+        exceptions and timeouts all become `ToolResult(is_error=True)` with text for the model.
+        `asyncio.CancelledError` propagates.
+        """
+        started = time.monotonic()
+        try:
+            output = await self._run(call, timeout)
+        except (ToolTimeoutError, TimeoutError) as exc:
+            return _failure(call, ToolFailure.TIMEOUT, _timeout_text(call, exc, timeout), started)
+        except _Refused as refused:
+            return _failure(call, refused.reason, str(refused), started)
+        except ToolError as exc:
+            return _failure(call, ToolFailure.ERROR, str(exc), started)
+        except OSError as exc:
+            return _failure(call, ToolFailure.ERROR, _os_error_text(exc), started)
+        except Exception as exc:
+            _log.exception("tool %r raised", call.name)
+            text = f"Error: tool {call.name!r} failed: {type(exc).__name__}: {exc}"
+            return _failure(call, ToolFailure.ERROR, text, started)
+        return _success(call, output, started)
+
+    async def _run(self, call: ToolCall, timeout: float | None) -> str | ToolOutput:
+        tool = self._tools.get(call.name)
+        if tool is None:
+            valid = ", ".join(self._tools) or "(none)"
+            raise _Refused(
+                ToolFailure.UNKNOWN_TOOL,
+                f"Error: unknown tool {call.name!r}. Available tools: {valid}. "
+                "Call one of these by its exact name.",
+            )
+        try:
+            validate_arguments(tool.definition(), call.arguments)
+        except ArgumentError as exc:
+            raise _Refused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
+        if timeout is None:
+            return await tool.execute(call.arguments)
+        token = DEADLINE.set(time.monotonic() + timeout)
+        try:
+            async with asyncio.timeout(timeout + _GRACE_SECONDS):
+                return await tool.execute(call.arguments)
+        finally:
+            DEADLINE.reset(token)
+
+
+class _Refused(Exception):
+    """A call refused before the tool ran (unknown tool, bad arguments)."""
+
+    def __init__(self, reason: ToolFailure, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
+def validate_arguments(definition: ToolDefinition, arguments: str) -> dict[str, Any]:
+    """Parse `arguments` and check them against the schema's required keys and primitive types."""
+    name = definition.name
+    try:
+        value = json.loads(arguments or "{}")
+    except json.JSONDecodeError as exc:
+        snippet = arguments if len(arguments) <= 200 else arguments[:200] + "…"
+        raise ArgumentError(
+            f"Error: the arguments of {name!r} are not valid JSON ({exc.msg} at line {exc.lineno} "
+            f"column {exc.colno}): {snippet}\nSend one JSON object, e.g. {_example(definition)}"
+        ) from None
+    if not isinstance(value, dict):
+        raise ArgumentError(
+            f"Error: the arguments of {name!r} must be a JSON object, got {_json_type(value)}; "
+            f"e.g. {_example(definition)}"
+        )
+    schema = definition.input_schema
+    properties: dict[str, Any] = schema.get("properties", {})
+    missing = [key for key in schema.get("required", []) if key not in value]
+    if missing:
+        raise ArgumentError(
+            f"Error: missing required argument(s) for {name!r}: {', '.join(missing)}. "
+            f"Required: {', '.join(schema.get('required', []))}; e.g. {_example(definition)}"
+        )
+    for key, item in value.items():
+        expected = properties.get(key, {}).get("type")
+        if isinstance(expected, str) and not _has_type(item, expected):
+            raise ArgumentError(
+                f"Error: argument {key!r} of {name!r} must be of type {expected}, "
+                f"got {_json_type(item)}"
+            )
+    return value
+
+
+def _has_type(value: Any, expected: str) -> bool:
+    kinds = _JSON_TYPES.get(expected)
+    if kinds is None:
+        return True
+    if isinstance(value, bool) and bool not in kinds:
+        return False  # JSON true is not a number
+    return isinstance(value, kinds)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    for name, kinds in _JSON_TYPES.items():
+        if isinstance(value, kinds) and not (isinstance(value, bool) and name != "boolean"):
+            return name
+    return type(value).__name__
+
+
+def _example(definition: ToolDefinition) -> str:
+    required = definition.input_schema.get("required", [])
+    return json.dumps({key: "…" for key in required}, ensure_ascii=False)
+
+
+def _timeout_text(call: ToolCall, exc: Exception, timeout: float | None) -> str:
+    if isinstance(exc, ToolTimeoutError):
+        return str(exc)
+    return (
+        f"Error: tool {call.name!r} timed out after {timeout:g} s and was stopped. "
+        "Try a smaller or faster step."
+    )
+
+
+def _os_error_text(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"Error: {exc.strerror or exc}{where}"
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 3)
+
+
+def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolResult:
+    if isinstance(output, ToolOutput):
+        text, size, truncated = output.text, output.bytes, output.truncated
+    else:
+        text, size, truncated = output, len(output.encode("utf-8", "replace")), False
+    return ToolResult(
+        tool_call_id=call.id,
+        output=text,
+        bytes=size,
+        truncated=truncated,
+        duration_ms=_elapsed_ms(started),
+    )
+
+
+def _failure(call: ToolCall, reason: ToolFailure, text: str, started: float) -> ToolResult:
+    return ToolResult(
+        tool_call_id=call.id,
+        output=text,
+        is_error=True,
+        failure=reason,
+        bytes=len(text.encode("utf-8", "replace")),
+        duration_ms=_elapsed_ms(started),
+    )
+
+
+def cancelled_result(call: ToolCall, duration_ms: float = 0.0) -> ToolResult:
+    """The result recorded for a call that was stopped because the run was cancelled."""
+    text = f"Error: tool {call.name!r} was cancelled before it finished (the user stopped the run)"
+    return ToolResult(
+        tool_call_id=call.id,
+        output=text,
+        is_error=True,
+        failure=ToolFailure.CANCELLED,
+        bytes=len(text.encode()),
+        duration_ms=duration_ms,
+    )
