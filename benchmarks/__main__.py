@@ -1,0 +1,76 @@
+"""`python -m benchmarks`: run the cases, print the table, optionally write JSON.
+
+Exit status: 0 when every target is met, 1 when some figure misses its target, 2 when a case
+could not run at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from benchmarks.core import Config, Row, error_row
+from benchmarks.report import show, write_json
+
+CASES = (
+    "cold_start",
+    "turn_overhead",
+    "parallel_tools",
+    "streaming",
+    "edit_file",
+    "floods",
+    "many_runs",
+    "memory",
+)
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, one repetition")
+    parser.add_argument("--only", action="append", choices=CASES, metavar="CASE",
+                        help=f"run only this case (repeatable): {', '.join(CASES)}")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
+    parser.add_argument("--reps", type=int, default=None, help="repetitions per figure")
+    return parser.parse_args(argv)
+
+
+async def _run_case(name: str, config: Config, console: Console) -> list[Row]:
+    started = time.monotonic()
+    try:
+        module = importlib.import_module(f"benchmarks.{name}")
+        rows: list[Row] = await module.run(config)
+    except Exception as exc:
+        rows = [error_row(name.replace("_", " "), exc)]
+    console.print(f"[dim]{name}: {time.monotonic() - started:.1f} s[/]", highlight=False)
+    return rows
+
+
+async def _main(args: argparse.Namespace, console: Console) -> list[Row]:
+    config = Config(quick=args.quick, reps=args.reps or (1 if args.quick else 5))
+    rows: list[Row] = []
+    for name in args.only or CASES:
+        rows += await _run_case(name, config, console)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    console = Console(stderr=False)
+    rows = asyncio.run(_main(args, console))
+    show(rows, console, "harness9 benchmarks" + (" (quick)" if args.quick else ""))
+    if args.json:
+        write_json(rows, args.json)
+    if any(row.ours is None for row in rows):
+        return 2
+    return 0 if all(row.passed for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

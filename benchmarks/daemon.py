@@ -1,0 +1,114 @@
+"""Starting the daemon against a fake LLM, running prompts, and reading its memory figures."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.core import PYTHON, REPO, now
+from benchmarks.rpc import Note, RpcClient, initialize_params
+
+DAEMON = (PYTHON, "-m", "harness9", "serve")
+BARE = (PYTHON, "-m", "benchmarks.bare_server")
+_KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+def llm_env(base: Mapping[str, str], url: str | None, provider: str = "openai") -> dict[str, str]:
+    """`base` with both providers pointed at the fake LLM at `url` (or nowhere when None)."""
+    env = {k: v for k, v in base.items() if k not in _KEYS_TO_DROP}
+    env["PYTHONPATH"] = str(REPO)
+    if url is None:
+        return env
+    env.update(
+        HARNESS9_PROVIDER=provider,
+        HARNESS9_MODEL="bench-model",
+        OPENAI_API_KEY="bench-key",
+        OPENAI_BASE_URL=f"{url}/v1",
+        ANTHROPIC_API_KEY="bench-key",
+        ANTHROPIC_BASE_URL=url,
+    )
+    return env
+
+
+def proc_status(pid: int, field: str) -> float:
+    """A `VmRSS`/`VmHWM`-style field of /proc/<pid>/status, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise KeyError(field)
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """One `agent/run`: its result, its own notifications and its wall time."""
+
+    result: dict[str, Any]
+    notes: list[Note]
+    started: float
+    seconds: float
+
+    def progress(self, kind: str) -> list[Note]:
+        """This run's `agent/progress` notifications of one kind."""
+        return [n for n in self.notes if n.params.get("kind") == kind]
+
+
+class Daemon:
+    """A running, initialized daemon (or the bare floor server)."""
+
+    def __init__(self, client: RpcClient, workspace: Path) -> None:
+        self.client = client
+        self.workspace = workspace
+
+    @property
+    def pid(self) -> int:
+        """The daemon's process id."""
+        return self.client.pid
+
+    def mb(self, field: str = "VmRSS") -> float:
+        """The daemon's memory figure `field` in MB."""
+        return proc_status(self.pid, field)
+
+    async def run(self, prompt: str, timeout: float = 120.0, **params: Any) -> RunOutcome:
+        """Run one prompt to its end and collect the notifications of that run."""
+        first = len(self.client.notes)
+        started = now()
+        result = await self.client.request(
+            "agent/run", {"prompt": prompt, **params}, timeout=timeout
+        )
+        seconds = now() - started
+        run_id = result["runId"]
+        notes = [
+            n for n in self.client.notes[first:]
+            if n.method == "agent/progress" and n.params.get("runId") == run_id
+        ]
+        return RunOutcome(result, notes, started, seconds)
+
+
+@contextlib.asynccontextmanager
+async def started(
+    env: Mapping[str, str], workspace: Path, argv: tuple[str, ...] = DAEMON
+) -> AsyncIterator[Daemon]:
+    """Spawn `argv`, initialize it on `workspace`, and shut it down afterwards.
+
+    The child's stderr goes to a temporary file, shown when the child fails to answer.
+    """
+    with tempfile.TemporaryFile() as log:
+        client = await RpcClient.spawn(argv, env, REPO, log)
+        try:
+            try:
+                await client.request("initialize", initialize_params(workspace), timeout=30)
+            except Exception as exc:
+                raise RuntimeError(f"{' '.join(argv)} did not start: {_tail(log)}") from exc
+            client.notify("initialized", {})
+            yield Daemon(client, workspace)
+        finally:
+            await client.close()
+
+
+def _tail(log: Any) -> str:
+    log.seek(0)
+    return log.read().decode(errors="replace")[-1500:]

@@ -1,0 +1,88 @@
+"""Case 5: `edit_file`'s four matching levels on a 20,000-line file.
+
+Each level gets a source text that only it can match (the lower levels all miss first, so a
+level-4 figure includes three failed searches). The floor is the least any unique replacement
+costs: `str.count` plus `str.replace` of the exact text on the same content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+from benchmarks.core import Config, Row, info_row, limit_row, median
+from harness9.tools.base import ToolError
+
+LIMIT_MS = 50.0
+BLOCK = 6  # lines in the edited block
+
+
+def make_file(lines: int) -> str:
+    """Python-like source with unique, indented lines."""
+    out = []
+    for i in range(lines):
+        if i % 50 == 0:
+            out.append(f"def function_{i}(value, scale=1):")
+        else:
+            out.append(f"    value_{i} = compute(value, {i} * scale)  # step {i % 7}")
+    return "\n".join(out) + "\n"
+
+
+def cases(lines: int) -> dict[str, tuple[str, str]]:
+    """Level name → (file content, source text) where only that level finds a unique match."""
+    content = make_file(lines)
+    rows = content.splitlines()
+    start = lines - lines // 20
+    block = "\n".join(rows[start:start + BLOCK])
+    tabbed = "\n".join("\t" + line.strip() for line in rows[start:start + BLOCK])
+    return {
+        "L1 exact": (content, block),
+        "L2 CRLF": (content.replace("\n", "\r\n"), block),
+        "L3 trimmed": (content, "\n\n" + block + "   \n\n"),
+        "L4 indentation": (content, tabbed),
+    }
+
+
+def _best_ms(reps: int, action: Callable[[], object]) -> float:
+    samples = []
+    for _ in range(reps):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return median(samples)
+
+
+def _floor(content: str, source: str) -> None:
+    if content.count(source) == 1:
+        content.replace(source, "replacement", 1)
+
+
+async def run(config: Config) -> list[Row]:
+    """Time each level against the exact-replace floor."""
+    from harness9.tools.edit_file import apply_edit
+
+    lines = config.size(20_000, 2_000)
+    reps = max(config.reps, 3)
+    rows = []
+    levels = cases(lines)
+    exact = levels["L1 exact"][1]
+    for level, (content, source) in levels.items():
+        apply_edit(content, source, "replacement\n")  # fails loudly if the level does not match
+        ours = _best_ms(reps, lambda c=content, s=source: apply_edit(c, s, "replacement\n"))
+        floor = _best_ms(reps, lambda c=content, s=exact: _floor(c, s))
+        rows.append(limit_row(f"edit_file {level} ({lines} lines)", ours, floor, "ms", LIMIT_MS))
+    rows.append(_miss_row(apply_edit, lines, reps))
+    return rows
+
+
+def _miss_row(apply_edit: Callable[[str, str, str], object], lines: int, reps: int) -> Row:
+    """The failure path: no level matches, so the error text with its hints is built."""
+    content = make_file(lines)
+    source = "    value_1 = compute(value, 999999 * scale)\n    missing()"
+
+    def attempt() -> None:
+        with contextlib.suppress(ToolError):
+            apply_edit(content, source, "x")
+
+    return info_row(f"edit_file no match ({lines} lines)", _best_ms(reps, attempt), None, "ms")
