@@ -1,0 +1,90 @@
+"""The `harness9` command: `serve` (the daemon), `run` (the terminal client) and `tools`.
+
+Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
+nothing but the daemon itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EXIT_CODES = """exit codes of `run`:
+  0    the run completed
+  1    the run failed (provider, network or daemon error)
+  2    bad usage or no model provider configured
+  3    the run stopped at --max-turns
+  130  cancelled with Ctrl-C
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="harness9", description="A coding agent for any editor, and for the terminal."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("serve", help="run the daemon on stdin/stdout (editors start this)")
+    tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
+    tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
+    _add_run_parser(sub)
+    return parser
+
+
+def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run the agent on one prompt, live in the terminal",
+        description="Start a daemon, run the agent on PROMPT in the workspace and show it live.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("prompt", nargs="?", metavar="PROMPT", help="the task ('-' reads stdin)")
+    run.add_argument("--workspace", metavar="DIR", help="workspace root (default: current dir)")
+    run.add_argument("--provider", choices=["openai", "anthropic", "replay"])
+    run.add_argument("--model", metavar="M", help="model name passed to the provider")
+    run.add_argument("--session", metavar="ID", help="continue a session of this daemon")
+    run.add_argument("--max-turns", type=_positive_int, metavar="N", help="default 20")
+    run.add_argument("--thinking", action="store_true", help="a tool-less call before each turn")
+    run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")
+    run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
+    run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
+    run.add_argument("--json", action="store_true", help="print progress as JSON lines")
+    run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the command line and dispatch; exits with the subcommand's status."""
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        from harness9.lsp.server import main as serve_main
+
+        serve_main()
+        return
+    if args.command == "tools":
+        sys.exit(_print_tools(args.workspace))
+    from harness9.client.runner import run_command
+
+    sys.exit(run_command(args))
+
+
+def _print_tools(workspace: str) -> int:
+    import json
+
+    from harness9.tools import default_registry
+
+    definitions = default_registry(workspace).available_tools()
+    tools = [
+        {"name": d.name, "description": d.description, "inputSchema": d.input_schema}
+        for d in definitions
+    ]
+    print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
+    return 0

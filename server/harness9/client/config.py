@@ -1,0 +1,106 @@
+"""What a `harness9 run` asks for: the workspace, the provider and the `agent/run` params."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+NO_PROVIDER = """harness9: no model provider is configured.
+
+Set the variables of one provider in the environment:
+  OpenAI-compatible:     OPENAI_API_KEY=...     OPENAI_BASE_URL=https://api.openai.com/v1
+  Anthropic-compatible:  ANTHROPIC_API_KEY=...  ANTHROPIC_BASE_URL=https://api.anthropic.com
+(the base URL may point at any compatible server), and optionally:
+  HARNESS9_PROVIDER=openai|anthropic   which provider to use (or --provider)
+  HARNESS9_MODEL=<name>                which model to ask for (or --model)
+
+Or try harness9 offline, with a scripted model on a sample project:
+  harness9 run --demo
+"""
+
+NO_REPLAY_FILE = (
+    'harness9: provider "replay" needs a script: pass --replay FILE (or set HARNESS9_REPLAY).\n'
+)
+
+
+class UsageError(Exception):
+    """The command line or environment cannot make a run; the message is shown as is."""
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """Everything one `harness9 run` needs, resolved from the command line and environment."""
+
+    workspace: Path
+    prompt: str
+    provider: str
+    init_options: dict[str, Any] = field(default_factory=dict)
+    run_params: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    json: bool = False
+    verbose: bool = False
+    demo: bool = False
+
+
+def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
+    """The provider the daemon will use: the flag, `HARNESS9_PROVIDER`, else the first API key."""
+    if explicit:
+        return explicit
+    if env.get("HARNESS9_PROVIDER"):
+        return env["HARNESS9_PROVIDER"]
+    if env.get("OPENAI_API_KEY"):
+        return "openai"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    return None
+
+
+def options_from_args(
+    args: argparse.Namespace, prompt: str, env: Mapping[str, str] | None = None
+) -> RunOptions:
+    """Build the run's options; raises `UsageError` with the text to show."""
+    env = dict(os.environ if env is None else env)
+    replay = os.path.abspath(args.replay) if args.replay else None
+    provider = resolve_provider("replay" if replay else args.provider, env)
+    if provider is None:
+        raise UsageError(NO_PROVIDER)
+    if provider == "replay":
+        replay = replay or env.get("HARNESS9_REPLAY")
+        if not replay:
+            raise UsageError(NO_REPLAY_FILE)
+        env["HARNESS9_REPLAY"] = replay
+    workspace = Path(args.workspace or os.getcwd()).resolve()
+    if not workspace.is_dir():
+        raise UsageError(f"harness9: the workspace {workspace} is not a directory.\n")
+    init: dict[str, Any] = {"provider": provider}
+    if replay:
+        init["replayFile"] = replay
+    return RunOptions(
+        workspace=workspace,
+        prompt=prompt,
+        provider=provider,
+        init_options=init,
+        run_params=_run_params(args, prompt, provider),
+        env=env,
+        json=args.json,
+        verbose=args.verbose,
+    )
+
+
+def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[str, Any]:
+    params: dict[str, Any] = {"prompt": prompt, "provider": provider}
+    if args.model:
+        params["model"] = args.model
+    if args.session:
+        params["sessionId"] = args.session
+    if args.max_turns:
+        params["maxTurns"] = args.max_turns
+    if args.thinking:
+        params["thinking"] = True
+    if args.no_stream:
+        params["stream"] = False
+    return params

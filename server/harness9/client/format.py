@@ -1,0 +1,70 @@
+"""Pure formatting for the terminal view: tool summaries, sizes, durations, output previews."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PREVIEW_LINES = 4
+SUMMARY_WIDTH = 60
+
+
+def human_bytes(size: int) -> str:
+    """`412 B`, `1.2 kB`, `3.4 MB`."""
+    if size < 1000:
+        return f"{size} B"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def human_duration(ms: float) -> str:
+    """`12 ms` below a second, `1.3 s` above."""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.1f} s"
+
+
+def shorten(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first line of `text`, cut to `width` characters with an ellipsis."""
+    lines = text.strip().splitlines() or [""]
+    line = lines[0]
+    more = len(lines) > 1
+    if len(line) > width:
+        return line[: width - 1] + "…"
+    return line + (" …" if more else "")
+
+
+def tool_summary(tool: str, arguments: Any) -> str:
+    """What a tool call is about, in one line: the path, or the bash command."""
+    if not isinstance(arguments, dict):
+        return shorten(str(arguments))
+    if tool == "bash" and isinstance(arguments.get("command"), str):
+        return shorten(arguments["command"])
+    if isinstance(arguments.get("path"), str):
+        summary = arguments["path"]
+        if tool == "write_file" and isinstance(arguments.get("content"), str):
+            summary += f" ({human_bytes(len(arguments['content'].encode()))})"
+        return shorten(summary)
+    return shorten(json.dumps(arguments, ensure_ascii=False))
+
+
+def preview(tool: str, output: str, limit: int = PREVIEW_LINES) -> list[str]:
+    """A few lines of a tool's output: the tail for bash (where verdicts are), else the head."""
+    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    if len(lines) <= limit:
+        return lines
+    hidden = len(lines) - (limit - 1)
+    if tool == "bash":
+        return [f"… {hidden} lines above", *lines[-(limit - 1) :]]
+    return [*lines[: limit - 1], f"… {hidden} more lines"]
+
+
+def tokens(usage: dict[str, Any] | None) -> str:
+    """`1,234 in · 210 out tokens`, or an empty string when nothing was reported."""
+    if not usage:
+        return ""
+    sent, received = usage.get("inputTokens", 0), usage.get("outputTokens", 0)
+    if not sent and not received:
+        return ""
+    return f"{sent:,} in · {received:,} out tokens"

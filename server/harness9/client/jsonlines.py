@@ -1,0 +1,41 @@
+"""`harness9 run --json`: each `agent/progress` notification as one JSON line, the answer last."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from harness9.client.outcome import Outcome
+
+
+class JsonLinesView:
+    """Writes raw notifications to stdout for scripts; human notes go to stderr."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self._out = out or sys.stdout
+        self._err = err or sys.stderr
+
+    def _line(self, value: dict[str, Any]) -> None:
+        self._out.write(json.dumps(value, ensure_ascii=False) + "\n")
+        self._out.flush()
+
+    def progress(self, params: dict[str, Any]) -> None:
+        """One notification, one line."""
+        self._line(params)
+
+    def log(self, message: str) -> None:
+        """Daemon messages are not part of the JSON stream."""
+
+    def cancelling(self) -> None:
+        """Nothing to show: the `cancelled` answer will be the last line."""
+
+    def finished(self, outcome: Outcome, notes: list[tuple[str, Path]]) -> None:
+        """The last line: `{"result": …}` or `{"error": …}`, then the notes on stderr."""
+        if outcome.error is not None:
+            self._line({"error": outcome.error})
+        else:
+            self._line({"result": outcome.result})
+        for label, path in notes:
+            self._err.write(f"{label}: {path}\n")

@@ -1,0 +1,187 @@
+"""The live terminal view of a run: streamed text, tool calls with spinners, usage and status.
+
+Only the turn in progress lives in rich's `Live` region; each finished piece (a turn's text, a
+turn's tool calls) is printed above it once, so the scrollback stays a plain, stable transcript.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.padding import Padding
+from rich.spinner import Spinner
+from rich.text import Text
+
+from harness9.client import format as fmt
+from harness9.client.outcome import Outcome
+from harness9.client.tool_row import ToolRow
+
+STATUS_STYLE = {
+    "completed": ("✓", "green"),
+    "max_turns": ("■", "yellow"),
+    "cancelled": ("■", "yellow"),
+    "error": ("✗", "red"),
+}
+
+
+class LiveView:
+    """Renders `agent/progress` notifications as they arrive."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+        self._live = Live(
+            console=self.console,
+            refresh_per_second=12.5,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._started = time.monotonic()
+        self._turn = 0
+        self._text = ""
+        self._text_printed = False
+        self._rows: dict[str, ToolRow] = {}
+        self._finished: dict[str, Any] = {}
+        self._note: str | None = None
+        self._live.start()
+        self._refresh()
+
+    def progress(self, params: dict[str, Any]) -> None:
+        """Update the view for one notification."""
+        handler = getattr(self, f"_on_{params.get('kind')}", None)
+        if handler is not None:
+            handler(params)
+        self._refresh()
+
+    def log(self, message: str) -> None:
+        """Daemon messages are in its log file, not in the transcript."""
+
+    def cancelling(self) -> None:
+        """Show that a cancel is under way."""
+        self._note = "cancelling… (Ctrl-C again to stop at once)"
+        self._refresh()
+
+    def finished(self, outcome: Outcome, notes: list[tuple[str, Path]]) -> None:
+        """Print the summary line and the notes, and end the live region."""
+        self._flush_text()
+        self._flush_rows()
+        self._note = None
+        self._live.update(Text(""), refresh=True)
+        self._live.stop()
+        self.console.print(self._summary(outcome))
+        for label, path in notes:
+            self.console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
+
+    # -- notifications -----------------------------------------------------------------------
+
+    def _on_run_started(self, p: dict[str, Any]) -> None:
+        model = p.get("model") or "default model"
+        header = f"harness9 · {p.get('provider')} · {model} · {p.get('workspaceRoot')}"
+        self.console.print(Text(header, style="dim"))
+
+    def _on_turn_started(self, p: dict[str, Any]) -> None:
+        self._flush_text()
+        self._flush_rows()
+        self._turn = int(p.get("turn", self._turn + 1))
+        self._text, self._text_printed = "", False
+
+    def _on_thinking(self, p: dict[str, Any]) -> None:
+        self.console.print(Text(f"  thinking: {p.get('text', '')}", style="dim italic"))
+
+    def _on_text_delta(self, p: dict[str, Any]) -> None:
+        self._text += str(p.get("text", ""))
+
+    def _on_assistant_message(self, p: dict[str, Any]) -> None:
+        self._text = str(p.get("text", ""))
+        self._flush_text()
+
+    def _on_tool_started(self, p: dict[str, Any]) -> None:
+        self._flush_text()
+        row = ToolRow(str(p.get("tool")), fmt.tool_summary(str(p.get("tool")), p.get("arguments")))
+        self._rows[str(p.get("toolCallId"))] = row
+
+    def _on_tool_completed(self, p: dict[str, Any]) -> None:
+        row = self._rows.get(str(p.get("toolCallId")))
+        if row is not None:
+            row.finish(p, ok=True)
+
+    def _on_tool_failed(self, p: dict[str, Any]) -> None:
+        row = self._rows.get(str(p.get("toolCallId")))
+        if row is not None:
+            row.finish(p, ok=False)
+
+    def _on_observation(self, p: dict[str, Any]) -> None:
+        self._flush_rows()
+
+    def _on_run_finished(self, p: dict[str, Any]) -> None:
+        self._finished = p
+        self._flush_text()
+        self._flush_rows()
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def _flush_text(self) -> None:
+        if self._text_printed or not self._turn:
+            return
+        self._text_printed = True
+        if self._turn > 1:
+            self.console.print()
+        self.console.print(Text(f"● turn {self._turn}", style="bold cyan"))
+        if self._text.strip():
+            self.console.print(Padding(Text(self._text.strip()), (0, 0, 0, 2)))
+
+    def _flush_rows(self) -> None:
+        if self._rows:
+            self.console.print(Group(*(row.render() for row in self._rows.values())))
+            self._rows = {}
+
+    def _refresh(self) -> None:
+        parts: list[RenderableType] = []
+        if self._turn and not self._text_printed:
+            parts.extend(self._streaming())
+        parts.extend(row.render() for row in self._rows.values())
+        if self._note:
+            parts.append(Spinner("dots", Text(self._note, style="yellow")))
+        if not parts and not self._finished:
+            label = f"turn {self._turn} · waiting for the model" if self._turn else "starting"
+            parts.append(Spinner("dots", Text(label, style="dim")))
+        self._live.update(Group(*parts))
+
+    def _streaming(self) -> list[RenderableType]:
+        header = Text(f"● turn {self._turn}", style="bold cyan")
+        if not self._text:
+            return [Spinner("dots", header)]
+        room = max(3, self.console.size.height - 4)
+        lines = Text(self._text).wrap(self.console, max(20, self.console.size.width - 2))
+        shown = Text("\n").join(list(lines)[-room:])
+        return [header, Padding(shown, (0, 0, 0, 2))]
+
+    def _summary(self, outcome: Outcome) -> Text:
+        glyph, style = STATUS_STYLE.get(outcome.status, ("✗", "red"))
+        parts = [outcome.status.replace("_", " ")]
+        result = outcome.result or {}
+        turns = result.get("turns", self._finished.get("turns"))
+        calls = result.get("toolCalls", self._finished.get("toolCalls"))
+        if turns is not None:
+            parts.append(f"{turns} turn{'s' if turns != 1 else ''}")
+        if calls is not None:
+            parts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
+        usage = fmt.tokens(result.get("usage") or self._finished.get("usage"))
+        if usage:
+            parts.append(usage)
+        parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
+        line = Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
+        if outcome.error is not None:
+            line.append(f"\n  {_error_text(outcome.error)}", style=style)
+        return line
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    kind = data.get("kind") if data else None
+    message = str(error.get("message", "unknown error"))
+    return f"{message} ({kind})" if kind else message

@@ -1,0 +1,142 @@
+"""`harness9 run`: start a daemon, run one prompt through `agent/run`, show it, map the exit code.
+
+Ctrl-C sends `$/cancelRequest` and waits for the daemon's `-32800` answer (exit 130); a second
+Ctrl-C kills the daemon's process group at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from pygls.exceptions import JsonRpcException
+
+from harness9.client.config import RunOptions, UsageError, options_from_args
+from harness9.client.outcome import Outcome, View
+from harness9.client.rpc import DaemonClient, DaemonExited
+
+REQUEST_CANCELLED = -32800
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The whole `harness9 run` command; returns the process exit code."""
+    notes: list[tuple[str, Path]] = []
+    try:
+        prompt = _prompt(args)
+        if args.demo:
+            prompt = _prepare_demo(args, prompt, notes)
+        options = options_from_args(args, prompt)
+    except UsageError as exc:
+        sys.stderr.write(str(exc))
+        return 2
+    return asyncio.run(run_agent(options, notes))
+
+
+def _prompt(args: argparse.Namespace) -> str:
+    if args.prompt == "-" or (args.prompt is None and not args.demo and not sys.stdin.isatty()):
+        prompt = sys.stdin.read()
+    else:
+        prompt = args.prompt or ""
+    if not prompt.strip() and not args.demo:
+        raise UsageError(
+            'harness9: say what to do, e.g. harness9 run "make the tests pass"'
+            " (or try harness9 run --demo).\n"
+        )
+    return prompt.strip()
+
+
+def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, Path]]) -> str:
+    from harness9.demo import prepare
+
+    demo = prepare()
+    args.workspace = str(demo.workspace)
+    args.replay = str(demo.replay_file)
+    notes.append(("workspace", demo.workspace))
+    return prompt or demo.prompt
+
+
+async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
+    """Spawn the daemon, run the prompt, shut the daemon down; returns the exit code."""
+    view = _make_view(options)
+    log_file, log_path = _open_log(options.verbose)
+    client = DaemonClient(view.progress, view.log)
+    try:
+        outcome = await _session(client, options, view, log_file)
+    finally:
+        await client.close()
+        if log_file is not None:
+            log_file.close()
+    if log_path is not None:
+        notes.append(("daemon log", log_path))
+    view.finished(outcome, notes)
+    return outcome.exit_code
+
+
+def _make_view(options: RunOptions) -> View:
+    if options.json:
+        from harness9.client.jsonlines import JsonLinesView
+
+        return JsonLinesView()
+    from harness9.client.live import LiveView
+
+    return LiveView()
+
+
+async def _session(
+    client: DaemonClient, options: RunOptions, view: View, log_file: IO[str] | None
+) -> Outcome:
+    loop = asyncio.get_running_loop()
+    interrupts: list[float] = []
+    run_id: list[int] = []
+
+    def on_interrupt() -> None:
+        interrupts.append(time.monotonic())
+        if len(interrupts) == 1 and run_id:
+            client.cancel(run_id[0])
+            view.cancelling()
+        else:
+            client.kill()
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    try:
+        await client.spawn(options.env, log_file)
+        await client.initialize(options.workspace, options.init_options)
+        run_id.append(client.new_id())
+        result = await client.request("agent/run", options.run_params, run_id[0])
+        return _result_outcome(result)
+    except JsonRpcException as exc:
+        status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
+        return Outcome(status, error=_error(exc.code, exc.message, exc.data))
+    except DaemonExited as exc:
+        status = "cancelled" if interrupts else "error"
+        return Outcome(status, error=_error(-32803, str(exc), {"kind": "internal"}))
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _result_outcome(result: Any) -> Outcome:
+    if not isinstance(result, dict):
+        message = f"unexpected agent/run result: {result!r}"
+        return Outcome("error", error=_error(-32603, message, None))
+    return Outcome(str(result.get("status", "completed")), result=result)
+
+
+def _error(code: int, message: str, data: Any) -> dict[str, Any]:
+    return {"code": code, "message": message, "data": data}
+
+
+def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
+    """The daemon's stderr: ours when verbose, else a fresh file under the temp dir."""
+    if verbose:
+        return None, None
+    folder = Path(tempfile.gettempdir()) / "harness9-logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    return path.open("w", encoding="utf-8"), path
