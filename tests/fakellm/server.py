@@ -34,8 +34,9 @@ class FakeLLM:
         self._serial = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="fakellm")
+        # A short poll interval makes `close()` quick (it waits for one poll).
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
+                                        daemon=True, name="fakellm")
 
     def start(self) -> FakeLLM:
         """Start serving in a background thread."""

@@ -1,0 +1,89 @@
+"""Lazy SDK loading and the one place SDK and HTTP-library exceptions become provider errors.
+
+The SDKs cost hundreds of milliseconds to import, so nothing imports them at module level: the
+first call that needs one imports it in a worker thread (the event loop keeps serving) and caches
+it. Both SDKs share one exception layout (`APIStatusError` and its subclasses,
+`APIConnectionError`, `APITimeoutError`, `APIResponseValidationError`); a connection dropped in
+the middle of a stream escapes them as the HTTP library's own `httpx2` exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+from harness9.provider.errors import (
+    AuthError,
+    HTTPStatusError,
+    MalformedResponseError,
+    NetworkError,
+    ProviderError,
+    RateLimitError,
+)
+
+_loaded: dict[str, ModuleType] = {}
+
+
+async def load_sdk(name: str) -> ModuleType:
+    """Import module `name` once, off the event loop, and cache it."""
+    module = _loaded.get(name) or sys.modules.get(name)
+    if module is None:
+        module = await asyncio.to_thread(importlib.import_module, name)
+    _loaded[name] = module
+    return module
+
+
+@contextmanager
+def translated_errors(sdk: ModuleType, provider: str) -> Iterator[None]:
+    """Re-raise any SDK / HTTP-library failure inside the block as a `ProviderError`."""
+    try:
+        yield
+    except ProviderError:
+        raise
+    except Exception as exc:
+        error = translate(exc, sdk, provider)
+        if error is None:
+            raise
+        raise error from exc
+
+
+def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError | None:
+    """The provider error for `exc`, or None when it is not a model-call failure."""
+    if isinstance(exc, sdk.APIStatusError):
+        return _status_error(exc, provider)
+    if isinstance(exc, sdk.APITimeoutError):
+        return NetworkError(f"{provider}: the request timed out")
+    if isinstance(exc, sdk.APIConnectionError):
+        return NetworkError(f"{provider}: cannot reach the service: {_cause(exc)}")
+    if isinstance(exc, sdk.APIResponseValidationError):
+        return MalformedResponseError(f"{provider}: malformed response: {exc}")
+    httpx = sys.modules.get("httpx2")
+    if httpx is not None and isinstance(exc, httpx.TimeoutException):
+        return NetworkError(f"{provider}: the response timed out: {exc}")
+    if httpx is not None and isinstance(exc, httpx.TransportError):
+        return NetworkError(f"{provider}: the connection failed mid-response: {exc}")
+    if isinstance(exc, ValueError):  # an SSE event or body that is not JSON
+        return MalformedResponseError(f"{provider}: malformed response: {exc}")
+    return None
+
+
+def _status_error(exc: Exception, provider: str) -> ProviderError:
+    status = int(getattr(exc, "status_code", 0))
+    detail = getattr(exc, "message", str(exc))
+    text = f"{provider}: HTTP {status}: {detail}"
+    if status in (401, 403):
+        return AuthError(text, status=status)
+    if status == 429:
+        return RateLimitError(text, status=status)
+    return HTTPStatusError(text, status=status)
+
+
+def _cause(exc: BaseException) -> str:
+    """The lowest-level reason of a connection error (the SDK's own text is generic)."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc) or type(exc).__name__

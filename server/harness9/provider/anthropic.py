@@ -1,0 +1,231 @@
+"""The Anthropic-compatible adapter (Messages API), on the official `anthropic` SDK's async client.
+
+Conversions (where they differ from OpenAI's):
+
+- SYSTEM messages → the separate `system` parameter (joined by blank lines).
+- USER with `tool_call_id` → a `tool_result` block carrying `is_error`; the results of one
+  turn's tool calls go back in ONE user message.
+- ASSISTANT `tool_calls` → `tool_use` blocks whose `input` is the parsed object (`{}` when the
+  argument text is not a JSON object, so a broken call never breaks the conversion).
+- ToolDefinition → `input_schema` with `properties` and `required`.
+- `max_tokens` is always sent.
+
+Messages of the same role next to each other are merged, as the API requires alternating roles.
+A call with `tools=None` whose history already holds tool blocks (the thinking phase of a later
+turn) sends the run's last tools with `tool_choice: {"type": "none"}`, because the API rejects
+such a history without tool definitions. Streams are read as raw events (not the SDK's
+`messages.stream()` helper, which raises on a tool input that is not valid JSON), so broken
+argument text reaches the tool as a failure the model can fix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from harness9.provider._sdk import load_sdk, translated_errors
+from harness9.provider.anthropic_stream import StreamAssembler, dump_input, usage_of
+from harness9.provider.errors import MalformedResponseError
+from harness9.schema import (
+    Message,
+    Role,
+    StreamChunk,
+    StreamChunkType,
+    ToolCall,
+    ToolDefinition,
+    Usage,
+)
+
+DEFAULT_MAX_TOKENS = 8192
+# The SDK refuses non-streamed calls it expects to exceed its default timeout unless a timeout is
+# given; an explicit one keeps a large `max_tokens` usable without streaming.
+DEFAULT_TIMEOUT = 600.0
+
+
+def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The non-system conversation as alternating user/assistant messages of content blocks."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role is Role.SYSTEM:
+            continue
+        blocks = _blocks(message)
+        if not blocks:
+            continue  # the API rejects empty content; dropping it keeps roles alternating
+        role = "assistant" if message.role is Role.ASSISTANT else "user"
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    if message.tool_call_id is not None:
+        return [
+            {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "content": message.content,
+                "is_error": message.is_error,
+            }
+        ]
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        blocks.append(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": parse_input(call)}
+        )
+    return blocks
+
+
+def parse_input(call: ToolCall) -> dict[str, Any]:
+    """A tool call's arguments as the object `tool_use` requires; `{}` if they are not one."""
+    try:
+        value = json.loads(call.arguments or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def to_system(messages: Sequence[Message]) -> str | None:
+    """The system prompt: every SYSTEM message, joined by blank lines; None if there is none."""
+    parts = [m.content for m in messages if m.role is Role.SYSTEM and m.content]
+    return "\n\n".join(parts) if parts else None
+
+
+def to_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Tool definitions with `input_schema` split into properties and required."""
+    return [
+        {
+            "name": t.name,
+            "description": t.description,
+            "input_schema": {
+                **t.input_schema,
+                "type": "object",
+                "properties": t.input_schema.get("properties", {}),
+                "required": list(t.input_schema.get("required", [])),
+            },
+        }
+        for t in tools
+    ]
+
+
+def has_tool_blocks(messages: Sequence[Message]) -> bool:
+    """Whether the history holds tool calls or tool results."""
+    return any(m.tool_calls or m.tool_call_id is not None for m in messages)
+
+
+def to_request(
+    model: str,
+    max_tokens: int,
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition] | None,
+    run_tools: Sequence[ToolDefinition] | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of `messages.create`; `run_tools` are the tools remembered for a
+    call made with `tools=None` over a history that holds tool blocks."""
+    request: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": to_messages(messages),
+    }
+    system = to_system(messages)
+    if system is not None:
+        request["system"] = system
+    if tools is not None:
+        request["tools"] = to_tools(tools)
+    elif run_tools and has_tool_blocks(messages):
+        request["tools"] = to_tools(run_tools)
+        request["tool_choice"] = {"type": "none"}
+    return request
+
+
+def from_message(response: Any) -> tuple[Message, Usage]:
+    """The assistant message and usage of a non-streamed response."""
+    content = getattr(response, "content", None)
+    if content is None:
+        raise MalformedResponseError("anthropic: the response has no content")
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    for block in content:
+        if block.type == "text":
+            text.append(block.text)
+        elif block.type == "tool_use":
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=dump_input(block.input)))
+    message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=tuple(calls))
+    return message, usage_of(getattr(response, "usage", None))
+
+
+class AnthropicProvider:
+    """An `LLMProvider` for Anthropic-compatible Messages services."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str,
+        model: str,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_retries: int = 2,
+        timeout: float | None = None,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self._options: dict[str, Any] = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "max_retries": max_retries,
+            "timeout": timeout if timeout is not None else DEFAULT_TIMEOUT,
+        }
+        self._run_tools: list[ToolDefinition] | None = None
+        self._sdk: Any = None
+        self._client: Any = None
+
+    async def _connect(self) -> Any:
+        """The SDK client, created on first use (importing the SDK off the event loop)."""
+        if self._client is None:
+            self._sdk = await load_sdk("anthropic")
+            self._client = self._sdk.AsyncAnthropic(**self._options)
+        return self._client
+
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> dict[str, Any]:
+        if tools is not None:
+            self._run_tools = list(tools)
+        return to_request(self.model, self.max_tokens, messages, tools, self._run_tools)
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> tuple[Message, Usage]:
+        """One non-streaming message."""
+        client = await self._connect()
+        request = self._request(messages, tools)
+        with translated_errors(self._sdk, self.name):
+            return from_message(await client.messages.create(**request))
+
+    async def generate_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncIterator[StreamChunk]:
+        """One streamed message: text deltas as they arrive, then the assembled message."""
+        client = await self._connect()
+        request = self._request(messages, tools)
+        assembler = StreamAssembler()
+        with translated_errors(self._sdk, self.name):
+            stream = await client.messages.create(**request, stream=True)
+            async with stream:
+                async for event in stream:
+                    delta = assembler.feed(event)
+                    if delta:
+                        yield StreamChunk(type=StreamChunkType.TEXT, text=delta)
+        message, usage = assembler.result()
+        yield StreamChunk(type=StreamChunkType.DONE, message=message, usage=usage)
+
+    async def aclose(self) -> None:
+        """Release the HTTP connections (optional: they are also freed with the provider)."""
+        if self._client is not None:
+            await self._client.close()

@@ -1,0 +1,94 @@
+"""Builds the provider a run asks for, from settings and the environment.
+
+API keys and base URLs come only from the environment:
+
+| provider  | variables (all required)                  | default model        |
+|-----------|-------------------------------------------|----------------------|
+| openai    | `OPENAI_API_KEY`, `OPENAI_BASE_URL`       | `gpt-5.4-mini`       |
+| anthropic | `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` | `claude-sonnet-4-6`  |
+| replay    | the script: `replay_file`, else `HARNESS9_REPLAY` | `replay`     |
+
+`HARNESS9_MODEL` overrides the default model; `model` in the settings overrides both. The
+default provider is `HARNESS9_PROVIDER`, else the first of openai/anthropic whose API key is set.
+Building a provider does no network IO and imports no SDK; every configuration problem is a
+`ConfigError` naming the variable or setting, raised before any request.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from harness9.provider.anthropic import AnthropicProvider
+from harness9.provider.base import LLMProvider
+from harness9.provider.errors import ConfigError
+from harness9.provider.openai import OpenAIProvider
+from harness9.provider.replay import ReplayProvider, load_script
+
+PROVIDERS = ("openai", "anthropic", "replay")
+DEFAULT_MODELS = {"openai": "gpt-5.4-mini", "anthropic": "claude-sonnet-4-6", "replay": "replay"}
+DEFAULT_MAX_TOKENS = 8192
+_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """What a run needs from its provider. `timeout` is the HTTP timeout in seconds (None: the
+    SDK's default); `max_retries` is the SDK's retry count for 408/409/429/5xx and connection
+    errors; `max_tokens` is sent to Anthropic (it requires one)."""
+
+    provider: str
+    model: str | None = None
+    max_retries: int = 2
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    timeout: float | None = None
+    replay_file: str | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+
+def default_provider_name(env: Mapping[str, str] | None = None) -> str | None:
+    """`HARNESS9_PROVIDER`, else the first of openai/anthropic whose API key is set, else None."""
+    env = os.environ if env is None else env
+    if env.get("HARNESS9_PROVIDER"):
+        return env["HARNESS9_PROVIDER"]
+    return next((name for name, key in _KEYS.items() if env.get(key)), None)
+
+
+def default_model(provider: str, env: Mapping[str, str] | None = None) -> str:
+    """`HARNESS9_MODEL` if set, else the provider's documented default."""
+    env = os.environ if env is None else env
+    return env.get("HARNESS9_MODEL") or DEFAULT_MODELS[provider]
+
+
+def create_provider(settings: ProviderSettings) -> LLMProvider:
+    """A fresh provider for one run; raises `ConfigError` on any configuration problem."""
+    name = settings.provider
+    if name not in PROVIDERS:
+        raise ConfigError(f"unknown provider {name!r}: expected one of {', '.join(PROVIDERS)}")
+    model = settings.model or default_model(name, settings.env)
+    if name == "replay":
+        return _replay(settings, model)
+    api_key = _required(settings.env, _KEYS[name], name)
+    base_url = _required(settings.env, _URLS[name], name)
+    if name == "openai":
+        return OpenAIProvider(api_key=api_key, base_url=base_url, model=model,
+                              max_retries=settings.max_retries, timeout=settings.timeout)
+    return AnthropicProvider(api_key=api_key, base_url=base_url, model=model,
+                             max_tokens=settings.max_tokens, max_retries=settings.max_retries,
+                             timeout=settings.timeout)
+
+
+def _required(env: Mapping[str, str], variable: str, provider: str) -> str:
+    value = env.get(variable, "").strip()
+    if not value:
+        raise ConfigError(f"{variable} is not set: the {provider} provider needs it")
+    return value
+
+
+def _replay(settings: ProviderSettings, model: str) -> LLMProvider:
+    path = settings.replay_file or settings.env.get("HARNESS9_REPLAY")
+    if not path:
+        raise ConfigError("the replay provider needs a script: set replayFile or HARNESS9_REPLAY")
+    return ReplayProvider(load_script(path), model=model)

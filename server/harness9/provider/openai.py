@@ -1,0 +1,202 @@
+"""The OpenAI-compatible adapter (Chat Completions), on the official `openai` SDK's async client.
+
+Works with any service speaking the format (OpenAI, OpenRouter, vLLM, Ollama…). Conversions:
+
+- SYSTEM → `{"role": "system"}`; USER without `tool_call_id` → `{"role": "user"}`.
+- USER with `tool_call_id` → `{"role": "tool", "tool_call_id"}` (the format has no error flag;
+  the tool's output text says what failed).
+- ASSISTANT → `{"role": "assistant"}` with its `tool_calls` as function calls (raw arguments).
+- ToolDefinition → `{"type": "function", "function": {name, description, parameters}}` with
+  the full JSON Schema.
+- `tools=None` → no `tools` key at all; `tools=[]` → `"tools": []`.
+
+Streams ask for usage (`stream_options.include_usage`) and join tool-call argument fragments by
+their `index`. The SDK is imported on first use, and its retries stay on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from harness9.provider._sdk import load_sdk, translated_errors
+from harness9.provider.errors import MalformedResponseError
+from harness9.provider.tool_call_accumulator import ToolCallAccumulator
+from harness9.schema import (
+    Message,
+    Role,
+    StreamChunk,
+    StreamChunkType,
+    ToolCall,
+    ToolDefinition,
+    Usage,
+)
+
+
+def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The conversation in Chat Completions form."""
+    return [_to_message(m) for m in messages]
+
+
+def _to_message(message: Message) -> dict[str, Any]:
+    if message.role is Role.SYSTEM:
+        return {"role": "system", "content": message.content}
+    if message.role is Role.USER and message.tool_call_id is not None:
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.role is Role.USER:
+        return {"role": "user", "content": message.content}
+    out: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        out["content"] = message.content or None
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
+        ]
+    return out
+
+
+def to_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Tool definitions as function tools carrying their full JSON Schema."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.input_schema,
+            },
+        }
+        for t in tools
+    ]
+
+
+def to_request(
+    model: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+) -> dict[str, Any]:
+    """The keyword arguments of `chat.completions.create` (without the streaming options)."""
+    request: dict[str, Any] = {"model": model, "messages": to_messages(messages)}
+    if tools is not None:
+        request["tools"] = to_tools(tools)
+    return request
+
+
+def from_completion(completion: Any) -> tuple[Message, Usage]:
+    """The assistant message and usage of a non-streamed completion."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise MalformedResponseError("openai: the response has no choices")
+    message = choices[0].message
+    calls = tuple(
+        ToolCall(
+            id=c.id or f"call_{i}",
+            name=c.function.name,
+            arguments=c.function.arguments or "{}",
+        )
+        for i, c in enumerate(message.tool_calls or ())
+        if getattr(c, "function", None) is not None
+    )
+    text = message.content or ""
+    return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(completion)
+
+
+def _usage(obj: Any) -> Usage:
+    usage = getattr(obj, "usage", None)
+    if usage is None:
+        return Usage()
+    return Usage(
+        input_tokens=int(usage.prompt_tokens or 0),
+        output_tokens=int(usage.completion_tokens or 0),
+    )
+
+
+class OpenAIProvider:
+    """An `LLMProvider` for OpenAI-compatible Chat Completions services."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str,
+        model: str,
+        max_retries: int = 2,
+        timeout: float | None = None,
+    ) -> None:
+        self.model = model
+        self._options: dict[str, Any] = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "max_retries": max_retries,
+        }
+        if timeout is not None:
+            self._options["timeout"] = timeout
+        self._sdk: Any = None
+        self._client: Any = None
+
+    async def _connect(self) -> Any:
+        """The SDK client, created on first use (importing the SDK off the event loop)."""
+        if self._client is None:
+            self._sdk = await load_sdk("openai")
+            self._client = self._sdk.AsyncOpenAI(**self._options)
+        return self._client
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> tuple[Message, Usage]:
+        """One non-streaming completion."""
+        client = await self._connect()
+        with translated_errors(self._sdk, self.name):
+            completion = await client.chat.completions.create(
+                **to_request(self.model, messages, tools)
+            )
+            return from_completion(completion)
+
+    async def generate_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncIterator[StreamChunk]:
+        """One streamed completion: text deltas as they arrive, then the assembled message."""
+        client = await self._connect()
+        request = to_request(self.model, messages, tools)
+        text: list[str] = []
+        calls = ToolCallAccumulator()
+        usage = Usage()
+        with translated_errors(self._sdk, self.name):
+            stream = await client.chat.completions.create(
+                **request, stream=True, stream_options={"include_usage": True}
+            )
+            async with stream:
+                async for chunk in stream:
+                    if getattr(chunk, "usage", None) is not None:
+                        usage = _usage(chunk)
+                    delta = _delta(chunk)
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        text.append(delta.content)
+                        yield StreamChunk(type=StreamChunkType.TEXT, text=delta.content)
+                    _add_tool_fragments(calls, delta)
+        message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=calls.calls())
+        yield StreamChunk(type=StreamChunkType.DONE, message=message, usage=usage)
+
+    async def aclose(self) -> None:
+        """Release the HTTP connections (optional: they are also freed with the provider)."""
+        if self._client is not None:
+            await self._client.close()
+
+
+def _delta(chunk: Any) -> Any:
+    """The first choice's delta of a stream chunk, or None (the usage chunk has no choices)."""
+    choices = getattr(chunk, "choices", None)
+    return choices[0].delta if choices else None
+
+
+def _add_tool_fragments(calls: ToolCallAccumulator, delta: Any) -> None:
+    for fragment in delta.tool_calls or ():
+        function = fragment.function
+        calls.add(
+            fragment.index,
+            id=fragment.id,
+            name=function.name if function is not None else None,
+            arguments=function.arguments if function is not None else None,
+        )
