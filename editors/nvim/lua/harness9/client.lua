@@ -1,0 +1,149 @@
+-- The harness9 language client: registration with lspconfig / vim.lsp.config, finding or
+-- starting the daemon, and method calls that work from Neovim 0.7 to current releases.
+local M = {}
+
+M.name = "harness9"
+
+-- Set by the plugin: handlers and an exit callback for the clients it starts.
+M.handlers = {}
+M.on_exit = nil
+
+local has_011 = vim.fn.has("nvim-0.11") == 1
+
+--- Calls a client method: `client:m(...)` on 0.11+, `client.m(...)` before (0.7 has no self).
+function M.call(client, method, ...)
+  if has_011 then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+local function all_clients()
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ name = M.name })
+  end
+  return vim.lsp.get_active_clients()
+end
+
+local function stopped(client)
+  if has_011 then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+local function root_of(opts)
+  local root = opts.root_dir
+  if type(root) == "function" then
+    root = root()
+  end
+  local path = vim.fn.fnamemodify(root or vim.fn.getcwd(), ":p")
+  if #path > 1 then
+    path = path:gsub("/$", "")
+  end
+  return path
+end
+
+--- The client config for `opts` (cmd, cmd_env, init_options, root_dir), as start_client takes it.
+function M.config(opts)
+  local root = root_of(opts)
+  return {
+    name = M.name,
+    cmd = opts.cmd,
+    cmd_env = opts.cmd_env,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = opts.init_options,
+    settings = { harness9 = opts.settings or {} },
+    handlers = M.handlers,
+  }
+end
+
+--- Registers the server with lspconfig (`configs.harness9`) and, on 0.11+, `vim.lsp.config`.
+function M.register(opts)
+  local ok, configs = pcall(require, "lspconfig.configs")
+  if ok and type(configs) == "table" and not configs[M.name] then
+    local ok_util, util = pcall(require, "lspconfig.util")
+    configs[M.name] = {
+      default_config = {
+        cmd = opts.cmd,
+        cmd_env = opts.cmd_env,
+        init_options = opts.init_options,
+        root_dir = ok_util and util.find_git_ancestor or function()
+          return vim.fn.getcwd()
+        end,
+      },
+      docs = { description = "harness9: a coding agent daemon speaking LSP (agent/run, agent/progress)." },
+    }
+  end
+  if has_011 and vim.lsp.config then
+    vim.lsp.config(M.name, { cmd = opts.cmd, cmd_env = opts.cmd_env, init_options = opts.init_options })
+  end
+end
+
+--- A running harness9 client for this root (started by us, lspconfig or vim.lsp.enable), or nil.
+function M.find(opts)
+  local root = root_of(opts)
+  for _, client in ipairs(all_clients()) do
+    if client.name == M.name and not stopped(client) then
+      if client.config.root_dir == nil or root_of({ root_dir = client.config.root_dir }) == root then
+        return client
+      end
+    end
+  end
+  return nil
+end
+
+--- Starts a client for `opts`; `on_ready(client)` runs once it is initialized.
+local function start(opts, on_ready)
+  local config = M.config(opts)
+  config.on_init = function(client)
+    vim.schedule(function()
+      on_ready(client)
+    end)
+  end
+  config.on_exit = function(code, signal, client_id)
+    if M.on_exit then
+      vim.schedule(function()
+        M.on_exit(code, signal, client_id)
+      end)
+    end
+  end
+  local id
+  if has_011 then
+    id = vim.lsp.start(config, { attach = false, reuse_client = function()
+      return false
+    end })
+  else
+    id = vim.lsp.start_client(config)
+  end
+  if not id then
+    error("harness9: could not start " .. table.concat(opts.cmd, " "))
+  end
+  return id
+end
+
+--- Calls `on_ready(client)` with an initialized client, starting the daemon if needed.
+function M.with_client(opts, on_ready)
+  local client = M.find(opts)
+  if client and client.initialized then
+    return on_ready(client)
+  end
+  if client then
+    -- Started elsewhere and still initializing: poll until it is ready.
+    local timer = vim.loop.new_timer()
+    timer:start(20, 20, vim.schedule_wrap(function()
+      if client.initialized or stopped(client) then
+        timer:stop()
+        timer:close()
+        if client.initialized then
+          on_ready(client)
+        end
+      end
+    end))
+    return
+  end
+  start(opts, on_ready)
+end
+
+return M

@@ -1,0 +1,204 @@
+-- harness9 for Neovim: `:Harness9Run {prompt}` runs the agent in the workspace and renders the
+-- run live in a scratch buffer from agent/progress; `:Harness9Cancel` stops it; `:Harness9Log`
+-- shows every notification the daemon sent. Works on Neovim 0.7 and later.
+local client_mod = require("harness9.client")
+local buffer = require("harness9.buffer")
+local view = require("harness9.view")
+
+local M = {}
+
+local defaults = {
+  cmd = { "harness9", "serve" }, -- the daemon's command line
+  cmd_env = nil, -- extra environment for the daemon, e.g. { HARNESS9_MODEL = "gpt-4o" }
+  init_options = nil, -- initializationOptions: provider, model, maxTurns, …
+  settings = nil, -- `harness9` section for workspace/didChangeConfiguration
+  root_dir = nil, -- workspace root (string or function); default: the current directory
+  run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)
+  output_lines = 3, -- lines of each tool's output shown under its line
+  split = "botright vsplit", -- how the run buffer is opened
+  log_limit = 5000, -- lines kept by :Harness9Log
+}
+
+M.config = vim.deepcopy(defaults)
+
+local state = view.new()
+local active = nil -- { client, request_id, run } while a run is in flight
+local sessions = {} -- client id -> sessionId of its last run
+local log = {}
+local render_pending = false
+
+--- The run view buffer's number (created on first use).
+function M.buffer()
+  return buffer.get("harness9://run", "harness9")
+end
+
+--- True while a run is in flight.
+function M.running()
+  return active ~= nil
+end
+
+local function render()
+  render_pending = false
+  buffer.set_lines(M.buffer(), view.lines(state))
+end
+
+-- Coalesces the many text_delta events of one loop iteration into one redraw.
+local function schedule_render()
+  if not render_pending then
+    render_pending = true
+    vim.schedule(render)
+  end
+end
+
+local function append_log(line)
+  table.insert(log, line)
+  local log_buf = vim.fn.bufnr("harness9://log")
+  if #log > M.config.log_limit then
+    table.remove(log, 1)
+    log_buf = -1
+  end
+  if log_buf ~= -1 then
+    buffer.set_lines(log_buf, { line }, #log - 1)
+  end
+end
+
+local function on_progress(_, params, ctx)
+  if type(params) ~= "table" then
+    return
+  end
+  append_log(string.format("[%s #%s] %s %s", params.runId, params.seq, params.kind, vim.fn.json_encode(params)))
+  local run = view.apply(state, params)
+  if run and params.kind == "run_finished" then
+    sessions[ctx.client_id] = params.sessionId
+    if active and active.run == run then
+      -- Neovim never passes a RequestCancelled reply to the handler: the run ends here.
+      active = nil
+    end
+  end
+  schedule_render()
+end
+
+local function on_log_message(err, params, ctx, cfg)
+  if type(params) == "table" and params.message then
+    append_log("[log] " .. params.message)
+  end
+  local default = vim.lsp.handlers["window/logMessage"]
+  if default then
+    return default(err, params, ctx, cfg)
+  end
+end
+
+local function on_reply(run, client_id)
+  return function(err, result)
+    view.finish(run, err, result)
+    if result and result.sessionId then
+      sessions[client_id] = result.sessionId
+    end
+    if err then
+      append_log(string.format("[agent/run] error %s: %s", err.code, err.message))
+    end
+    if active and active.run == run then
+      active = nil
+    end
+    schedule_render()
+  end
+end
+
+local function on_exit(code, signal, client_id)
+  sessions[client_id] = nil
+  append_log(string.format("[exit] the daemon exited (code %s, signal %s)", code, signal))
+  if active and (not active.client or active.client.id == client_id) then
+    local message = string.format("the harness9 daemon exited (code %s)", code)
+    view.finish(active.run, { code = -32803, message = message }, nil)
+    active = nil
+    schedule_render()
+  end
+end
+
+local function send_run(client, run, params)
+  local ok, request_id = client_mod.call(client, "request", "agent/run", params, on_reply(run, client.id))
+  if not ok then
+    view.finish(run, { code = -32803, message = "the harness9 daemon is not running" }, nil)
+    active = nil
+  else
+    active.client, active.request_id = client, request_id
+  end
+  schedule_render()
+end
+
+--- Runs the agent on `prompt`; continues the last session unless `opts.new_session`.
+function M.run(prompt, opts)
+  opts = opts or {}
+  if prompt == nil or prompt:match("^%s*$") then
+    return false, "harness9: the prompt is empty"
+  end
+  if active then
+    return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
+  end
+  local run = view.start(state, prompt)
+  active = { run = run }
+  buffer.show(M.buffer(), M.config.split)
+  render()
+  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+    local params = vim.tbl_extend("force", {}, M.config.run_params, { prompt = prompt })
+    if not opts.new_session then
+      params.sessionId = sessions[client.id]
+    end
+    send_run(client, run, params)
+  end)
+  if not ok then
+    view.finish(run, { code = -32803, message = tostring(err) }, nil)
+    active = nil
+    render()
+    return false, tostring(err)
+  end
+  return true
+end
+
+--- Cancels the run in flight ($/cancelRequest); the run ends with its run_finished event.
+function M.cancel()
+  if not active or not active.request_id then
+    return false, "harness9: no run in progress"
+  end
+  active.run.cancelling = true
+  client_mod.call(active.client, "cancel_request", active.request_id)
+  schedule_render()
+  return true
+end
+
+--- Opens the log buffer: every agent/progress notification and daemon log message.
+function M.open_log()
+  local buf = buffer.get("harness9://log", "harness9log")
+  local header = "-- harness9 log; the daemon's stderr is in " .. require("vim.lsp.log").get_filename()
+  local lines = { header }
+  vim.list_extend(lines, log)
+  buffer.set_lines(buf, lines)
+  buffer.show(buf, M.config.split)
+  return buf
+end
+
+local function report(ok, message)
+  if not ok then
+    vim.notify(message, vim.log.levels.WARN)
+  end
+end
+
+--- Configures the plugin (see `defaults`), registers the server and defines the commands.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  vim.lsp.handlers["agent/progress"] = on_progress
+  client_mod.register(M.config)
+  client_mod.handlers = { ["window/logMessage"] = on_log_message }
+  client_mod.on_exit = on_exit
+  vim.api.nvim_create_user_command("Harness9Run", function(args)
+    report(M.run(args.args, { new_session = args.bang }))
+  end, { nargs = "+", bang = true, desc = "Run the harness9 agent (! starts a new session)" })
+  vim.api.nvim_create_user_command("Harness9Cancel", function()
+    report(M.cancel())
+  end, { desc = "Cancel the harness9 run in progress" })
+  vim.api.nvim_create_user_command("Harness9Log", function()
+    M.open_log()
+  end, { desc = "Show the harness9 notification log" })
+end
+
+return M

@@ -1,0 +1,224 @@
+-- The run view as data: agent/progress events and agent/run replies fold into a state,
+-- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
+local M = {}
+
+local ICON = { running = "…", ok = "✓", failed = "✗" }
+
+--- A new, empty view state.
+function M.new(opts)
+  opts = opts or {}
+  return { runs = {}, output_lines = opts.output_lines or 3 }
+end
+
+--- Starts a run entry for `prompt`; events are matched to it from its run_started on.
+function M.start(state, prompt)
+  local run = { prompt = prompt, blocks = {}, tools = {}, turns = {} }
+  table.insert(state.runs, run)
+  return run
+end
+
+--- The run that an event with this runId belongs to (the newest unbound run otherwise).
+local function find_run(state, run_id)
+  for i = #state.runs, 1, -1 do
+    local run = state.runs[i]
+    if run.run_id == run_id then
+      return run
+    end
+  end
+  local last = state.runs[#state.runs]
+  if last and last.run_id == nil then
+    last.run_id = run_id
+    return last
+  end
+  return nil
+end
+
+local function turn_block(run, turn)
+  local block = run.turns[turn]
+  if not block then
+    block = { kind = "turn", turn = turn, text = "", thinking = nil }
+    run.turns[turn] = block
+    table.insert(run.blocks, block)
+  end
+  return block
+end
+
+local function summary(tool, args)
+  if type(args) ~= "table" then
+    return tostring(args)
+  end
+  local main = args.command or args.path
+  if type(main) == "string" then
+    return main
+  end
+  local ok, encoded = pcall(vim.fn.json_encode, args)
+  return ok and encoded or tool
+end
+
+local function on_tool_started(run, ev)
+  turn_block(run, ev.turn)
+  local block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments) }
+  run.tools[ev.toolCallId] = block
+  table.insert(run.blocks, block)
+end
+
+local function on_tool_ended(run, ev)
+  local block = run.tools[ev.toolCallId]
+  if not block then
+    on_tool_started(run, ev)
+    block = run.tools[ev.toolCallId]
+  end
+  block.status = ev.kind == "tool_completed" and "ok" or "failed"
+  block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
+end
+
+local handlers = {
+  run_started = function(run, ev)
+    run.provider, run.model, run.session_id = ev.provider, ev.model, ev.sessionId
+  end,
+  turn_started = function(run, ev)
+    turn_block(run, ev.turn)
+  end,
+  thinking = function(run, ev)
+    turn_block(run, ev.turn).thinking = ev.text
+  end,
+  text_delta = function(run, ev)
+    local block = turn_block(run, ev.turn)
+    block.text = block.text .. (ev.text or "")
+  end,
+  assistant_message = function(run, ev)
+    turn_block(run, ev.turn).text = ev.text or ""
+  end,
+  tool_started = on_tool_started,
+  tool_completed = on_tool_ended,
+  tool_failed = on_tool_ended,
+  usage = function(run, ev)
+    run.usage = { inputTokens = ev.totalInputTokens, outputTokens = ev.totalOutputTokens }
+  end,
+  run_finished = function(run, ev)
+    run.status, run.turn_count, run.tool_count = ev.status, ev.turns, ev.toolCalls
+    run.usage = ev.usage or run.usage
+    if type(ev.error) == "table" then
+      run.error = ev.error.message or ev.error.kind
+    elseif ev.error ~= nil then
+      run.error = tostring(ev.error)
+    end
+  end,
+}
+
+--- Folds one agent/progress notification into the state; returns the run it touched.
+function M.apply(state, ev)
+  local run = find_run(state, ev.runId)
+  local handler = handlers[ev.kind]
+  if run and handler then
+    handler(run, ev)
+  end
+  return run
+end
+
+--- Records the agent/run reply (a result, or a JSON-RPC error) on `run`.
+function M.finish(run, err, result)
+  run.done = true
+  if result then
+    run.run_id, run.session_id = run.run_id or result.runId, result.sessionId
+    run.status = run.status or result.status
+    run.turn_count, run.tool_count = result.turns, result.toolCalls
+    run.usage = result.usage or run.usage
+  elseif err and err.code ~= -32800 and run.status == nil then
+    run.status = "error"
+    run.error = err.message
+    if type(err.data) == "table" and err.data.kind then
+      run.error = string.format("%s (%s)", err.message, err.data.kind)
+    end
+  end
+end
+
+local function split(text)
+  return vim.split(text, "\n", { plain = true })
+end
+
+local function add_all(lines, items)
+  for _, item in ipairs(items) do
+    table.insert(lines, item)
+  end
+end
+
+local function tool_lines(block, max_output)
+  local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
+  if block.status == "running" then
+    return { head }
+  end
+  local detail = block.reason and string.format("%s, %s ms", block.reason, block.ms or 0)
+    or string.format("%s ms", block.ms or 0)
+  local lines = { head .. "  (" .. detail .. ")" }
+  local text = (block.output or ""):gsub("\n+$", "")
+  local out = text == "" and {} or split(text)
+  for i = 1, math.min(#out, max_output) do
+    table.insert(lines, "    │ " .. out[i])
+  end
+  if #out > max_output and max_output > 0 then
+    table.insert(lines, string.format("    │ … %d more lines", #out - max_output))
+  end
+  return lines
+end
+
+local function footer(run)
+  if not run.status then
+    return run.cancelling and "■ cancelling…" or nil
+  end
+  local parts = { "■ " .. run.status }
+  if run.error then
+    parts[1] = parts[1] .. ": " .. run.error
+  end
+  if run.turn_count then
+    table.insert(parts, string.format("%d turns", run.turn_count))
+  end
+  if run.tool_count then
+    table.insert(parts, string.format("%d tool calls", run.tool_count))
+  end
+  if run.usage and run.usage.inputTokens then
+    table.insert(parts, string.format("%d in / %d out tokens", run.usage.inputTokens, run.usage.outputTokens or 0))
+  end
+  return table.concat(parts, " · ")
+end
+
+local function run_lines(run, max_output)
+  local lines = {}
+  for i, line in ipairs(split(run.prompt)) do
+    table.insert(lines, (i == 1 and "» " or "  ") .. line)
+  end
+  for _, block in ipairs(run.blocks) do
+    if block.kind == "turn" then
+      table.insert(lines, string.format("── turn %d", block.turn))
+      if block.thinking then
+        for _, line in ipairs(split(block.thinking)) do
+          table.insert(lines, "  ~ " .. line)
+        end
+      end
+      if block.text ~= "" then
+        add_all(lines, split(block.text))
+      end
+    else
+      add_all(lines, tool_lines(block, max_output))
+    end
+  end
+  local last = footer(run)
+  if last then
+    table.insert(lines, last)
+  end
+  return lines
+end
+
+--- The buffer's lines for the whole state, runs separated by a blank line.
+function M.lines(state)
+  local lines = {}
+  for i, run in ipairs(state.runs) do
+    if i > 1 then
+      table.insert(lines, "")
+    end
+    add_all(lines, run_lines(run, state.output_lines))
+  end
+  return lines
+end
+
+return M
