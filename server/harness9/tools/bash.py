@@ -1,0 +1,157 @@
+"""The `bash` tool: run a shell command in the workspace root and return its combined output.
+
+No allow or deny list (the seed's "YOLO" choice): the model may run anything, so the guarantees
+are about resources instead. The command runs for at most 30 s (less when the engine's per-tool
+deadline is nearer); its output is capped at 8000 bytes, keeping the head and the tail, which is
+where build and test tools put what matters; and when the call ends its whole process group is
+killed, background jobs included, so nothing outlives a call, nor the daemon (see
+`process_reaper`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import signal
+
+from harness9.schema import ToolDefinition
+from harness9.tools.base import (
+    ToolError,
+    ToolOutput,
+    ToolTimeoutError,
+    parse_arguments,
+    seconds_left,
+)
+from harness9.tools.process_reaper import kill_all_groups
+from harness9.tools.shell import OutputBuffer, ShellResult, run_shell
+
+__all__ = ["HARD_TIMEOUT_SECONDS", "MAX_OUTPUT_BYTES", "BashTool", "kill_all_groups"]
+
+HARD_TIMEOUT_SECONDS = 30.0
+MAX_OUTPUT_BYTES = 8000
+
+_DESCRIPTION = f"""\
+Run a command with `bash -c` in the workspace root and return its output (stdout and \
+stderr combined, in order). stdin is empty, so interactive programs get end-of-file.
+The command may run for at most {HARD_TIMEOUT_SECONDS:g} seconds; then it is killed and you \
+get the output so far. The output is capped at {MAX_OUTPUT_BYTES} bytes: past that, the first \
+and the last {MAX_OUTPUT_BYTES // 2} bytes are kept with a notice giving the total size, so \
+filter long output (grep, head, tail) for what you need. A non-zero exit is reported on a last \
+line `exit status N`.
+Background jobs (`cmd &`) are killed when the command returns; to leave a server running, \
+detach it explicitly: `setsid nohup CMD > server.log 2>&1 &`."""
+
+
+class BashTool:
+    """Runs shell commands in the workspace root."""
+
+    def __init__(
+        self,
+        workdir: str | os.PathLike[str],
+        *,
+        hard_timeout: float = HARD_TIMEOUT_SECONDS,
+        max_output: int = MAX_OUTPUT_BYTES,
+    ) -> None:
+        self._workdir = os.fspath(workdir)
+        self._hard_timeout = hard_timeout
+        self._max_output = max_output
+
+    @property
+    def name(self) -> str:
+        """The tool's name as the model calls it."""
+        return "bash"
+
+    def definition(self) -> ToolDefinition:
+        """The description and JSON Schema offered to the model."""
+        return ToolDefinition(
+            name=self.name,
+            description=_DESCRIPTION,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "description": "The command line to run (pipes, &&, redirections work)",
+                    },
+                },
+                "required": ["command"],
+            },
+        )
+
+    async def execute(self, arguments: str) -> ToolOutput:
+        """Run the command; a non-zero exit is a normal result, a timeout a `ToolTimeoutError`."""
+        command: str = parse_arguments(arguments)["command"]
+        if not command.strip():
+            raise ToolError("Error: 命令为空字符串")
+        budget = seconds_left(self._hard_timeout)
+        if budget <= 0:
+            raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
+        try:
+            result = await run_shell(command, self._workdir, budget, self._max_output)
+        except OSError as exc:
+            raise ToolError(f"Error: cannot start bash: {exc.strerror or exc}") from None
+        if result.timed_out:
+            raise ToolTimeoutError(_timeout_text(result.output, budget))
+        return ToolOutput(
+            text=_result_text(result),
+            bytes=result.output.total,
+            truncated=result.output.truncated,
+        )
+
+
+def render_output(output: OutputBuffer) -> str:
+    """The kept output as text: invalid UTF-8 replaced, a notice where bytes were dropped."""
+    head, tail = output.parts()
+    if not tail:
+        return head.decode("utf-8", "replace")
+    # Cut on character boundaries: no U+FFFD where the cap split a multi-byte character.
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    head_text = decoder.decode(head, final=False)
+    head_used = len(head) - len(decoder.getstate()[0])
+    skip = 0
+    while skip < min(3, len(tail)) and tail[skip] & 0xC0 == 0x80:
+        skip += 1
+    tail_text = tail[skip:].decode("utf-8", "replace")
+    omitted = output.total - head_used - (len(tail) - skip)
+    return (
+        f"{head_text}\n\n[output truncated: {output.total} bytes in total; showing the first "
+        f"{head_used} and the last {len(tail) - skip} bytes, {omitted} bytes omitted]\n\n"
+        f"{tail_text}"
+    )
+
+
+def _result_text(result: ShellResult) -> str:
+    text = render_output(result.output)
+    status = _status_line(result.returncode)
+    if status is None:
+        return text or "(no output)"
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + status
+
+
+def _status_line(returncode: int | None) -> str | None:
+    if not returncode:
+        return None
+    if returncode < 0:
+        return f"killed by signal {_signal_name(-returncode)}"
+    return f"exit status {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return str(number)
+
+
+def _timeout_text(output: OutputBuffer, budget: float) -> str:
+    text = render_output(output)
+    seconds = f"{budget:.1f}".rstrip("0").rstrip(".")
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return (
+        f"{text}Error: the command timed out after {seconds} s and was killed, with every process "
+        "it started (the output so far is above). Run a faster or narrower command, or detach a "
+        "long job: `setsid nohup CMD > job.log 2>&1 &`, then check job.log."
+    )

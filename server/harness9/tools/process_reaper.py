@@ -1,0 +1,148 @@
+"""Process groups started by tools never outlive the daemon, however the daemon ends.
+
+Every group a tool starts is registered here. The first registration starts a tiny watcher process
+in its own session, and the daemon tells it about groups over a pipe: `+PGID` when one starts,
+`-PGID` when it is gone. When the daemon dies by any means, SIGKILL included, the kernel closes
+the pipe; the watcher reads end-of-file, SIGKILLs every group still registered and exits. Nothing
+but the daemon holds the pipe's write end (it is close-on-exec), so the end-of-file is certain.
+
+`kill_all_groups()` does the same from inside the daemon, e.g. in a SIGTERM handler.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+
+_log = logging.getLogger(__name__)
+
+# The watcher: reads `+PGID`/`-PGID` lines from stdin; at end-of-file SIGKILLs what is left.
+_WATCHER_SOURCE = """
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+groups, pending = set(), b""
+while True:
+    try:
+        chunk = os.read(0, 4096)
+    except InterruptedError:
+        continue
+    except OSError:
+        chunk = b""
+    if not chunk:
+        break
+    *lines, pending = (pending + chunk).split(b"\\n")
+    for line in lines:
+        if line[:1] == b"+":
+            groups.add(int(line[1:]))
+        elif line[:1] == b"-":
+            groups.discard(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class GroupReaper:
+    """Tracks live process groups and guarantees they die with the daemon."""
+
+    def __init__(self) -> None:
+        self._groups: set[int] = set()
+        self._watcher: subprocess.Popen[bytes] | None = None
+        self._pipe: int | None = None
+
+    @property
+    def groups(self) -> frozenset[int]:
+        """The process groups currently registered."""
+        return frozenset(self._groups)
+
+    def register(self, pgid: int) -> None:
+        """Track `pgid` until `unregister`; it is killed if the daemon dies first."""
+        self._groups.add(pgid)
+        self._send(f"+{pgid}\n")
+
+    def unregister(self, pgid: int) -> None:
+        """Stop tracking `pgid` (its group has been killed or has ended)."""
+        self._groups.discard(pgid)
+        self._send(f"-{pgid}\n")
+
+    def kill_all(self) -> int:
+        """SIGKILL every registered group now; returns how many groups were signalled."""
+        killed = 0
+        for pgid in list(self._groups):
+            if kill_group(pgid):
+                killed += 1
+            self.unregister(pgid)
+        return killed
+
+    def _send(self, line: str) -> None:
+        try:
+            self._write(line)
+        except OSError:
+            # The watcher is gone (killed from outside): start a new one that knows every group.
+            self._close()
+            try:
+                self._write("".join(f"+{pgid}\n" for pgid in self._groups))
+            except OSError as exc:
+                _log.warning("process group watcher unavailable: %s", exc)
+                self._close()
+
+    def _write(self, text: str) -> None:
+        if self._pipe is None:
+            self._start()
+        assert self._pipe is not None
+        if text:
+            os.write(self._pipe, text.encode("ascii"))
+
+    def _start(self) -> None:
+        read_end, write_end = os.pipe()  # both close-on-exec: no tool process inherits them
+        try:
+            self._watcher = subprocess.Popen(
+                [sys.executable, "-S", "-c", _WATCHER_SOURCE],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,  # the daemon's stdout is the protocol channel
+                cwd="/",
+                start_new_session=True,  # signals to the editor's process group miss it
+            )
+        except OSError:
+            os.close(write_end)
+            raise
+        finally:
+            os.close(read_end)
+        self._pipe = write_end
+
+    def _close(self) -> None:
+        if self._pipe is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pipe)
+        self._pipe = None
+        if self._watcher is not None:
+            with contextlib.suppress(OSError):
+                self._watcher.kill()
+            self._watcher.poll()
+        self._watcher = None
+
+
+def kill_group(pgid: int) -> bool:
+    """SIGKILL the process group `pgid`; False when it no longer exists."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        _log.warning("not allowed to kill process group %d", pgid)
+        return False
+    return True
+
+
+REAPER = GroupReaper()
+
+
+def kill_all_groups() -> int:
+    """SIGKILL every process group the tools started and that still runs (for a SIGTERM handler)."""
+    return REAPER.kill_all()

@@ -1,0 +1,157 @@
+"""The `read_file` tool: one bounded page of a workspace file, never the whole file.
+
+A call reads at most `limit + 1` bytes (4096 + 1 by default) at `offset`, so a 1 GB file costs the
+same as a small one; the extra byte tells whether the file goes on. A cut page ends on a UTF-8
+character boundary and carries a notice with the total size and the offset to read on from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import stat
+from dataclasses import dataclass
+from typing import Any
+
+from harness9.schema import ToolDefinition
+from harness9.tools.base import ToolError, ToolOutput, parse_arguments
+from harness9.tools.safe_path import safe_path
+
+MAX_READ_BYTES = 4096
+
+_DESCRIPTION = f"""\
+Read a text file from the workspace.
+`path` is relative to the workspace root (an absolute path inside the workspace also works; paths \
+outside it, also through symbolic links, are refused).
+At most {MAX_READ_BYTES} bytes are returned per call, starting at byte `offset` (default 0). When \
+the file goes on, the text is cut at a character boundary and ends with a notice giving the \
+file's total size and the `offset` to pass to read the next part; `limit` (1-{MAX_READ_BYTES}, \
+default {MAX_READ_BYTES}) asks for a smaller page. Invalid UTF-8 bytes are shown as U+FFFD. \
+Folders cannot be read (list them with the bash tool)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """What one read produced: the raw bytes, the file size and whether more follows."""
+
+    data: bytes
+    size: int
+    more: bool
+
+
+class ReadFileTool:
+    """Reads one page of a file inside the workspace."""
+
+    def __init__(self, workdir: str | os.PathLike[str]) -> None:
+        self._workdir = workdir
+
+    @property
+    def name(self) -> str:
+        """The tool's name as the model calls it."""
+        return "read_file"
+
+    def definition(self) -> ToolDefinition:
+        """The description and JSON Schema offered to the model."""
+        return ToolDefinition(
+            name=self.name,
+            description=_DESCRIPTION,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "File path relative to the workspace root",
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Byte offset to start reading at (default 0)",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_READ_BYTES,
+                        "description": f"Bytes to read, at most {MAX_READ_BYTES} (the default)",
+                    },
+                },
+                "required": ["path"],
+            },
+        )
+
+    async def execute(self, arguments: str) -> str | ToolOutput:
+        """Return the page of the file at `offset`, with a notice when the file goes on."""
+        args = parse_arguments(arguments)
+        path: str = args["path"]
+        offset, limit = _page_bounds(args)
+        target = safe_path(self._workdir, path)
+        page = await asyncio.to_thread(_read_page, target, path, offset, limit)
+        return _render(page, path, offset)
+
+
+def _page_bounds(args: dict[str, Any]) -> tuple[int, int]:
+    offset = args.get("offset", 0)
+    limit = args.get("limit", MAX_READ_BYTES)
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise ToolError(f"Error: offset must be a byte position of at least 0, got {offset!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ToolError(
+            f"Error: limit must be a byte count from 1 to {MAX_READ_BYTES}, got {limit!r}"
+        )
+    return offset, min(limit, MAX_READ_BYTES)
+
+
+def _read_page(target: os.PathLike[str], shown: str, offset: int, limit: int) -> _Page:
+    """Read `limit + 1` bytes at `offset` of a regular file (blocking; run it in a thread)."""
+    try:
+        # O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was resolved already.
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ToolError(f"Error: file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(_folder_error(shown)) from None
+    except OSError as exc:
+        raise ToolError(f"Error: cannot open {shown}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(_folder_error(shown))
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError(f"Error: {shown} is not a regular file (a device, socket or pipe)")
+        data = os.pread(fd, limit + 1, offset)
+    except OSError as exc:
+        raise ToolError(f"Error: cannot read {shown}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    size = max(info.st_size, offset + len(data))
+    if not data and (offset > 0 or size > 0):
+        raise ToolError(
+            f"Error: offset {offset} is at or past the end of {shown} ({size} bytes); "
+            f"pass an offset below {size}"
+        )
+    return _Page(data=data[:limit], size=size, more=len(data) > limit)
+
+
+def _folder_error(shown: str) -> str:
+    return f"Error: {shown} is a folder, not a file; list it with the bash tool (e.g. `ls {shown}`)"
+
+
+def _render(page: _Page, shown: str, offset: int) -> str | ToolOutput:
+    if page.size == 0:
+        return f"({shown} is empty: 0 bytes)"
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    # Not final when the file goes on: an incomplete character at the cut stays in the decoder
+    # instead of becoming U+FFFD, and the next page starts with it.
+    text = decoder.decode(page.data, final=not page.more)
+    used = len(page.data) - len(decoder.getstate()[0])
+    if used == 0:  # a page smaller than one character: show it replaced, so paging moves on
+        text, used = page.data.decode("utf-8", "replace"), len(page.data)
+    end = offset + used
+    if page.more:
+        text += (
+            f"\n\n[truncated: showed bytes {offset}-{end - 1} ({used} bytes) of {page.size} bytes "
+            f"in total; to read on, call read_file with offset={end}]"
+        )
+    elif offset > 0:
+        text += f"\n\n[end of file: showed bytes {offset}-{end - 1} of {page.size} bytes]"
+    return ToolOutput(text=text, bytes=page.size - offset, truncated=page.more)

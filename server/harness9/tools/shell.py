@@ -1,0 +1,220 @@
+"""Run one `bash -c` command in its own process group, read its output with a bound, and make
+sure nothing it started is left running when the call ends (normally, on timeout or cancelled).
+
+stdout and stderr share one pipe, so their lines keep the order in which they were written. The
+pipe is read as fast as the command writes, whatever the volume, but only the head and the tail of
+the output are kept (`OutputBuffer`), so a 50 MB flood costs no more memory than the cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+from dataclasses import dataclass
+
+from harness9.tools.process_reaper import REAPER, kill_group
+
+# After bash exits, how long to keep reading for output still in flight. A background child that
+# inherited the pipe may keep it open forever; it must not hold the call.
+EXIT_GRACE_SECONDS = 0.15
+_CHUNK = 1 << 16
+_DRAIN_READS = 64
+
+
+class OutputBuffer:
+    """Counts every byte written and keeps the first and the last `cap // 2` bytes of them."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.total = 0
+        self._head = bytearray()
+        self._tail = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        """Account for `data`, keeping only what fits the head and the tail."""
+        self.total += len(data)
+        room = self.cap - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if data:
+            self._tail += data
+            keep = self.cap - self.cap // 2
+            if len(self._tail) > keep:
+                del self._tail[:-keep]
+
+    @property
+    def truncated(self) -> bool:
+        """Whether bytes were dropped between the head and the tail."""
+        return self.total > self.cap
+
+    def parts(self) -> tuple[bytes, bytes]:
+        """(head, tail): everything when it fits the cap, else the first and the last half."""
+        if not self.truncated:
+            return bytes(self._head + self._tail), b""
+        half = self.cap // 2
+        tail = (self._head[half:] + self._tail)[-(self.cap - half) :]
+        return bytes(self._head[:half]), bytes(tail)
+
+
+@dataclass(frozen=True, slots=True)
+class ShellResult:
+    """How the command ended: `returncode` is None when it was stopped at its time budget."""
+
+    output: OutputBuffer
+    returncode: int | None
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the command was killed for running past its budget."""
+        return self.returncode is None
+
+
+async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellResult:
+    """Run `bash -c command` in `cwd` for at most `budget` seconds, keeping `cap` bytes of output.
+
+    When bash exits (or the budget is spent, or the caller is cancelled) its whole process group
+    is SIGKILLed, background jobs included, and the process is reaped before this returns.
+    """
+    output = OutputBuffer(cap)
+    proc, pipe = _spawn(command, cwd)
+    REAPER.register(proc.pid)
+    reader = _PipeReader(pipe, output)
+    try:
+        exited = await _wait_exit(proc, budget)
+        if exited:
+            await reader.wait_eof(EXIT_GRACE_SECONDS)
+    finally:
+        kill_group(proc.pid)  # start_new_session made bash the leader: its pid is the group id
+        reader.drain_and_close()
+        try:
+            await _reap(proc)
+        finally:
+            REAPER.unregister(proc.pid)
+    return ShellResult(output=output, returncode=proc.returncode if exited else None)
+
+
+def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
+    """Start bash with stdin from /dev/null and stdout+stderr on one non-blocking pipe."""
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=write_end,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    os.set_blocking(read_end, False)
+    return proc, read_end
+
+
+class _PipeReader:
+    """Feeds the pipe's bytes to an `OutputBuffer` from the event loop as they arrive."""
+
+    def __init__(self, fd: int, output: OutputBuffer) -> None:
+        self._fd: int | None = fd
+        self._output = output
+        self._loop = asyncio.get_running_loop()
+        self._eof = self._loop.create_future()
+        self._loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            data = os.read(self._fd, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._output.feed(data)
+        else:
+            self._loop.remove_reader(self._fd)
+            if not self._eof.done():
+                self._eof.set_result(None)
+
+    async def wait_eof(self, grace: float) -> None:
+        """Wait up to `grace` seconds for every writer to close the pipe."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._eof), grace)
+
+    def drain_and_close(self) -> None:
+        """Take what is already in the pipe without waiting, then close it."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        self._loop.remove_reader(fd)
+        with contextlib.suppress(OSError):
+            # Bounded: a writer that escaped the group could otherwise keep this loop busy.
+            for _ in range(_DRAIN_READS):
+                data = os.read(fd, _CHUNK)
+                if not data:
+                    break
+                self._output.feed(data)
+        os.close(fd)
+        if not self._eof.done():
+            self._eof.cancel()
+
+
+async def _wait_exit(proc: subprocess.Popen[bytes], budget: float) -> bool:
+    """Wait until `proc` exits (True) or `budget` seconds pass (False), without a thread."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget
+    with _ExitSignal(proc.pid) as signal:
+        while proc.poll() is None:
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            await signal.wait(left)
+    return True
+
+
+async def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Collect the killed bash so no zombie stays; SIGKILL makes this quick."""
+    if proc.poll() is not None:
+        return
+    with _ExitSignal(proc.pid) as signal:
+        while proc.poll() is None:
+            await signal.wait(0.05)
+
+
+class _ExitSignal:
+    """Wakes a waiter when a child process exits: a pidfd where Linux has one, else polling."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._fd: int | None = None
+        self._loop = asyncio.get_running_loop()
+        self._ready = asyncio.Event()
+
+    def __enter__(self) -> _ExitSignal:
+        with contextlib.suppress(AttributeError, OSError):
+            self._fd = os.pidfd_open(self._pid)
+            self._loop.add_reader(self._fd, self._on_exit)
+        return self
+
+    def _on_exit(self) -> None:
+        if self._fd is not None:
+            self._loop.remove_reader(self._fd)
+        self._ready.set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            self._loop.remove_reader(self._fd)
+            os.close(self._fd)
+
+    async def wait(self, timeout: float) -> None:
+        """Return when the process has exited or after at most `timeout` seconds."""
+        step = timeout if self._fd is not None else min(timeout, 0.02)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), step)
