@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,3 +112,15 @@ async def started(
 def _tail(log: Any) -> str:
     log.seek(0)
     return log.read().decode(errors="replace")[-1500:]
+
+
+NOTES = "notes.txt"
+
+
+@contextlib.contextmanager
+def workspace() -> Iterator[Path]:
+    """A temporary workspace holding a small text file, `notes.txt`, for read_file turns."""
+    with tempfile.TemporaryDirectory(prefix="h9bench-") as tmp:
+        root = Path(tmp).resolve()
+        (root / NOTES).write_text("".join(f"line {i}: some notes\n" for i in range(40)))
+        yield root

@@ -24,7 +24,7 @@ class DirectLoop:
         self.provider = provider
         self.stream = stream
         registry = default_registry(workdir)
-        self.tools = _tools(workdir)
+        self.tools = direct_tools(workdir)
         defs = registry.available_tools()
         if provider == "openai":
             from openai import AsyncOpenAI
@@ -57,6 +57,26 @@ class DirectLoop:
                           else self._openai(messages))
         return await (self._anthropic_stream(messages) if self.stream
                       else self._anthropic(messages))
+
+    async def stream_text(self, prompt: str) -> list[tuple[float, str]]:
+        """Stream one text reply; returns each piece with its arrival time."""
+        messages = [{"role": "user", "content": prompt}]
+        pieces: list[tuple[float, str]] = []
+        if self.provider == "openai":
+            stream = await self.client.chat.completions.create(
+                model=MODEL, messages=messages, stream=True,
+                stream_options={"include_usage": True})
+            async for chunk in stream:
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        pieces.append((now(), choice.delta.content))
+            return pieces
+        stream = await self.client.messages.create(
+            model=MODEL, max_tokens=MAX_TOKENS, messages=messages, stream=True)
+        async for event in stream:
+            if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                pieces.append((now(), event.delta.text))
+        return pieces
 
     async def _execute(self, name: str, arguments: str) -> str:
         output = await self.tools[name].execute(arguments)
@@ -124,7 +144,7 @@ class DirectLoop:
         await self.client.close()
 
 
-def _tools(workdir: str) -> dict[str, Any]:
+def direct_tools(workdir: str) -> dict[str, Any]:
     """The tools a floor calls directly, without the registry."""
     from harness9.tools.bash import BashTool
     from harness9.tools.read_file import ReadFileTool

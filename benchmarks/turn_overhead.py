@@ -1,0 +1,58 @@
+"""Case 2: what the daemon adds to each turn, on top of the model and the tool.
+
+A run of N turns, each one `read_file` call, against the instant fake LLM, for both providers,
+streaming and not. Floor: the same N requests made directly with the same SDK to the same fake
+server, plus N direct `read_file` calls (`benchmarks.direct`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from benchmarks.core import Config, Row, interleave, margin_row, median
+from benchmarks.daemon import NOTES, Daemon, llm_env, started, workspace
+from benchmarks.direct import DirectLoop
+from benchmarks.fake_llm import fake_llm
+
+BUDGET_MS = 2.0
+PROMPT = f"bench loop {NOTES}"
+
+
+async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
+                  turns: int, reps: int) -> Row:
+    """One provider/stream combination: ms per turn, ours and floor."""
+    direct = DirectLoop(provider, url, stream, str(daemon.workspace))
+
+    async def ours() -> float:
+        out = await daemon.run(PROMPT, provider=provider, stream=stream, maxTurns=turns)
+        if (out.result["turns"], out.result["toolCalls"]) != (turns, turns):
+            raise RuntimeError(f"expected {turns} turns and tool calls, got {out.result}")
+        return out.seconds
+
+    async def floor() -> float:
+        return await direct.run(PROMPT, turns)
+
+    try:
+        await ours()  # the first run imports the provider's SDK: not a per-turn cost
+        await floor()
+        mine, base = await interleave(reps, ours, floor)
+    finally:
+        await direct.close()
+    mode = "stream" if stream else "no stream"
+    row = margin_row(f"turn overhead, {provider}, {mode}", median(mine) / turns * 1000,
+                     median(base) / turns * 1000, "ms/turn", BUDGET_MS)
+    row.notes.append(f"{turns} turns: ours {median(mine):.3f} s, floor {median(base):.3f} s")
+    return row
+
+
+async def run(config: Config) -> list[Row]:
+    """All four combinations on one daemon and one fake LLM."""
+    turns = config.size(50, 5)
+    rows = []
+    with workspace() as root:
+        async with fake_llm() as fake, started(llm_env(os.environ, fake.url), root) as daemon:
+            for provider in ("openai", "anthropic"):
+                for stream in (False, True):
+                    rows.append(await measure(daemon, fake.url, provider, stream, turns,
+                                              config.reps))
+    return rows
