@@ -155,7 +155,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, body: object, headers: dict[str, str]) -> None:
         data = (body if isinstance(body, str) else json.dumps(body)).encode()
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        if "content-type" not in {name.lower() for name in headers}:
+            self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.send_header("connection", "close")
         for name, value in headers.items():

@@ -1,0 +1,133 @@
+"""SDK failures become `harness9.provider.errors` classes, with the SDKs' retries still on."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from harness9.provider.errors import (
+    AuthError,
+    HTTPStatusError,
+    MalformedResponseError,
+    NetworkError,
+    RateLimitError,
+)
+from harness9.provider.factory import ProviderSettings, create_provider
+from harness9.schema import Message
+from tests.fakellm import Drop, Fail, FakeLLM, Reply
+from tests.provider.conftest import ask, make_provider
+
+PROMPT = [Message.user("hello")]
+
+
+async def test_server_error_then_success_is_retried(
+    fake_llm: FakeLLM, wire: str, stream: bool
+) -> None:
+    fake_llm.script([Fail(500), Fail(503), Reply("recovered")])
+    answer = await ask(make_provider(fake_llm, wire), PROMPT, stream=stream)
+    assert answer.message.content == "recovered"
+    assert [r.headers["x-stainless-retry-count"] for r in fake_llm.requests] == ["0", "1", "2"]
+
+
+async def test_unauthorized_fails_fast(fake_llm: FakeLLM, wire: str, stream: bool) -> None:
+    fake_llm.script([Fail(401, "invalid x-api-key"), Reply("never")])
+    with pytest.raises(AuthError) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=stream)
+    assert caught.value.kind == "auth"
+    assert caught.value.status == 401
+    assert "invalid x-api-key" in caught.value.message
+    assert len(fake_llm.requests) == 1  # no retry
+
+
+async def test_rate_limit_after_retries(fake_llm: FakeLLM, wire: str, stream: bool) -> None:
+    fake_llm.script([Fail(429)] * 3)
+    with pytest.raises(RateLimitError) as caught:
+        await ask(make_provider(fake_llm, wire, max_retries=2), PROMPT, stream=stream)
+    assert caught.value.kind == "rate_limit"
+    assert len(fake_llm.requests) == 3
+
+
+@pytest.mark.parametrize(("status", "requests"), [(400, 1), (404, 1), (500, 2), (529, 2)])
+async def test_other_status_carries_the_code(
+    fake_llm: FakeLLM, wire: str, status: int, requests: int
+) -> None:
+    fake_llm.script([Fail(status, "nope")] * requests)
+    with pytest.raises(HTTPStatusError) as caught:
+        await ask(make_provider(fake_llm, wire, max_retries=1), PROMPT, stream=False)
+    assert (caught.value.kind, caught.value.status) == ("http", status)
+    assert f"HTTP {status}" in str(caught.value)
+    assert len(fake_llm.requests) == requests
+
+
+async def test_forbidden_is_auth(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Fail(403)])
+    with pytest.raises(AuthError):
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=False)
+
+
+async def test_stream_dropped_midway_is_network(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Reply("a long answer that never ends", chunk_chars=2, drop_after=4)])
+    provider = make_provider(fake_llm, wire)
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for chunk in provider.generate_stream(PROMPT, None):
+            seen.append(chunk.text)
+
+    with pytest.raises(NetworkError) as caught:
+        await consume()
+    assert caught.value.kind == "network"
+    assert seen  # some text came before the drop
+    assert len(fake_llm.requests) == 1  # a stream cut after it started is not replayed
+
+
+async def test_connection_dropped_before_answer_is_retried(
+    fake_llm: FakeLLM, wire: str, stream: bool
+) -> None:
+    fake_llm.script([Drop(), Reply("second try")])
+    answer = await ask(make_provider(fake_llm, wire, max_retries=1), PROMPT, stream=stream)
+    assert answer.message.content == "second try"
+
+
+async def test_connection_refused_is_network(wire: str, stream: bool) -> None:
+    with socket.socket() as sock:  # a port nobody listens on once this socket closes
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+           "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    provider = create_provider(ProviderSettings(provider=wire, max_retries=0, env=env))
+    with pytest.raises(NetworkError, match="cannot reach"):
+        await ask(provider, PROMPT, stream=stream)
+
+
+async def test_timeout_is_network(fake_llm: FakeLLM, wire: str, stream: bool) -> None:
+    fake_llm.script([Reply("too late", first_byte_delay=1.0)])
+    provider = make_provider(fake_llm, wire, max_retries=0, timeout=0.2)
+    with pytest.raises(NetworkError, match="timed out"):
+        await ask(provider, PROMPT, stream=stream)
+
+
+async def test_body_that_is_not_json_is_malformed(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Fail(200, body="<html>gateway</html>")])
+    with pytest.raises(MalformedResponseError) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=False)
+    assert caught.value.kind == "malformed"
+
+
+async def test_answer_without_choices_is_malformed(fake_llm: FakeLLM) -> None:
+    fake_llm.script([Fail(200, body={"id": "x", "object": "chat.completion", "choices": []})])
+    with pytest.raises(MalformedResponseError, match="no choices"):
+        await ask(make_provider(fake_llm, "openai"), PROMPT, stream=False)
+
+
+async def test_anthropic_stream_cut_cleanly_before_message_stop_is_malformed(
+    fake_llm: FakeLLM,
+) -> None:
+    # A complete HTTP body whose events stop after message_start: no drop, just a short stream.
+    body = ('event: message_start\ndata: {"type": "message_start", "message": {"id": "m", '
+            '"type": "message", "role": "assistant", "model": "m", "content": [], '
+            '"stop_reason": null, "usage": {"input_tokens": 3, "output_tokens": 1}}}\n\n')
+    fake_llm.script([Fail(200, body=body, headers={"content-type": "text/event-stream"})])
+    with pytest.raises(MalformedResponseError, match="message_stop"):
+        await ask(make_provider(fake_llm, "anthropic"), PROMPT, stream=True)
