@@ -1,0 +1,377 @@
+;;; harness9.el --- Run the harness9 coding agent through eglot  -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9") (jsonrpc "1.0.14"))
+;; Keywords: tools, languages
+
+;;; Commentary:
+
+;; harness9 is a coding-agent daemon that speaks LSP-framed JSON-RPC.  This file starts it
+;; through eglot (an `eglot-server-programs' entry for `harness9-mode'), sends `agent/run'
+;; with jsonrpc, renders the `agent/progress' notifications live in the *harness9* buffer,
+;; and cancels with `agent/cancel'.
+;;
+;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)
+;;   M-x harness9-cancel   cancel the run in progress
+;;
+;; From Lisp, `harness9-run-and-wait' runs synchronously and returns the result plist.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'eglot)
+(require 'jsonrpc)
+(require 'project)
+(require 'seq)
+(require 'subr-x)
+(require 'json)
+
+(defgroup harness9 nil
+  "The harness9 coding agent."
+  :group 'tools)
+
+(defcustom harness9-program '("harness9" "serve")
+  "Command line of the daemon, used for the `eglot-server-programs' entry."
+  :type '(repeat string))
+
+(defcustom harness9-initialization-options nil
+  "Plist sent as `initializationOptions'.
+For example (:provider \"openai\" :model \"gpt-4o\")."
+  :type 'plist)
+
+(defcustom harness9-run-params nil
+  "Plist of extra `agent/run' params for every run.
+For example (:maxTurns 10 :thinking t)."
+  :type 'plist)
+
+(defcustom harness9-output-lines 3
+  "How many lines of each tool's output are shown under its line."
+  :type 'integer)
+
+(defcustom harness9-run-timeout 3600
+  "Seconds `harness9-run-and-wait' waits for a run before giving up."
+  :type 'number)
+
+(defclass harness9-lsp-server (eglot-lsp-server) ()
+  :documentation "An eglot connection to the harness9 daemon.")
+
+(define-derived-mode harness9-mode special-mode "harness9"
+  "Major mode of the *harness9* buffer, which shows agent runs as they happen.")
+
+(add-to-list 'eglot-server-programs
+             `(harness9-mode . (harness9-lsp-server ,@harness9-program)))
+
+(cl-defmethod eglot-initialization-options ((_server harness9-lsp-server))
+  "Send `harness9-initialization-options' (an empty object when nil)."
+  (or harness9-initialization-options (make-hash-table)))
+
+(defvar harness9-events nil
+  "Every `agent/progress' notification received, newest first, as plists.")
+
+(defvar harness9--runs nil "The runs shown in the *harness9* buffer, oldest first.")
+(defvar harness9--active nil "The run in flight, or nil.")
+(defvar harness9--sessions nil "Alist of (SERVER . sessionId of its last run).")
+
+;;;; The run view: notifications fold into run records, which render to text
+
+(cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
+  "One agent run as shown in the *harness9* buffer."
+  prompt id session server blocks turns tools
+  status error turn-count tool-count usage cancelling done)
+
+(cl-defstruct (harness9--turn (:constructor harness9--make-turn) (:copier nil))
+  number (text "") thinking)
+
+(cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
+  name summary (status 'running) reason ms output)
+
+(defun harness9--find-run (id)
+  "The run with ID, else the newest run that has no id yet (which then takes ID)."
+  (or (cl-find id harness9--runs :key #'harness9--run-id :test #'equal)
+      (let ((last (car (last harness9--runs))))
+        (when (and last (null (harness9--run-id last)))
+          (setf (harness9--run-id last) id)
+          last))))
+
+(defun harness9--turn-block (run number)
+  "RUN's block for turn NUMBER, added on first use."
+  (or (alist-get number (harness9--run-turns run))
+      (let ((turn (harness9--make-turn :number number)))
+        (setf (alist-get number (harness9--run-turns run)) turn)
+        (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list turn)))
+        turn)))
+
+(defun harness9--summary (args)
+  "A one-line summary of tool arguments ARGS (a plist, or the raw string)."
+  (cond ((stringp args) args)
+        ((stringp (plist-get args :command)) (plist-get args :command))
+        ((stringp (plist-get args :path)) (plist-get args :path))
+        (t (json-encode args))))
+
+(defun harness9--tool-block (run ev)
+  "RUN's block for the tool call of event EV, added on first use."
+  (let ((id (plist-get ev :toolCallId)))
+    (or (alist-get id (harness9--run-tools run) nil nil #'equal)
+        (let ((tool (harness9--make-tool :name (plist-get ev :tool)
+                                         :summary (harness9--summary (plist-get ev :arguments)))))
+          (harness9--turn-block run (plist-get ev :turn))
+          (setf (alist-get id (harness9--run-tools run) nil nil #'equal) tool)
+          (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))
+          tool))))
+
+(defun harness9--apply-finished (run ev)
+  "Record the run_finished event EV on RUN."
+  (let ((err (plist-get ev :error)))
+    (setf (harness9--run-status run) (plist-get ev :status)
+          (harness9--run-turn-count run) (plist-get ev :turns)
+          (harness9--run-tool-count run) (plist-get ev :toolCalls)
+          (harness9--run-usage run) (or (plist-get ev :usage) (harness9--run-usage run)))
+    (when err
+      (setf (harness9--run-error run)
+            (if (stringp err) err (or (plist-get err :message) (plist-get err :kind)))))))
+
+(defun harness9--apply (ev)
+  "Fold the agent/progress notification EV into its run; return that run."
+  (let ((run (harness9--find-run (plist-get ev :runId)))
+        (kind (plist-get ev :kind))
+        (turn (plist-get ev :turn)))
+    (when run
+      (pcase kind
+        ("run_started" (setf (harness9--run-session run) (plist-get ev :sessionId)))
+        ("turn_started" (harness9--turn-block run turn))
+        ("thinking" (setf (harness9--turn-thinking (harness9--turn-block run turn)) (plist-get ev :text)))
+        ("text_delta" (let ((block (harness9--turn-block run turn)))
+                        (setf (harness9--turn-text block)
+                              (concat (harness9--turn-text block) (plist-get ev :text)))))
+        ("assistant_message" (setf (harness9--turn-text (harness9--turn-block run turn))
+                                   (or (plist-get ev :text) "")))
+        ("tool_started" (harness9--tool-block run ev))
+        ((or "tool_completed" "tool_failed")
+         (let ((tool (harness9--tool-block run ev)))
+           (setf (harness9--tool-status tool) (if (equal kind "tool_completed") 'ok 'failed)
+                 (harness9--tool-reason tool) (plist-get ev :reason)
+                 (harness9--tool-ms tool) (plist-get ev :durationMs)
+                 (harness9--tool-output tool) (plist-get ev :output))))
+        ("usage" (setf (harness9--run-usage run)
+                       (list :inputTokens (plist-get ev :totalInputTokens)
+                             :outputTokens (plist-get ev :totalOutputTokens))))
+        ("run_finished" (harness9--apply-finished run ev))))
+    run))
+
+(defun harness9--apply-reply (run error result)
+  "Record the agent/run reply (ERROR or RESULT plist) on RUN."
+  (setf (harness9--run-done run) t)
+  (cond (result
+         (setf (harness9--run-session run) (plist-get result :sessionId)
+               (harness9--run-status run) (or (harness9--run-status run) (plist-get result :status))
+               (harness9--run-turn-count run) (plist-get result :turns)
+               (harness9--run-tool-count run) (plist-get result :toolCalls)
+               (harness9--run-usage run) (or (plist-get result :usage) (harness9--run-usage run))))
+        ((and error (not (eql (plist-get error :code) -32800)) (null (harness9--run-status run)))
+         (let ((kind (plist-get (plist-get error :data) :kind)))
+           (setf (harness9--run-status run) "error"
+                 (harness9--run-error run)
+                 (if kind (format "%s (%s)" (plist-get error :message) kind)
+                   (plist-get error :message)))))))
+
+(defun harness9--tool-text (tool)
+  "The lines of TOOL: status, name, summary, then the head of its output."
+  (let* ((icon (pcase (harness9--tool-status tool) ('running "…") ('ok "✓") (_ "✗")))
+         (head (format "  %s %s: %s" icon (harness9--tool-name tool)
+                       (replace-regexp-in-string "\n" " ⏎ " (harness9--tool-summary tool)))))
+    (if (eq (harness9--tool-status tool) 'running)
+        (list head)
+      (let* ((ms (or (harness9--tool-ms tool) 0))
+             (reason (harness9--tool-reason tool))
+             (text (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) "")))
+             (out (unless (string-empty-p text) (split-string text "\n")))
+             (shown (seq-take out harness9-output-lines)))
+        (append (list (format "%s  (%s)" head (if reason (format "%s, %s ms" reason ms) (format "%s ms" ms))))
+                (mapcar (lambda (line) (concat "    │ " line)) shown)
+                (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
+                  (list (format "    │ … %d more lines" (- (length out) harness9-output-lines)))))))))
+
+(defun harness9--footer (run)
+  "RUN's last line: its status and counts, or nil while it runs."
+  (let ((status (harness9--run-status run))
+        (usage (harness9--run-usage run)))
+    (cond ((null status) (when (harness9--run-cancelling run) "■ cancelling…"))
+          (t (string-join
+              (delq nil (list (concat "■ " status
+                                      (when (harness9--run-error run)
+                                        (concat ": " (harness9--run-error run))))
+                              (when (harness9--run-turn-count run)
+                                (format "%d turns" (harness9--run-turn-count run)))
+                              (when (harness9--run-tool-count run)
+                                (format "%d tool calls" (harness9--run-tool-count run)))
+                              (when (plist-get usage :inputTokens)
+                                (format "%d in / %d out tokens" (plist-get usage :inputTokens)
+                                        (or (plist-get usage :outputTokens) 0)))))
+              " · ")))))
+
+(defun harness9--run-text (run)
+  "The lines of RUN: prompt, turns with their text and tools, footer."
+  (let ((lines (cl-loop for line in (split-string (harness9--run-prompt run) "\n")
+                        for first = t then nil
+                        collect (concat (if first "» " "  ") line))))
+    (dolist (block (harness9--run-blocks run))
+      (setq lines
+            (append lines
+                    (if (harness9--tool-p block)
+                        (harness9--tool-text block)
+                      (append (list (format "── turn %d" (harness9--turn-number block)))
+                              (when (harness9--turn-thinking block)
+                                (mapcar (lambda (l) (concat "  ~ " l))
+                                        (split-string (harness9--turn-thinking block) "\n")))
+                              (unless (string-empty-p (harness9--turn-text block))
+                                (split-string (harness9--turn-text block) "\n")))))))
+    (append lines (delq nil (list (harness9--footer run))))))
+
+(defun harness9-view-text ()
+  "The text of the *harness9* buffer: every run, separated by blank lines."
+  (mapconcat (lambda (run) (string-join (harness9--run-text run) "\n")) harness9--runs "\n\n"))
+
+;;;; Connection
+
+(defun harness9--root ()
+  "The workspace root: the current project's root, else `default-directory'."
+  (let ((project (project-current)))
+    (file-name-as-directory (expand-file-name (if project (project-root project) default-directory)))))
+
+(defun harness9--contact ()
+  "The (CLASS . CONTACT) for the daemon, read from `eglot-server-programs'."
+  (let* ((entry (cdr (assq 'harness9-mode eglot-server-programs)))
+         (entry (if (functionp entry) (funcall entry) entry)))
+    (if (and (symbolp (car entry)) (not (keywordp (car entry))))
+        entry
+      (cons 'harness9-lsp-server entry))))
+
+(defun harness9-buffer ()
+  "The *harness9* buffer, created in `harness9-mode' on first use."
+  (or (get-buffer "*harness9*")
+      (with-current-buffer (get-buffer-create "*harness9*")
+        (harness9-mode)
+        (current-buffer))))
+
+(defun harness9-connection (&optional root)
+  "A live eglot connection to the daemon for ROOT, started if needed."
+  (let* ((root (or root (harness9--root)))
+         (project (or (project-current nil root) (cons 'transient root))))
+    (or (cl-find-if (lambda (s) (and (cl-typep s 'harness9-lsp-server) (jsonrpc-running-p s)))
+                    (gethash project eglot--servers-by-project))
+        (with-current-buffer (harness9-buffer)
+          (setq default-directory root)
+          (let ((eglot-sync-connect t)
+                (contact (harness9--contact)))
+            (eglot '(harness9-mode) project (car contact) (cdr contact) "harness9"))))))
+
+;;;; Notifications
+
+(cl-defmethod eglot-handle-notification
+  ((_server harness9-lsp-server) (_method (eql agent/progress)) &rest params)
+  "Fold an agent/progress notification (PARAMS) into the run view."
+  (push params harness9-events)
+  (let ((run (harness9--apply params)))
+    (when (and run (equal (plist-get params :kind) "run_finished"))
+      (when (eq run harness9--active) (setq harness9--active nil)))
+    (harness9--render)))
+
+(defun harness9--render ()
+  "Redraw the *harness9* buffer from the runs, keeping followers at the end."
+  (with-current-buffer (harness9-buffer)
+    (let ((inhibit-read-only t)
+          (at-end (eobp))
+          (windows (get-buffer-window-list (current-buffer) nil t)))
+      (let ((followers (cl-remove-if-not (lambda (w) (= (window-point w) (point-max))) windows)))
+        (erase-buffer)
+        (insert (harness9-view-text))
+        (when at-end (goto-char (point-max)))
+        (dolist (w followers) (set-window-point w (point-max)))))))
+
+;;;; Commands
+
+(defun harness9--params (run server new-session)
+  "The agent/run params for RUN on SERVER; continue the session unless NEW-SESSION."
+  (let ((params (append (list :prompt (harness9--run-prompt run)) harness9-run-params))
+        (session (alist-get server harness9--sessions)))
+    (if (and session (not new-session)) (append params (list :sessionId session)) params)))
+
+(defun harness9--start (prompt new-session)
+  "Start a run of PROMPT: its view entry, its connection and its params."
+  (when (string-match-p "\\`[[:space:]]*\\'" (or prompt ""))
+    (user-error "harness9: the prompt is empty"))
+  (when harness9--active
+    (user-error "harness9: a run is in progress (M-x harness9-cancel stops it)"))
+  (let* ((server (harness9-connection))
+         (run (harness9--make-run :prompt prompt :server server)))
+    (setq harness9--runs (append harness9--runs (list run))
+          harness9--active run)
+    (display-buffer (harness9-buffer))
+    (harness9--render)
+    (cons run (harness9--params run server new-session))))
+
+(defun harness9--finish (run error result)
+  "Record the agent/run reply (ERROR or RESULT plist) on RUN."
+  (harness9--apply-reply run error result)
+  (let ((session (or (plist-get result :sessionId) (harness9--run-session run))))
+    (when session
+      (setf (alist-get (harness9--run-server run) harness9--sessions) session)))
+  (when (eq run harness9--active) (setq harness9--active nil))
+  (harness9--render))
+
+;;;###autoload
+(defun harness9-run (prompt &optional new-session)
+  "Run the agent on PROMPT in the current project, showing it in *harness9*.
+With a prefix argument (NEW-SESSION), start a new conversation."
+  (interactive (list (read-string "harness9: ") current-prefix-arg))
+  (pcase-let ((`(,run . ,params) (harness9--start prompt new-session)))
+    (jsonrpc-async-request
+     (harness9--run-server run) :agent/run params
+     :success-fn (lambda (result) (harness9--finish run nil result))
+     :error-fn (lambda (error) (harness9--finish run error nil))
+     :timeout nil)
+    run))
+
+(defun harness9-run-and-wait (prompt &optional new-session)
+  "Run the agent on PROMPT and wait for it; return the `agent/run' result plist.
+Signals `jsonrpc-error' when the run fails or is cancelled.
+NEW-SESSION as in `harness9-run'."
+  (pcase-let ((`(,run . ,params) (harness9--start prompt new-session)))
+    (condition-case err
+        (let ((result (jsonrpc-request (harness9--run-server run) :agent/run params
+                                       :timeout harness9-run-timeout)))
+          (harness9--finish run nil result)
+          result)
+      (jsonrpc-error
+       (harness9--finish run (list :code (alist-get 'jsonrpc-error-code (cdr err))
+                                   :message (alist-get 'jsonrpc-error-message (cdr err))
+                                   :data (alist-get 'jsonrpc-error-data (cdr err)))
+                         nil)
+       (signal (car err) (cdr err))))))
+
+(defun harness9--wait-for-run-id (run seconds)
+  "Wait up to SECONDS for RUN's id (it comes with its first notification)."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (harness9--run-id run)) (not (harness9--run-done run))
+                (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (harness9--run-id run)))
+
+;;;###autoload
+(defun harness9-cancel ()
+  "Cancel the run in progress with `agent/cancel'; return its `cancelled' flag.
+The daemon sends the run's last notifications before it answers, so the
+*harness9* buffer shows the cancelled run when this returns."
+  (interactive)
+  (let ((run harness9--active))
+    (unless run (user-error "harness9: no run in progress"))
+    (unless (harness9--wait-for-run-id run 10)
+      (user-error "harness9: the run has not started yet"))
+    (setf (harness9--run-cancelling run) t)
+    (harness9--render)
+    (let ((reply (jsonrpc-request (harness9--run-server run) :agent/cancel
+                                  (list :runId (harness9--run-id run)))))
+      (eq (plist-get reply :cancelled) t))))
+
+(provide 'harness9)
+;;; harness9.el ends here

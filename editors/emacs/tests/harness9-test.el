@@ -1,0 +1,118 @@
+;;; harness9-test.el --- Batch tests of harness9.el against the real daemon  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run by editors/emacs/test.sh: emacs --batch -l harness9.el -l tests/harness9-test.el
+;;   -f ert-run-tests-batch-and-exit, with H9_DAEMON naming the daemon's executable.
+;; Each test starts the daemon through eglot with a scripted (replay) model in a fresh
+;; workspace, drives a run, and checks the *harness9* buffer and the notifications.
+
+;;; Code:
+
+(require 'ert)
+(require 'harness9)
+
+(defconst harness9-test--dir (file-name-directory (or load-file-name buffer-file-name)))
+(defconst harness9-test--timeout 45 "Seconds any wait may take before the test fails.")
+
+(defun harness9-test--text ()
+  "The *harness9* buffer's text with durations and token counts made constant."
+  (with-current-buffer (harness9-buffer)
+    (thread-last (buffer-string)
+      (replace-regexp-in-string "[0-9]+ ms)" "N ms)")
+      (replace-regexp-in-string "[0-9]+ in / [0-9]+ out tokens" "N in / N out tokens"))))
+
+(defun harness9-test--wait (what pred)
+  "Wait until PRED is true; fail naming WHAT after `harness9-test--timeout' seconds."
+  (let ((deadline (+ (float-time) harness9-test--timeout)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred)
+      (ert-fail (format "timed out after %ss waiting for %s; buffer:\n%s"
+                        harness9-test--timeout what (harness9-test--text))))))
+
+(defun harness9-test--check-seqs ()
+  "Every run's notifications arrived numbered 1, 2, 3 … without gaps."
+  (let ((seen nil))
+    (dolist (ev (reverse harness9-events))
+      (let* ((id (plist-get ev :runId))
+             (want (1+ (or (alist-get id seen nil nil #'equal) 0))))
+        (should (equal (list id want) (list id (plist-get ev :seq))))
+        (setf (alist-get id seen nil nil #'equal) want)))))
+
+(defun harness9-test--dump (server)
+  "Print what helps to understand a failure: the buffer and SERVER's stderr."
+  (message "*harness9* buffer:\n%s" (harness9-test--text))
+  (let ((stderr (and server (or (get-buffer (format " *%s stderr*" (jsonrpc-name server)))
+                                     (get-buffer (format "*%s stderr*" (jsonrpc-name server)))))))
+    (when stderr
+      (message "daemon stderr:\n%s" (with-current-buffer stderr (buffer-string))))))
+
+(defmacro harness9-test--with-daemon (scenario &rest body)
+  "Run BODY with a fresh workspace and a daemon replaying tests/replay-SCENARIO.json."
+  (declare (indent 1))
+  `(let* ((ws (file-name-as-directory (make-temp-file "harness9-ws" t)))
+          (default-directory ws)
+          (process-environment
+           (append (list "HARNESS9_PROVIDER=replay"
+                         (concat "HARNESS9_REPLAY=" harness9-test--dir "replay-" ,scenario ".json"))
+                   process-environment))
+          (eglot-server-programs
+           (cons (list 'harness9-mode 'harness9-lsp-server (getenv "H9_DAEMON") "serve")
+                 eglot-server-programs))
+          (harness9--runs nil) (harness9--active nil) (harness9-events nil)
+          (server nil) (passed nil))
+     (with-temp-file (expand-file-name "a.txt" ws) (insert "hello from a.txt\n"))
+     (unwind-protect
+         (progn (setq server (harness9-connection)) ,@body (setq passed t))
+       (unless passed (harness9-test--dump server))
+       (when server (ignore-errors (eglot-shutdown server nil 5)))
+       (delete-directory ws t))))
+
+(ert-deftest harness9-test-scripted-run ()
+  "A whole run through jsonrpc-request: result, notifications and the rendered buffer."
+  (harness9-test--with-daemon "run"
+    (let ((result (harness9-run-and-wait "list the files")))
+      (should (equal (plist-get result :status) "completed"))
+      (should (equal (plist-get result :text) "All done: a.txt says hello."))
+      (should (equal (plist-get result :toolCalls) 2)))
+    (should (equal (harness9-test--text)
+                   (string-join
+                    '("» list the files"
+                      "── turn 1"
+                      "I'll look."
+                      "  ✓ bash: echo hi  (N ms)"
+                      "    │ hi"
+                      "  ✓ read_file: a.txt  (N ms)"
+                      "    │ hello from a.txt"
+                      "── turn 2"
+                      "All done: a.txt says hello."
+                      "■ completed · 2 turns · 2 tool calls · N in / N out tokens")
+                    "\n")))
+    (should (equal (plist-get (car harness9-events) :kind) "run_finished"))
+    (should (equal (plist-get (car (last harness9-events)) :kind) "run_started"))
+    (harness9-test--check-seqs)
+    (should-not harness9--active)))
+
+(ert-deftest harness9-test-cancel ()
+  "agent/cancel mid-tool: once it answers, the buffer already shows the cancelled run."
+  (harness9-test--with-daemon "cancel"
+    (harness9-run "wait for it")
+    (harness9-test--wait "the bash tool to start"
+                         (lambda () (string-match-p "^  … bash: sleep 30$" (harness9-test--text))))
+    (should (eq (harness9-cancel) t))
+    ;; No further waiting: the daemon wrote the run's end before the agent/cancel reply.
+    (should-not harness9--active)
+    (let ((kinds (mapcar (lambda (ev) (plist-get ev :kind)) harness9-events)))
+      (should (equal (seq-take kinds 2) '("run_finished" "tool_failed"))))
+    (should (equal (plist-get (car harness9-events) :status) "cancelled"))
+    (should (equal (plist-get (cadr harness9-events) :reason) "cancelled"))
+    (let ((lines (seq-remove (lambda (l) (string-prefix-p "    │ " l))
+                             (split-string (harness9-test--text) "\n"))))
+      (should (equal (butlast lines) '("» wait for it" "── turn 1" "Waiting."
+                                       "  ✗ bash: sleep 30  (cancelled, N ms)")))
+      (should (string-prefix-p "■ cancelled" (car (last lines)))))
+    (harness9-test--check-seqs)))
+
+(provide 'harness9-test)
+;;; harness9-test.el ends here
