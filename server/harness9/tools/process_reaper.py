@@ -61,6 +61,11 @@ class GroupReaper:
         """The process groups currently registered."""
         return frozenset(self._groups)
 
+    @property
+    def watcher_pid(self) -> int | None:
+        """The watcher process's id; None before the first registration."""
+        return None if self._watcher is None else self._watcher.pid
+
     def register(self, pgid: int) -> None:
         """Track `pgid` until `unregister`; it is killed if the daemon dies first."""
         self._groups.add(pgid)
