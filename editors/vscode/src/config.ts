@@ -1,0 +1,111 @@
+/**
+ * Settings of the extension turned into what the daemon needs: its command line and the
+ * `harness9` settings sent as `initializationOptions` and on `workspace/didChangeConfiguration`.
+ * No `vscode` import: the extension passes a getter over its configuration section.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const DEFAULT_SERVER_COMMAND: readonly string[] = ['harness9', 'serve'];
+
+/** Reads one setting of the `harness9` section. */
+export type SettingGetter = (key: string) => unknown;
+
+/** The settings the daemon understands (mirrors the `agent/run` params of the protocol). */
+export interface DaemonSettings {
+  provider?: string;
+  model?: string;
+  maxTurns?: number;
+  toolTimeoutMs?: number;
+  thinking?: boolean;
+  stream?: boolean;
+  replayFile?: string;
+}
+
+/** Splits a command line on whitespace; single or double quotes group words. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|([^\s'"]+)/g;
+  let current = '';
+  let inWord = false;
+  let last = 0;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+    const adjacent = inWord && m.index === last;
+    if (!adjacent && inWord) {
+      words.push(current);
+      current = '';
+    }
+    current += m[1] ?? m[2] ?? m[3];
+    inWord = true;
+    last = re.lastIndex;
+  }
+  if (inWord) {
+    words.push(current);
+  }
+  return words;
+}
+
+/** The daemon's argv from the `serverCommand` setting (array or string); default when unset. */
+export function serverCommandFrom(value: unknown): string[] {
+  if (Array.isArray(value)) {
+    const argv = value.filter((v): v is string => typeof v === 'string' && v !== '');
+    return argv.length > 0 ? argv : [...DEFAULT_SERVER_COMMAND];
+  }
+  if (typeof value === 'string' && value.trim() !== '') {
+    return splitCommand(value);
+  }
+  return [...DEFAULT_SERVER_COMMAND];
+}
+
+const PROVIDERS = ['openai', 'anthropic', 'replay'];
+
+/** The settings to send, leaving out those that mean "the daemon's default". */
+export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
+  const out: DaemonSettings = {};
+  const provider = get('provider');
+  if (typeof provider === 'string' && PROVIDERS.includes(provider)) {
+    out.provider = provider;
+  }
+  const model = get('model');
+  if (typeof model === 'string' && model.trim() !== '') {
+    out.model = model.trim();
+  }
+  const maxTurns = get('maxTurns');
+  if (typeof maxTurns === 'number' && Number.isInteger(maxTurns) && maxTurns >= 1) {
+    out.maxTurns = maxTurns;
+  }
+  const toolTimeoutMs = get('toolTimeoutMs');
+  if (typeof toolTimeoutMs === 'number' && Number.isInteger(toolTimeoutMs) && toolTimeoutMs >= 1) {
+    out.toolTimeoutMs = toolTimeoutMs;
+  }
+  for (const key of ['thinking', 'stream'] as const) {
+    const v = get(key);
+    if (typeof v === 'boolean') {
+      out[key] = v;
+    }
+  }
+  const replayFile = get('replayFile');
+  if (typeof replayFile === 'string' && replayFile.trim() !== '') {
+    out.replayFile = replayFile.trim();
+  }
+  return out;
+}
+
+/** Resolves a command the way a shell would (PATH lookup unless it has a slash); undefined if absent. */
+export function findExecutable(
+  command: string,
+  envPath: string | undefined,
+  cwd: string = process.cwd(),
+): string | undefined {
+  const candidates = command.includes('/')
+    ? [path.resolve(cwd, command)]
+    : (envPath ?? '').split(path.delimiter).filter((d) => d !== '').map((d) => path.join(d, command));
+  return candidates.find((file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}

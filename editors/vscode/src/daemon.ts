@@ -1,0 +1,181 @@
+/**
+ * The harness9 daemon as a language client: starts `harness9 serve` (or `harness9.serverCommand`),
+ * says clearly when it cannot, restarts it when it crashes, keeps its settings in step and stops it.
+ */
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandlerResult,
+  LanguageClient,
+  type LanguageClientOptions,
+  type Message,
+  RevealOutputChannelOn,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
+
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+function section(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('harness9');
+}
+
+/** Restarts the daemon after a crash, unless it crashed too often in a short time. */
+class CrashHandler {
+  private restarts: number[] = [];
+
+  constructor(private readonly onCrash: () => void) {}
+
+  error(_error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
+    return { action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
+  }
+
+  closed(): CloseHandlerResult {
+    this.onCrash();
+    const now = Date.now();
+    this.restarts = [...this.restarts.filter((t) => now - t < RESTART_WINDOW_MS), now];
+    if (this.restarts.length > MAX_RESTARTS) {
+      return {
+        action: CloseAction.DoNotRestart,
+        message: 'The harness9 daemon stopped 5 times in 3 minutes and will not be restarted. See "harness9: Show Log".',
+      };
+    }
+    return { action: CloseAction.Restart, message: 'The harness9 daemon stopped; restarting it.' };
+  }
+}
+
+export class Daemon implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly stateListeners: ((running: boolean) => void)[] = [];
+
+  constructor(
+    readonly output: vscode.OutputChannel,
+    private readonly onNotification: (method: string, params: unknown) => void,
+  ) {
+    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => this.configChanged(e)));
+  }
+
+  /** Called with false whenever the daemon stops (its sessions are gone), true when it runs. */
+  onDidChangeRunning(listener: (running: boolean) => void): void {
+    this.stateListeners.push(listener);
+  }
+
+  /** The running client, starting the daemon if needed; undefined when it cannot start. */
+  async ensureStarted(): Promise<LanguageClient | undefined> {
+    if (this.client?.isRunning()) {
+      return this.client;
+    }
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<LanguageClient | undefined> {
+    const argv = serverCommandFrom(section().get('serverCommand'));
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (findExecutable(argv[0], process.env.PATH, cwd) === undefined) {
+      this.failed(argv, `"${argv[0]}" was not found${argv[0].includes('/') ? '' : ' on PATH'}`);
+      return undefined;
+    }
+    const client = this.createClient(argv, cwd);
+    try {
+      await client.start();
+    } catch (err) {
+      this.failed(argv, err instanceof Error ? err.message : String(err));
+      await client.dispose().catch(() => undefined);
+      return undefined;
+    }
+    this.client = client;
+    return client;
+  }
+
+  private createClient(argv: string[], cwd: string | undefined): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: argv[0],
+      args: argv.slice(1),
+      transport: TransportKind.stdio,
+      // The daemon inherits the editor's environment: that is where API keys come from.
+      options: { cwd, env: process.env },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [],
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: daemonSettingsFrom((k) => section().get(k)),
+      errorHandler: new CrashHandler(() => this.notifyRunning(false)),
+      initializationFailedHandler: () => false,
+    };
+    const client = new LanguageClient('harness9', 'harness9', serverOptions, clientOptions);
+    client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
+    client.onDidChangeState((e) => this.notifyRunning(e.newState === State.Running));
+    return client;
+  }
+
+  private notifyRunning(running: boolean): void {
+    for (const l of this.stateListeners) {
+      l(running);
+    }
+  }
+
+  private failed(argv: string[], reason: string): void {
+    const cmd = argv.join(' ');
+    this.output.appendLine(`Could not start the harness9 daemon (${cmd}): ${reason}`);
+    void vscode.window
+      .showErrorMessage(
+        `harness9: could not start the daemon (${cmd}): ${reason}. Install harness9 or set "harness9.serverCommand".`,
+        'Show Log',
+        'Open Settings',
+      )
+      .then((choice) => {
+        if (choice === 'Show Log') {
+          this.output.show(true);
+        } else if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'harness9.serverCommand');
+        }
+      });
+  }
+
+  private configChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('harness9') || this.client === undefined) {
+      return;
+    }
+    if (e.affectsConfiguration('harness9.serverCommand')) {
+      void this.restart();
+      return;
+    }
+    if (this.client.isRunning()) {
+      const settings = { harness9: daemonSettingsFrom((k) => section().get(k)) };
+      void this.client.sendNotification('workspace/didChangeConfiguration', { settings });
+    }
+  }
+
+  private async restart(): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    await old?.stop().catch(() => undefined);
+    await this.ensureStarted();
+  }
+
+  /** Stops the daemon (shutdown + exit); safe to call when it is not running. */
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client?.isRunning()) {
+      await client.stop(5000).catch(() => undefined);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * The state of one agent run, rebuilt from `agent/progress` notifications by a pure reducer.
+ *
+ * No `vscode` import: the reducer is unit-tested on recorded notification sequences and also
+ * bundled into the run view's webview. It is idempotent on duplicate `seq` numbers and ignores
+ * kinds and fields it does not know, because the protocol only grows.
+ */
+
+export type RunStatus = 'starting' | 'running' | 'completed' | 'max_turns' | 'cancelled' | 'error';
+export type ToolStatus = 'running' | 'ok' | 'failed';
+
+export interface ToolItem {
+  readonly id: string;
+  readonly name: string;
+  readonly turn: number;
+  readonly status: ToolStatus;
+  readonly arguments: unknown;
+  readonly output?: string;
+  readonly bytes?: number;
+  readonly truncated?: boolean;
+  readonly durationMs?: number;
+  readonly reason?: string;
+}
+
+export interface TurnView {
+  readonly turn: number;
+  readonly thinking?: string;
+  readonly text: string;
+  /** True once `assistant_message` replaced the streamed deltas with the whole text. */
+  readonly complete: boolean;
+  readonly toolCallIds: readonly string[];
+  /** Context size (in messages) after this turn's tool results were added. */
+  readonly observationMessages?: number;
+}
+
+export interface UsageView {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface RunState {
+  readonly prompt: string;
+  readonly runId?: string;
+  readonly sessionId?: string;
+  readonly status: RunStatus;
+  readonly lastSeq: number;
+  /** Every `seq` already applied, as object keys (kept JSON-serialisable for the webview). */
+  readonly seen: Readonly<Record<string, true>>;
+  readonly workspaceRoot?: string;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly turns: readonly TurnView[];
+  readonly tools: Readonly<Record<string, ToolItem>>;
+  readonly usage: UsageView;
+  readonly turnCount?: number;
+  readonly toolCallCount?: number;
+  readonly finalText?: string;
+  readonly error?: string;
+}
+
+/** One `agent/progress` notification, as loosely typed as the wire allows. */
+export type ProgressNotification = Readonly<Record<string, unknown>>;
+
+/** The state of a run that was just asked for and has no notification yet. */
+export function initialRunState(prompt: string, sessionId?: string): RunState {
+  return {
+    prompt,
+    sessionId,
+    status: 'starting',
+    lastSeq: 0,
+    seen: {},
+    turns: [],
+    tools: {},
+    usage: { inputTokens: 0, outputTokens: 0 },
+  };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/** True when a notification belongs to another run than the one this state follows. */
+export function isForeign(state: RunState, n: ProgressNotification): boolean {
+  const runId = str(n.runId);
+  if (state.runId !== undefined) {
+    return runId !== undefined && runId !== state.runId;
+  }
+  const sessionId = str(n.sessionId);
+  return state.sessionId !== undefined && sessionId !== undefined && sessionId !== state.sessionId;
+}
+
+/** Applies one notification; returns the same object when it changes nothing. */
+export function reduce(state: RunState, n: ProgressNotification): RunState {
+  const seq = num(n.seq);
+  if (seq === undefined || state.seen[String(seq)] || isForeign(state, n)) {
+    return state;
+  }
+  const base: RunState = {
+    ...state,
+    runId: state.runId ?? str(n.runId),
+    sessionId: state.sessionId ?? str(n.sessionId),
+    lastSeq: Math.max(state.lastSeq, seq),
+    seen: { ...state.seen, [String(seq)]: true },
+    status: state.status === 'starting' ? 'running' : state.status,
+  };
+  const handler = HANDLERS[str(n.kind) ?? ''];
+  return handler ? handler(base, n) : base;
+}
+
+/** Applies a whole recorded sequence. */
+export function reduceAll(state: RunState, ns: readonly ProgressNotification[]): RunState {
+  return ns.reduce(reduce, state);
+}
+
+type Handler = (s: RunState, n: ProgressNotification) => RunState;
+
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  run_started: (s, n) => ({
+    ...s,
+    workspaceRoot: str(n.workspaceRoot) ?? s.workspaceRoot,
+    provider: str(n.provider) ?? s.provider,
+    model: str(n.model) ?? s.model,
+  }),
+  turn_started: (s, n) => withTurn(s, num(n.turn) ?? 1, (t) => t),
+  thinking: (s, n) => withTurn(s, num(n.turn) ?? 1, (t) => ({ ...t, thinking: str(n.text) ?? '' })),
+  text_delta: (s, n) =>
+    withTurn(s, num(n.turn) ?? 1, (t) => (t.complete ? t : { ...t, text: t.text + (str(n.text) ?? '') })),
+  assistant_message: onAssistantMessage,
+  tool_started: onToolStarted,
+  tool_completed: (s, n) => onToolEnded(s, n, 'ok'),
+  tool_failed: (s, n) => onToolEnded(s, n, 'failed'),
+  observation: (s, n) =>
+    withTurn(s, num(n.turn) ?? 1, (t) => ({ ...t, observationMessages: num(n.messages) })),
+  usage: (s, n) => ({
+    ...s,
+    usage: {
+      inputTokens: num(n.totalInputTokens) ?? s.usage.inputTokens + (num(n.inputTokens) ?? 0),
+      outputTokens: num(n.totalOutputTokens) ?? s.usage.outputTokens + (num(n.outputTokens) ?? 0),
+    },
+  }),
+  run_finished: onRunFinished,
+};
+
+function withTurn(s: RunState, turn: number, f: (t: TurnView) => TurnView): RunState {
+  const i = s.turns.findIndex((t) => t.turn === turn);
+  const old: TurnView = i >= 0 ? s.turns[i] : { turn, text: '', complete: false, toolCallIds: [] };
+  const next = f(old);
+  const turns = i >= 0 ? s.turns.map((t, j) => (j === i ? next : t)) : [...s.turns, next];
+  return { ...s, turns: [...turns].sort((a, b) => a.turn - b.turn) };
+}
+
+function onAssistantMessage(s: RunState, n: ProgressNotification): RunState {
+  const calls = Array.isArray(n.toolCalls) ? n.toolCalls : [];
+  const ids = calls
+    .map((c: unknown) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).id) : undefined))
+    .filter((id): id is string => id !== undefined);
+  const text = str(n.text);
+  const next = withTurn(s, num(n.turn) ?? 1, (t) => ({
+    ...t,
+    text: text ?? t.text,
+    complete: true,
+    toolCallIds: mergeIds(t.toolCallIds, ids),
+  }));
+  return calls.length === 0 && text !== undefined ? { ...next, finalText: text } : next;
+}
+
+function mergeIds(a: readonly string[], b: readonly string[]): string[] {
+  return [...a, ...b.filter((id) => !a.includes(id))];
+}
+
+function onToolStarted(s: RunState, n: ProgressNotification): RunState {
+  const id = str(n.toolCallId);
+  if (id === undefined) {
+    return s;
+  }
+  const turn = num(n.turn) ?? 1;
+  const old = s.tools[id];
+  const item: ToolItem = {
+    ...old,
+    id,
+    name: str(n.tool) ?? old?.name ?? '?',
+    turn,
+    status: old?.status ?? 'running',
+    arguments: n.arguments ?? old?.arguments,
+  };
+  const next = withTurn(s, turn, (t) => ({ ...t, toolCallIds: mergeIds(t.toolCallIds, [id]) }));
+  return { ...next, tools: { ...next.tools, [id]: item } };
+}
+
+function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): RunState {
+  const id = str(n.toolCallId);
+  if (id === undefined) {
+    return s;
+  }
+  const started = s.tools[id] ? s : onToolStarted(s, n);
+  const old = started.tools[id];
+  const item: ToolItem = {
+    ...old,
+    status,
+    output: str(n.output) ?? old.output,
+    bytes: num(n.bytes) ?? old.bytes,
+    truncated: bool(n.truncated) ?? old.truncated,
+    durationMs: num(n.durationMs) ?? old.durationMs,
+    reason: status === 'failed' ? str(n.reason) ?? 'error' : undefined,
+  };
+  return { ...started, tools: { ...started.tools, [id]: item } };
+}
+
+const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'max_turns', 'cancelled', 'error'];
+
+function asFinalStatus(v: unknown): RunStatus {
+  const s = str(v) as RunStatus | undefined;
+  return s !== undefined && FINAL_STATUSES.includes(s) ? s : 'error';
+}
+
+function onRunFinished(s: RunState, n: ProgressNotification): RunState {
+  const usage = n.usage && typeof n.usage === 'object' ? (n.usage as Record<string, unknown>) : {};
+  return {
+    ...s,
+    status: asFinalStatus(n.status),
+    turnCount: num(n.turns) ?? s.turnCount,
+    toolCallCount: num(n.toolCalls) ?? s.toolCallCount,
+    usage: {
+      inputTokens: num(usage.inputTokens) ?? s.usage.inputTokens,
+      outputTokens: num(usage.outputTokens) ?? s.usage.outputTokens,
+    },
+    error: describeError(n.error) ?? s.error,
+    tools: settleRunningTools(s.tools),
+  };
+}
+
+/** Tools still shown as running when the run ended did not finish: mark them failed. */
+function settleRunningTools(tools: Readonly<Record<string, ToolItem>>): Record<string, ToolItem> {
+  const out: Record<string, ToolItem> = {};
+  for (const [id, t] of Object.entries(tools)) {
+    out[id] = t.status === 'running' ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled' } : t;
+  }
+  return out;
+}
+
+function describeError(e: unknown): string | undefined {
+  if (typeof e === 'string') {
+    return e;
+  }
+  if (e && typeof e === 'object') {
+    const o = e as Record<string, unknown>;
+    const message = str(o.message) ?? JSON.stringify(o);
+    const kind = str(o.kind);
+    return kind ? `${kind}: ${message}` : message;
+  }
+  return undefined;
+}
+
+/** The `agent/run` result, applied once the request answers. */
+export function applyResult(s: RunState, r: Readonly<Record<string, unknown>>): RunState {
+  const usage = r.usage && typeof r.usage === 'object' ? (r.usage as Record<string, unknown>) : {};
+  const status = str(r.status);
+  return {
+    ...s,
+    runId: s.runId ?? str(r.runId),
+    sessionId: s.sessionId ?? str(r.sessionId),
+    status: status !== undefined ? asFinalStatus(status) : s.status,
+    finalText: str(r.text) ?? s.finalText,
+    turnCount: num(r.turns) ?? s.turnCount,
+    toolCallCount: num(r.toolCalls) ?? s.toolCallCount,
+    usage: {
+      inputTokens: num(usage.inputTokens) ?? s.usage.inputTokens,
+      outputTokens: num(usage.outputTokens) ?? s.usage.outputTokens,
+    },
+  };
+}
+
+/** A JSON-RPC error answer to `agent/run`: -32800 is a cancel, anything else an error. */
+export function applyRequestError(s: RunState, code: number | undefined, message: string): RunState {
+  const cancelled = code === -32800;
+  const finished = FINAL_STATUSES.includes(s.status);
+  return {
+    ...s,
+    status: finished ? s.status : cancelled ? 'cancelled' : 'error',
+    error: cancelled ? s.error : s.error ?? message,
+    tools: settleRunningTools(s.tools),
+  };
+}
+
+/** True once the run has ended, whatever the way. */
+export function isFinished(s: RunState): boolean {
+  return FINAL_STATUSES.includes(s.status);
+}

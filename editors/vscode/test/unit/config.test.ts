@@ -1,0 +1,62 @@
+/** Settings → daemon command line and daemon settings. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand } from '../../src/config';
+
+describe('serverCommandFrom', () => {
+  it('defaults to harness9 serve', () => {
+    assert.deepEqual(serverCommandFrom(undefined), ['harness9', 'serve']);
+    assert.deepEqual(serverCommandFrom(''), ['harness9', 'serve']);
+    assert.deepEqual(serverCommandFrom([]), ['harness9', 'serve']);
+  });
+
+  it('takes an array as is and splits a string', () => {
+    assert.deepEqual(serverCommandFrom(['/opt/h9/bin/harness9', 'serve']), ['/opt/h9/bin/harness9', 'serve']);
+    assert.deepEqual(serverCommandFrom('python -m harness9 serve'), ['python', '-m', 'harness9', 'serve']);
+  });
+});
+
+describe('splitCommand', () => {
+  it('groups quoted words and joins adjacent pieces', () => {
+    assert.deepEqual(splitCommand(`"/my dir/harness9"  serve`), ['/my dir/harness9', 'serve']);
+    assert.deepEqual(splitCommand(`a'b c'd e`), ['ab cd', 'e']);
+    assert.deepEqual(splitCommand('  '), []);
+  });
+});
+
+describe('daemonSettingsFrom', () => {
+  it('sends what is set and leaves out the "daemon default" values', () => {
+    const values: Record<string, unknown> = {
+      provider: 'auto', model: ' ', maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: '',
+    };
+    assert.deepEqual(daemonSettingsFrom((k) => values[k]), { maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false });
+  });
+
+  it('passes provider, model and replay file, and drops invalid numbers', () => {
+    const values: Record<string, unknown> = {
+      provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json', maxTurns: 0, toolTimeoutMs: 1.5,
+    };
+    assert.deepEqual(daemonSettingsFrom((k) => values[k]), { provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json' });
+  });
+});
+
+describe('findExecutable', () => {
+  it('finds a command on PATH or by path, and not a missing or non-executable one', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h9-exe-'));
+    const exe = path.join(dir, 'tool');
+    fs.writeFileSync(exe, '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'plain'), '', { mode: 0o644 });
+    try {
+      assert.equal(findExecutable('tool', `/nonexistent${path.delimiter}${dir}`), exe);
+      assert.equal(findExecutable(exe, ''), exe);
+      assert.equal(findExecutable('./tool', '', dir), exe);
+      assert.equal(findExecutable('missing', dir), undefined);
+      assert.equal(findExecutable(path.join(dir, 'plain'), ''), undefined);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,68 @@
+/** The run view's HTML: what a reader sees for each kind of run, and escaping. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { argSummary, esc, renderRuns } from '../../src/render';
+import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
+
+const FIXTURES = path.join(__dirname, '..', '..', '..', 'test', 'fixtures');
+
+function run(name: string, prompt: string): ReturnType<typeof initialRunState> {
+  const ns = JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as ProgressNotification[];
+  return reduceAll(initialRunState(prompt), ns);
+}
+
+describe('renderRuns', () => {
+  it('says how to start when there is no run', () => {
+    assert.match(renderRuns([]), /harness9: Run Agent/);
+  });
+
+  it('shows prompt, tools with status and duration, answer, status and usage', () => {
+    const html = renderRuns([run('completed.json', 'say hi')]);
+    assert.match(html, /class="prompt">say hi</);
+    assert.match(html, /✓ completed/);
+    assert.match(html, /<span class="icon">✓<\/span> <span class="tool-name">bash<\/span> <code class="args">echo hi<\/code> <span class="meta">14 ms<\/span>/);
+    assert.match(html, /class="final-text">All done\.</);
+    assert.match(html, /2 turns · 2 tool calls · tokens in 250 · out 25/);
+    assert.match(html, /<pre class="output">hi\n<\/pre>/);
+  });
+
+  it('marks cancelled tools and runs with ✗ and the reason', () => {
+    const html = renderRuns([run('cancelled.json', 'wait')]);
+    assert.match(html, /✗ cancelled/);
+    assert.match(html, /<span class="icon">✗<\/span> <span class="tool-name">bash<\/span> <code class="args">sleep 30<\/code> <span class="meta">812 ms · cancelled<\/span>/);
+  });
+
+  it('shows the error of a failed run and its thinking', () => {
+    const html = renderRuns([run('failed.json', 'fix it')]);
+    assert.match(html, /✗ failed/);
+    assert.match(html, /rate_limit: 429 Too Many Requests/);
+    assert.match(html, /Let me plan/);
+    assert.match(html, /bad_arguments/);
+  });
+
+  it('escapes everything that comes from the model or the tools', () => {
+    const s = reduceAll(initialRunState('<b>p</b>'), [
+      { runId: 'r', sessionId: 's', seq: 1, kind: 'assistant_message', turn: 1, text: '<script>x</script>', toolCalls: [] },
+    ]);
+    const html = renderRuns([s]);
+    assert.ok(!html.includes('<script>'));
+    assert.ok(!html.includes('<b>p</b>'));
+    assert.match(html, /&lt;script&gt;x&lt;\/script&gt;/);
+  });
+});
+
+describe('helpers', () => {
+  it('esc escapes the five HTML characters', () => {
+    assert.equal(esc(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+
+  it('argSummary picks the command or path and shortens long text', () => {
+    assert.equal(argSummary({ command: 'ls\n  -la' }), 'ls -la');
+    assert.equal(argSummary({ path: 'src/a.ts', content: 'x' }), 'src/a.ts');
+    assert.equal(argSummary('not json'), 'not json');
+    assert.equal(argSummary({ a: 1 }), '{"a":1}');
+    assert.equal(argSummary({ command: 'x'.repeat(200) }).length, 80);
+  });
+});
