@@ -1,0 +1,102 @@
+"""`edit_file`'s refusals: one exception with a kind and a level, and the texts the model reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness9.tools.base import ToolError
+
+LEVELS = {
+    1: "exact",
+    2: "line endings normalized",
+    3: "trimmed",
+    4: "indentation-insensitive",
+    5: "unicode punctuation",
+}
+_SHOWN_LINES = 10
+
+
+class EditError(ToolError):
+    """An edit refused with the file unchanged.
+
+    `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found` or `indentation`
+    (the match was unique but `target_text`'s indentation cannot be mapped onto the file's);
+    `level` is the matching level reached (0 when the arguments alone were refused).
+    """
+
+    def __init__(self, kind: str, level: int, reason: str) -> None:
+        super().__init__(f"Error: {reason}")
+        self.kind = kind
+        self.level = level
+        self.reason = reason
+
+    def in_file(self, path: str) -> EditError:
+        """The same refusal, its text naming the file the model gave."""
+        return EditError(self.kind, self.level, f"{path} was not changed: {self.reason}")
+
+
+def level_name(level: int) -> str:
+    """`level N (name)`, as the texts show it."""
+    return f"level {level}, {LEVELS[level]}"
+
+
+def empty_source() -> EditError:
+    """source_text is empty or blank."""
+    return EditError(
+        "empty_source",
+        0,
+        "source_text is empty or only whitespace. edit_file replaces text that is already in the "
+        "file and never appends, prepends or overwrites: put the exact lines to replace in "
+        "source_text (to add code, include the neighbouring lines and repeat them in "
+        "target_text; to create or overwrite a whole file, use write_file).",
+    )
+
+
+def no_change(level: int) -> EditError:
+    """The edit would leave the file as it is."""
+    if level == 0:
+        reason = "source_text and target_text are identical, so there is nothing to change."
+    else:
+        reason = (
+            f"source_text matched ({level_name(level)}), but replacing it with target_text "
+            "leaves the file as it is. Put the new text in target_text."
+        )
+    return EditError("no_change", level, reason)
+
+
+def ambiguous(level: int, lines: Sequence[int]) -> EditError:
+    """More than one place matched at `level`."""
+    shown = ", ".join(str(n) for n in lines[:_SHOWN_LINES])
+    more = f" and {len(lines) - _SHOWN_LINES} more" if len(lines) > _SHOWN_LINES else ""
+    return EditError(
+        "ambiguous",
+        level,
+        f"source_text matches {len(lines)} places ({level_name(level)}), starting at lines "
+        f"{shown}{more}. Include more surrounding lines in source_text so that it matches "
+        "exactly one place.",
+    )
+
+
+def not_found(hint: str | None) -> EditError:
+    """No level found a match; `hint` quotes the closest file lines, if any."""
+    reason = (
+        "source_text was not found, not even ignoring line endings, surrounding whitespace, "
+        "indentation and unicode punctuation (levels 1-5)."
+    )
+    if hint:
+        reason += f"\nThe closest lines in the file (did you mean these?):\n{hint}\n"
+    else:
+        reason += " "
+    reason += "Read the file again and copy source_text exactly from it."
+    return EditError("not_found", 5, reason)
+
+
+def indentation(level: int, first_line: int, detail: str) -> EditError:
+    """A unique match whose indentation cannot be carried over to target_text."""
+    return EditError(
+        "indentation",
+        level,
+        f"source_text matched at line {first_line} only when ignoring indentation "
+        f"({level_name(level)}), and the indentation of target_text cannot be mapped onto the "
+        f"file's: {detail}. Copy source_text and target_text with the file's exact indentation.",
+    )

@@ -1,0 +1,148 @@
+"""Indentation mapping for edits matched while ignoring indentation.
+
+When `source_text` matches file lines only once indentation is ignored, each matched line gives a
+pair (the source line's indentation, the file line's indentation). A *mapping* turns any
+indentation written by the model into the file's; it must reproduce every pair exactly, which is
+also the structure check (a block whose lines nest differently in the file is not a match). The
+mapping then re-indents `target_text`, so new code lands at the file's indentation with the
+model's relative nesting. Candidates, tried in order: identical indentation, a prefix added, a
+prefix removed, a linear map of widths (unit change such as 2 → 4 spaces, tabs ↔ spaces).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import pairwise
+from math import gcd
+
+TAB_SIZE = 8  # the width of a tab when comparing indentation written with tabs and with spaces
+
+Pair = tuple[str, str]  # (model indentation, file indentation)
+Mapping = Callable[[str], "str | None"]
+
+
+def indent_of(line: str) -> str:
+    """The leading spaces and tabs of `line`."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def width(indent: str) -> int:
+    """The display width of an indentation."""
+    return len(indent.expandtabs(TAB_SIZE))
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the file says about its own indentation, near the match."""
+
+    tabs: bool  # the file indents with tabs
+    unit: int | None  # the most common indentation step in columns, if any
+
+
+def file_context(lines: Sequence[str]) -> Context:
+    """Read the indentation style of `lines` (some file lines around the match)."""
+    indents = [indent_of(line) for line in lines if line.strip()]
+    tabbed = sum(ind.startswith("\t") for ind in indents)
+    tabs = tabbed > sum(ind.startswith(" ") for ind in indents)
+    widths = [width(ind) for ind in indents]
+    steps = Counter(b - a for a, b in pairwise(widths) if b > a)
+    unit = steps.most_common(1)[0][0] if steps else None
+    return Context(tabs=tabs, unit=TAB_SIZE if tabs else unit)
+
+
+def _prefix_added(pairs: Sequence[Pair]) -> Mapping | None:
+    model, found = pairs[0]
+    if not found.endswith(model):
+        return None
+    prefix = found[: len(found) - len(model)]
+    return lambda indent: prefix + indent
+
+
+def _prefix_removed(pairs: Sequence[Pair]) -> Mapping | None:
+    model, found = pairs[0]
+    if not model.endswith(found):
+        return None
+    prefix = model[: len(model) - len(found)]
+    return lambda indent: indent[len(prefix) :] if indent.startswith(prefix) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Linear:
+    scale: Fraction
+    offset: Fraction
+    tabs: bool
+
+    def __call__(self, indent: str) -> str | None:
+        columns = self.scale * width(indent) + self.offset
+        if columns < 0 or columns.denominator != 1:
+            return None
+        n = int(columns)
+        return "\t" * (n // TAB_SIZE) + " " * (n % TAB_SIZE) if self.tabs else " " * n
+
+
+def _model_unit(indents: Sequence[str]) -> int | None:
+    widths = sorted({width(ind) for ind in indents})
+    unit = 0
+    for a, b in pairwise(widths):
+        unit = gcd(unit, b - a)
+    return unit or None
+
+
+def _linear(pairs: Sequence[Pair], model: Sequence[str], context: Context) -> Mapping | None:
+    points = sorted({(width(m), width(f)) for m, f in pairs})
+    (x1, y1), (x2, y2) = points[0], points[-1]
+    if x2 != x1:
+        scale = Fraction(y2 - y1, x2 - x1)
+    else:
+        model_unit = _model_unit(model)
+        file_unit = context.unit or model_unit
+        scale = Fraction(file_unit, model_unit) if model_unit and file_unit else Fraction(1)
+    if scale <= 0:
+        return None
+    tabs = any("\t" in f for _, f in pairs) or (not any(f for _, f in pairs) and context.tabs)
+    return _Linear(scale, y1 - scale * x1, tabs)
+
+
+def _candidates(pairs: Sequence[Pair], model: Sequence[str], context: Context) -> list[Mapping]:
+    found = [_prefix_added(pairs), _prefix_removed(pairs), _linear(pairs, model, context)]
+    return [mapping for mapping in found if mapping is not None and _fits(mapping, pairs)]
+
+
+def _fits(mapping: Mapping, pairs: Sequence[Pair]) -> bool:
+    return all(mapping(model) == found for model, found in pairs)
+
+
+def same_structure(pairs: Sequence[Pair]) -> bool:
+    """Whether some mapping turns every model indentation into its file indentation."""
+    return bool(_candidates(pairs, [m for m, _ in pairs], Context(tabs=False, unit=None)))
+
+
+def choose_mapping(
+    pairs: Sequence[Pair], target_indents: Sequence[str], context: Context
+) -> Mapping | None:
+    """The first mapping that fits `pairs` and can place every target indentation, if any."""
+    model = [m for m, _ in pairs] + list(target_indents)
+    for mapping in _candidates(pairs, model, context):
+        if all(mapping(indent) is not None for indent in target_indents):
+            return mapping
+    return None
+
+
+def reindent(lines: Sequence[str], mapping: Mapping) -> list[str]:
+    """`lines` with their indentation mapped; blank lines become empty."""
+    out = []
+    for line in lines:
+        if not line.strip():
+            out.append("")
+            continue
+        indent = indent_of(line)
+        out.append(f"{mapping(indent) or ''}{line[len(indent) :]}")
+    return out
+
+
+def is_identity(pairs: Sequence[Pair]) -> bool:
+    """Whether the model's indentation equals the file's on every matched line."""
+    return all(model == found for model, found in pairs)

@@ -1,0 +1,94 @@
+"""The matchers of `edit_file`'s levels: each finds every place a source text could mean.
+
+They return all candidates (overlapping ones included); the driver in `edit_apply` decides what
+one, none or many mean. Offsets are in the text they were given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness9.tools.edit_indent import Pair, indent_of, same_structure
+
+
+def find_all(text: str, needle: str) -> list[int]:
+    """The start of every occurrence of `needle` in `text`, overlapping ones included."""
+    found = []
+    at = text.find(needle)
+    while at != -1:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Trimmed:
+    """`source_text` without its surrounding whitespace, and where it must sit on its lines."""
+
+    text: str
+    at_line_start: bool  # it began after indentation or a newline: match only after indentation
+    at_line_end: bool  # it ended before a newline: match only before the end of a line
+
+    @classmethod
+    def of(cls, source: str) -> Trimmed:
+        """Trim `source` (LF line endings) and note which ends were anchored to a line."""
+        text = source.strip()
+        lead = source[: len(source) - len(source.lstrip())]
+        trail = source[len(source.rstrip()) :]
+        return cls(text, at_line_start=bool(lead), at_line_end="\n" in trail)
+
+
+def find_trimmed(text: str, trimmed: Trimmed) -> list[int]:
+    """The starts of `trimmed.text` in `text` that respect its line anchors."""
+    size = len(trimmed.text)
+    return [
+        at
+        for at in find_all(text, trimmed.text)
+        if (not trimmed.at_line_start or _blank_before(text, at))
+        and (not trimmed.at_line_end or _blank_after(text, at + size))
+    ]
+
+
+def _blank_before(text: str, at: int) -> bool:
+    return not text[text.rfind("\n", 0, at) + 1 : at].strip()
+
+
+def _blank_after(text: str, at: int) -> bool:
+    end = text.find("\n", at)
+    return not text[at : len(text) if end == -1 else end].strip()
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of `source` (LF) without its leading and trailing blank lines."""
+    lines = source.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def find_blocks(file_lines: Sequence[str], keys: Sequence[str], wanted: Sequence[str]) -> list[int]:
+    """The first line of every block of file lines matching `wanted` line by line, each line
+    compared without its surrounding whitespace and with the same relative indentation.
+
+    `keys` are the file lines already stripped. Candidates come from the most distinctive wanted
+    line, so a 20,000-line file costs one pass in C plus a slice comparison per candidate.
+    """
+    wanted_keys = [line.strip() for line in wanted]
+    anchor = max(range(len(wanted_keys)), key=lambda i: len(wanted_keys[i]))
+    anchor_key, size = wanted_keys[anchor], len(wanted_keys)
+    starts = []
+    for at in [i for i, key in enumerate(keys) if key == anchor_key]:
+        start = at - anchor
+        if start < 0 or keys[start : start + size] != wanted_keys:
+            continue
+        if same_structure(pairs_of(wanted, file_lines[start : start + size])):
+            starts.append(start)
+    return starts
+
+
+def pairs_of(model: Sequence[str], found: Sequence[str]) -> list[Pair]:
+    """The (model, file) indentation of each pair of non-blank lines."""
+    return [(indent_of(m), indent_of(f)) for m, f in zip(model, found, strict=True) if m.strip()]
