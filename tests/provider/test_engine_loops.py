@@ -6,6 +6,7 @@ call resends the history with the tool results attached to the right calls.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ FIX = [
     Reply("The sign is wrong.", [
         Call("edit_file", {"path": "calc.py", "source_text": "return a - b",
                            "target_text": "return a + b"}, id="e1"),
-        Call("bash", '{"command": "echo broken', id="b2"),  # broken JSON: must come back as an error
+        Call("bash", '{"command": "echo broken', id="b2"),  # broken JSON: comes back as an error
     ]),
     Reply(tool_calls=[Call("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"},
                            id="b3")]),
@@ -77,7 +78,7 @@ async def test_bug_fix_loop(fake_llm: FakeLLM, wire: str, stream: bool, tmp_path
     later = tool_results(requests[2])
     assert [(i, e) for i, _, e in later[2:]] == [("e1", False), ("b2", True)]
     assert "5" in tool_results(requests[3])[-1][1]
-    for earlier, later_request in zip(requests, requests[1:], strict=False):
+    for earlier, later_request in itertools.pairwise(requests):
         # every call resends the whole conversation so far
         n = len(earlier.messages)
         assert later_request.messages[:n] == earlier.messages
