@@ -62,7 +62,8 @@ async def _main(args: argparse.Namespace, console: Console) -> list[Row]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = _parse(sys.argv[1:] if argv is None else argv)
-    console = Console(stderr=False)
+    # A table read from a pipe or a log must not wrap its rows into unreadable cells.
+    console = Console(width=None if sys.stdout.isatty() else 150)
     rows = asyncio.run(_main(args, console))
     show(rows, console, "harness9 benchmarks" + (" (quick)" if args.quick else ""))
     if args.json:

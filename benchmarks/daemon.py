@@ -111,7 +111,8 @@ async def started(
 
 def _tail(log: Any) -> str:
     log.seek(0)
-    return log.read().decode(errors="replace")[-1500:]
+    text: str = log.read().decode(errors="replace")
+    return text[-1500:]
 
 
 NOTES = "notes.txt"

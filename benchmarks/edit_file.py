@@ -8,6 +8,7 @@ costs: `str.count` plus `str.replace` of the exact text on the same content.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable
 
@@ -16,6 +17,7 @@ from harness9.tools.base import ToolError
 
 LIMIT_MS = 50.0
 BLOCK = 6  # lines in the edited block
+TARGET = "  # replaced\n"  # indented like the level-4 source, so it can be re-indented
 
 
 def make_file(lines: int) -> str:
@@ -29,18 +31,20 @@ def make_file(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def cases(lines: int) -> dict[str, tuple[str, str]]:
-    """Level name → (file content, source text) where only that level finds a unique match."""
+def cases(lines: int) -> dict[str, tuple[str, str, str]]:
+    """Level name → (file content, source text, the block as the file spells it), where only
+    that level finds a unique match."""
     content = make_file(lines)
     rows = content.splitlines()
     start = lines - lines // 20
     block = "\n".join(rows[start:start + BLOCK])
-    tabbed = "\n".join("\t" + line.strip() for line in rows[start:start + BLOCK])
+    shifted = "\n".join("  " + line for line in rows[start:start + BLOCK])
+    crlf = content.replace("\n", "\r\n")
     return {
-        "L1 exact": (content, block),
-        "L2 CRLF": (content.replace("\n", "\r\n"), block),
-        "L3 trimmed": (content, "\n\n" + block + "   \n\n"),
-        "L4 indentation": (content, tabbed),
+        "L1 exact": (content, block, block),
+        "L2 CRLF": (crlf, block, block.replace("\n", "\r\n")),
+        "L3 trimmed": (content, "\n\n" + block + "   \n\n", block),
+        "L4 indentation": (content, shifted, block),
     }
 
 
@@ -65,12 +69,12 @@ async def run(config: Config) -> list[Row]:
     lines = config.size(20_000, 2_000)
     reps = max(config.reps, 3)
     rows = []
-    levels = cases(lines)
-    exact = levels["L1 exact"][1]
-    for level, (content, source) in levels.items():
-        apply_edit(content, source, "replacement\n")  # fails loudly if the level does not match
-        ours = _best_ms(reps, lambda c=content, s=source: apply_edit(c, s, "replacement\n"))
-        floor = _best_ms(reps, lambda c=content, s=exact: _floor(c, s))
+    for number, (level, (content, source, exact)) in enumerate(cases(lines).items(), start=1):
+        found = getattr(apply_edit(content, source, TARGET), "level", number)
+        if found != number:
+            raise RuntimeError(f"{level}: matched at level {found}")
+        ours = _best_ms(reps, functools.partial(apply_edit, content, source, TARGET))
+        floor = _best_ms(reps, functools.partial(_floor, content, exact))
         rows.append(limit_row(f"edit_file {level} ({lines} lines)", ours, floor, "ms", LIMIT_MS))
     rows.append(_miss_row(apply_edit, lines, reps))
     return rows

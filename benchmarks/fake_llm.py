@@ -53,7 +53,7 @@ def _serve(latency: float) -> None:
     class Stamping(base):  # type: ignore[misc, valid-type]
         def setup(self) -> None:
             super().setup()
-            self.wfile = _StampingWriter(self.wfile, log)
+            self.wfile: Any = _StampingWriter(self.wfile, log)
 
     fake._server.RequestHandlerClass = Stamping
     with fake:
