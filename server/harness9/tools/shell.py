@@ -82,16 +82,23 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
     proc, pipe = _spawn(command, cwd)
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output)
+    watch = _ExitWatch(proc.pid)
+    exited = False
     try:
-        exited = await _wait_exit(proc, budget)
+        exited = await watch.wait(budget)
         if exited:
             await reader.wait_eof(EXIT_GRACE_SECONDS)
     finally:
-        kill_group(proc.pid)  # start_new_session made bash the leader: its pid is the group id
+        # bash is not reaped yet (a zombie at most), so its pid, the group's id since
+        # start_new_session made it the leader, cannot have been reused by another process.
+        kill_group(proc.pid)
         reader.drain_and_close()
         try:
-            await _reap(proc)
+            while not await watch.wait(1.0):
+                kill_group(proc.pid)
         finally:
+            watch.close()
+            proc.poll()  # collects the zombie; never blocks, even when cancelled again here
             REAPER.unregister(proc.pid)
     return ShellResult(output=output, returncode=proc.returncode if exited else None)
 
@@ -166,55 +173,50 @@ class _PipeReader:
             self._eof.cancel()
 
 
-async def _wait_exit(proc: subprocess.Popen[bytes], budget: float) -> bool:
-    """Wait until `proc` exits (True) or `budget` seconds pass (False), without a thread."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + budget
-    with _ExitSignal(proc.pid) as signal:
-        while proc.poll() is None:
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            await signal.wait(left)
-    return True
+class _ExitWatch:
+    """Tells when a child process has exited, without reaping it.
 
-
-async def _reap(proc: subprocess.Popen[bytes]) -> None:
-    """Collect the killed bash so no zombie stays; SIGKILL makes this quick."""
-    if proc.poll() is not None:
-        return
-    with _ExitSignal(proc.pid) as signal:
-        while proc.poll() is None:
-            await signal.wait(0.05)
-
-
-class _ExitSignal:
-    """Wakes a waiter when a child process exits: a pidfd where Linux has one, else polling."""
+    A pidfd wakes the waiter where Linux has one; elsewhere it polls. `waitid(WNOWAIT)` checks
+    the state and leaves the zombie in place, so its pid stays reserved until `Popen.wait`.
+    """
 
     def __init__(self, pid: int) -> None:
         self._pid = pid
-        self._fd: int | None = None
         self._loop = asyncio.get_running_loop()
         self._ready = asyncio.Event()
-
-    def __enter__(self) -> _ExitSignal:
+        self._fd: int | None = None
         with contextlib.suppress(AttributeError, OSError):
-            self._fd = os.pidfd_open(self._pid)
+            self._fd = os.pidfd_open(pid)
             self._loop.add_reader(self._fd, self._on_exit)
-        return self
 
     def _on_exit(self) -> None:
         if self._fd is not None:
             self._loop.remove_reader(self._fd)
         self._ready.set()
 
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            self._loop.remove_reader(self._fd)
-            os.close(self._fd)
+    def exited(self) -> bool:
+        """Whether the process has ended (it may still await reaping)."""
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        try:
+            return os.waitid(os.P_PID, self._pid, flags) is not None
+        except ChildProcessError:
+            return True
 
-    async def wait(self, timeout: float) -> None:
-        """Return when the process has exited or after at most `timeout` seconds."""
-        step = timeout if self._fd is not None else min(timeout, 0.02)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), step)
+    async def wait(self, timeout: float) -> bool:
+        """Whether the process exited within `timeout` seconds."""
+        deadline = self._loop.time() + timeout
+        while not self.exited():
+            left = deadline - self._loop.time()
+            if left <= 0:
+                return False
+            step = left if self._fd is not None else min(left, 0.02)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ready.wait(), step)
+        return True
+
+    def close(self) -> None:
+        """Release the pidfd."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            self._loop.remove_reader(fd)
+            os.close(fd)
