@@ -47,6 +47,7 @@ class LiveView:
         self._rows: dict[str, ToolRow] = {}
         self._finished: dict[str, Any] = {}
         self._note: str | None = None
+        self._pending: list[RenderableType] = []
         self._live.start()
         self._refresh()
 
@@ -70,7 +71,8 @@ class LiveView:
         self._flush_text()
         self._flush_rows()
         self._note = None
-        self._live.update(Text(""), refresh=True)
+        self._finished = self._finished or {"status": outcome.status}
+        self._refresh()
         self._live.stop()
         self.console.print(self._summary(outcome))
         for label, path in notes:
@@ -81,7 +83,7 @@ class LiveView:
     def _on_run_started(self, p: dict[str, Any]) -> None:
         model = p.get("model") or "default model"
         header = f"harness9 · {p.get('provider')} · {model} · {p.get('workspaceRoot')}"
-        self.console.print(Text(header, style="dim"))
+        self._emit(Text(header, style="dim"))
 
     def _on_turn_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
@@ -90,7 +92,7 @@ class LiveView:
         self._text, self._text_printed = "", False
 
     def _on_thinking(self, p: dict[str, Any]) -> None:
-        self.console.print(Text(f"  thinking: {p.get('text', '')}", style="dim italic"))
+        self._emit(Text(f"  thinking: {p.get('text', '')}", style="dim italic"))
 
     def _on_text_delta(self, p: dict[str, Any]) -> None:
         self._text += str(p.get("text", ""))
@@ -129,17 +131,32 @@ class LiveView:
             return
         self._text_printed = True
         if self._turn > 1:
-            self.console.print()
-        self.console.print(Text(f"● turn {self._turn}", style="bold cyan"))
+            self._emit(Text(""))
+        self._emit(Text(f"● turn {self._turn}", style="bold cyan"))
         if self._text.strip():
-            self.console.print(Padding(Text(self._text.strip()), (0, 0, 0, 2)))
+            self._emit(Padding(Text(self._text.strip()), (0, 0, 0, 2)))
 
     def _flush_rows(self) -> None:
         if self._rows:
-            self.console.print(Group(*(row.render() for row in self._rows.values())))
+            self._emit(Group(*(row.render() for row in self._rows.values())))
             self._rows = {}
 
+    def _emit(self, renderable: RenderableType) -> None:
+        """Queue a finished piece for the transcript above the live region."""
+        self._pending.append(renderable)
+
     def _refresh(self) -> None:
+        """Show the new live state, then print the finished pieces above it.
+
+        The live region is updated first so that printing, which redraws it, never draws a
+        stale state that the next refresh would have to erase.
+        """
+        self._live.update(self._live_state(), refresh=not self._pending)
+        pending, self._pending = self._pending, []
+        for renderable in pending:
+            self.console.print(renderable)
+
+    def _live_state(self) -> RenderableType:
         parts: list[RenderableType] = []
         if self._turn and not self._text_printed:
             parts.extend(self._streaming())
@@ -149,7 +166,7 @@ class LiveView:
         if not parts and not self._finished:
             label = f"turn {self._turn} · waiting for the model" if self._turn else "starting"
             parts.append(Spinner("dots", Text(label, style="dim")))
-        self._live.update(Group(*parts))
+        return Group(*parts)
 
     def _streaming(self) -> list[RenderableType]:
         header = Text(f"● turn {self._turn}", style="bold cyan")

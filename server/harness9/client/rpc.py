@@ -1,9 +1,4 @@
-"""The daemon as a subprocess, and the JSON-RPC connection to it (pygls' client, plain dicts).
-
-The daemon runs in its own process group so a terminal's Ctrl-C reaches only this client, which
-turns it into a `$/cancelRequest`; its stderr (the block log) goes to a file or, when verbose, to
-our stderr, never into the live view.
-"""
+"""The JSON-RPC connection to a daemon process: pygls' client, with plain-dict params."""
 
 from __future__ import annotations
 
@@ -11,11 +6,9 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cattrs import Converter
 from pygls.client import JsonRPCClient
@@ -27,8 +20,9 @@ from pygls.protocol import (
     default_converter,
 )
 
+from harness9.client.process import kill_group
+
 ProgressHandler = Callable[[dict[str, Any]], None]
-DAEMON_COMMAND = [sys.executable, "-m", "harness9", "serve"]
 _log = logging.getLogger(__name__)
 
 
@@ -52,16 +46,8 @@ class DaemonClient(JsonRPCClient):
         self.feature("window/logMessage")(lambda params: on_log(str(params.get("message", ""))))
         self.feature("window/showMessage")(lambda params: on_log(str(params.get("message", ""))))
 
-    async def spawn(self, env: dict[str, str], stderr: IO[str] | None) -> None:
-        """Start the daemon; its stderr goes to `stderr` (a file), or to ours when None."""
-        process = await asyncio.create_subprocess_exec(
-            *DAEMON_COMMAND,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-            start_new_session=True,
-        )
+    def attach(self, process: asyncio.subprocess.Process) -> None:
+        """Speak to a freshly spawned daemon over its stdin/stdout."""
         assert process.stdin is not None
         assert process.stdout is not None
         self.protocol.set_writer(process.stdin)
@@ -138,9 +124,8 @@ class DaemonClient(JsonRPCClient):
 
     def kill(self) -> None:
         """Kill the daemon's whole process group at once."""
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process is not None:
+            kill_group(self.process)
 
 
 class DaemonExited(Exception):

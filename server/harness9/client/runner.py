@@ -14,13 +14,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any
-
-from pygls.exceptions import JsonRpcException
+from typing import IO, TYPE_CHECKING, Any
 
 from harness9.client.config import RunOptions, UsageError, options_from_args
 from harness9.client.outcome import Outcome, View
-from harness9.client.rpc import DaemonClient, DaemonExited
+from harness9.client.process import spawn_daemon
+
+if TYPE_CHECKING:
+    from harness9.client.rpc import DaemonClient
 
 REQUEST_CANCELLED = -32800
 
@@ -63,19 +64,25 @@ def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, 
 
 
 async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
-    """Spawn the daemon, run the prompt, shut the daemon down; returns the exit code."""
+    """Spawn the daemon, run the prompt, show the outcome, shut the daemon down."""
     view = _make_view(options)
     log_file, log_path = _open_log(options.verbose)
+    if log_path is not None:
+        notes.append(("daemon log", log_path))
+    process = await spawn_daemon(options.env, log_file)
+    # Imported only now, so pygls loads here while the daemon starts in parallel.
+    from harness9.client.rpc import DaemonClient
+
     client = DaemonClient(view.progress, view.log)
+    client.attach(process)
     try:
-        outcome = await _session(client, options, view, log_file)
+        outcome = await _session(client, options, view)
+        # The outcome is shown before the daemon's own shutdown, which the user need not wait on.
+        view.finished(outcome, notes)
     finally:
         await client.close()
         if log_file is not None:
             log_file.close()
-    if log_path is not None:
-        notes.append(("daemon log", log_path))
-    view.finished(outcome, notes)
     return outcome.exit_code
 
 
@@ -89,9 +96,12 @@ def _make_view(options: RunOptions) -> View:
     return LiveView()
 
 
-async def _session(
-    client: DaemonClient, options: RunOptions, view: View, log_file: IO[str] | None
-) -> Outcome:
+async def _session(client: DaemonClient, options: RunOptions, view: View) -> Outcome:
+    """initialize → agent/run, with Ctrl-C wired to cancel; every ending becomes an Outcome."""
+    from pygls.exceptions import JsonRpcException
+
+    from harness9.client.rpc import DaemonExited
+
     loop = asyncio.get_running_loop()
     interrupts: list[float] = []
     run_id: list[int] = []
@@ -106,7 +116,6 @@ async def _session(
 
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:
-        await client.spawn(options.env, log_file)
         await client.initialize(options.workspace, options.init_options)
         run_id.append(client.new_id())
         result = await client.request("agent/run", options.run_params, run_id[0])
