@@ -25,6 +25,7 @@ from harness9.tools.edit_hint import closest_block, quote
 from harness9.tools.edit_lines import Span, replace_block, replace_trimmed
 from harness9.tools.edit_match import Trimmed, find_all, find_blocks, find_trimmed, source_lines
 from harness9.tools.edit_text import (
+    ASCII_FORMS,
     LfView,
     fold,
     line_ending_at,
@@ -133,19 +134,20 @@ def _punctuation(text: str, source: str, target: str) -> Span | None:
 
 
 def _punctuation_table(model: str, found: str) -> dict[int, str]:
-    """Characters the model wrote where the file has another form of the same punctuation."""
-    table: dict[int, str] = {}
-    clashes: set[int] = set()
+    """Characters the model wrote where the file has another form of the same punctuation.
+
+    A character the model also wrote where the file has the same one (a hyphen that is a
+    hyphen in one place and an em dash in another) is ambiguous and stays as the model wrote it.
+    """
+    seen: dict[str, set[str]] = {}
     for model_line, found_line in zip(source_lines(model), found.split("\n"), strict=False):
         a, b = model_line.strip(), found_line.strip()
         if len(a) != len(b):
             continue
         for x, y in zip(a, b, strict=True):
-            if x != y and fold(x) == fold(y) and table.setdefault(ord(x), y) != y:
-                clashes.add(ord(x))
-    for key in clashes:
-        del table[key]
-    return table
+            if (x != y or x in ASCII_FORMS) and fold(x) == fold(y):
+                seen.setdefault(x, set()).add(y)
+    return {ord(x): ys.pop() for x, ys in seen.items() if len(ys) == 1 and x not in ys}
 
 
 def _unique(text: str, starts: list[int], level: int) -> int | None:

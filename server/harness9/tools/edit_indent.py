@@ -91,13 +91,15 @@ def _model_unit(indents: Sequence[str]) -> int | None:
     return unit or None
 
 
-def _linear(pairs: Sequence[Pair], model: Sequence[str], context: Context) -> Mapping | None:
+def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> Mapping | None:
     points = sorted({(width(m), width(f)) for m, f in pairs})
     (x1, y1), (x2, y2) = points[0], points[-1]
     if x2 != x1:
         scale = Fraction(y2 - y1, x2 - x1)
     else:
-        model_unit = _model_unit(model)
+        # One level matched: the scale is the ratio of indentation units. The model's unit comes
+        # from the target's own nesting only; the gap between source and target says nothing.
+        model_unit = _model_unit(target)
         file_unit = context.unit or model_unit
         scale = Fraction(file_unit, model_unit) if model_unit and file_unit else Fraction(1)
     if scale <= 0:
@@ -106,8 +108,8 @@ def _linear(pairs: Sequence[Pair], model: Sequence[str], context: Context) -> Ma
     return _Linear(scale, y1 - scale * x1, tabs)
 
 
-def _candidates(pairs: Sequence[Pair], model: Sequence[str], context: Context) -> list[Mapping]:
-    found = [_prefix_added(pairs), _prefix_removed(pairs), _linear(pairs, model, context)]
+def _candidates(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> list[Mapping]:
+    found = [_prefix_added(pairs), _prefix_removed(pairs), _linear(pairs, target, context)]
     return [mapping for mapping in found if mapping is not None and _fits(mapping, pairs)]
 
 
@@ -117,15 +119,14 @@ def _fits(mapping: Mapping, pairs: Sequence[Pair]) -> bool:
 
 def same_structure(pairs: Sequence[Pair]) -> bool:
     """Whether some mapping turns every model indentation into its file indentation."""
-    return bool(_candidates(pairs, [m for m, _ in pairs], Context(tabs=False, unit=None)))
+    return bool(_candidates(pairs, [], Context(tabs=False, unit=None)))
 
 
 def choose_mapping(
     pairs: Sequence[Pair], target_indents: Sequence[str], context: Context
 ) -> Mapping | None:
     """The first mapping that fits `pairs` and can place every target indentation, if any."""
-    model = [m for m, _ in pairs] + list(target_indents)
-    for mapping in _candidates(pairs, model, context):
+    for mapping in _candidates(pairs, target_indents, context):
         if all(mapping(indent) is not None for indent in target_indents):
             return mapping
     return None

@@ -58,7 +58,10 @@ def replace_trimmed(
     if is_identity(pairs):
         return Span(start, end, new)
     window = text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].split("\n")
-    mapping = _mapping(pairs, rest, window, level, line_number(text, start))
+    # The first target line keeps the file's indentation, but its own tells the model's unit.
+    first_indent = target[: len(target) - len(target.lstrip())].rsplit("\n", 1)[-1]
+    line = line_number(text, start)
+    mapping = _mapping(pairs, [first_indent + first, *rest], window, level, line)
     return Span(start, end, "\n".join([first, *reindent(rest, mapping)]), reindented=True)
 
 

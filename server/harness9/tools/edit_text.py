@@ -19,6 +19,7 @@ _FOLDS = (
     *((c, "-") for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"),
     *((c, " ") for c in "\u00a0\u2002\u2003\u2007\u2009\u200a\u202f"),
 )
+ASCII_FORMS = "'\"- "  # what the folded characters become
 
 
 def to_lf(text: str) -> str:

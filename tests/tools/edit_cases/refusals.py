@@ -1,0 +1,92 @@
+"""Cases that must be refused (ambiguous, not found) and near misses a loose match would spoil,
+plus unicode punctuation."""
+
+from __future__ import annotations
+
+from . import Case, refuse
+
+AMBIGUOUS = [
+    refuse("two identical lines", "x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3", "ambiguous", 1,
+           message="Error: file.txt was not changed: source_text matches 2 places (level 1, "
+           "exact), starting at lines 1, 3. Include more surrounding lines in source_text so "
+           "that it matches exactly one place."),
+    refuse("overlapping occurrences", "aaa\n", "aa", "b", "ambiguous", 1),
+    refuse("trimmed twice", "x = 1\ny = 2\nx = 1\n", "\nx = 1\n\n", "x = 2", "ambiguous", 3),
+    refuse("same block at two indentations", "if a:\n    go()\nclass B:\n    if a:\n        go()\n",
+           "\tif a:\n\t\tgo()", "\tif a:\n\t\tstop()", "ambiguous", 4,
+           message="Error: file.txt was not changed: source_text matches 2 places (level 4, "
+           "indentation-insensitive), starting at lines 1, 4. Include more surrounding lines in "
+           "source_text so that it matches exactly one place."),
+    refuse("ambiguous in crlf file", b"a\r\nb\r\na\r\nb\r\n", "a\nb", "c", "ambiguous", 2),
+    refuse("ambiguous at level 5", "say(\"hi\")\nsay(\"hi\")\n", "say(“hi”)", "say(“yo”)",
+           "ambiguous", 5),
+    refuse("many places", "}\n" * 12, "}", "};", "ambiguous", 1,
+           message="Error: file.txt was not changed: source_text matches 12 places (level 1, "
+           "exact), starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more. Include more "
+           "surrounding lines in source_text so that it matches exactly one place."),
+    refuse("ambiguous exact never falls through", "    go()\ngo()\n", "go()", "run()",
+           "ambiguous", 1),
+    refuse("repeated block", "a()\nb()\n\na()\nb()\n", "  a()\n  b()", "  c()", "ambiguous", 4),
+]
+
+HINT_FILE = "def load(path):\n    with open(path) as f:\n        return f.read()\n"
+
+NOT_FOUND = [
+    refuse("typo in identifier", HINT_FILE, "def laod(path):\n    with open(path) as f:",
+           "def load(p):", "not_found", 5,
+           message="Error: file.txt was not changed: source_text was not found, not even "
+           "ignoring line endings, surrounding whitespace, indentation and unicode punctuation "
+           "(levels 1-5).\nThe closest lines in the file (did you mean these?):\n"
+           "1| def load(path):\n2|     with open(path) as f:\n"
+           "Read the file again and copy source_text exactly from it."),
+    refuse("text from another file", HINT_FILE, "zzz_qqq()", "x", "not_found", 5,
+           message="Error: file.txt was not changed: source_text was not found, not even "
+           "ignoring line endings, surrounding whitespace, indentation and unicode punctuation "
+           "(levels 1-5). Read the file again and copy source_text exactly from it."),
+    refuse("extra blank line in the middle", "a()\nb()\n", "a()\n\nb()", "c()", "not_found", 5),
+    refuse("missing line in the middle", "a()\nb()\nc()\n", "a()\nc()", "d()", "not_found", 5),
+    refuse("inner whitespace differs", "x = 1\n", "x=1", "x=2", "not_found", 5),
+    refuse("lines in another order", "a()\nb()\n", "b()\na()", "c()", "not_found", 5),
+    refuse("case differs", "Foo()\n", "foo()", "bar()", "not_found", 5),
+    refuse("empty file", "", "x", "y", "not_found", 5),
+    refuse("quotes differ in kind", "s = 'a'\n", 's = "a"', 's = "b"', "not_found", 5),
+]
+
+NEAR_MISSES = [
+    Case("trimmed source anchored at line start", "retry_count = 3\n\tcount = 3\n",
+         "    count = 3\n", "    count = 4\n", "retry_count = 3\n\tcount = 4\n", level=3),
+    refuse("trimmed source anchored at line end", "count = 30\n", "count = 3\n", "count = 4\n",
+           "not_found", 5),
+    refuse("longer identifier only", "    return xy\n", "  return x\n", "  return z\n",
+           "not_found", 5),
+    Case("commented copy is not at line start", "# x = 1\n    x = 1\n", "\tx = 1", "\tx = 2",
+         "# x = 1\n    x = 2\n", level=3),
+    refuse("whole-line match required at level 4", "value = compute(a)  # note\n",
+           "value = compute(a)\n  # other", "value = 0", "not_found", 5),
+    refuse("prefix of a line at level 4", "if a:\n    run(fast=True)\n", "if a:\n  run(",
+           "if a:\n  walk(", "not_found", 5),
+    refuse("truncated at end of file", "a()\nb()", "a()\nb()\nc()", "x", "not_found", 5),
+    refuse("same words, other line", "x = 1\n", "  x = 1 + 1", "x = 2", "not_found", 5),
+]
+
+UNICODE = [
+    Case("curly quotes in source and target", 'print("hi")\n', "print(“hi”)", "print(“hello”)",
+         'print("hello")\n', level=5),
+    Case("ascii quotes in source, curly in file", "# say “hi” here\nx = 1\n", '# say "hi" here',
+         '# say "hello" here', '# say "hello" here\nx = 1\n', level=5),
+    Case("en dash in source", "range = 1-5\n", "range = 1–5", "range = 1–9", "range = 1-9\n",
+         level=5),
+    Case("non-breaking space in source", "a = b\n", "a\u00a0= b", "a\u00a0= c", "a = c\n",
+         level=5),
+    Case("curly apostrophe", "msg = 'it's'\n", "'it’s'", "'it’s done'", "msg = 'it's done'\n",
+         level=5),
+    Case("level 5 line match with indentation", "def f():\n    say('x')\n    say('y')\n",
+         "say(‘x’)\nsay(‘y’)", "say(‘x’)\nsay(‘z’)", "def f():\n    say('x')\n    say('z')\n",
+         level=5),
+    Case("hyphen kept where the model wrote one", "note = a-b — c\n", "note = a-b - c",
+         "note = a-b - d", "note = a-b - d\n", level=5),
+    Case("punctuation elsewhere untouched", "t = “keep”\nx = 1\n", "x = 1", "x = 2",
+         "t = “keep”\nx = 2\n"),
+]
+
+CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE]
