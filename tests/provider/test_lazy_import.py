@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).parents[2]
 
 PROBE = """
 import importlib, sys
@@ -29,5 +32,46 @@ print(sorted(m for m in ("openai", "anthropic", "httpx2", "pydantic") if m in sy
 @pytest.mark.timeout(30)
 def test_no_sdk_imported_until_first_call() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                         check=True, timeout=25)
+                         check=True, timeout=25, cwd=ROOT)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+FIRST_CALL = """
+import asyncio, sys, time
+from harness9.provider.factory import ProviderSettings, create_provider
+from harness9.schema import Message
+from tests.fakellm import FakeLLM, Reply
+
+async def main() -> None:
+    with FakeLLM() as fake:
+        fake.script([Reply("ok")])
+        provider = create_provider(ProviderSettings(provider=sys.argv[1], env=fake.env()))
+        ticks = 0
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.005)
+                ticks += 1
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        message, _ = await provider.generate([Message.user("hi")], None)
+        took = time.monotonic() - started
+        ticker.cancel()
+        assert message.content == "ok"
+        print(ticks, round(took, 3), sys.argv[1] in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_first_call_imports_the_sdk_without_blocking_the_loop(wire: str) -> None:
+    out = subprocess.run([sys.executable, "-c", FIRST_CALL, wire], capture_output=True,
+                         text=True, check=True, timeout=50, cwd=ROOT)
+    ticks, took, imported = out.stdout.split()
+    assert imported == "True"
+    # The import takes hundreds of milliseconds; the loop kept ticking through most of it.
+    assert int(ticks) >= 10, out.stdout
+    assert float(took) > 0.1, out.stdout
