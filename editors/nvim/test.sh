@@ -26,7 +26,7 @@ run_scenario() {
   H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-$name.json" H9_WORKSPACE="$tmp/ws" \
     XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" XDG_STATE_HOME="$tmp/xdg/state" \
     XDG_CACHE_HOME="$tmp/xdg/cache" \
-    timeout -k 5 120 "$nvim" --headless -u NONE -i NONE -n \
+    timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
       --cmd "set rtp^=$here" -c "luafile $here/tests/headless.lua" </dev/null
   end=$(date +%s%N)
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2

@@ -11,9 +11,13 @@ local function buffer_text()
 end
 
 local function finish(code)
-  for _, client in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
-    vim.lsp.stop_client(client.id, true)
+  local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+  for _, client in ipairs(clients) do
+    vim.lsp.stop_client(client.id) -- shutdown + exit, as on a normal quit
   end
+  vim.wait(5000, function()
+    return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() == 0
+  end, 10)
   vim.cmd((code == 0 and "qall!" or "cquit " .. code))
 end
 
@@ -25,10 +29,11 @@ local function fail(message)
   end
   failed = true
   io.stderr:write("FAIL: " .. message .. "\n--- run buffer:\n" .. buffer_text() .. "\n")
-  local log = vim.api.nvim_buf_get_lines(harness9.open_log(), 0, -1, false)
-  io.stderr:write("--- log:\n" .. table.concat(log, "\n") .. "\n")
+  local ok, log = pcall(function()
+    return vim.api.nvim_buf_get_lines(harness9.open_log(), 0, -1, false)
+  end)
+  io.stderr:write("--- log:\n" .. (ok and table.concat(log, "\n") or tostring(log)) .. "\n")
   finish(1)
-  error(message)
 end
 
 local function wait_for(what, cond)

@@ -50,15 +50,17 @@ local function schedule_render()
   end
 end
 
-local function append_log(line)
-  table.insert(log, line)
+local function append_log(text)
   local log_buf = vim.fn.bufnr("harness9://log")
-  if #log > M.config.log_limit then
-    table.remove(log, 1)
-    log_buf = -1
-  end
-  if log_buf ~= -1 then
-    buffer.set_lines(log_buf, { line }, #log - 1)
+  for _, line in ipairs(vim.split(text, "\n", { plain = true })) do
+    table.insert(log, line)
+    if #log > M.config.log_limit then
+      table.remove(log, 1)
+      log_buf = -1 -- the buffer is rebuilt by :Harness9Log
+    end
+    if log_buf ~= -1 then
+      buffer.set_lines(log_buf, { line }, #log)
+    end
   end
 end
 

@@ -148,8 +148,8 @@ local function tool_lines(block, max_output)
   if block.status == "running" then
     return { head }
   end
-  local detail = block.reason and string.format("%s, %s ms", block.reason, block.ms or 0)
-    or string.format("%s ms", block.ms or 0)
+  local ms = math.floor((tonumber(block.ms) or 0) + 0.5)
+  local detail = block.reason and string.format("%s, %d ms", block.reason, ms) or string.format("%d ms", ms)
   local lines = { head .. "  (" .. detail .. ")" }
   local text = (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)
