@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -16,10 +18,20 @@ class JsonLinesView:
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self._out = out or sys.stdout
         self._err = err or sys.stderr
+        self._closed = False
 
     def _line(self, value: dict[str, Any]) -> None:
-        self._out.write(json.dumps(value, ensure_ascii=False) + "\n")
-        self._out.flush()
+        if self._closed:
+            return
+        try:
+            self._out.write(json.dumps(value, ensure_ascii=False) + "\n")
+            self._out.flush()
+        except BrokenPipeError:
+            # The reader is gone (`| head`): drop the rest, and keep the interpreter's final
+            # flush of stdout from failing too.
+            self._closed = True
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._out.fileno())
 
     def progress(self, params: dict[str, Any]) -> None:
         """One notification, one line."""

@@ -44,10 +44,12 @@ class LiveView:
         self._turn = 0
         self._text = ""
         self._text_printed = False
+        self._header_printed = False
         self._rows: dict[str, ToolRow] = {}
         self._finished: dict[str, Any] = {}
         self._note: str | None = None
         self._pending: list[RenderableType] = []
+        self._closed = False
         self._live.start()
         self._refresh()
 
@@ -57,6 +59,11 @@ class LiveView:
         if handler is not None:
             handler(params)
         self._refresh()
+
+    @property
+    def closed(self) -> bool:
+        """True once stdout was closed by its reader (`harness9 run … | head`)."""
+        return self._closed
 
     def log(self, message: str) -> None:
         """Daemon messages are in its log file, not in the transcript."""
@@ -74,9 +81,15 @@ class LiveView:
         self._finished = self._finished or {"status": outcome.status}
         self._refresh()
         self._live.stop()
-        self.console.print(self._summary(outcome))
-        for label, path in notes:
-            self.console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
+        if self._closed:
+            return
+        try:
+            self.console.print()
+            self.console.print(self._summary(outcome))
+            for label, path in notes:
+                self.console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
+        except (BrokenPipeError, SystemExit):
+            self._closed = True
 
     # -- notifications -----------------------------------------------------------------------
 
@@ -89,9 +102,10 @@ class LiveView:
         self._flush_text()
         self._flush_rows()
         self._turn = int(p.get("turn", self._turn + 1))
-        self._text, self._text_printed = "", False
+        self._text, self._text_printed, self._header_printed = "", False, False
 
     def _on_thinking(self, p: dict[str, Any]) -> None:
+        self._print_header()
         self._emit(Text(f"  thinking: {p.get('text', '')}", style="dim italic"))
 
     def _on_text_delta(self, p: dict[str, Any]) -> None:
@@ -130,11 +144,17 @@ class LiveView:
         if self._text_printed or not self._turn:
             return
         self._text_printed = True
+        self._print_header()
+        if self._text.strip():
+            self._emit(Padding(Text(self._text.strip()), (0, 0, 0, 2), expand=False))
+
+    def _print_header(self) -> None:
+        if self._header_printed or not self._turn:
+            return
+        self._header_printed = True
         if self._turn > 1:
             self._emit(Text(""))
         self._emit(Text(f"● turn {self._turn}", style="bold cyan"))
-        if self._text.strip():
-            self._emit(Padding(Text(self._text.strip()), (0, 0, 0, 2)))
 
     def _flush_rows(self) -> None:
         if self._rows:
@@ -151,10 +171,16 @@ class LiveView:
         The live region is updated first so that printing, which redraws it, never draws a
         stale state that the next refresh would have to erase.
         """
-        self._live.update(self._live_state(), refresh=not self._pending)
         pending, self._pending = self._pending, []
-        for renderable in pending:
-            self.console.print(renderable)
+        if self._closed:
+            return
+        try:
+            self._live.update(self._live_state(), refresh=not pending)
+            for renderable in pending:
+                self.console.print(renderable)
+        except (BrokenPipeError, SystemExit):
+            # rich turns a closed stdout into SystemExit after pointing stdout at /dev/null.
+            self._closed = True
 
     def _live_state(self) -> RenderableType:
         parts: list[RenderableType] = []
@@ -171,11 +197,12 @@ class LiveView:
     def _streaming(self) -> list[RenderableType]:
         header = Text(f"● turn {self._turn}", style="bold cyan")
         if not self._text:
-            return [Spinner("dots", header)]
+            return [Spinner("dots", header)] if not self._header_printed else []
         room = max(3, self.console.size.height - 4)
         lines = Text(self._text).wrap(self.console, max(20, self.console.size.width - 2))
         shown = Text("\n").join(list(lines)[-room:])
-        return [header, Padding(shown, (0, 0, 0, 2))]
+        body = Padding(shown, (0, 0, 0, 2), expand=False)
+        return [body] if self._header_printed else [header, body]
 
     def _summary(self, outcome: Outcome) -> Text:
         glyph, style = STATUS_STYLE.get(outcome.status, ("✗", "red"))
@@ -192,7 +219,7 @@ class LiveView:
             parts.append(usage)
         parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
         line = Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
-        if outcome.error is not None:
+        if outcome.error is not None and outcome.status != "cancelled":
             line.append(f"\n  {_error_text(outcome.error)}", style=style)
         return line
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -67,6 +68,7 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
     """Spawn the daemon, run the prompt, show the outcome, shut the daemon down."""
     view = _make_view(options)
     log_file, log_path = _open_log(options.verbose)
+    _route_client_logs(log_file)
     if log_path is not None:
         notes.append(("daemon log", log_path))
     process = await spawn_daemon(options.env, log_file)
@@ -148,4 +150,16 @@ def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
     folder = Path(tempfile.gettempdir()) / "harness9-logs"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    return path.open("w", encoding="utf-8"), path
+    # Appending, because the daemon writes to the same file through its own descriptor.
+    return path.open("a", encoding="utf-8"), path
+
+
+def _route_client_logs(log_file: IO[str] | None) -> None:
+    """The client's own warnings (pygls' included) go to the log, never into the live view."""
+    handler = logging.StreamHandler(log_file or sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s [client] %(name)s: %(message)s"))
+    for name in ("pygls", "harness9.client"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
