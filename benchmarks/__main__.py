@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchmarks import daemon
 from benchmarks.core import Config, Row, error_row
 from benchmarks.report import show, write_json
 
@@ -37,6 +38,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
                         help=f"run only this case (repeatable): {', '.join(CASES)}")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
     parser.add_argument("--reps", type=int, default=None, help="repetitions per figure")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="run each daemon under cProfile, writing DIR/daemon-*.prof "
+                        "(the figures then include the profiler's cost)")
     return parser.parse_args(argv)
 
 
@@ -52,6 +56,9 @@ async def _run_case(name: str, config: Config, console: Console) -> list[Row]:
 
 
 async def _main(args: argparse.Namespace, console: Console) -> list[Row]:
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        daemon.PROFILE_DIR[:] = [args.profile]
     config = Config(quick=args.quick, reps=args.reps or (1 if args.quick else 5))
     rows: list[Row] = []
     for name in args.only or CASES:

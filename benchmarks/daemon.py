@@ -13,6 +13,8 @@ from benchmarks.core import PYTHON, REPO, now
 from benchmarks.rpc import Note, RpcClient, initialize_params
 
 DAEMON = (PYTHON, "-m", "harness9", "serve")
+# Set by `--profile DIR`: daemons started by `started` then run under cProfile, one file each.
+PROFILE_DIR: list[Path] = []
 BARE = (PYTHON, "-m", "benchmarks.bare_server")
 _KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
@@ -96,6 +98,9 @@ async def started(
 
     The child's stderr goes to a temporary file, shown when the child fails to answer.
     """
+    if argv == DAEMON and PROFILE_DIR:
+        out = tempfile.mktemp(suffix=".prof", prefix="daemon-", dir=PROFILE_DIR[0])
+        argv = (PYTHON, "-m", "cProfile", "-o", out, *DAEMON[1:])
     with tempfile.TemporaryFile() as log:
         client = await RpcClient.spawn(argv, env, REPO, log)
         try:
