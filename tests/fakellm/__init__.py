@@ -11,8 +11,9 @@ Each request consumes the next scripted step:
 - `Reply(text, tool_calls=[Call(name, arguments, id)], usage=(in, out))`: an answer. Streams
   split text into `chunk_chars` pieces and tool arguments into `arg_chunk_chars` fragments,
   interleaving parallel calls (OpenAI format); `arguments` may be a raw, broken JSON string.
-  `first_byte_delay`, `chunk_delay` and `drop_after` (close the connection after N stream events)
-  shape the timing and failures of the stream.
+  `first_byte_delay`, `chunk_delay`, `drop_after` (close the connection after N stream events)
+  and `error_after` (send an in-stream error event of `error_type` after N events) shape the
+  timing and failures of the stream.
 - `Fail(status, message, body=None, headers={}, retry_after_ms=1)`: an HTTP error in the wire
   format's error shape. `retry-after-ms` keeps the SDKs' retries fast.
 - `Drop(delay)`: close the connection without answering.

@@ -58,6 +58,11 @@ def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
             _sse("message_stop", {"type": "message_stop"})]
 
 
+def error_event(kind: str, message: str) -> bytes:
+    """An error reported inside a stream."""
+    return _sse("error", {"type": "error", "error": {"type": kind, "message": message}})
+
+
 def error_body(fail: Fail) -> dict[str, Any] | str:
     """The body of an error response."""
     if fail.body is not None:

@@ -49,6 +49,11 @@ def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
     return [*events, b"data: [DONE]\n\n"]
 
 
+def error_event(kind: str, message: str) -> bytes:
+    """An error reported inside a stream."""
+    return f"data: {json.dumps({'error': {'message': message, 'type': kind}})}\n\n".encode()
+
+
 def error_body(fail: Fail) -> dict[str, Any] | str:
     """The body of an error response."""
     if fail.body is not None:

@@ -146,7 +146,11 @@ class _Handler(BaseHTTPRequestHandler):
                 headers.setdefault("retry-after-ms", str(step.retry_after_ms))
             self._send_json(step.status, codec.error_body(step), headers)
         elif request.stream:
-            self._send_stream(codec.stream_events(request, step, serial), step)
+            events = codec.stream_events(request, step, serial)
+            if step.error_after is not None:
+                failure = codec.error_event(step.error_type, "fake error in the stream")
+                events = [*events[: step.error_after], failure]
+            self._send_stream(events, step)
         elif request.wire == "openai":
             self._send_json(200, openai_wire.completion(request, step, serial), {})
         else:

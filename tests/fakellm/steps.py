@@ -30,8 +30,10 @@ class Reply:
     `chunk_chars` / `arg_chunk_chars` size the text and argument fragments of a stream; parallel
     tool calls are interleaved fragment by fragment in the OpenAI format. `first_byte_delay` waits
     before the response starts, `chunk_delay` between stream events. `drop_after` closes the
-    connection mid-stream after that many events (streaming only), without ending the body.
-    `usage` defaults to a rough estimate of (input, output) tokens.
+    connection mid-stream after that many events (streaming only), without ending the body;
+    `error_after` instead sends the wire format's in-stream error event (of `error_type`) after
+    that many events and ends the body cleanly. `usage` defaults to a rough estimate of
+    (input, output) tokens.
     """
 
     text: str = ""
@@ -42,6 +44,8 @@ class Reply:
     first_byte_delay: float = 0.0
     chunk_delay: float = 0.0
     drop_after: int | None = None
+    error_after: int | None = None
+    error_type: str = "overloaded_error"
 
 
 @dataclass(frozen=True)

@@ -130,3 +130,26 @@ async def test_anthropic_stream_cut_cleanly_before_message_stop_is_malformed(
     fake_llm.script([Fail(200, body=body, headers={"content-type": "text/event-stream"})])
     with pytest.raises(MalformedResponseError, match="message_stop"):
         await ask(make_provider(fake_llm, "anthropic"), PROMPT, stream=True)
+
+
+@pytest.mark.parametrize(
+    ("error_type", "error_class", "status"),
+    [("overloaded_error", HTTPStatusError, 529), ("rate_limit_error", RateLimitError, 429),
+     ("api_error", HTTPStatusError, 500)],
+)
+async def test_error_event_inside_a_stream(
+    fake_llm: FakeLLM, wire: str, error_type: str, error_class: type, status: int
+) -> None:
+    fake_llm.script([Reply("partial answer", error_after=3, error_type=error_type)])
+    with pytest.raises(error_class) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=True)
+    assert caught.value.status == status
+    assert error_type in str(caught.value)
+    assert "fake error in the stream" in str(caught.value)
+
+
+async def test_openai_stream_without_an_answer_is_malformed(fake_llm: FakeLLM) -> None:
+    fake_llm.script([Fail(200, body="data: [DONE]\n\n",
+                          headers={"content-type": "text/event-stream"})])
+    with pytest.raises(MalformedResponseError, match="no answer"):
+        await ask(make_provider(fake_llm, "openai"), PROMPT, stream=True)

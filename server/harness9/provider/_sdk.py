@@ -27,6 +27,19 @@ from harness9.provider.errors import (
 
 _loaded: dict[str, ModuleType] = {}
 
+# An error event inside a stream arrives after a 200 status; its type names the HTTP status the
+# same failure would have had before the stream started.
+_STREAM_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+}
+
 
 async def load_sdk(name: str) -> ModuleType:
     """Import module `name` once, off the event loop, and cache it."""
@@ -53,7 +66,7 @@ def translated_errors(sdk: ModuleType, provider: str) -> Iterator[None]:
 
 def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError | None:
     """The provider error for `exc`, or None when it is not a model-call failure."""
-    if isinstance(exc, sdk.APIStatusError):
+    if isinstance(exc, sdk.APIStatusError) and int(getattr(exc, "status_code", 0)) >= 400:
         return _status_error(exc, provider)
     if isinstance(exc, sdk.APITimeoutError):
         return NetworkError(f"{provider}: the request timed out")
@@ -61,6 +74,8 @@ def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError |
         return NetworkError(f"{provider}: cannot reach the service: {_cause(exc)}")
     if isinstance(exc, sdk.APIResponseValidationError):
         return MalformedResponseError(f"{provider}: malformed response: {exc}")
+    if isinstance(exc, sdk.APIError):
+        return _stream_error(exc, provider)
     httpx = sys.modules.get("httpx2")
     if httpx is not None and isinstance(exc, httpx.TimeoutException):
         return NetworkError(f"{provider}: the response timed out: {exc}")
@@ -75,6 +90,22 @@ def _status_error(exc: Exception, provider: str) -> ProviderError:
     status = int(getattr(exc, "status_code", 0))
     detail = getattr(exc, "message", str(exc))
     text = f"{provider}: HTTP {status}: {detail}"
+    if status in (401, 403):
+        return AuthError(text, status=status)
+    if status == 429:
+        return RateLimitError(text, status=status)
+    return HTTPStatusError(text, status=status)
+
+
+def _stream_error(exc: Exception, provider: str) -> ProviderError:
+    """An error event the service sent inside a stream that had started with 200."""
+    body = getattr(exc, "body", None)
+    inner = body.get("error") if isinstance(body, dict) else None
+    error = inner if isinstance(inner, dict) else body
+    kind = error.get("type") if isinstance(error, dict) else None
+    status = _STREAM_ERROR_STATUS.get(str(kind), 500)
+    detail = getattr(exc, "message", str(exc))
+    text = f"{provider}: error in the stream ({kind or 'unknown'}): {detail}"
     if status in (401, 403):
         return AuthError(text, status=status)
     if status == 429:

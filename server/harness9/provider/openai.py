@@ -161,6 +161,7 @@ class OpenAIProvider:
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage = Usage()
+        answered = False
         with translated_errors(self._sdk, self.name):
             stream = await client.chat.completions.create(
                 **request, stream=True, stream_options={"include_usage": True}
@@ -172,10 +173,13 @@ class OpenAIProvider:
                     delta = _delta(chunk)
                     if delta is None:
                         continue
+                    answered = True
                     if delta.content:
                         text.append(delta.content)
                         yield StreamChunk(type=StreamChunkType.TEXT, text=delta.content)
                     _add_tool_fragments(calls, delta)
+        if not answered:
+            raise MalformedResponseError("openai: the stream carried no answer")
         message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=calls.calls())
         yield StreamChunk(type=StreamChunkType.DONE, message=message, usage=usage)
 
