@@ -29,7 +29,7 @@ from harness9.tools.edit_text import (
     LfView,
     fold,
     line_ending_at,
-    line_number,
+    line_numbers,
     to_lf,
     with_line_ending,
 )
@@ -152,7 +152,7 @@ def _punctuation_table(model: str, found: str) -> dict[int, str]:
 
 def _unique(text: str, starts: list[int], level: int) -> int | None:
     if len(starts) > 1:
-        raise errors.ambiguous(level, [line_number(text, at) for at in starts])
+        raise errors.ambiguous(level, line_numbers(text, starts))
     return starts[0] if starts else None
 
 

@@ -108,7 +108,12 @@ def _edit(full: Path, shown: str, source: str, target: str) -> EditOutcome:
             f"Error: target_text is not valid Unicode text (an unpaired surrogate at character "
             f"{exc.start}); {shown} was not changed"
         ) from None
-    atomic_write_bytes(full, data, mode)
+    try:
+        atomic_write_bytes(full, data, mode)
+    except OSError as exc:
+        raise ToolError(
+            f"Error: cannot write {shown}: {exc.strerror or exc}; the file was left unchanged"
+        ) from None
     return outcome
 
 

@@ -81,6 +81,16 @@ def with_line_ending(text: str, ending: str) -> str:
     return text if ending == "\n" else text.replace("\n", ending)
 
 
+def line_numbers(text: str, offsets: list[int]) -> list[int]:
+    """The 1-based line numbers of ascending `offsets` in `text`, in one pass over it."""
+    numbers, line, previous = [], 1, 0
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        previous = offset
+        numbers.append(line)
+    return numbers
+
+
 def line_number(text: str, offset: int) -> int:
     """The 1-based line number of `offset` in `text`."""
     return text.count("\n", 0, offset) + 1
