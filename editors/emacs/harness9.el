@@ -191,6 +191,10 @@ For example (:maxTurns 10 :thinking t)."
                 (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
                   (list (format "    │ … %d more lines" (- (length out) harness9-output-lines)))))))))
 
+(defun harness9--plural (n noun)
+  "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
+  (when n (format "%d %s%s" n noun (if (eql n 1) "" "s"))))
+
 (defun harness9--footer (run)
   "RUN's last line: its status and counts, or nil while it runs."
   (let ((status (harness9--run-status run))
@@ -200,10 +204,8 @@ For example (:maxTurns 10 :thinking t)."
               (delq nil (list (concat "■ " status
                                       (when (harness9--run-error run)
                                         (concat ": " (harness9--run-error run))))
-                              (when (harness9--run-turn-count run)
-                                (format "%d turns" (harness9--run-turn-count run)))
-                              (when (harness9--run-tool-count run)
-                                (format "%d tool calls" (harness9--run-tool-count run)))
+                              (harness9--plural (harness9--run-turn-count run) "turn")
+                              (harness9--plural (harness9--run-tool-count run) "tool call")
                               (when (plist-get usage :inputTokens)
                                 (format "%d in / %d out tokens" (plist-get usage :inputTokens)
                                         (or (plist-get usage :outputTokens) 0)))))

@@ -23,7 +23,7 @@ echo "nvim tests: $("$nvim" --version | head -1)" >&2
 run_scenario() {
   local name="$1" start end
   start=$(date +%s%N)
-  H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-$name.json" H9_WORKSPACE="$tmp/ws" \
+  H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-${name}.json" H9_WORKSPACE="$tmp/ws" \
     XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" XDG_STATE_HOME="$tmp/xdg/state" \
     XDG_CACHE_HOME="$tmp/xdg/cache" \
     timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
@@ -34,3 +34,4 @@ run_scenario() {
 
 [ -n "${H9_ONLY:-}" ] || run_scenario run
 run_scenario cancel
+run_scenario nodaemon

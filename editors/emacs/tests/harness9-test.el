@@ -70,7 +70,7 @@
        (delete-directory ws t))))
 
 (ert-deftest harness9-test-scripted-run ()
-  "A whole run through jsonrpc-request: result, notifications and the rendered buffer."
+  "A whole run through jsonrpc-request: result, notifications, buffer; then a rejected one."
   (harness9-test--with-daemon "run"
     (let ((result (harness9-run-and-wait "list the files")))
       (should (equal (plist-get result :status) "completed"))
@@ -92,7 +92,15 @@
     (should (equal (plist-get (car harness9-events) :kind) "run_finished"))
     (should (equal (plist-get (car (last harness9-events)) :kind) "run_started"))
     (harness9-test--check-seqs)
-    (should-not harness9--active)))
+    (should-not harness9--active)
+    ;; A second run continues the session; params the daemon rejects signal `jsonrpc-error'
+    ;; to the caller and end the run with an error line.
+    (let ((harness9-run-params '(:maxTurns 0)))
+      (should-error (harness9-run-and-wait "and again") :type 'jsonrpc-error))
+    (should-not harness9--active)
+    (let ((lines (last (split-string (harness9-test--text) "\n") 3)))
+      (should (equal (butlast lines) '("" "» and again")))
+      (should (string-match-p "\\`■ error: .*maxTurns" (car (last lines)))))))
 
 (ert-deftest harness9-test-cancel ()
   "agent/cancel mid-tool: once it answers, the buffer already shows the cancelled run."

@@ -112,6 +112,28 @@ local function scenario_run()
   wait_for("standard $/progress updates from the daemon", function()
     return progress_updates > 0
   end)
+  -- A second run continues the session; bad params come back as an error line.
+  harness9.config.run_params = { maxTurns = 0 }
+  vim.cmd("Harness9Run and again")
+  wait_for("the error reply", function()
+    return not harness9.running()
+  end)
+  local lines = normalized_lines()
+  if lines[12] ~= "» and again" or not lines[13]:match("^■ error: .*maxTurns") or #lines ~= 13 then
+    fail("the rejected run should show its prompt and the daemon's error message")
+  end
+end
+
+local function scenario_nodaemon()
+  harness9.config.cmd = { "/nonexistent/harness9", "serve" }
+  local ok, message = harness9.run("hello")
+  wait_for("the failed start", function()
+    return not harness9.running()
+  end)
+  local lines = normalized_lines()
+  if ok or not message or lines[1] ~= "» hello" or not (lines[2] or ""):match("^■ error: ") then
+    fail("a daemon that cannot start should end the run with an error line")
+  end
 end
 
 local function scenario_cancel()
@@ -150,7 +172,7 @@ local function main()
   end
   vim.api.nvim_create_autocmd("User", { pattern = "LspProgressUpdate", callback = count })
   pcall(vim.api.nvim_create_autocmd, "LspProgress", { callback = count })
-  local scenario = ({ run = scenario_run, cancel = scenario_cancel })[os.getenv("H9_SCENARIO")]
+  local scenario = ({ run = scenario_run, cancel = scenario_cancel, nodaemon = scenario_nodaemon })[os.getenv("H9_SCENARIO")]
   if not scenario then
     fail("unknown H9_SCENARIO " .. tostring(os.getenv("H9_SCENARIO")))
   end
@@ -158,6 +180,9 @@ local function main()
   local messages = vim.api.nvim_exec("messages", true)
   if messages:match("deprecated") or messages:match("[Ee]rror") then
     fail("Neovim reported:\n" .. messages)
+  end
+  if os.getenv("H9_SHOW") then
+    io.stdout:write(buffer_text() .. "\n")
   end
   io.stdout:write("ok: " .. os.getenv("H9_SCENARIO") .. "\n")
   finish(0)

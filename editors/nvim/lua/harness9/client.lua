@@ -118,7 +118,7 @@ local function start(opts, on_ready)
     id = vim.lsp.start_client(config)
   end
   if not id then
-    error("harness9: could not start " .. table.concat(opts.cmd, " "))
+    error("could not start " .. table.concat(opts.cmd, " "), 0)
   end
   return id
 end

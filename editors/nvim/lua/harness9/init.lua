@@ -149,10 +149,11 @@ function M.run(prompt, opts)
     send_run(client, run, params)
   end)
   if not ok then
-    view.finish(run, { code = -32803, message = tostring(err) }, nil)
+    local message = tostring(err):gsub("^[^:]*:%d+: ", "")
+    view.finish(run, { code = -32803, message = message }, nil)
     active = nil
     render()
-    return false, tostring(err)
+    return false, "harness9: " .. message
   end
   return true
 end

@@ -162,6 +162,10 @@ local function tool_lines(block, max_output)
   return lines
 end
 
+local function plural(n, noun)
+  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
+end
+
 local function footer(run)
   if not run.status then
     return run.cancelling and "■ cancelling…" or nil
@@ -171,10 +175,10 @@ local function footer(run)
     parts[1] = parts[1] .. ": " .. run.error
   end
   if run.turn_count then
-    table.insert(parts, string.format("%d turns", run.turn_count))
+    table.insert(parts, plural(run.turn_count, "turn"))
   end
   if run.tool_count then
-    table.insert(parts, string.format("%d tool calls", run.tool_count))
+    table.insert(parts, plural(run.tool_count, "tool call"))
   end
   if run.usage and run.usage.inputTokens then
     table.insert(parts, string.format("%d in / %d out tokens", run.usage.inputTokens, run.usage.outputTokens or 0))
