@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 import pytest
@@ -153,3 +154,30 @@ async def test_openai_stream_without_an_answer_is_malformed(fake_llm: FakeLLM) -
                           headers={"content-type": "text/event-stream"})])
     with pytest.raises(MalformedResponseError, match="no answer"):
         await ask(make_provider(fake_llm, "openai"), PROMPT, stream=True)
+
+
+async def test_cancelling_a_stream_is_not_translated(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Reply("x" * 40, chunk_chars=1, chunk_delay=0.05)])
+    provider = make_provider(fake_llm, wire)
+    first = asyncio.Event()
+
+    async def consume() -> None:
+        async for _ in provider.generate_stream(PROMPT, None):
+            first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_cancelling_a_call_is_not_translated(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Reply("late", first_byte_delay=2.0)])
+    provider = make_provider(fake_llm, wire)
+    task = asyncio.create_task(provider.generate(PROMPT, None))
+    while not fake_llm.requests:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

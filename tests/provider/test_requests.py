@@ -180,3 +180,16 @@ async def test_api_keys_reach_the_service(fake_llm: FakeLLM, wire: str) -> None:
     key = fake_llm.env()["OPENAI_API_KEY" if wire == "openai" else "ANTHROPIC_API_KEY"]
     bearer = headers.get("authorization", "").removeprefix("Bearer ")
     assert key in (headers.get("x-api-key"), bearer)
+
+
+async def test_anthropic_trailing_assistant_text_is_trimmed(fake_llm: FakeLLM) -> None:
+    """A thinking answer left last in the history is a prefill, which must not end in spaces."""
+    fake_llm.script([Reply("ok"), Reply("ok")])
+    provider = make_provider(fake_llm, "anthropic")
+    await ask(provider, [Message.user("go"), Message(role=Role.ASSISTANT, content="Plan:\n")],
+              TOOLS, stream=False)
+    await ask(provider, [Message.user("go"), Message(role=Role.ASSISTANT, content=" \n")],
+              TOOLS, stream=False)
+    trimmed, dropped = (r.body["messages"] for r in fake_llm.requests)
+    assert trimmed[-1] == {"role": "assistant", "content": [{"type": "text", "text": "Plan:"}]}
+    assert dropped == [{"role": "user", "content": [{"type": "text", "text": "go"}]}]

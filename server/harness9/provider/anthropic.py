@@ -57,7 +57,23 @@ def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             out[-1]["content"].extend(blocks)
         else:
             out.append({"role": role, "content": blocks})
+    _trim_prefill(out)
     return out
+
+
+def _trim_prefill(out: list[dict[str, Any]]) -> None:
+    """A conversation ending with assistant text asks the model to continue it (a prefill), and
+    the API rejects a prefill that ends with whitespace: trim it, dropping what becomes empty."""
+    if not out or out[-1]["role"] != "assistant":
+        return
+    blocks = out[-1]["content"]
+    while blocks and blocks[-1]["type"] == "text":
+        blocks[-1] = {**blocks[-1], "text": blocks[-1]["text"].rstrip()}
+        if blocks[-1]["text"]:
+            return
+        blocks.pop()
+    if not blocks:
+        out.pop()
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
