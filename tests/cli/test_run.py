@@ -162,8 +162,10 @@ def _processes_with(argument: str) -> list[int]:
     return found
 
 
-@pytest.mark.timeout(40)
-def test_ctrl_c_cancels_the_run_and_kills_the_tool(workspace: Path, replay: Any) -> None:
+def _start_sleeping_run(
+    workspace: Path, replay: Any
+) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """A `--json` run whose only tool call sleeps; returns once the sleep process exists."""
     seconds = f"{random.randint(30, 39)}.{random.randint(100000, 999999)}"
     script = replay(
         [
@@ -200,9 +202,25 @@ def test_ctrl_c_cancels_the_run_and_kills_the_tool(workspace: Path, replay: Any)
     while not _processes_with(seconds) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _processes_with(seconds), "the sleep never started"
+    return proc, seconds, lines
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """The rest of stdout and stderr (reading the pipes, as their buffers already hold lines)."""
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    with proc.stdout, proc.stderr:
+        rest, err = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=20)
+    return rest, err
+
+
+@pytest.mark.timeout(40)
+def test_ctrl_c_cancels_the_run_and_kills_the_tool(workspace: Path, replay: Any) -> None:
+    proc, seconds, lines = _start_sleeping_run(workspace, replay)
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    rest, err = proc.communicate(timeout=20)
+    rest, err = _finish(proc)
     cancel_ms = (time.monotonic() - started) * 1000
     assert proc.returncode == 130, err
     done = Completed(130, "".join(lines) + rest, err)
@@ -215,3 +233,19 @@ def test_ctrl_c_cancels_the_run_and_kills_the_tool(workspace: Path, replay: Any)
     assert _processes_with(seconds) == []
     assert cancel_ms < 5000
     print(f"Ctrl-C to exit: {cancel_ms:.0f} ms", file=sys.stderr)
+
+
+@pytest.mark.timeout(40)
+def test_a_second_ctrl_c_stops_at_once_and_leaves_no_tool_behind(
+    workspace: Path, replay: Any
+) -> None:
+    proc, seconds, _ = _start_sleeping_run(workspace, replay)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    rest, err = _finish(proc)
+    assert proc.returncode == 130, err
+    assert Completed(130, rest, err).json_lines()[-1]["error"]["code"] == -32800
+    deadline = time.monotonic() + 5
+    while _processes_with(seconds) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_with(seconds) == []

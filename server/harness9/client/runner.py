@@ -126,8 +126,10 @@ async def _session(client: DaemonClient, options: RunOptions, view: View) -> Out
         status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
         return Outcome(status, error=_error(exc.code, exc.message, exc.data))
     except DaemonExited as exc:
-        status = "cancelled" if interrupts else "error"
-        return Outcome(status, error=_error(-32803, str(exc), {"kind": "internal"}))
+        if interrupts:
+            message = "cancelled: the daemon was stopped at once (Ctrl-C twice)"
+            return Outcome("cancelled", error=_error(REQUEST_CANCELLED, message, None))
+        return Outcome("error", error=_error(-32803, str(exc), {"kind": "internal"}))
     finally:
         loop.remove_signal_handler(signal.SIGINT)
 
