@@ -59,26 +59,27 @@ function M.config(opts)
   }
 end
 
---- Registers the server with lspconfig (`configs.harness9`) and, on 0.11+, `vim.lsp.config`.
+--- Registers the server: `vim.lsp.config("harness9")` on 0.11+, else lspconfig's `configs.harness9`
+--- when lspconfig is installed, so `vim.lsp.enable` / `lspconfig.harness9.setup{}` can start it.
 function M.register(opts)
-  local ok, configs = pcall(require, "lspconfig.configs")
-  if ok and type(configs) == "table" and not configs[M.name] then
-    local ok_util, util = pcall(require, "lspconfig.util")
-    configs[M.name] = {
-      default_config = {
-        cmd = opts.cmd,
-        cmd_env = opts.cmd_env,
-        init_options = opts.init_options,
-        root_dir = ok_util and util.find_git_ancestor or function()
-          return vim.fn.getcwd()
-        end,
-      },
-      docs = { description = "harness9: a coding agent daemon speaking LSP (agent/run, agent/progress)." },
-    }
-  end
+  local base = { cmd = opts.cmd, cmd_env = opts.cmd_env, init_options = opts.init_options }
   if has_011 and vim.lsp.config then
-    vim.lsp.config(M.name, { cmd = opts.cmd, cmd_env = opts.cmd_env, init_options = opts.init_options })
+    vim.lsp.config(M.name, vim.tbl_extend("force", base, { root_markers = { ".git" } }))
+    return
   end
+  local ok, configs = pcall(require, "lspconfig.configs")
+  if not ok or type(configs) ~= "table" or configs[M.name] then
+    return
+  end
+  local util = require("lspconfig.util")
+  configs[M.name] = {
+    default_config = vim.tbl_extend("force", base, {
+      root_dir = function(fname)
+        return util.root_pattern(".git")(fname) or vim.fn.getcwd()
+      end,
+    }),
+    docs = { description = "harness9: a coding agent daemon speaking LSP (agent/run, agent/progress)." },
+  }
 end
 
 --- A running harness9 client for this root (started by us, lspconfig or vim.lsp.enable), or nil.
