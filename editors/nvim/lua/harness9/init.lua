@@ -160,8 +160,11 @@ end
 
 --- Cancels the run in flight ($/cancelRequest); the run ends with its run_finished event.
 function M.cancel()
-  if not active or not active.request_id then
+  if not active then
     return false, "harness9: no run in progress"
+  end
+  if not active.request_id then
+    return false, "harness9: the daemon is still starting; cancel again in a moment"
   end
   active.run.cancelling = true
   client_mod.call(active.client, "cancel_request", active.request_id)

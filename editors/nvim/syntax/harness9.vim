@@ -1,0 +1,23 @@
+" Highlighting of the harness9 run buffer (harness9://run).
+if exists('b:current_syntax')
+  finish
+endif
+syntax match harness9Prompt  /^» .*/
+syntax match harness9Turn    /^── turn \d\+/
+syntax match harness9Running /^  … .*/
+syntax match harness9Ok      /^  ✓ [^:]*:/
+syntax match harness9Failed  /^  ✗ .*/
+syntax match harness9Output  /^    │ .*/
+syntax match harness9Thought /^  \~ .*/
+syntax match harness9Done    /^■ \(completed\|max_turns\).*/
+syntax match harness9Stopped /^■ \(cancelled\|error\|cancelling\).*/
+highlight default link harness9Prompt  Title
+highlight default link harness9Turn    Comment
+highlight default link harness9Running WarningMsg
+highlight default link harness9Ok      String
+highlight default link harness9Failed  ErrorMsg
+highlight default link harness9Output  Comment
+highlight default link harness9Thought Comment
+highlight default link harness9Done    Statement
+highlight default link harness9Stopped ErrorMsg
+let b:current_syntax = 'harness9'
