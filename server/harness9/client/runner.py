@@ -1,7 +1,8 @@
 """`harness9 run`: start a daemon, run one prompt through `agent/run`, show it, map the exit code.
 
 Ctrl-C sends `$/cancelRequest` and waits for the daemon's `-32800` answer (exit 130); a second
-Ctrl-C kills the daemon's process group at once.
+Ctrl-C, or one while the daemon shuts down, kills the daemon's process group at once (the daemon's
+own reaper then ends its tools' processes).
 """
 
 from __future__ import annotations
@@ -77,12 +78,16 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
 
     client = DaemonClient(view.progress, view.log)
     client.attach(process)
+    ctrl_c = _CtrlC(client, view)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, ctrl_c)
     try:
-        outcome = await _session(client, options, view)
+        outcome = await _session(client, options, ctrl_c)
         # The outcome is shown before the daemon's own shutdown, which the user need not wait on.
         view.finished(outcome, notes)
     finally:
         await client.close()
+        loop.remove_signal_handler(signal.SIGINT)
         if log_file is not None:
             log_file.close()
     return outcome.exit_code
@@ -98,40 +103,45 @@ def _make_view(options: RunOptions) -> View:
     return LiveView()
 
 
-async def _session(client: DaemonClient, options: RunOptions, view: View) -> Outcome:
-    """initialize → agent/run, with Ctrl-C wired to cancel; every ending becomes an Outcome."""
+class _CtrlC:
+    """SIGINT: the first one cancels the run in flight; any other stops the daemon at once."""
+
+    def __init__(self, client: DaemonClient, view: View) -> None:
+        self.client = client
+        self.view = view
+        self.run_id: int | None = None
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count == 1 and self.run_id is not None:
+            self.client.cancel(self.run_id)
+            self.view.cancelling()
+        else:
+            self.client.kill()
+
+
+async def _session(client: DaemonClient, options: RunOptions, ctrl_c: _CtrlC) -> Outcome:
+    """initialize → agent/run; every way it can end becomes an Outcome."""
     from pygls.exceptions import JsonRpcException
 
     from harness9.client.rpc import DaemonExited
 
-    loop = asyncio.get_running_loop()
-    interrupts: list[float] = []
-    run_id: list[int] = []
-
-    def on_interrupt() -> None:
-        interrupts.append(time.monotonic())
-        if len(interrupts) == 1 and run_id:
-            client.cancel(run_id[0])
-            view.cancelling()
-        else:
-            client.kill()
-
-    loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:
         await client.initialize(options.workspace, options.init_options)
-        run_id.append(client.new_id())
-        result = await client.request("agent/run", options.run_params, run_id[0])
+        ctrl_c.run_id = client.new_id()
+        result = await client.request("agent/run", options.run_params, ctrl_c.run_id)
         return _result_outcome(result)
     except JsonRpcException as exc:
         status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
         return Outcome(status, error=_error(exc.code, exc.message, exc.data))
     except DaemonExited as exc:
-        if interrupts:
+        if ctrl_c.count:
             message = "cancelled: the daemon was stopped at once (Ctrl-C twice)"
             return Outcome("cancelled", error=_error(REQUEST_CANCELLED, message, None))
         return Outcome("error", error=_error(-32803, str(exc), {"kind": "internal"}))
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        ctrl_c.run_id = None
 
 
 def _result_outcome(result: Any) -> Outcome:
