@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_errors import LEVELS, EditError
 from harness9.tools.edit_hint import closest_block, quote
-from harness9.tools.edit_lines import Span, replace_block, replace_trimmed
+from harness9.tools.edit_lines import Span, replace_block, replace_exact, replace_trimmed
 from harness9.tools.edit_match import Trimmed, find_all, find_blocks, find_trimmed, source_lines
 from harness9.tools.edit_text import (
     ASCII_FORMS,
@@ -47,7 +47,7 @@ class EditOutcome:
 
     def note(self) -> str | None:
         """One line on a match that was not exact, for the tool's success text."""
-        if self.level == 1:
+        if self.level == 1 and not self.reindented:
             return None
         suffix = "; re-indented" if self.reindented else ""
         return f"(matched at level {self.level}: {LEVELS[self.level]}{suffix})"
@@ -77,7 +77,7 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
 def _locate(body: str, source: str, target: str) -> tuple[Span, int, LfView]:
     exact = _unique(body, find_all(body, source), 1)
     if exact is not None:
-        return Span(exact, exact + len(source), to_lf(target)), 1, LfView(body, [])
+        return replace_exact(body, exact, source, to_lf(target)), 1, LfView(body, [])
     view = LfView.of(body)
     text, source, target = view.text, to_lf(source), to_lf(target)
     for level, finder in ((2, _exact), (3, _trimmed), (4, _block)):

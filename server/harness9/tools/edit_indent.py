@@ -109,8 +109,20 @@ def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> M
 
 
 def _candidates(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> list[Mapping]:
-    found = [_prefix_added(pairs), _prefix_removed(pairs), _linear(pairs, target, context)]
+    linear = _linear(pairs, target, context)
+    found = [_prefix_added(pairs), _prefix_removed(pairs), linear]
+    if _units_differ(pairs, target, context):
+        # A one-level match says nothing about nesting; the file's own unit then beats a prefix
+        # that would keep the model's (2-space nesting in a 4-space file).
+        found = [linear, *found[:2]]
     return [mapping for mapping in found if mapping is not None and _fits(mapping, pairs)]
+
+
+def _units_differ(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> bool:
+    if len({width(m) for m, _ in pairs}) != 1:
+        return False
+    model_unit = _model_unit(target)
+    return bool(model_unit and context.unit and model_unit != context.unit)
 
 
 def _fits(mapping: Mapping, pairs: Sequence[Pair]) -> bool:
@@ -141,6 +153,32 @@ def reindent(lines: Sequence[str], mapping: Mapping) -> list[str]:
             continue
         indent = indent_of(line)
         out.append(f"{mapping(indent) or ''}{line[len(indent) :]}")
+    return out
+
+
+def restyle(lines: Sequence[str], context: Context) -> list[str]:
+    """`lines` with indentation written in the other style (tabs in a file indented with
+    spaces, or the reverse) rewritten in the file's, one indentation unit per unit."""
+    if context.unit is None:
+        return list(lines)
+    wrong = " " if context.tabs else "\t"
+    indents = [indent_of(line) for line in lines if line.strip()]
+    if not any(indent.startswith(wrong) for indent in indents):
+        return list(lines)
+    if context.tabs:
+        unit = _model_unit(["", *(i for i in indents if i.startswith(" "))]) or TAB_SIZE
+        unit = 4 if unit > 4 and unit % 4 == 0 else unit
+    out = []
+    for line in lines:
+        indent = indent_of(line)
+        if not line.strip() or not indent.startswith(wrong):
+            out.append(line)
+            continue
+        lead = len(indent) - len(indent.lstrip(wrong))
+        levels = lead if wrong == "\t" else lead // unit
+        rest = indent[lead:] if wrong == "\t" else " " * (lead % unit) + indent[lead:]
+        fresh = "\t" * levels if context.tabs else " " * (levels * context.unit)
+        out.append(fresh + rest + line[len(indent) :])
     return out
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_indent import (
+    Context,
     Mapping,
     Pair,
     choose_mapping,
@@ -20,6 +21,7 @@ from harness9.tools.edit_indent import (
     indent_of,
     is_identity,
     reindent,
+    restyle,
     width,
 )
 from harness9.tools.edit_match import Trimmed, pairs_of
@@ -39,6 +41,21 @@ class Span:
     reindented: bool = False
 
 
+def replace_exact(text: str, start: int, source: str, target: str) -> Span:
+    """The span of an exact match at `start` and its replacement: `target` as given, except that
+    when a one-line source began inside the file's indentation (so the model indented less than
+    the file), the target's further lines are re-indented to match."""
+    end = start + len(source)
+    lead = _lead(source)
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    lines = target.split("\n")
+    if "\n" in lead or "\n" in source.strip() or not lead or not before or before.strip():
+        return Span(start, end, target)
+    if len(lines) < 2:
+        return Span(start, end, target)
+    return _reindent_rest(text, (start, end), [(lead, before + lead)], lines[0], lines, 1)
+
+
 def replace_trimmed(
     text: str, start: int, trimmed: Trimmed, source: str, target: str, level: int
 ) -> Span:
@@ -49,20 +66,61 @@ def replace_trimmed(
         whole = trimmed.at_line_start and trimmed.at_line_end
         return _delete_lines(text, start, end) if whole else Span(start, end, "")
     first, *rest = new.split("\n")
-    # A one-line source tells how the model's indentation relates to the file's; with more lines
-    # the inner lines matched exactly, so the target's inner lines are already right.
-    if not (trimmed.at_line_start and rest and "\n" not in trimmed.text):
+    if not rest:
         return Span(start, end, new)
-    lead = source[: len(source) - len(source.lstrip())]
-    pairs = [(lead.rsplit("\n", 1)[-1], text[text.rfind("\n", 0, start) + 1 : start])]
-    if is_identity(pairs):
-        return Span(start, end, new)
-    window = text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].split("\n")
     # The first target line keeps the file's indentation, but its own tells the model's unit.
-    first_indent = target[: len(target) - len(target.lstrip())].rsplit("\n", 1)[-1]
-    line = line_number(text, start)
-    mapping = _mapping(pairs, [first_indent + first, *rest], window, level, line)
-    return Span(start, end, "\n".join([first, *reindent(rest, mapping)]), reindented=True)
+    model = [_lead(target).rsplit("\n", 1)[-1] + first, *rest]
+    context = _context_around(text, start, end)
+    pairs = _trimmed_pairs(text, start, trimmed, source)
+    if is_identity(pairs):
+        restyled = restyle(rest, context)
+        return Span(start, end, "\n".join([first, *restyled]), reindented=restyled != rest)
+    return _reindent_rest(text, (start, end), pairs, first, model, level)
+
+
+def _trimmed_pairs(text: str, start: int, trimmed: Trimmed, source: str) -> list[Pair]:
+    """What a trimmed match says about the model's indentation against the file's (nothing:
+    the identity).
+
+    Only a source that began at a line start has a first-line indentation. When it has more
+    lines, those matched exactly: indented ones prove the model used the file's indentation (a
+    different first line is a slip), unindented ones leave the first line as the only witness.
+    """
+    if not trimmed.at_line_start:
+        return []
+    pair = (_lead(source).rsplit("\n", 1)[-1], text[text.rfind("\n", 0, start) + 1 : start])
+    inner = trimmed.text.split("\n")[1:]
+    if not inner:
+        return [pair]
+    if all(pair) and not any(indent_of(line) for line in inner if line.strip()):
+        return [pair, ("", "")]
+    return []
+
+
+def _reindent_rest(
+    text: str,
+    span: tuple[int, int],
+    pairs: Sequence[Pair],
+    first: str,
+    model: Sequence[str],
+    level: int,
+) -> Span:
+    """`first` as given, then the target's further lines re-indented by the mapping of `pairs`.
+
+    `model` is every target line with the model's own indentation (it tells the model's unit).
+    """
+    start, end = span
+    context = _context_around(text, start, end)
+    mapping = _mapping(pairs, model, context, level, line_number(text, start))
+    return Span(start, end, "\n".join([first, *reindent(model[1:], mapping)]), reindented=True)
+
+
+def _context_around(text: str, start: int, end: int) -> Context:
+    return file_context(text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].split("\n"))
+
+
+def _lead(text: str) -> str:
+    return text[: len(text) - len(text.lstrip())]
 
 
 def replace_block(
@@ -78,10 +136,11 @@ def replace_block(
             return Span(start, end + 1, "")
         return Span(max(0, start - 1), end, "")
     pairs = pairs_of(wanted, file_lines[first:last])
+    context = file_context(file_lines[max(0, first - _CONTEXT_LINES) : last + _CONTEXT_LINES])
     if is_identity(pairs):
-        return Span(start, end, "\n".join(new))
-    window = file_lines[max(0, first - _CONTEXT_LINES) : last + _CONTEXT_LINES]
-    mapping = _mapping(pairs, new, window, level, first + 1)
+        restyled = restyle(new, context)
+        return Span(start, end, "\n".join(restyled), reindented=restyled != new)
+    mapping = _mapping(pairs, new, context, level, first + 1)
     return Span(start, end, "\n".join(reindent(new, mapping)), reindented=True)
 
 
@@ -94,10 +153,10 @@ def target_lines(target: str) -> list[str]:
 
 
 def _mapping(
-    pairs: Sequence[Pair], lines: Sequence[str], window: Sequence[str], level: int, line: int
+    pairs: Sequence[Pair], lines: Sequence[str], context: Context, level: int, line: int
 ) -> Mapping:
     indents = [indent_of(text) for text in lines if text.strip()]
-    mapping = choose_mapping(pairs, indents, file_context(window))
+    mapping = choose_mapping(pairs, indents, context)
     if mapping is None:
         raise errors.indentation(level, line, _describe(pairs, indents))
     return mapping
