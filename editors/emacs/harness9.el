@@ -349,6 +349,12 @@ NEW-SESSION as in `harness9-run'."
                                    :message (alist-get 'jsonrpc-error-message (cdr err))
                                    :data (alist-get 'jsonrpc-error-data (cdr err)))
                          nil)
+       (signal (car err) (cdr err)))
+      (quit
+       ;; C-g while waiting: stop the run too, rather than leave it going unseen.
+       (when (eq run harness9--active) (ignore-errors (harness9-cancel)))
+       (setf (harness9--run-status run) (or (harness9--run-status run) "cancelled"))
+       (harness9--finish run nil nil)
        (signal (car err) (cdr err))))))
 
 (defun harness9--wait-for-run-id (run seconds)
