@@ -150,8 +150,9 @@ def _timeout_text(output: OutputBuffer, budget: float) -> str:
     seconds = f"{budget:.1f}".rstrip("0").rstrip(".")
     if text and not text.endswith("\n"):
         text += "\n"
+    so_far = "the output so far is above" if text else "it printed nothing"
     return (
         f"{text}Error: the command timed out after {seconds} s and was killed, with every process "
-        "it started (the output so far is above). Run a faster or narrower command, or detach a "
-        "long job: `setsid nohup CMD > job.log 2>&1 &`, then check job.log."
+        f"it started ({so_far}). Run a faster or narrower command, or detach a long job: "
+        "`setsid nohup CMD > job.log 2>&1 &`, then check job.log."
     )
