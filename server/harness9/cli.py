@@ -40,7 +40,12 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("prompt", nargs="?", metavar="PROMPT", help="the task ('-' reads stdin)")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="the task ('-' reads it from stdin; none on a terminal: one prompt per line)",
+    )
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: current dir)")
     run.add_argument("--provider", choices=["openai", "anthropic", "replay"])
     run.add_argument("--model", metavar="M", help="model name passed to the provider")
@@ -50,7 +55,14 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")
     run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
     run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
-    run.add_argument("--json", action="store_true", help="print progress as JSON lines")
+    run.add_argument(
+        "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
+    )
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
+    )
     run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
 
 

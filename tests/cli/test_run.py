@@ -249,3 +249,22 @@ def test_a_second_ctrl_c_stops_at_once_and_leaves_no_tool_behind(
     while _processes_with(seconds) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _processes_with(seconds) == []
+
+
+@pytest.mark.timeout(40)
+def test_interactive_prompts_continue_one_session(workspace: Path, replay: Any) -> None:
+    script = replay([{"text": "Noted."}])
+    proc = subprocess.run(
+        [*HARNESS9, "run", "-i", "--json", "--workspace", str(workspace), "--replay", str(script)],
+        input="first\n\nsecond\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = Completed(0, proc.stdout, proc.stderr).json_lines()
+    results = [line["result"] for line in lines if "result" in line]
+    assert [r["status"] for r in results] == ["completed", "completed"]
+    assert results[0]["sessionId"] == results[1]["sessionId"]
+    sizes = [line["messages"] for line in lines if line.get("kind") == "turn_started"]
+    assert sizes[1] > sizes[0]  # the second prompt saw the first conversation

@@ -44,6 +44,7 @@ class RunOptions:
     json: bool = False
     verbose: bool = False
     demo: bool = False
+    interactive: bool = False
 
 
 def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
@@ -88,6 +89,7 @@ def options_from_args(
         env=env,
         json=args.json,
         verbose=args.verbose,
+        interactive=bool(getattr(args, "interactive", False)),
     )
 
 

@@ -18,6 +18,13 @@ class Outcome:
     error: dict[str, Any] | None = None
 
     @property
+    def session_id(self) -> str | None:
+        """The session the run belonged to, from the result or the error's data."""
+        source = self.result or (self.error or {}).get("data") or {}
+        value = source.get("sessionId") if isinstance(source, dict) else None
+        return str(value) if value else None
+
+    @property
     def exit_code(self) -> int:
         """0 completed, 1 error, 3 max_turns, 130 cancelled."""
         return EXIT_CODES.get(self.status, 1)

@@ -1,8 +1,6 @@
-"""`harness9 run`: start a daemon, run one prompt through `agent/run`, show it, map the exit code.
+"""`harness9 run`: start a daemon, run prompts through `agent/run`, show them, exit with a code.
 
-Ctrl-C sends `$/cancelRequest` and waits for the daemon's `-32800` answer (exit 130); a second
-Ctrl-C, or one while the daemon shuts down, kills the daemon's process group at once (the daemon's
-own reaper then ends its tools' processes).
+Exit codes: 0 completed, 1 error, 2 usage (no provider, no prompt), 3 max_turns, 130 cancelled.
 """
 
 from __future__ import annotations
@@ -16,16 +14,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from harness9.client.config import RunOptions, UsageError, options_from_args
-from harness9.client.outcome import Outcome, View
 from harness9.client.process import spawn_daemon
+from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient
+    from harness9.client.session import CtrlC
 
-REQUEST_CANCELLED = -32800
+NO_PROMPT = (
+    'harness9: say what to do, e.g. harness9 run "make the tests pass"'
+    " (or try harness9 run --demo).\n"
+)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -43,16 +45,17 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> str:
-    if args.prompt == "-" or (args.prompt is None and not args.demo and not sys.stdin.isatty()):
-        prompt = sys.stdin.read()
-    else:
-        prompt = args.prompt or ""
-    if not prompt.strip() and not args.demo:
-        raise UsageError(
-            'harness9: say what to do, e.g. harness9 run "make the tests pass"'
-            " (or try harness9 run --demo).\n"
-        )
-    return prompt.strip()
+    """The prompt; empty when the prompts will be read line by line (interactive)."""
+    if args.prompt == "-" or (
+        args.prompt is None and not (args.demo or args.interactive or sys.stdin.isatty())
+    ):
+        prompt = sys.stdin.read().strip()
+        if not prompt:
+            raise UsageError(NO_PROMPT)
+        return prompt
+    if args.prompt is None and not args.demo:
+        args.interactive = True
+    return (args.prompt or "").strip()
 
 
 def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, Path]]) -> str:
@@ -66,8 +69,10 @@ def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, 
 
 
 async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
-    """Spawn the daemon, run the prompt, show the outcome, shut the daemon down."""
-    view = _make_view(options)
+    """Spawn the daemon, hold the session, shut the daemon down; returns the exit code."""
+    slot = ViewSlot(options.json)
+    if not options.interactive:
+        slot.open()  # the live view shows progress while the daemon starts
     log_file, log_path = _open_log(options.verbose)
     _route_client_logs(log_file)
     if log_path is not None:
@@ -75,84 +80,40 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
     process = await spawn_daemon(options.env, log_file)
     # Imported only now, so pygls loads here while the daemon starts in parallel.
     from harness9.client.rpc import DaemonClient
+    from harness9.client.session import CtrlC
 
-    client = DaemonClient(view.progress, view.log)
+    client = DaemonClient(slot.progress, slot.log)
     client.attach(process)
-    ctrl_c = _CtrlC(client, view)
+    ctrl_c = CtrlC(client, slot.current)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, ctrl_c)
     try:
-        outcome = await _session(client, options, ctrl_c)
-        # The outcome is shown before the daemon's own shutdown, which the user need not wait on.
-        view.finished(outcome, notes)
+        return await _converse(client, options, ctrl_c, slot, notes)
     finally:
         await client.close()
         loop.remove_signal_handler(signal.SIGINT)
         if log_file is not None:
             log_file.close()
+
+
+async def _converse(
+    client: DaemonClient,
+    options: RunOptions,
+    ctrl_c: CtrlC,
+    slot: ViewSlot,
+    notes: list[tuple[str, Path]],
+) -> int:
+    from harness9.client.interactive import converse
+    from harness9.client.session import initialize, run_once
+
+    outcome = await initialize(client, options, ctrl_c)
+    if outcome is None and options.interactive:
+        return await converse(client, options, ctrl_c, slot, notes)
+    if outcome is None:
+        outcome = await run_once(client, options.run_params, ctrl_c)
+    # Shown before the daemon's own shutdown, which the user need not wait for.
+    slot.current().finished(outcome, notes)
     return outcome.exit_code
-
-
-def _make_view(options: RunOptions) -> View:
-    if options.json:
-        from harness9.client.jsonlines import JsonLinesView
-
-        return JsonLinesView()
-    from harness9.client.live import LiveView
-
-    return LiveView()
-
-
-class _CtrlC:
-    """SIGINT: the first one cancels the run in flight; any other stops the daemon at once."""
-
-    def __init__(self, client: DaemonClient, view: View) -> None:
-        self.client = client
-        self.view = view
-        self.run_id: int | None = None
-        self.count = 0
-
-    def __call__(self) -> None:
-        self.count += 1
-        if self.count == 1 and self.run_id is not None:
-            self.client.cancel(self.run_id)
-            self.view.cancelling()
-        else:
-            self.client.kill()
-
-
-async def _session(client: DaemonClient, options: RunOptions, ctrl_c: _CtrlC) -> Outcome:
-    """initialize → agent/run; every way it can end becomes an Outcome."""
-    from pygls.exceptions import JsonRpcException
-
-    from harness9.client.rpc import DaemonExited
-
-    try:
-        await client.initialize(options.workspace, options.init_options)
-        ctrl_c.run_id = client.new_id()
-        result = await client.request("agent/run", options.run_params, ctrl_c.run_id)
-        return _result_outcome(result)
-    except JsonRpcException as exc:
-        status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
-        return Outcome(status, error=_error(exc.code, exc.message, exc.data))
-    except DaemonExited as exc:
-        if ctrl_c.count:
-            message = "cancelled: the daemon was stopped at once (Ctrl-C twice)"
-            return Outcome("cancelled", error=_error(REQUEST_CANCELLED, message, None))
-        return Outcome("error", error=_error(-32803, str(exc), {"kind": "internal"}))
-    finally:
-        ctrl_c.run_id = None
-
-
-def _result_outcome(result: Any) -> Outcome:
-    if not isinstance(result, dict):
-        message = f"unexpected agent/run result: {result!r}"
-        return Outcome("error", error=_error(-32603, message, None))
-    return Outcome(str(result.get("status", "completed")), result=result)
-
-
-def _error(code: int, message: str, data: Any) -> dict[str, Any]:
-    return {"code": code, "message": message, "data": data}
 
 
 def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
