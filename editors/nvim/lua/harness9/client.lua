@@ -99,6 +99,9 @@ end
 local function start(opts, on_ready)
   local config = M.config(opts)
   config.on_init = function(client)
+    if opts.settings then
+      M.call(client, "notify", "workspace/didChangeConfiguration", { settings = { harness9 = opts.settings } })
+    end
     vim.schedule(function()
       on_ready(client)
     end)
