@@ -76,16 +76,13 @@ class Daemon:
 
     async def run(self, prompt: str, timeout: float = 120.0, **params: Any) -> RunOutcome:
         """Run one prompt to its end and collect the notifications of that run."""
-        first = len(self.client.notes)
         started = now()
         result = await self.client.request(
             "agent/run", {"prompt": prompt, **params}, timeout=timeout
         )
         seconds = now() - started
-        run_id = result["runId"]
         notes = [
-            n for n in self.client.notes[first:]
-            if n.method == "agent/progress" and n.params.get("runId") == run_id
+            n for n in self.client.take_run_notes(result["runId"]) if n.method == "agent/progress"
         ]
         return RunOutcome(result, notes, started, seconds)
 

@@ -43,6 +43,7 @@ class RpcClient:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.notes: list[Note] = []
+        self._by_run: dict[str, list[Note]] = {}
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 0
         self._waiters: list[tuple[str, asyncio.Future[Note]]] = []
@@ -90,6 +91,11 @@ class RpcClient:
         """Send a request and wait for its result."""
         return await asyncio.wait_for(self.start_request(method, params), timeout)
 
+    def take_run_notes(self, run_id: str) -> list[Note]:
+        """Remove and return the notifications carrying `runId` (kept apart from `notes`, so a
+        long benchmark does not accumulate them)."""
+        return self._by_run.pop(run_id, [])
+
     def next_note(self, method: str) -> asyncio.Future[Note]:
         """A future for the next notification of `method`."""
         future: asyncio.Future[Note] = asyncio.get_running_loop().create_future()
@@ -126,7 +132,11 @@ class RpcClient:
             self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         else:
             note = Note(now(), message["method"], message.get("params"))
-            self.notes.append(note)
+            run_id = note.params.get("runId") if isinstance(note.params, dict) else None
+            if run_id is None:
+                self.notes.append(note)
+            else:
+                self._by_run.setdefault(run_id, []).append(note)
             self._wake(note)
 
     def _wake(self, note: Note) -> None:

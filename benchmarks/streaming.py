@@ -21,6 +21,7 @@ from benchmarks.script import DELTA_CHARS, delta_text
 THROUGHPUT_LIMIT = 1.5
 DELAY_LIMIT_MS = 50.0
 RATE_LIMIT = 100.0
+LATENCY_PROVIDER = "anthropic"
 Pieces = list[tuple[float, str]]
 
 
@@ -85,17 +86,22 @@ async def throughput(daemon: Daemon, url: str, provider: str, deltas: int, reps:
 
 
 async def latency(daemon: Daemon, fake: FakeProcess, deltas: int, pace: float) -> list[Row]:
-    """Worst delta delay and notification rate of a paced reply (OpenAI wire)."""
-    direct = DirectLoop("openai", fake.url, True, str(daemon.workspace))
+    """Worst delta delay and notification rate of a paced reply.
+
+    The Anthropic wire is used because its SDK parses a delta about 3× faster than OpenAI's
+    (≈ 60 µs against ≈ 200 µs here), so the floor keeps up with the pace and the delay measured
+    is the daemon's, not a backlog in the SDK.
+    """
+    direct = DirectLoop(LATENCY_PROVIDER, fake.url, True, str(daemon.workspace))
     try:
         await fake.stamps()
         floor_pieces = await direct.stream_text(f"bench stream {deltas} {pace}")
         floor_delay = worst_delay(floor_pieces, await fake.stamps())
-        pieces = await through_daemon(daemon, "openai", deltas, pace)
+        pieces = await through_daemon(daemon, LATENCY_PROVIDER, deltas, pace)
         delay = worst_delay(pieces, await fake.stamps())
     finally:
         await direct.close()
-    name = f"stream {deltas} deltas paced {pace * 1000:g} ms"
+    name = f"stream {deltas} deltas, {LATENCY_PROVIDER}, paced {pace * 1000:g} ms"
     delay_row = limit_row(f"{name}: worst delay", delay * 1000, floor_delay * 1000, "ms",
                           DELAY_LIMIT_MS)
     rate = peak_rate([at for at, _ in pieces])
