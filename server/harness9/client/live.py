@@ -84,7 +84,8 @@ class LiveView:
         if self._closed:
             return
         try:
-            self.console.print()
+            if self._turn:
+                self.console.print()
             self.console.print(self._summary(outcome))
             for label, path in notes:
                 self.console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
@@ -121,14 +122,17 @@ class LiveView:
         self._rows[str(p.get("toolCallId"))] = row
 
     def _on_tool_completed(self, p: dict[str, Any]) -> None:
-        row = self._rows.get(str(p.get("toolCallId")))
-        if row is not None:
-            row.finish(p, ok=True)
+        self._row(p).finish(p, ok=True)
 
     def _on_tool_failed(self, p: dict[str, Any]) -> None:
-        row = self._rows.get(str(p.get("toolCallId")))
-        if row is not None:
-            row.finish(p, ok=False)
+        self._row(p).finish(p, ok=False)
+
+    def _row(self, p: dict[str, Any]) -> ToolRow:
+        """The row of a tool call; made on the spot if its start was never seen."""
+        key = str(p.get("toolCallId"))
+        if key not in self._rows:
+            self._on_tool_started(p)
+        return self._rows[key]
 
     def _on_observation(self, p: dict[str, Any]) -> None:
         self._flush_rows()
