@@ -10,7 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-EXIT_CODES = """exit codes of `run`:
+RUN_EPILOG = """environment:
+  OPENAI_API_KEY, OPENAI_BASE_URL        an OpenAI-compatible service
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  an Anthropic-compatible service
+  HARNESS9_PROVIDER, HARNESS9_MODEL      which provider and model (the flags win)
+
+exit codes:
   0    the run completed
   1    the run failed (provider, network or daemon error)
   2    bad usage or no model provider configured
@@ -35,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser(
         "run",
-        help="run the agent on one prompt, live in the terminal",
+        help="run the agent on a prompt, live in the terminal (try: run --demo)",
         description="Start a daemon, run the agent on PROMPT in the workspace and show it live.",
-        epilog=EXIT_CODES,
+        epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
@@ -47,10 +52,18 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the task ('-' reads it from stdin; none on a terminal: one prompt per line)",
     )
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: current dir)")
-    run.add_argument("--provider", choices=["openai", "anthropic", "replay"])
+    run.add_argument(
+        "--provider", choices=["openai", "anthropic", "replay"], help="which model adapter"
+    )
     run.add_argument("--model", metavar="M", help="model name passed to the provider")
-    run.add_argument("--session", metavar="ID", help="continue a session of this daemon")
-    run.add_argument("--max-turns", type=_positive_int, metavar="N", help="default 20")
+    run.add_argument(
+        "--session",
+        metavar="ID",
+        help="sessionId to continue (sessions live in one daemon; -i keeps one across prompts)",
+    )
+    run.add_argument(
+        "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 20)"
+    )
     run.add_argument("--thinking", action="store_true", help="a tool-less call before each turn")
     run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")
     run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
