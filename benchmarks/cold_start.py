@@ -40,8 +40,9 @@ async def run(config: Config) -> list[Row]:
         async def floor() -> float:
             return await spawn_to_initialized(BARE, workspace)
 
-        await floor()  # warm the page cache for both, so the first sample is not an outlier
-        await ours()
+        if not config.quick:
+            await floor()  # warm the page cache for both, so the first sample is not an outlier
+            await ours()
         mine, base = await interleave(reps, ours, floor)
     row = ratio_row("cold start", median(mine) * 1000, median(base) * 1000, "ms", TARGET)
     row.notes.append(f"ours {_spread(mine)}; floor {_spread(base)}")

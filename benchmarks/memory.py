@@ -25,7 +25,7 @@ async def _settled_rss(daemon: Daemon) -> float:
 
 async def run(config: Config) -> list[Row]:
     """Idle figures, then the growth over many runs."""
-    runs = config.size(100, 10)
+    runs, warm_up = config.size(100, 10), config.size(WARM_UP, 2)
     with workspace() as root:
         async with fake_llm() as fake:
             env = llm_env(os.environ, fake.url)
@@ -33,7 +33,7 @@ async def run(config: Config) -> list[Row]:
                 bare_idle = await _settled_rss(bare)
             async with started(env, root) as daemon:
                 idle = await _settled_rss(daemon)
-                for i in range(WARM_UP):
+                for i in range(warm_up):
                     await daemon.run(f"bench runs w{i} 1 {NOTES}")
                 warm = await _settled_rss(daemon)
                 for i in range(runs):
@@ -42,7 +42,7 @@ async def run(config: Config) -> list[Row]:
                         raise RuntimeError(f"run {i} ended with {out.result}")
                 after = await _settled_rss(daemon)
     idle_row = info_row("memory: idle after initialize", idle, bare_idle, "MB")
-    warm_row = info_row(f"memory: after {WARM_UP} warm-up runs", warm, idle, "MB")
+    warm_row = info_row(f"memory: after {warm_up} warm-up runs", warm, idle, "MB")
     leak = limit_row(f"memory: growth over {runs} runs", after - warm, None, "MB",
                      GROWTH_LIMIT_MB)
     leak.notes.append(f"VmRSS {warm:.1f} → {after:.1f} MB")

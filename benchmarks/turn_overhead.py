@@ -16,6 +16,8 @@ from benchmarks.fake_llm import fake_llm
 
 BUDGET_MS = 2.0
 PROMPT = f"bench loop {NOTES}"
+# Quick mode runs the first two: both SDKs, both modes.
+COMBOS = (("openai", False), ("anthropic", True), ("openai", True), ("anthropic", False))
 
 
 async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
@@ -51,8 +53,7 @@ async def run(config: Config) -> list[Row]:
     rows = []
     with workspace() as root:
         async with fake_llm() as fake, started(llm_env(os.environ, fake.url), root) as daemon:
-            for provider in ("openai", "anthropic"):
-                for stream in (False, True):
-                    rows.append(await measure(daemon, fake.url, provider, stream, turns,
-                                              config.reps))
+            for provider, stream in COMBOS[:2] if config.quick else COMBOS:
+                rows.append(await measure(daemon, fake.url, provider, stream, turns,
+                                          config.reps))
     return rows
