@@ -43,10 +43,12 @@ _STREAM_ERROR_STATUS = {
 
 async def load_sdk(name: str) -> ModuleType:
     """Import module `name` once, off the event loop, and cache it."""
-    module = _loaded.get(name) or sys.modules.get(name)
+    module = _loaded.get(name)
     if module is None:
+        # Not `sys.modules`: while another run's import is under way it holds a half-initialised
+        # module; import_module waits for that import to finish instead.
         module = await asyncio.to_thread(importlib.import_module, name)
-    _loaded[name] = module
+        _loaded[name] = module
     return module
 
 

@@ -1,0 +1,172 @@
+"""Engine events → `agent/progress` notifications, numbered and with text deltas coalesced."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from harness9.engine.events import (
+    AssistantMessage,
+    Event,
+    ObservationAdded,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ThinkingDone,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+    UsageReported,
+)
+from harness9.schema import ToolCall, Usage
+
+# At most one text_delta notification per this many seconds, so an editor gets ≤ 100 a second
+# however fast the model streams; a buffered piece waits at most this long.
+DELTA_INTERVAL = 0.01
+
+Send = Callable[[dict[str, Any]], None]
+
+
+def wire_arguments(arguments: str) -> Any:
+    """Tool arguments for the wire: the parsed JSON, or the raw string when it is not JSON."""
+    try:
+        return json.loads(arguments)
+    except (json.JSONDecodeError, RecursionError):
+        return arguments
+
+
+def wire_usage(usage: Usage) -> dict[str, int]:
+    """Usage in the protocol's camelCase."""
+    return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
+
+
+def _tool_call(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": wire_arguments(call.arguments)}
+
+
+def event_fields(event: Event) -> dict[str, Any] | None:
+    """The kind and fields of `event` on the wire, or None for events not sent to clients."""
+    match event:
+        case RunStarted():
+            return {
+                "kind": "run_started",
+                "workspaceRoot": event.workspace_root,
+                "provider": event.provider,
+                "model": event.model,
+                "maxTurns": event.max_turns,
+                "toolTimeoutMs": event.tool_timeout_ms,
+                "thinking": event.thinking,
+                "stream": event.stream,
+            }
+        case TurnStarted():
+            return {"kind": "turn_started", "turn": event.turn, "messages": event.messages}
+        case ThinkingDone():
+            return {"kind": "thinking", "turn": event.turn, "text": event.text}
+        case TextDelta():
+            return {"kind": "text_delta", "turn": event.turn, "text": event.text}
+        case AssistantMessage():
+            calls = [_tool_call(call) for call in event.tool_calls]
+            return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
+                    "toolCalls": calls}
+        case ToolStarted():
+            return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.id,
+                    "tool": event.call.name, "arguments": wire_arguments(event.call.arguments)}
+        case ToolFinished():
+            return _tool_finished(event)
+        case ObservationAdded():
+            return {"kind": "observation", "turn": event.turn,
+                    "toolCallIds": list(event.tool_call_ids), "messages": event.messages}
+        case UsageReported():
+            return {"kind": "usage", "turn": event.turn, **wire_usage(event.usage),
+                    "totalInputTokens": event.total.input_tokens,
+                    "totalOutputTokens": event.total.output_tokens}
+        case RunFinished():
+            return _run_finished(event)
+    return None
+
+
+def _tool_finished(event: ToolFinished) -> dict[str, Any]:
+    result = event.result
+    fields: dict[str, Any] = {
+        "kind": "tool_failed" if result.is_error else "tool_completed",
+        "turn": event.turn,
+        "toolCallId": event.call.id,
+        "tool": event.call.name,
+        "output": result.output,
+        "bytes": result.bytes,
+        "truncated": result.truncated,
+        "durationMs": round(result.duration_ms, 1),
+    }
+    if result.is_error:
+        fields["reason"] = result.failure.value if result.failure else "error"
+    return fields
+
+
+def _run_finished(event: RunFinished) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "kind": "run_finished",
+        "status": event.status,
+        "turns": event.turns,
+        "toolCalls": event.tool_calls,
+        "usage": wire_usage(event.usage),
+        "text": event.text,
+    }
+    if event.error is not None:
+        fields["error"] = event.error
+    return fields
+
+
+class ProgressPublisher:
+    """An event subscriber that sends one numbered `agent/progress` params dict per event.
+
+    Consecutive text deltas of a turn are merged while they arrive faster than `DELTA_INTERVAL`;
+    any other event first flushes the pending text, so the order on the wire is the engine's.
+    """
+
+    def __init__(self, send: Send, run_id: str, session_id: str) -> None:
+        self._send = send
+        self._ids = {"runId": run_id, "sessionId": session_id}
+        self._seq = 0
+        self._pending: dict[str, Any] | None = None
+        self._last_delta = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __call__(self, event: Event) -> None:
+        fields = event_fields(event)
+        if fields is None:
+            return
+        if fields["kind"] == "text_delta":
+            self._delta(fields)
+            return
+        self.flush()
+        self._emit(fields)
+
+    def flush(self) -> None:
+        """Send buffered text now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._last_delta = time.monotonic()
+            self._emit(pending)
+
+    def _delta(self, fields: dict[str, Any]) -> None:
+        if self._pending is not None and self._pending["turn"] == fields["turn"]:
+            self._pending["text"] += fields["text"]
+            return
+        self.flush()
+        wait = self._last_delta + DELTA_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._last_delta = time.monotonic()
+            self._emit(fields)
+            return
+        self._pending = fields
+        self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
+
+    def _emit(self, fields: dict[str, Any]) -> None:
+        self._seq += 1
+        self._send({**self._ids, "seq": self._seq, **fields})

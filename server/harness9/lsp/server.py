@@ -1,0 +1,192 @@
+"""The harness9 daemon: a pygls server speaking the protocol of docs/PROTOCOL.md over stdio.
+
+This module only registers handlers; each converts its params to our own types on its first
+line and hands over to `runs` (agent/run), the session store (agent/cancel) or the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcServerNotInitialized,
+)
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
+from pygls.uris import to_fs_path
+
+from harness9 import __version__
+from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
+from harness9.lsp.runs import RunRequest, execute_run, request_failed
+from harness9.lsp.sessions import Session, SessionStore
+from harness9.lsp.settings import from_environment, parse_lenient, resolve
+from harness9.tools import default_registry
+
+_log = logging.getLogger("harness9.lsp")
+
+
+def _plain_dict_converter() -> Any:
+    """pygls' converter, but params of methods lsprotocol does not know stay plain dicts."""
+    converter = default_converter()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+    for cls in (JsonRPCRequestMessage, JsonRPCNotification):
+        converter.register_structure_hook(cls, lambda obj, t: t(**obj))
+    return converter
+
+
+class Harness9Server(LanguageServer):
+    """The daemon's state: client settings, sessions and the workspace folders."""
+
+    def __init__(self) -> None:
+        super().__init__("harness9", __version__, converter_factory=_plain_dict_converter)
+        self.initialized_ = False
+        self.client_settings: dict[str, Any] = {}
+        self.sessions = SessionStore()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Unreadable input gets a JSON-RPC error with id null; nothing pops up in the editor."""
+        if isinstance(error, json.JSONDecodeError):
+            self._send_error_null_id(-32700, f"Parse error: {error}")
+        elif isinstance(error, JsonRpcException) and source is JsonRpcException:
+            self._send_error_null_id(-32600, f"Invalid request: {error}")
+        else:
+            _log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+
+    def _send_error_null_id(self, code: int, message: str) -> None:
+        error = {"code": code, "message": message}
+        self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error})
+
+    def require_initialized(self) -> None:
+        """Requests before `initialize` get -32002."""
+        if not self.initialized_:
+            raise JsonRpcServerNotInitialized(message="the server has not been initialized")
+
+    def apply_client_settings(self, raw: Any) -> None:
+        """Take valid settings; warn the user about the rest, and keep their defaults."""
+        settings, problems = parse_lenient(raw)
+        self.client_settings = settings
+        if problems:
+            message = "harness9: ignoring invalid settings: " + "; ".join(problems)
+            _log.warning(message)
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+            )
+
+    def folders(self) -> list[str]:
+        """The workspace folders as file-system paths, the first being the default root."""
+        paths = [to_fs_path(uri) for uri in self.workspace.folders]
+        if not paths and self.workspace.root_path:
+            paths = [self.workspace.root_path]
+        return [p for p in paths if p]
+
+    def resolve_root(self, folder_uri: str | None) -> str:
+        """The root a run acts on: the requested workspace folder, or the first one."""
+        folders = self.folders()
+        if folder_uri is not None:
+            path = to_fs_path(folder_uri) if "://" in folder_uri else folder_uri
+            wanted = os.path.realpath(path or "")
+            for folder in folders:
+                if os.path.realpath(folder) == wanted:
+                    return folder
+            known = ", ".join(folders) or "(none)"
+            raise JsonRpcInvalidParams(
+                message=f"workspaceFolder: {folder_uri} is not a workspace folder (known: {known})"
+            )
+        if not folders:
+            raise request_failed(
+                "no workspace root: open a folder (rootUri or workspaceFolders in initialize)",
+                {"kind": "config"},
+            )
+        return folders[0]
+
+    def session_for(self, session_id: str | None) -> Session:
+        """The session to continue, or a new one; unknown ids and busy sessions are errors."""
+        if session_id is None:
+            return self.sessions.create()
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise JsonRpcInvalidParams(message=f"sessionId: unknown session {session_id!r}")
+        if session.active is not None:
+            raise request_failed(
+                f"session {session_id} is still running {session.active.run_id}; "
+                "wait for it to finish or cancel it",
+                {"kind": "busy", "sessionId": session_id, "runId": session.active.run_id},
+            )
+        return session
+
+
+server = Harness9Server()
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
+    """Take the client's settings; pygls has already set up the workspace folders."""
+    ls.initialized_ = True
+    ls.apply_client_settings(params.initialization_options)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def on_configuration(ls: Harness9Server, params: types.DidChangeConfigurationParams) -> None:
+    """New client settings (section `harness9`, or the settings object itself)."""
+    settings = params.settings
+    if isinstance(settings, dict) and isinstance(settings.get("harness9"), dict):
+        settings = settings["harness9"]
+    ls.apply_client_settings(settings)
+
+
+@server.feature("agent/run")
+async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Run the agent loop on one prompt; answers when the loop ends."""
+    ls.require_initialized()
+    try:
+        params = parse_run_params(raw)
+    except ParamsError as exc:
+        raise JsonRpcInvalidParams(message=str(exc)) from None
+    root = ls.resolve_root(params.workspace_folder)
+    session = ls.session_for(params.session_id)
+    settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
+    request = RunRequest(params=params, settings=settings, root=root, session=session)
+    return await execute_run(ls, ls.sessions, request)
+
+
+@server.feature("agent/cancel")
+async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
+    """Cancel a run; answered only after the run's last notification and its -32800 answer."""
+    ls.require_initialized()
+    try:
+        params = parse_cancel_params(raw)
+    except ParamsError as exc:
+        raise JsonRpcInvalidParams(message=str(exc)) from None
+    run = ls.sessions.find_run(params.run_id, params.session_id)
+    if run is None:
+        return {"cancelled": False}
+    run.task.cancel()
+    # The run task's done-callbacks (pygls writes its answer there) run before this waiter wakes.
+    await asyncio.wait({run.task})
+    return {"cancelled": True}
+
+
+@server.feature("agent/tools")
+def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Exactly what the model is offered."""
+    ls.require_initialized()
+    folders = ls.folders()
+    registry = default_registry(folders[0] if folders else os.getcwd())
+    tools = [
+        {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+        for t in registry.available_tools()
+    ]
+    return {"tools": tools}
+
+
+def main() -> None:
+    """`harness9 serve`: see `harness9.lsp.stdio.main`."""
+    from harness9.lsp.stdio import main as serve
+
+    serve()

@@ -1,0 +1,121 @@
+"""Run settings: validation of each source, and the precedence that merges them.
+
+Precedence: `agent/run` params > client settings (initializationOptions, didChangeConfiguration)
+> environment variables > defaults. API keys never come over the wire: only from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+PROVIDERS = ("openai", "anthropic", "replay")
+
+
+class SettingsError(ValueError):
+    """A setting has the wrong type or value; `field` is its wire name."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything that shapes one run, after precedence has been applied."""
+
+    provider: str | None = None
+    model: str | None = None
+    max_turns: int = 20
+    tool_timeout_ms: int = 60_000
+    thinking: bool = False
+    stream: bool = True
+    replay_file: str | None = None
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError("must be a non-empty string")
+    return value
+
+
+def _provider(value: Any) -> str:
+    if value not in PROVIDERS:
+        raise TypeError(f"must be one of {', '.join(repr(p) for p in PROVIDERS)}, got {value!r}")
+    return str(value)
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TypeError(f"must be an integer ≥ 1, got {value!r}")
+    return value
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"must be true or false, got {value!r}")
+    return value
+
+
+# wire name → (RunSettings attribute, validator)
+_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "provider": ("provider", _provider),
+    "model": ("model", _string),
+    "maxTurns": ("max_turns", _positive_int),
+    "toolTimeoutMs": ("tool_timeout_ms", _positive_int),
+    "thinking": ("thinking", _boolean),
+    "stream": ("stream", _boolean),
+    "replayFile": ("replay_file", _string),
+}
+WIRE_NAMES = tuple(_FIELDS)
+
+
+def parse_overrides(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The known settings present in `raw`, validated; unknown keys are ignored, null is unset."""
+    overrides: dict[str, Any] = {}
+    for wire, (attr, validate) in _FIELDS.items():
+        if wire not in raw or raw[wire] is None:
+            continue
+        try:
+            overrides[attr] = validate(raw[wire])
+        except TypeError as exc:
+            raise SettingsError(wire, str(exc)) from None
+    return overrides
+
+
+def parse_lenient(raw: Any) -> tuple[dict[str, Any], list[str]]:
+    """Client settings: keep every valid key, and describe each invalid one instead of failing."""
+    if raw is None:
+        return {}, []
+    if not isinstance(raw, Mapping):
+        return {}, [f"settings must be an object, got {type(raw).__name__}"]
+    good: dict[str, Any] = {}
+    problems: list[str] = []
+    for wire in WIRE_NAMES:
+        try:
+            good.update(parse_overrides({wire: raw.get(wire)}))
+        except SettingsError as exc:
+            problems.append(str(exc))
+    return good, problems
+
+
+def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
+    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY; invalid ones ignored."""
+    raw = {
+        "provider": env.get("HARNESS9_PROVIDER") or None,
+        "model": env.get("HARNESS9_MODEL") or None,
+        "replayFile": env.get("HARNESS9_REPLAY") or None,
+    }
+    settings, _ = parse_lenient(raw)
+    return settings
+
+
+def resolve(*layers: Mapping[str, Any]) -> RunSettings:
+    """Apply `layers` from lowest to highest precedence over the defaults."""
+    known = {f.name for f in fields(RunSettings)}
+    merged = RunSettings()
+    for layer in layers:
+        merged = replace(merged, **{k: v for k, v in layer.items() if k in known})
+    return merged

@@ -1,0 +1,97 @@
+"""Standard LSP work-done progress (`$/progress`) for a run, cancellable from the client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from concurrent.futures import Future
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from harness9.engine.events import Event, ToolFinished, ToolStarted
+from harness9.schema import ToolCall
+
+_log = logging.getLogger(__name__)
+_CREATE_TIMEOUT = 5.0
+
+
+def describe_call(call: ToolCall, limit: int = 60) -> str:
+    """`bash: go test ./...` — the tool and its first string argument, shortened."""
+    try:
+        args: Any = json.loads(call.arguments)
+    except json.JSONDecodeError:
+        args = {}
+    detail = next((v for v in args.values() if isinstance(v, str)), "") if isinstance(
+        args, dict
+    ) else ""
+    detail = detail.splitlines()[0] if detail else ""
+    if len(detail) > limit:
+        detail = detail[: limit - 1] + "…"
+    return f"{call.name}: {detail}" if detail else call.name
+
+
+class WorkDoneProgress:
+    """Begin/report/end on one token; the client's cancel on that token cancels `task`."""
+
+    def __init__(self, ls: LanguageServer, token: str | int, task: asyncio.Task[Any]) -> None:
+        self._ls = ls
+        self._token = token
+        loop = asyncio.get_running_loop()
+        future: Future[Any] = ls.work_done_progress.tokens[token]
+        future.add_done_callback(lambda _f: loop.call_soon_threadsafe(task.cancel))
+
+    @classmethod
+    async def open(
+        cls, ls: LanguageServer, token: str | int | None, task: asyncio.Task[Any], prompt: str
+    ) -> WorkDoneProgress | None:
+        """Use the client's token, else create one when the client supports it, else None."""
+        if token is None:
+            token = await _create_token(ls)
+            if token is None:
+                return None
+        ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="harness9", message=prompt.splitlines()[0][:80], cancellable=True
+            ),
+        )
+        return cls(ls, token, task)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolStarted):
+            self._report(f"turn {event.turn} · {describe_call(event.call)}")
+        elif isinstance(event, ToolFinished):
+            mark = "✗" if event.result.is_error else "✓"
+            took = f"{event.result.duration_ms:.0f} ms"
+            self._report(f"turn {event.turn} · {event.call.name} {mark} {took}")
+
+    def _report(self, message: str) -> None:
+        self._ls.work_done_progress.report(
+            self._token, types.WorkDoneProgressReport(message=message)
+        )
+
+    def end(self, status: str) -> None:
+        """Close the progress with the run's status and forget the token."""
+        self._ls.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=status))
+        self._ls.work_done_progress.tokens.pop(self._token, None)
+
+
+async def _create_token(ls: LanguageServer) -> str | None:
+    caps = ls.client_capabilities
+    if not (caps and caps.window and caps.window.work_done_progress):
+        return None
+    token = f"harness9-{uuid.uuid4().hex}"
+    try:
+        # Shielded: a run cancelled while the client has not answered must not leave pygls a
+        # cancelled future to trip over when the answer arrives.
+        create = asyncio.ensure_future(ls.work_done_progress.create_async(token))
+        await asyncio.wait_for(asyncio.shield(create), _CREATE_TIMEOUT)
+    except (JsonRpcException, TimeoutError) as exc:
+        _log.warning("work-done progress unavailable: %s", exc)
+        return None
+    return token

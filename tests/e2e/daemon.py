@@ -1,0 +1,127 @@
+"""Drive the real daemon as a subprocess through pytest-lsp's client, with plain-dict messages."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest_lsp
+from lsprotocol import types
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    default_converter,
+)
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import register_lsp_features
+
+SERVER = [sys.executable, "-m", "harness9", "serve"]
+
+
+def _plain_converter() -> Any:
+    converter = default_converter()  # type: ignore[no-untyped-call]
+    for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
+        converter.register_structure_hook(cls, lambda obj, t: t(**obj))
+    return converter
+
+
+def _make_client() -> LanguageClient:
+    client = LanguageClient(converter_factory=_plain_converter)
+    register_lsp_features(client)
+    return client
+
+
+class Daemon:
+    """A started daemon and what it sent: `agent/progress` params, by arrival."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.progress: list[dict[str, Any]] = []
+
+        @client.feature("agent/progress")
+        def _on_progress(ls: Any, params: Any) -> None:  # pygls passes the client as `ls`
+            self.progress.append(dict(params))
+
+    async def request(self, method: str, params: Any, msg_id: int | None = None) -> Any:
+        """Send a request and await its result (raising the JSON-RPC error as an exception)."""
+        return await self.client.protocol.send_request_async(method, params, msg_id=msg_id)
+
+    async def run(self, **params: Any) -> dict[str, Any]:
+        """`agent/run` with these params."""
+        return dict(await self.request("agent/run", params))
+
+    def of_run(self, run_id: str) -> list[dict[str, Any]]:
+        """The notifications of one run, in arrival order."""
+        return [p for p in self.progress if p["runId"] == run_id]
+
+    async def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20
+    ) -> None:
+        """Wait until some notification satisfies `predicate`."""
+        async with asyncio.timeout(timeout):
+            while not any(predicate(p) for p in self.progress):
+                await asyncio.sleep(0.02)
+
+
+StartDaemon = Callable[..., Awaitable[Daemon]]
+
+
+@asynccontextmanager
+async def daemon_factory() -> AsyncIterator[StartDaemon]:
+    """Yields `start(root, env=…, init=…, work_done=…, initialize=…)`; stops them all."""
+    started: list[LanguageClient] = []
+
+    async def start(
+        root: Path | None,
+        *,
+        env: dict[str, str] | None = None,
+        init: dict[str, Any] | None = None,
+        work_done: bool = False,
+        folders: list[Path] | None = None,
+        initialize: bool = True,
+    ) -> Daemon:
+        config = ClientServerConfig(
+            server_command=SERVER,
+            client_factory=_make_client,
+            server_env={**os.environ, **(env or {})},
+        )
+        client = await config.start()
+        started.append(client)
+        daemon = Daemon(client)
+        if initialize:
+            await client.initialize_session(_initialize_params(root, init, work_done, folders))
+        return daemon
+
+    try:
+        yield start
+    finally:
+        for client in started:
+            try:
+                async with asyncio.timeout(10):
+                    await client.shutdown_session()
+            except Exception:  # the test may have killed or broken the daemon on purpose
+                pass
+            async with asyncio.timeout(10):
+                await client.stop()
+
+
+def _initialize_params(
+    root: Path | None, init: dict[str, Any] | None, work_done: bool, folders: list[Path] | None
+) -> types.InitializeParams:
+    capabilities = pytest_lsp.client_capabilities("visual-studio-code")
+    capabilities.window = types.WindowClientCapabilities(work_done_progress=work_done)
+    workspace_folders = [
+        types.WorkspaceFolder(uri=p.as_uri(), name=p.name) for p in (folders or [])
+    ]
+    return types.InitializeParams(
+        capabilities=capabilities,
+        root_uri=root.as_uri() if root else None,
+        workspace_folders=workspace_folders or None,
+        initialization_options=init,
+    )
