@@ -74,6 +74,11 @@ class Daemon:
         """The daemon's memory figure `field` in MB."""
         return proc_status(self.pid, field)
 
+    def has_loaded(self, *names: str) -> bool:
+        """Whether any mapped file of the daemon's memory contains one of `names`."""
+        maps = Path(f"/proc/{self.pid}/maps").read_text()
+        return any(name in maps for name in names)
+
     async def run(self, prompt: str, timeout: float = 120.0, **params: Any) -> RunOutcome:
         """Run one prompt to its end and collect the notifications of that run."""
         started = now()
