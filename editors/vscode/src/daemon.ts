@@ -14,12 +14,15 @@ import {
   RevealOutputChannelOn,
   type ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import { daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 function section(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('harness9');
@@ -29,13 +32,20 @@ function section(): vscode.WorkspaceConfiguration {
 class CrashHandler {
   private restarts: number[] = [];
 
-  constructor(private readonly onCrash: () => void) {}
+  constructor(
+    private readonly hasStarted: () => boolean,
+    private readonly onCrash: () => void,
+  ) {}
 
   error(_error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
     return { action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
   }
 
   closed(): CloseHandlerResult {
+    if (!this.hasStarted()) {
+      // It never came up: starting again would fail the same way; start() reports why.
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
     this.onCrash();
     const now = Date.now();
     this.restarts = [...this.restarts.filter((t) => now - t < RESTART_WINDOW_MS), now];
@@ -69,8 +79,17 @@ export class Daemon implements vscode.Disposable {
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
   async ensureStarted(): Promise<LanguageClient | undefined> {
-    if (this.client?.isRunning()) {
-      return this.client;
+    const client = this.client;
+    if (client) {
+      // Running: resolves at once; restarting after a crash: waits for it; stopped after too
+      // many crashes: starts it again, since the user asks for it.
+      try {
+        await client.start();
+        return client;
+      } catch (err) {
+        this.failed(serverCommandFrom(section().get('serverCommand')), errorText(err));
+        return undefined;
+      }
     }
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
@@ -89,7 +108,7 @@ export class Daemon implements vscode.Disposable {
     try {
       await client.start();
     } catch (err) {
-      this.failed(argv, err instanceof Error ? err.message : String(err));
+      this.failed(argv, errorText(err));
       await client.dispose().catch(() => undefined);
       return undefined;
     }
@@ -101,7 +120,6 @@ export class Daemon implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: argv[0],
       args: argv.slice(1),
-      transport: TransportKind.stdio,
       // The daemon inherits the editor's environment: that is where API keys come from.
       options: { cwd, env: process.env },
     };
@@ -110,7 +128,10 @@ export class Daemon implements vscode.Disposable {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: daemonSettingsFrom((k) => section().get(k)),
-      errorHandler: new CrashHandler(() => this.notifyRunning(false)),
+      errorHandler: new CrashHandler(
+        () => this.client !== undefined,
+        () => this.notifyRunning(false),
+      ),
       initializationFailedHandler: () => false,
     };
     const client = new LanguageClient('harness9', 'harness9', serverOptions, clientOptions);

@@ -22,6 +22,7 @@ interface ActiveRun {
   readonly cancel: vscode.CancellationTokenSource;
 }
 
+const CANCEL_FALLBACK_MS = 3000;
 let tokenCounter = 0;
 
 export class Runner {
@@ -54,12 +55,13 @@ export class Runner {
       void vscode.window.showErrorMessage('harness9: open a folder first; the agent works on a workspace folder.');
       return;
     }
-    const prompt = promptArg ?? (await askPrompt(this.sessionId !== undefined));
-    if (!prompt) {
+    // Start the daemon first: no point in typing a prompt it cannot run.
+    const client = await this.daemon.ensureStarted();
+    if (!client) {
       return;
     }
-    const client = await this.daemon.ensureStarted();
-    if (client) {
+    const prompt = promptArg ?? (await askPrompt(this.sessionId !== undefined));
+    if (prompt) {
       await this.execute(client, prompt, folder);
     }
   }
@@ -84,6 +86,10 @@ export class Runner {
 
   /** "harness9: New Session": the next run starts a fresh conversation. */
   newSession(): void {
+    if (this.active) {
+      void vscode.window.showWarningMessage('harness9: a run is in progress; cancel it or wait before starting a new session.');
+      return;
+    }
     this.sessionId = undefined;
     this.view.clear();
     void vscode.window.showInformationMessage('harness9: the next run starts a new session.');
@@ -169,13 +175,16 @@ async function withRunProgress(
           progress.report({ message: v.message });
         }
       });
+      let fallback: NodeJS.Timeout | undefined;
       const onCancel = uiToken.onCancellationRequested(() => {
         void client.sendNotification('window/workDoneProgress/cancel', { token });
-        cancel.cancel();
+        // Should the daemon not act on the progress cancel, cancel the request itself.
+        fallback = setTimeout(() => cancel.cancel(), CANCEL_FALLBACK_MS);
       });
       try {
         await body();
       } finally {
+        clearTimeout(fallback);
         sub.dispose();
         onCancel.dispose();
       }

@@ -1,0 +1,234 @@
+// End to end in a real VS Code (code-server in headless Chromium) against the real harness9
+// daemon with a scripted model: the commands, the run view, cancel, sessions, restarts.
+//
+// Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
+// VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
+// screenshots and logs go; default a temp folder).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium } from 'playwright-core';
+import {
+  freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
+} from './codeServer.mjs';
+import { daemonPids, waitFor } from './processes.mjs';
+import {
+  answerInputBox, cancelFromNotification, readRun, runCommand, runViewFrame, waitForRunStatus,
+} from './workbench.mjs';
+
+const env = (name) => {
+  const v = process.env[name];
+  assert.ok(v, `${name} must be set`);
+  return v;
+};
+
+const CODE_SERVER = env('CODE_SERVER');
+const HARNESS9_BIN = env('HARNESS9_BIN');
+const VSIX = env('VSIX');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'harness9-vscode-e2e-'));
+const ARTIFACTS = process.env.E2E_ARTIFACTS ?? path.join(tmp, 'artifacts');
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+const workspace = path.join(tmp, 'workspace');
+const scripts = path.join(tmp, 'scripts');
+// The daemon command the settings name; it appears only after the "cannot start" test.
+const daemonLink = path.join(tmp, 'bin', 'harness9');
+// The replay script the settings name; each test writes the turns it needs.
+const replayFile = path.join(scripts, 'current.json');
+
+const TOOLS_TURNS = [
+  {
+    text: "I'll look around.",
+    tool_calls: [
+      { name: 'bash', arguments: { command: 'echo hello from bash' } },
+      { name: 'read_file', arguments: { path: 'a.txt' } },
+      { name: 'write_file', arguments: { path: 'notes/summary.txt', content: 'a.txt says hello\n' } },
+    ],
+  },
+  { text: 'All done: a.txt says hello, and notes/summary.txt records it.' },
+];
+const SLOW_TURNS = [
+  { text: 'Starting the slow job.', tool_calls: [{ name: 'bash', arguments: { command: 'sleep 30' } }] },
+  { text: 'The slow job finished.' },
+];
+
+function playNext(turns) {
+  fs.writeFileSync(replayFile, JSON.stringify({ turns, delta_chars: 6, delta_delay_ms: 5 }));
+}
+
+fs.mkdirSync(workspace, { recursive: true });
+fs.mkdirSync(scripts, { recursive: true });
+fs.mkdirSync(path.dirname(daemonLink), { recursive: true });
+fs.writeFileSync(path.join(workspace, 'a.txt'), 'hello from a.txt\n');
+playNext(TOOLS_TURNS);
+
+const userSettings = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'security.workspace.trust.enabled': false,
+  'extensions.ignoreRecommendations': true,
+  'telemetry.telemetryLevel': 'off',
+  'chat.disableAIFeatures': true,
+  'harness9.serverCommand': [daemonLink, 'serve'],
+  'harness9.provider': 'replay',
+  'harness9.replayFile': replayFile,
+};
+
+let server;
+let browser;
+let page;
+let profile;
+let frame;
+
+async function shot(name) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`screenshot: ${file}`);
+}
+
+describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
+  before(async () => {
+    profile = makeProfile(path.join(tmp, 'profile'), userSettings);
+    installExtension(CODE_SERVER, profile, VSIX);
+    const port = await freePort();
+    server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), {});
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 }).catch(() => undefined);
+  });
+
+  after(async () => {
+    await page?.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    if (server) {
+      await stopProcessGroup(server);
+    }
+  });
+
+  it('says clearly when the daemon cannot start, with a Show Log button', async () => {
+    await runCommand(page, 'harness9: Run Agent');
+    const toast = page.locator('.notification-toast', { hasText: 'could not start the daemon' });
+    await toast.waitFor({ timeout: 30_000 });
+    await toast.locator('.monaco-button', { hasText: 'Show Log' }).click();
+    await page.locator('.output-view, .panel .monaco-editor', { hasText: 'Could not start the harness9 daemon' })
+      .first().waitFor({ timeout: 15_000 });
+    await shot('0-cannot-start');
+    await page.keyboard.press('Control+J');
+    fs.symlinkSync(HARNESS9_BIN, daemonLink);
+  });
+
+  it('runs the agent from the palette and shows each tool, its status and the answer', async () => {
+    await runCommand(page, 'harness9: Run Agent');
+    const title = await answerInputBox(page, 'What does a.txt say? Write it down.');
+    assert.match(title, /new session/);
+    frame = await runViewFrame(page);
+    await waitForRunStatus(frame, 0, 'completed');
+    const run = await readRun(frame, 0);
+    assert.equal(run.prompt, 'What does a.txt say? Write it down.');
+    assert.equal(run.status, '✓ completed');
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status]), [
+      ['✓', 'bash', 'echo hello from bash', 'ok'],
+      ['✓', 'read_file', 'a.txt', 'ok'],
+      ['✓', 'write_file', 'notes/summary.txt', 'ok'],
+    ]);
+    for (const t of run.tools) {
+      assert.match(t.meta, /^\d+ ms$/);
+    }
+    assert.equal(run.finalText, 'All done: a.txt says hello, and notes/summary.txt records it.');
+    assert.match(run.usage, /2 turns · 3 tool calls · tokens in \d+ · out \d+/);
+    assert.equal(fs.readFileSync(path.join(workspace, 'notes', 'summary.txt'), 'utf8'), 'a.txt says hello\n');
+    await frame.locator('details.tool').first().locator('summary').click();
+    await frame.locator('details.tool[open] pre.output', { hasText: 'hello from bash' }).waitFor({ timeout: 5_000 });
+    await shot('1-completed');
+  });
+
+  it('cancelling the progress notification cancels the run; the session continues', async () => {
+    playNext(SLOW_TURNS);
+    await runCommand(page, 'harness9: Run Agent');
+    assert.match(await answerInputBox(page, 'Run the slow job.'), /continuing the session/);
+    await frame.locator('article.run').nth(1).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    await shot('2-running');
+    const t0 = Date.now();
+    await cancelFromNotification(page);
+    await waitForRunStatus(frame, 1, 'cancelled', 15_000);
+    const took = Date.now() - t0;
+    const run = await readRun(frame, 1);
+    assert.equal(run.status, '✗ cancelled');
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✗', 'bash', 'sleep 30']]);
+    assert.match(run.tools[0].meta, /cancelled/);
+    console.log(`cancel from the notification to "cancelled" in the view: ${took} ms`);
+    assert.ok(took < 10_000, `cancel took ${took} ms`);
+    await shot('3-cancelled');
+  });
+
+  it('"Cancel Run" cancels through agent/cancel', async () => {
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, 'Run the slow job again.');
+    await frame.locator('article.run').nth(2).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    await runCommand(page, 'harness9: Cancel Run');
+    await waitForRunStatus(frame, 2, 'cancelled', 15_000);
+    assert.equal((await readRun(frame, 2)).tools[0].icon, '✗');
+  });
+
+  it('sends changed settings to the daemon (workspace settings: maxTurns 1)', async () => {
+    playNext(TOOLS_TURNS);
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.maxTurns': 1 }));
+    // The editor notices the file after a moment; until then a run still has 20 turns.
+    let status;
+    for (let attempt = 0; attempt < 5 && status !== 'max_turns'; attempt += 1) {
+      await page.waitForTimeout(1000);
+      const index = await frame.locator('article.run').count();
+      await runCommand(page, 'harness9: Run Agent');
+      await answerInputBox(page, `Only one turn (${attempt + 1}).`);
+      await frame.locator(`article.run:nth-of-type(${index + 1}):is(.status-completed, .status-max_turns)`).waitFor({ timeout: 30_000 });
+      status = (await frame.locator('article.run').nth(index).getAttribute('class')).match(/status-(\S+)/)[1];
+    }
+    assert.equal(status, 'max_turns');
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+  });
+
+  it('restarts the daemon when it crashes; the next run starts a new session', async () => {
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    process.kill(pid, 'SIGKILL');
+    const [next] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== pid, 20_000);
+    assert.notEqual(next, pid);
+    playNext(TOOLS_TURNS);
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    assert.match(await answerInputBox(page, 'Once more.'), /new session/);
+    await waitForRunStatus(frame, index, 'completed');
+  });
+
+  it('"New Session" clears the view and the next run starts a new session', async () => {
+    await runCommand(page, 'harness9: New Session');
+    await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    await runCommand(page, 'harness9: Run Agent');
+    assert.match(await answerInputBox(page, 'Fresh start.'), /new session/);
+    await waitForRunStatus(frame, 0, 'completed');
+    await shot('4-new-session');
+  });
+
+  it('stops the daemon when the extension deactivates (window reload)', async () => {
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    await runCommand(page, 'Developer: Reload Window');
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 0, 20_000);
+    // The new extension host starts a new daemon on the next command, and runs work again.
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, 'After the restart.');
+    const view = await runViewFrame(page);
+    await view.locator('article.run.status-completed').first().waitFor({ timeout: 30_000 });
+    const [next] = daemonPids(server.pid, daemonLink);
+    assert.ok(next !== undefined && next !== pid);
+  });
+});

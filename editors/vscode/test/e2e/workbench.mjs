@@ -1,0 +1,104 @@
+// Driving the VS Code workbench in a browser page like a person: the command palette, input
+// boxes, notifications, and the harness9 run view inside its webview.
+
+/** Runs a command from the palette (F1), by its title, clicking its row. */
+export async function runCommand(page, title) {
+  const input = page.locator('.quick-input-widget input');
+  await retry(30_000, async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 2_000 });
+  });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  // Commands of an extension are listed once its host has started, and the palette filters
+  // what it had when the text was typed: type again until the row shows.
+  await retry(30_000, async () => {
+    await input.fill('>');
+    await input.fill(`>${title}`);
+    await row.waitFor({ state: 'visible', timeout: 3_000 });
+  });
+  await row.click();
+}
+
+/** Calls `attempt` until it does not throw; rethrows its last error after `timeoutMs`. */
+async function retry(timeoutMs, attempt) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (Date.now() > deadline) {
+        throw err;
+      }
+    }
+  }
+}
+
+/** Types into the input box titled `titleText` and accepts it; returns the whole title. */
+export async function answerInputBox(page, text, titleText = 'harness9') {
+  const widget = page.locator('.quick-input-widget', {
+    has: page.locator('.quick-input-title', { hasText: titleText }),
+  });
+  await widget.waitFor({ state: 'visible', timeout: 30_000 });
+  const title = (await widget.locator('.quick-input-title').textContent()) ?? '';
+  await widget.locator('input').fill(text);
+  await page.keyboard.press('Enter');
+  return title.trim();
+}
+
+/** The frame of the harness9 run view (VS Code nests a webview two iframes deep). */
+export async function runViewFrame(page, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame()) {
+        continue;
+      }
+      const found = await frame.locator('main#runs').count().catch(() => 0);
+      if (found > 0) {
+        return frame;
+      }
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the harness9 run view did not appear');
+}
+
+/** What the run view shows for the run at `index` (0 = first of the session). */
+export async function readRun(frame, index) {
+  const run = frame.locator('article.run').nth(index);
+  const tools = run.locator('details.tool');
+  const count = await tools.count();
+  const items = [];
+  for (let i = 0; i < count; i += 1) {
+    const t = tools.nth(i);
+    items.push({
+      status: ((await t.getAttribute('class')) ?? '').replace('tool', '').trim(),
+      icon: (await t.locator('.icon').textContent())?.trim(),
+      name: (await t.locator('.tool-name').textContent())?.trim(),
+      args: (await t.locator('.args').textContent())?.trim(),
+      meta: (await t.locator('.meta').textContent())?.trim(),
+    });
+  }
+  const final = run.locator('.final-text');
+  return {
+    prompt: (await run.locator('.prompt').textContent())?.trim(),
+    status: (await run.locator('header .status').textContent())?.trim(),
+    tools: items,
+    finalText: (await final.count()) > 0 ? (await final.textContent())?.trim() : undefined,
+    usage: (await run.locator('.usage').textContent())?.trim(),
+  };
+}
+
+/** Waits until the run at `index` shows a status class (e.g. `status-completed`). */
+export async function waitForRunStatus(frame, index, status, timeoutMs = 60_000) {
+  await frame.locator(`article.run:nth-of-type(${index + 1}).status-${status}`).waitFor({ timeout: timeoutMs });
+}
+
+/** Clicks "Cancel" on the harness9 progress notification. */
+export async function cancelFromNotification(page) {
+  const toast = page.locator('.notification-toast', { hasText: 'harness9' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 15_000 });
+  await toast.hover();
+  await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Cancel' }).first().click();
+}
