@@ -66,6 +66,13 @@ class GroupReaper:
         """The watcher process's id; None before the first registration."""
         return None if self._watcher is None else self._watcher.pid
 
+    def ensure_watching(self) -> None:
+        """Have a live watcher before a group starts, so `register` is a single pipe write."""
+        if self._watcher is not None and self._watcher.poll() is None:
+            return
+        self._close()
+        self._send("".join(f"+{pgid}\n" for pgid in self._groups))
+
     def register(self, pgid: int) -> None:
         """Track `pgid` until `unregister`; it is killed if the daemon dies first."""
         self._groups.add(pgid)
@@ -127,9 +134,10 @@ class GroupReaper:
                 os.close(self._pipe)
         self._pipe = None
         if self._watcher is not None:
-            with contextlib.suppress(OSError):
+            # Only reached when the watcher has died or closed its end: this wait is immediate.
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 self._watcher.kill()
-            self._watcher.poll()
+                self._watcher.wait(timeout=1.0)
         self._watcher = None
 
 

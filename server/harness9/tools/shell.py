@@ -79,6 +79,7 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
     is SIGKILLed, background jobs included, and the process is reaped before this returns.
     """
     output = OutputBuffer(cap)
+    REAPER.ensure_watching()
     proc, pipe = _spawn(command, cwd)
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output)
