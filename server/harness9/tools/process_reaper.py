@@ -117,7 +117,10 @@ class GroupReaper:
             self._watcher = subprocess.Popen(
                 [sys.executable, "-S", "-c", _WATCHER_SOURCE],
                 stdin=read_end,
-                stdout=subprocess.DEVNULL,  # the daemon's stdout is the protocol channel
+                # Never the daemon's stdout (the protocol channel), nor its stderr: an editor
+                # reading that pipe to its end must not wait on the watcher.
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
                 cwd="/",
                 start_new_session=True,  # signals to the editor's process group miss it
             )
