@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
@@ -73,6 +74,11 @@ class Daemon:
     def mb(self, field: str = "VmRSS") -> float:
         """The daemon's memory figure `field` in MB."""
         return proc_status(self.pid, field)
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the daemon has used so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def has_loaded(self, *names: str) -> bool:
         """Whether any mapped file of the daemon's memory contains one of `names`."""

@@ -8,6 +8,7 @@ server, plus N direct `read_file` calls (`benchmarks.direct`).
 from __future__ import annotations
 
 import os
+import time
 
 from benchmarks.core import Config, Row, interleave, margin_row, median
 from benchmarks.daemon import NOTES, Daemon, llm_env, started, workspace
@@ -24,26 +25,37 @@ async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
                   turns: int, reps: int) -> Row:
     """One provider/stream combination: ms per turn, ours and floor."""
     direct = DirectLoop(provider, url, stream, str(daemon.workspace))
+    cpu: tuple[list[float], list[float]] = ([], [])
 
     async def ours() -> float:
+        started_cpu = daemon.cpu_seconds()
         out = await daemon.run(PROMPT, provider=provider, stream=stream, maxTurns=turns)
+        cpu[0].append(daemon.cpu_seconds() - started_cpu)
         if (out.result["turns"], out.result["toolCalls"]) != (turns, turns):
             raise RuntimeError(f"expected {turns} turns and tool calls, got {out.result}")
         return out.seconds
 
     async def floor() -> float:
-        return await direct.run(PROMPT, turns)
+        started_cpu = time.process_time()
+        seconds = await direct.run(PROMPT, turns)
+        cpu[1].append(time.process_time() - started_cpu)
+        return seconds
 
     try:
         await ours()  # the first run imports the provider's SDK: not a per-turn cost
         await floor()
+        cpu[0].clear()
+        cpu[1].clear()
         mine, base = await interleave(reps, ours, floor)
     finally:
         await direct.close()
     mode = "stream" if stream else "no stream"
     row = margin_row(f"turn overhead, {provider}, {mode}", median(mine) / turns * 1000,
                      median(base) / turns * 1000, "ms/turn", BUDGET_MS)
-    row.notes.append(f"{turns} turns: ours {median(mine):.3f} s, floor {median(base):.3f} s")
+    row.notes.append(f"{turns} turns: ours {median(mine):.3f} s, floor {median(base):.3f} s; "
+                     f"CPU per turn (steadier on a busy machine): ours "
+                     f"{median(cpu[0]) / turns * 1000:.2f} ms, floor "
+                     f"{median(cpu[1]) / turns * 1000:.2f} ms")
     return row
 
 
