@@ -17,6 +17,7 @@ from harness9.tools.base import DEADLINE, ToolError, ToolOutput, ToolTimeoutErro
 from harness9.tools.bash import MAX_OUTPUT_BYTES, BashTool, kill_all_groups
 from harness9.tools.process_reaper import REAPER
 from harness9.tools.registry import Registry
+from harness9.tools.shell import OutputBuffer
 
 Running = Callable[[int], bool]
 
@@ -133,6 +134,22 @@ async def test_cut_characters_are_not_replaced(workspace: Path) -> None:
     result = await run(workspace, "for i in $(seq 4000); do printf 'é中'; done")
     assert result.truncated
     assert "\ufffd" not in result.text
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 100])
+def test_output_buffer_keeps_head_and_tail_whatever_the_chunks(chunk: int) -> None:
+    data = bytes(range(256)) * 4
+    for size in (7, 8, 9, 10, 600, 1024):
+        buffer = OutputBuffer(8)
+        for start in range(0, size, chunk):
+            buffer.feed(data[start : min(start + chunk, size)])
+        head, tail = buffer.parts()
+        assert buffer.total == size
+        assert buffer.truncated == (size > 8)
+        if size <= 8:
+            assert (head, tail) == (data[:size], b"")
+        else:
+            assert (head, tail) == (data[:4], data[size - 4 : size])
 
 
 @pytest.mark.timeout(10)
