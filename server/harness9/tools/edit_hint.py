@@ -12,7 +12,7 @@ from difflib import SequenceMatcher
 
 _WORD = re.compile(r"\w{3,}")
 MAX_SHOWN = 8  # lines of the file quoted in the hint
-_MAX_COMPARED = 400  # file lines compared per source line
+_MAX_COMPARED = 200  # file lines compared per source line
 _MIN_RATIO = 0.5
 
 
@@ -22,8 +22,13 @@ def closest_block(file_lines: Sequence[str], wanted: Sequence[str]) -> tuple[int
     best_ratio, best_line, best_offset = _MIN_RATIO, -1, 0
     for offset, line in enumerate(wanted[:MAX_SHOWN]):
         key = line.strip()
+        matcher = SequenceMatcher(autojunk=False)
+        matcher.set_seq2(key)  # the expensive side is analysed once per source line
         for index in _candidates(keys, key):
-            ratio = SequenceMatcher(None, key, keys[index], autojunk=False).ratio()
+            matcher.set_seq1(keys[index])
+            if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+                continue
+            ratio = matcher.ratio()
             if ratio > best_ratio:
                 best_ratio, best_line, best_offset = ratio, index, offset
     if best_line < 0:

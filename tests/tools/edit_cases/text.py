@@ -98,7 +98,12 @@ BLANK_LINES = [
 ]
 
 EMPTY_SOURCE = [
-    refuse("empty source", "a\n", "", "b", "empty_source", 0),
+    refuse("empty source", "a\n", "", "b", "empty_source", 0,
+           message="Error: file.txt was not changed: source_text is empty or only whitespace. "
+           "edit_file replaces text that is already in the file and never appends, prepends or "
+           "overwrites: put the exact lines to replace in source_text (to add code, include the "
+           "neighbouring lines and repeat them in target_text; to create or overwrite a whole "
+           "file, use write_file)."),
     refuse("space source", "a\n", " ", "b", "empty_source", 0),
     refuse("newlines source", "a\n\n", "\n\n", "b", "empty_source", 0),
     refuse("tabs and newline source", "\t\n", "\t \n", "x", "empty_source", 0),
@@ -106,9 +111,14 @@ EMPTY_SOURCE = [
 ]
 
 NO_CHANGE = [
-    refuse("identical texts", "a\n", "a", "a", "no_change", 0),
+    refuse("identical texts", "a\n", "a", "a", "no_change", 0,
+           message="Error: file.txt was not changed: source_text and target_text are identical, "
+           "so there is nothing to change."),
     refuse("identical missing texts", "a\n", "zzz", "zzz", "no_change", 0),
-    refuse("same after trimming", "x = 1\n", "x = 1 ", "x = 1", "no_change", 3),
+    refuse("same after trimming", "x = 1\n", "x = 1 ", "x = 1", "no_change", 3,
+           message="Error: file.txt was not changed: source_text matched (level 3, trimmed), but "
+           "replacing it with target_text leaves the file as it is. Put the new text in "
+           "target_text."),
     refuse("same after re-indent", "a()\nb()\n", "  a()\n  b()", "  a()\n  b()   ",
            "no_change", 4),
     refuse("same after line endings", b"a\r\nb\r\n", "a\nb", "a\r\nb", "no_change", 2),
