@@ -58,7 +58,7 @@ install_code_server() {
     npm_config_build_from_source=true npm rebuild argon2 >&2
     cd node_modules/code-server/lib/vscode
     npm install --ignore-scripts --omit=dev --no-audit --no-fund >&2
-    npm_config_yes=true npm rebuild @vscode/spdlog native-watchdog node-pty @vscode/deviceid >&2
+    JOBS=max npm_config_yes=true npm rebuild @vscode/spdlog native-watchdog node-pty @vscode/deviceid >&2
     ln -sfn node_modules node_modules.asar
     ln -sfn code-linux.sh bin/remote-cli/code-server
     ln -sfn browser-linux.sh bin/helpers/browser.sh

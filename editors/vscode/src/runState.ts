@@ -225,9 +225,14 @@ function onRunFinished(s: RunState, n: ProgressNotification): RunState {
       inputTokens: num(usage.inputTokens) ?? s.usage.inputTokens,
       outputTokens: num(usage.outputTokens) ?? s.usage.outputTokens,
     },
+    finalText: nonEmpty(str(n.text)) ?? s.finalText,
     error: describeError(n.error) ?? s.error,
     tools: settleRunningTools(s.tools),
   };
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text === '' ? undefined : text;
 }
 
 /** Tools still shown as running when the run ended did not finish: mark them failed. */
