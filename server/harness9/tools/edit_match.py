@@ -29,14 +29,15 @@ class Trimmed:
     text: str
     at_line_start: bool  # it began after indentation or a newline: match only after indentation
     at_line_end: bool  # it ended before a newline: match only before the end of a line
+    at_word_end: bool  # it ended with spaces: match only before a space or the end of the text
 
     @classmethod
     def of(cls, source: str) -> Trimmed:
-        """Trim `source` (LF line endings) and note which ends were anchored to a line."""
+        """Trim `source` (LF line endings) and note which ends were anchored."""
         text = source.strip()
         lead = source[: len(source) - len(source.lstrip())]
         trail = source[len(source.rstrip()) :]
-        return cls(text, at_line_start=bool(lead), at_line_end="\n" in trail)
+        return cls(text, bool(lead), "\n" in trail, bool(trail))
 
 
 def find_trimmed(text: str, trimmed: Trimmed) -> list[int]:
@@ -47,6 +48,7 @@ def find_trimmed(text: str, trimmed: Trimmed) -> list[int]:
         for at in find_all(text, trimmed.text)
         if (not trimmed.at_line_start or _blank_before(text, at))
         and (not trimmed.at_line_end or _blank_after(text, at + size))
+        and (not trimmed.at_word_end or at + size == len(text) or text[at + size].isspace())
     ]
 
 

@@ -66,6 +66,12 @@ NEAR_MISSES = [
     refuse("prefix of a line at level 4", "if a:\n    run(fast=True)\n", "if a:\n  run(",
            "if a:\n  walk(", "not_found", 5),
     refuse("truncated at end of file", "a()\nb()", "a()\nb()\nc()", "x", "not_found", 5),
+    refuse("trailing spaces mark the end of a word", "max = 10\n", "x = 1  ", "x = 2",
+           "not_found", 5),
+    Case("trailing spaces match before a comment", "x = 1  # one\nmax = 10\n", "x = 1  ",
+         "x = 2  ", "x = 2  # one\nmax = 10\n"),
+    Case("trailing spaces at level 3 before a comment", "x = 1 # one\nmax = 10\n", "x = 1  ",
+         "x = 2", "x = 2 # one\nmax = 10\n", level=3),
     refuse("same words, other line", "x = 1\n", "  x = 1 + 1", "x = 2", "not_found", 5),
 ]
 
