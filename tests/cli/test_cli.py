@@ -93,3 +93,14 @@ def test_demo_kit_is_a_fresh_copy_of_the_sample_project(tmp_path: Path) -> None:
     ]
     assert prepare(tmp_path).workspace != demo.workspace
     assert os.access(demo.workspace / "pager.py", os.R_OK | os.W_OK)
+
+
+def test_provider_precedence_flag_then_variable_then_first_key() -> None:
+    from harness9.client.config import resolve_provider
+
+    both = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    assert resolve_provider("anthropic", {**both, "HARNESS9_PROVIDER": "openai"}) == "anthropic"
+    assert resolve_provider(None, {**both, "HARNESS9_PROVIDER": "anthropic"}) == "anthropic"
+    assert resolve_provider(None, both) == "openai"
+    assert resolve_provider(None, {"ANTHROPIC_API_KEY": "k"}) == "anthropic"
+    assert resolve_provider(None, {"OPENAI_API_KEY": ""}) is None
