@@ -41,6 +41,14 @@ def run_harness9(*args: str, timeout: float = 30, env: dict[str, str] | None = N
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
+@pytest.fixture(autouse=True)
+def _private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Demo copies and daemon logs of the processes a test starts land in its own temp folder."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """An empty workspace folder."""

@@ -22,7 +22,7 @@ def _kinds(lines: list[dict[str, Any]]) -> list[str]:
 
 
 @pytest.mark.timeout(40)
-def test_demo_fixes_the_bug_and_reports_every_step_as_json() -> None:
+def test_demo_fixes_the_bug_and_reports_every_step_as_json(tmp_path: Path) -> None:
     assert CONSOLE_SCRIPT.exists(), "the harness9 console script is not installed next to python"
     started = time.monotonic()
     proc = subprocess.run(
@@ -56,6 +56,7 @@ def test_demo_fixes_the_bug_and_reports_every_step_as_json() -> None:
     assert notes[-1]["status"] == "completed"
     assert (result["status"], result["turns"], result["toolCalls"]) == ("completed", 4, 6)
     workspace = Path(notes[0]["workspaceRoot"])
+    assert workspace.is_relative_to(tmp_path)
     assert f"workspace: {workspace}" in done.err
     assert "start = (number - 1) * size" in (workspace / "pager.py").read_text()
     assert (workspace / "test_pager_bounds.py").is_file()
