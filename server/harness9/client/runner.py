@@ -41,7 +41,12 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(str(exc))
         return 2
-    return asyncio.run(run_agent(options, notes))
+    try:
+        return asyncio.run(run_agent(options, notes))
+    except KeyboardInterrupt:
+        # Ctrl-C before the handler is in place (while starting): the daemon sees its stdin
+        # close and exits by itself.
+        return 130
 
 
 def _prompt(args: argparse.Namespace) -> str:
