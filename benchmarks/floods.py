@@ -22,9 +22,12 @@ TIME_LIMIT_S = 1.0
 
 
 def tool_seconds(out: RunOutcome) -> float:
-    """Client-side duration of the run's single tool call."""
-    ended = out.progress("tool_completed") + out.progress("tool_failed")
-    return ended[0].at - out.progress("tool_started")[0].at
+    """Client-side duration of the run's single tool call, which must have completed."""
+    completed = out.progress("tool_completed")
+    if not completed:
+        failed = [n.params.get("output") for n in out.progress("tool_failed")]
+        raise RuntimeError(f"the flood's tool did not complete: {failed}")
+    return completed[0].at - out.progress("tool_started")[0].at
 
 
 async def through_daemon(root: Path, url: str, prompt: str) -> tuple[RunOutcome, float]:
@@ -57,7 +60,7 @@ def read_floor(path: Path) -> float:
 
 def _rows(name: str, out: RunOutcome, growth: float, floor_s: float) -> list[Row]:
     seconds = tool_seconds(out)
-    done = (out.progress("tool_completed") + out.progress("tool_failed"))[0].params
+    done = out.progress("tool_completed")[0].params
     time_row = limit_row(f"{name}: tool time", seconds, floor_s, "s", TIME_LIMIT_S)
     time_row.notes.append(f"tool reported {done.get('bytes')} bytes, "
                           f"truncated={done.get('truncated')}, {len(done['output'])} chars kept")

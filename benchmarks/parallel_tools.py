@@ -35,7 +35,8 @@ async def run(config: Config) -> list[Row]:
             for _ in range(max(config.reps, 2) if not config.quick else 1):
                 out = await daemon.run(f"bench parallel {CALLS} {sleep}")
                 if len(out.progress("tool_completed")) != CALLS:
-                    raise RuntimeError(f"expected {CALLS} completed tools: {out.result}")
+                    failed = {n.params.get("output") for n in out.progress("tool_failed")}
+                    raise RuntimeError(f"expected {CALLS} completed tools; failures: {failed}")
                 phases.append(tool_phase(out))
                 started_at = now()
                 await tools["bash"].execute(f'{{"command": "sleep {sleep}"}}')
