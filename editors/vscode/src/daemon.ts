@@ -127,7 +127,8 @@ export class Daemon implements vscode.Disposable {
       documentSelector: [],
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: daemonSettingsFrom((k) => section().get(k)),
+      // A function: a restarted daemon gets the settings of the moment.
+      initializationOptions: () => daemonSettingsFrom((k) => section().get(k)),
       errorHandler: new CrashHandler(
         () => this.client !== undefined,
         () => this.notifyRunning(false),
