@@ -15,7 +15,7 @@ import pytest
 from harness9.schema import ToolCall, ToolFailure
 from harness9.tools.base import DEADLINE, ToolError, ToolOutput, ToolTimeoutError
 from harness9.tools.bash import MAX_OUTPUT_BYTES, BashTool, kill_all_groups
-from harness9.tools.process_reaper import REAPER
+from harness9.tools.process_reaper import REAPER, TOOL_SESSION_ENV
 from harness9.tools.registry import Registry
 from harness9.tools.shell import OutputBuffer
 
@@ -44,14 +44,18 @@ async def wait_for_file(path: Path, timeout: float = 5.0) -> str:
     return text
 
 
-async def gone_within(running: Callable[[], bool], timeout: float = 1.0) -> float:
+async def gone_within(
+    running: Callable[[], bool], timeout: float = 1.0, group: int | None = None
+) -> float:
     """Seconds until `running()` turns false; fails past `timeout`.
 
     SIGKILL cannot be blocked, but a process still has to be scheduled to die after it is sent.
     """
     started = time.perf_counter()
     while running():
-        assert time.perf_counter() - started < timeout, "a process outlived the tool call"
+        if time.perf_counter() - started > timeout:
+            members = group_members(group) if group is not None else []
+            raise AssertionError(f"a process outlived the tool call: {members}")
         await asyncio.sleep(0.002)
     return time.perf_counter() - started
 
@@ -298,34 +302,72 @@ async def test_concurrent_calls_are_independent(workspace: Path) -> None:
 _DAEMON = """
 import asyncio, json, os, sys
 from harness9.tools.bash import BashTool
-from harness9.tools.process_reaper import REAPER
+from harness9.tools.process_reaper import REAPER, TOOL_SESSION_ENV
 tool = BashTool(sys.argv[1])
 if sys.argv[2] == "lose-watcher":
     asyncio.run(tool.execute(json.dumps({"command": "true"})))
     os.kill(REAPER.watcher_pid, 9)
     os.waitpid(REAPER.watcher_pid, 0)
-command = "echo $$ > pgid; sleep 60 & sleep 60; echo never"
+command = (
+    "setsid sleep 60 > /dev/null 2>&1 & echo $! > detached; "
+    "sleep 60 & echo $$ > pgid; sleep 60; echo never"
+)
 asyncio.run(tool.execute(json.dumps({"command": command})))
 """
 
 
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("mode", ["plain", "lose-watcher"])
-async def test_groups_die_with_a_killed_daemon(
-    workspace: Path, is_group_running: Running, mode: str
+async def test_nothing_outlives_a_killed_daemon(
+    workspace: Path, is_group_running: Running, is_process_running: Running, mode: str
 ) -> None:
-    # lose-watcher: the watcher was killed from outside; the daemon's next registration notices
-    # (the pipe is broken) and starts a new watcher that knows every live group.
+    # lose-watcher: the watcher was killed from outside; the daemon notices before the next
+    # command and starts a new watcher that knows every live group.
     daemon = await asyncio.create_subprocess_exec(
         sys.executable, "-c", _DAEMON, str(workspace), mode, cwd=workspace
     )
     try:
         pgid = int(await wait_for_file(workspace / "pgid"))
+        detached = int(await wait_for_file(workspace / "detached"))
         assert is_group_running(pgid)
+        assert is_process_running(detached)
         daemon.kill()
         await daemon.wait()
-        await gone_within(lambda: is_group_running(pgid), timeout=2.0)
+        await gone_within(lambda: is_group_running(pgid), timeout=2.0, group=pgid)
+        await gone_within(lambda: is_process_running(detached), timeout=2.0, group=detached)
     finally:
         if daemon.returncode is None:
             daemon.kill()
             await daemon.wait()
+
+
+@pytest.mark.timeout(10)
+async def test_a_detached_job_survives_the_call(
+    workspace: Path, is_process_running: Running
+) -> None:
+    result = await run(workspace, "setsid sleep 30 > /dev/null 2>&1 & echo $!")
+    pid = int(result.text)
+    try:
+        await asyncio.sleep(0.1)
+        assert is_process_running(pid)
+        assert f"{TOOL_SESSION_ENV}={REAPER.token}".encode() in environ_of(pid)
+    finally:
+        os.kill(pid, 9)
+
+
+def environ_of(pid: int) -> list[bytes]:
+    return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+
+
+def group_members(pgid: int) -> list[str]:
+    """`pid state command` of every process in group `pgid`, for failure messages."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if entry.name.isdigit() and int(fields[2]) == pgid:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                members.append(f"{entry.name} {fields[0]} {command}")
+        except (FileNotFoundError, ProcessLookupError, NotADirectoryError):
+            continue
+    return members

@@ -4,8 +4,8 @@ No allow or deny list (the seed's "YOLO" choice): the model may run anything, so
 are about resources instead. The command runs for at most 30 s (less when the engine's per-tool
 deadline is nearer); its output is capped at 8000 bytes, keeping the head and the tail, which is
 where build and test tools put what matters; and when the call ends its whole process group is
-killed, background jobs included, so nothing outlives a call, nor the daemon (see
-`process_reaper`).
+killed, background jobs included, so nothing outlives a call unless the command detached it into
+a new session on purpose, and nothing at all outlives the daemon (see `process_reaper`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ and the last {MAX_OUTPUT_BYTES // 2} bytes are kept with a notice giving the tot
 filter long output (grep, head, tail) for what you need. A non-zero exit is reported on a last \
 line `exit status N`.
 Background jobs (`cmd &`) are killed when the command returns; to leave a server running, \
-detach it explicitly: `setsid nohup CMD > server.log 2>&1 &`."""
+detach it explicitly: `setsid nohup CMD > server.log 2>&1 &` (it runs until harness9 exits)."""
 
 
 class BashTool:

@@ -6,7 +6,13 @@ in its own session, and the daemon tells it about groups over a pipe: `+PGID` wh
 the pipe; the watcher reads end-of-file, SIGKILLs every group still registered and exits. Nothing
 but the daemon holds the pipe's write end (it is close-on-exec), so the end-of-file is certain.
 
-`kill_all_groups()` does the same from inside the daemon, e.g. in a SIGTERM handler.
+A group started in the instant before its registration reached the pipe, or a job a command
+detached into a new session (`setsid`), is found another way: every tool process carries the
+environment variable `HARNESS9_TOOL_SESSION` with this daemon's token, and at end-of-file the
+watcher also kills the process group of every process whose environment holds it (Linux /proc).
+So nothing a tool started survives the daemon.
+
+`kill_all_groups()` kills the registered groups from inside the daemon, e.g. in a SIGTERM handler.
 """
 
 from __future__ import annotations
@@ -14,22 +20,26 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import subprocess
 import sys
 
 _log = logging.getLogger(__name__)
 
-# The watcher: reads `+PGID`/`-PGID` lines from stdin; at end-of-file SIGKILLs what is left.
+# The environment variable that marks every process a tool starts, with the daemon's token.
+TOOL_SESSION_ENV = "HARNESS9_TOOL_SESSION"
+
+# The watcher: reads `+PGID`/`-PGID` lines from stdin; at end-of-file SIGKILLs what is left, then
+# the groups of the processes marked with the token given as its argument.
 _WATCHER_SOURCE = """
-import os, signal
+import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+marker = ("%s=" % sys.argv[1]).encode() + sys.argv[2].encode()
 groups, pending = set(), b""
 while True:
     try:
         chunk = os.read(0, 4096)
-    except InterruptedError:
-        continue
     except OSError:
         chunk = b""
     if not chunk:
@@ -45,6 +55,17 @@ for pgid in groups:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+try:
+    pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+except OSError:
+    pids = []
+for pid in pids:
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as handle:
+            if marker in handle.read().split(b"\\0"):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+    except OSError:
+        pass
 """
 
 
@@ -55,6 +76,11 @@ class GroupReaper:
         self._groups: set[int] = set()
         self._watcher: subprocess.Popen[bytes] | None = None
         self._pipe: int | None = None
+        self.token = f"{os.getpid()}-{secrets.token_hex(8)}"
+
+    def tool_environment(self) -> dict[str, str]:
+        """The environment for a tool process: the daemon's, marked with this daemon's token."""
+        return {**os.environ, TOOL_SESSION_ENV: self.token}
 
     @property
     def groups(self) -> frozenset[int]:
@@ -115,7 +141,7 @@ class GroupReaper:
         read_end, write_end = os.pipe()  # both close-on-exec: no tool process inherits them
         try:
             self._watcher = subprocess.Popen(
-                [sys.executable, "-S", "-c", _WATCHER_SOURCE],
+                [sys.executable, "-S", "-c", _WATCHER_SOURCE, TOOL_SESSION_ENV, self.token],
                 stdin=read_end,
                 # Never the daemon's stdout (the protocol channel), nor its stderr: an editor
                 # reading that pipe to its end must not wait on the watcher.

@@ -88,10 +88,10 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
     try:
         exited = await watch.wait(budget)
         if exited:
-            await reader.wait_eof(EXIT_GRACE_SECONDS)
+            await _settle(proc, reader)
     finally:
-        # bash is not reaped yet (a zombie at most), so its pid, the group's id since
-        # start_new_session made it the leader, cannot have been reused by another process.
+        # Unless _settle reaped it, bash is a zombie at most, so its pid (the group's id, as
+        # start_new_session made it the leader) cannot have been reused by another process.
         kill_group(proc.pid)
         reader.drain_and_close()
         try:
@@ -102,6 +102,25 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
             proc.poll()  # collects the zombie; never blocks, even when cancelled again here
             REAPER.unregister(proc.pid)
     return ShellResult(output=output, returncode=proc.returncode if exited else None)
+
+
+async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> None:
+    """After bash exited: a short grace for output in flight and for jobs leaving the group.
+
+    A background child may still hold the pipe, and a job being detached (`setsid CMD &`) may
+    not have left the group yet when bash exits; both get until the grace ends. bash is reaped
+    first: while the group still has members its id stays reserved, so it cannot be reused.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + EXIT_GRACE_SECONDS
+    await reader.wait_eof(EXIT_GRACE_SECONDS)
+    proc.poll()
+    while loop.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except OSError:  # ProcessLookupError: the group is empty
+            return
+        await asyncio.sleep(0.01)
 
 
 def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -115,6 +134,7 @@ def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
             stdout=write_end,
             stderr=write_end,
             start_new_session=True,
+            env=REAPER.tool_environment(),
         )
     except BaseException:
         os.close(read_end)
