@@ -84,6 +84,24 @@ let page;
 let profile;
 let frame;
 
+/**
+ * Runs the agent until a run ends with `wanted`: the editor notices a changed settings file
+ * after a moment, and the runs before that still use the old settings.
+ */
+async function runUntilStatus(wanted, prompt) {
+  let status;
+  for (let attempt = 1; attempt <= 5 && status !== wanted; attempt += 1) {
+    await page.waitForTimeout(1000);
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, `${prompt} (${attempt}).`);
+    const run = frame.locator(`article.run:nth-of-type(${index + 1})`);
+    await run.and(frame.locator('.status-completed, .status-max_turns')).waitFor({ timeout: 30_000 });
+    status = (await run.getAttribute('class')).match(/status-(\S+)/)[1];
+  }
+  return status;
+}
+
 async function shot(name) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
@@ -179,23 +197,14 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await readRun(frame, 2)).tools[0].icon, '✗');
   });
 
-  it('sends changed settings to the daemon (workspace settings: maxTurns 1)', async () => {
+  it('sends changed settings to the daemon (workspace settings: maxTurns 1, then unset)', async () => {
     playNext(TOOLS_TURNS);
     const vscodeDir = path.join(workspace, '.vscode');
     fs.mkdirSync(vscodeDir, { recursive: true });
     fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.maxTurns': 1 }));
-    // The editor notices the file after a moment; until then a run still has 20 turns.
-    let status;
-    for (let attempt = 0; attempt < 5 && status !== 'max_turns'; attempt += 1) {
-      await page.waitForTimeout(1000);
-      const index = await frame.locator('article.run').count();
-      await runCommand(page, 'harness9: Run Agent');
-      await answerInputBox(page, `Only one turn (${attempt + 1}).`);
-      await frame.locator(`article.run:nth-of-type(${index + 1}):is(.status-completed, .status-max_turns)`).waitFor({ timeout: 30_000 });
-      status = (await frame.locator('article.run').nth(index).getAttribute('class')).match(/status-(\S+)/)[1];
-    }
-    assert.equal(status, 'max_turns');
+    assert.equal(await runUntilStatus('max_turns', 'Only one turn'), 'max_turns');
     fs.rmSync(vscodeDir, { recursive: true, force: true });
+    assert.equal(await runUntilStatus('completed', 'Back to the default'), 'completed');
   });
 
   it('restarts the daemon when it crashes; the next run starts a new session', async () => {
