@@ -130,6 +130,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     if (server) {
       await stopProcessGroup(server);
     }
+    if (!ARTIFACTS.startsWith(tmp)) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('says clearly when the daemon cannot start, with a Show Log button', async () => {
