@@ -84,15 +84,16 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output)
     watch = _ExitWatch(proc.pid)
-    exited = False
+    exited = emptied = False
     try:
         exited = await watch.wait(budget)
         if exited:
-            await _settle(proc, reader)
+            emptied = await _settle(proc, reader)
     finally:
         # Unless _settle reaped it, bash is a zombie at most, so its pid (the group's id, as
         # start_new_session made it the leader) cannot have been reused by another process.
-        kill_group(proc.pid)
+        if not emptied:
+            kill_group(proc.pid)
         reader.drain_and_close()
         try:
             while not await watch.wait(1.0):
@@ -104,12 +105,13 @@ async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellRes
     return ShellResult(output=output, returncode=proc.returncode if exited else None)
 
 
-async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> None:
+async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
     """After bash exited: a short grace for output in flight and for jobs leaving the group.
 
     A background child may still hold the pipe, and a job being detached (`setsid CMD &`) may
     not have left the group yet when bash exits; both get until the grace ends. bash is reaped
     first: while the group still has members its id stays reserved, so it cannot be reused.
+    Returns whether the group is empty (then there is nothing to kill).
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + EXIT_GRACE_SECONDS
@@ -119,8 +121,9 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> None:
         try:
             os.killpg(proc.pid, 0)
         except OSError:  # ProcessLookupError: the group is empty
-            return
+            return True
         await asyncio.sleep(0.01)
+    return False
 
 
 def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
