@@ -101,7 +101,7 @@ export class Daemon implements vscode.Disposable {
     const argv = serverCommandFrom(section().get('serverCommand'));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (findExecutable(argv[0], process.env.PATH, cwd) === undefined) {
-      this.failed(argv, `"${argv[0]}" was not found${argv[0].includes('/') ? '' : ' on PATH'}`);
+      this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
       return undefined;
     }
     const client = this.createClient(argv, cwd);
@@ -137,6 +137,8 @@ export class Daemon implements vscode.Disposable {
     };
     const client = new LanguageClient('harness9', 'harness9', serverOptions, clientOptions);
     client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
+    // The daemon's log messages repeat lines of its stderr, which the log already shows.
+    client.onNotification('window/logMessage', () => undefined);
     client.onDidChangeState((e) => this.notifyRunning(e.newState === State.Running));
     return client;
   }

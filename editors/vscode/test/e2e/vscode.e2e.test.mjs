@@ -139,6 +139,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await runCommand(page, 'harness9: Run Agent');
     const toast = page.locator('.notification-toast', { hasText: 'could not start the daemon' });
     await toast.waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(500); // the toast fades in
     await shot('0-cannot-start');
     await toast.locator('.monaco-button', { hasText: 'Show Log' }).click();
     await page.locator('.output-view, .panel .monaco-editor', { hasText: 'Could not start the harness9 daemon' })
