@@ -19,6 +19,12 @@ Responder = Callable[[Request], Step]
 EXHAUSTED = "fake LLM: no scripted step left for this request"
 
 
+
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog of 5 drops connections when many clients connect at once (20
+    # concurrent runs): their retried SYNs would add a second each and measure the kernel instead.
+    request_queue_size = 128
+
 class FakeLLM:
     """The fake service. Each request takes the next scripted step; when the script is empty
     the `responder` (if any) decides, else the request fails with a non-retried 400 and is
@@ -32,7 +38,7 @@ class FakeLLM:
         self._requests: list[Request] = []
         self._lock = threading.Lock()
         self._serial = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         # A short poll interval makes `close()` quick (it waits for one poll).
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),

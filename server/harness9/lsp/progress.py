@@ -23,9 +23,9 @@ from harness9.engine.events import (
 )
 from harness9.schema import ToolCall, Usage
 
-# At most one text_delta notification per this many seconds, so an editor gets ≤ 100 a second
+# At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
-DELTA_INTERVAL = 0.01
+DELTA_INTERVAL = 0.02
 
 Send = Callable[[dict[str, Any]], None]
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
 from harness9.provider.errors import (
     AuthError,
@@ -26,6 +28,9 @@ from harness9.provider.errors import (
 )
 
 _loaded: dict[str, ModuleType] = {}
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, Any]] = (
+    weakref.WeakKeyDictionary()
+)
 
 # An error event inside a stream arrives after a 200 status; its type names the HTTP status the
 # same failure would have had before the stream started.
@@ -50,6 +55,24 @@ async def load_sdk(name: str) -> ModuleType:
         module = await asyncio.to_thread(importlib.import_module, name)
         _loaded[name] = module
     return module
+
+
+async def shared_client(
+    module: str, factory: str, options: Mapping[str, Any]
+) -> tuple[ModuleType, Any]:
+    """The SDK module and a client built by `module.factory(**options)`, shared per event loop.
+
+    Building a client costs tens of milliseconds of CPU (mostly its TLS context), so the runs of a
+    daemon share one per configuration instead of paying it on every run; the key includes the
+    event loop because a client's connection pool belongs to the loop that opened it.
+    """
+    sdk = await load_sdk(module)
+    clients = _clients.setdefault(asyncio.get_running_loop(), {})
+    key = (module, factory, tuple(sorted(options.items())))
+    client = clients.get(key)
+    if client is None:
+        client = clients[key] = getattr(sdk, factory)(**options)
+    return sdk, client
 
 
 @contextmanager

@@ -24,7 +24,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from harness9.provider._sdk import load_sdk, translated_errors
+from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.anthropic_stream import StreamAssembler, dump_input, usage_of
 from harness9.provider.errors import MalformedResponseError
 from harness9.schema import (
@@ -202,10 +202,11 @@ class AnthropicProvider:
         self._client: Any = None
 
     async def _connect(self) -> Any:
-        """The SDK client, created on first use (importing the SDK off the event loop)."""
+        """The shared SDK client, on first use (the SDK is imported off the event loop)."""
         if self._client is None:
-            self._sdk = await load_sdk("anthropic")
-            self._client = self._sdk.AsyncAnthropic(**self._options)
+            self._sdk, self._client = await shared_client(
+                "anthropic", "AsyncAnthropic", self._options
+            )
         return self._client
 
     def _request(
@@ -240,8 +241,3 @@ class AnthropicProvider:
                         yield StreamChunk(type=StreamChunkType.TEXT, text=delta)
         message, usage = assembler.result()
         yield StreamChunk(type=StreamChunkType.DONE, message=message, usage=usage)
-
-    async def aclose(self) -> None:
-        """Release the HTTP connections (optional: they are also freed with the provider)."""
-        if self._client is not None:
-            await self._client.close()

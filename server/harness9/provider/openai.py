@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from harness9.provider._sdk import load_sdk, translated_errors
+from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.errors import MalformedResponseError
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
@@ -135,10 +135,9 @@ class OpenAIProvider:
         self._client: Any = None
 
     async def _connect(self) -> Any:
-        """The SDK client, created on first use (importing the SDK off the event loop)."""
+        """The shared SDK client, on first use (the SDK is imported off the event loop)."""
         if self._client is None:
-            self._sdk = await load_sdk("openai")
-            self._client = self._sdk.AsyncOpenAI(**self._options)
+            self._sdk, self._client = await shared_client("openai", "AsyncOpenAI", self._options)
         return self._client
 
     async def generate(
@@ -147,8 +146,10 @@ class OpenAIProvider:
         """One non-streaming completion."""
         client = await self._connect()
         with translated_errors(self._sdk, self.name):
-            completion = await client.chat.completions.create(
-                **to_request(self.model, messages, tools)
+            completion = await client.post(
+                "/chat/completions",
+                body=to_request(self.model, messages, tools),
+                cast_to=self._sdk.types.chat.ChatCompletion,
             )
             return from_completion(completion)
 
@@ -163,8 +164,13 @@ class OpenAIProvider:
         usage = Usage()
         answered = False
         with translated_errors(self._sdk, self.name):
-            stream = await client.chat.completions.create(
-                **request, stream=True, stream_options={"include_usage": True}
+            types = self._sdk.types.chat
+            stream = await client.post(
+                "/chat/completions",
+                body={**request, "stream": True, "stream_options": {"include_usage": True}},
+                cast_to=types.ChatCompletion,
+                stream=True,
+                stream_cls=self._sdk.AsyncStream[types.ChatCompletionChunk],
             )
             async with stream:
                 async for chunk in stream:
@@ -183,10 +189,6 @@ class OpenAIProvider:
         message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=calls.calls())
         yield StreamChunk(type=StreamChunkType.DONE, message=message, usage=usage)
 
-    async def aclose(self) -> None:
-        """Release the HTTP connections (optional: they are also freed with the provider)."""
-        if self._client is not None:
-            await self._client.close()
 
 
 def _delta(chunk: Any) -> Any:
