@@ -157,6 +157,9 @@ class ProgressPublisher:
     def _delta(self, fields: dict[str, Any]) -> None:
         if self._pending is not None and self._pending["turn"] == fields["turn"]:
             self._pending["text"] += fields["text"]
+            # A busy loop may run the timer late while pieces keep coming: flush on arrival too.
+            if time.monotonic() - self._last_delta >= DELTA_INTERVAL:
+                self.flush()
             return
         self.flush()
         wait = self._last_delta + DELTA_INTERVAL - time.monotonic()

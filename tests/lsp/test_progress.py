@@ -1,0 +1,72 @@
+"""Engine events as agent/progress params: fields, numbering and delta coalescing."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness9.engine.events import RunFinished, TextDelta, ToolFinished, ToolStarted
+from harness9.lsp.progress import DELTA_INTERVAL, ProgressPublisher
+from harness9.schema import ToolCall, ToolFailure, ToolResult, Usage
+
+
+def publisher() -> tuple[ProgressPublisher, list[dict[str, Any]]]:
+    sent: list[dict[str, Any]] = []
+    return ProgressPublisher(sent.append, "r-1", "s-1"), sent
+
+
+async def test_fast_deltas_are_merged_in_order_and_flushed_by_other_events() -> None:
+    publish, sent = publisher()
+    for i in range(500):
+        publish(TextDelta(1, f"{i},"))
+    publish(RunFinished("completed", 1, 0, Usage(1, 2), 2, text="t"))
+    deltas = [m for m in sent if m["kind"] == "text_delta"]
+    assert "".join(m["text"] for m in deltas) == "".join(f"{i}," for i in range(500))
+    assert len(deltas) <= 2  # all within one interval: the first piece, then the rest
+    assert [m["seq"] for m in sent] == list(range(1, len(sent) + 1))
+    assert sent[-1] == {
+        "runId": "r-1", "sessionId": "s-1", "seq": len(sent), "kind": "run_finished",
+        "status": "completed", "turns": 1, "toolCalls": 0,
+        "usage": {"inputTokens": 1, "outputTokens": 2}, "text": "t",
+    }  # fmt: skip
+
+
+async def test_a_pending_piece_is_sent_by_the_timer() -> None:
+    publish, sent = publisher()
+    publish(TextDelta(1, "a"))
+    publish(TextDelta(1, "b"))
+    assert [m["text"] for m in sent] == ["a"]
+    await asyncio.sleep(DELTA_INTERVAL * 3)
+    assert [m["text"] for m in sent] == ["a", "b"]
+
+
+async def test_rate_stays_bounded_while_pieces_keep_coming() -> None:
+    publish, sent = publisher()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 0.3
+    count = 0
+    while loop.time() < end:
+        publish(TextDelta(1, "x"))
+        count += 1
+        await asyncio.sleep(0.0005)
+    publish.flush()
+    assert "".join(m["text"] for m in sent) == "x" * count
+    assert len(sent) <= 0.3 / DELTA_INTERVAL + 2
+
+
+async def test_tool_fields() -> None:
+    publish, sent = publisher()
+    call = ToolCall("c1", "bash", '{"command": "ls"}')
+    publish(ToolStarted(2, call))
+    result = ToolResult("c1", "boom", is_error=True, failure=ToolFailure.TIMEOUT, bytes=9,
+                        truncated=True, duration_ms=12.34)
+    publish(ToolFinished(2, call, result))
+    broken = ToolCall("c2", "bash", '{"command": ')
+    publish(ToolStarted(2, broken))
+    assert sent[0]["arguments"] == {"command": "ls"}
+    assert sent[1] == {
+        "runId": "r-1", "sessionId": "s-1", "seq": 2, "kind": "tool_failed", "turn": 2,
+        "toolCallId": "c1", "tool": "bash", "output": "boom", "bytes": 9, "truncated": True,
+        "durationMs": 12.3, "reason": "timeout",
+    }  # fmt: skip
+    assert sent[2]["arguments"] == '{"command": '

@@ -1,0 +1,53 @@
+"""Settings validation and precedence, and agent/run params."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
+from harness9.lsp.settings import RunSettings, from_environment, parse_lenient, resolve
+
+
+def test_precedence_run_over_client_over_env_over_defaults() -> None:
+    env = from_environment({"HARNESS9_PROVIDER": "anthropic", "HARNESS9_MODEL": "env-model"})
+    client, problems = parse_lenient({"model": "client-model", "maxTurns": 5})
+    run = parse_run_params({"prompt": "x", "maxTurns": 2}).overrides
+    merged = resolve(env, client, run)
+    assert problems == []
+    assert merged == RunSettings(provider="anthropic", model="client-model", max_turns=2)
+
+
+def test_invalid_client_settings_are_reported_and_skipped() -> None:
+    good, problems = parse_lenient({"maxTurns": "ten", "stream": False, "provider": "x"})
+    assert good == {"stream": False}
+    assert problems == [
+        "provider: must be one of 'openai', 'anthropic', 'replay', got 'x'",
+        "maxTurns: must be an integer ≥ 1, got 'ten'",
+    ]
+    assert parse_lenient([1]) == ({}, ["settings must be an object, got list"])
+
+
+def test_invalid_environment_values_are_ignored() -> None:
+    assert from_environment({"HARNESS9_PROVIDER": "gemini"}) == {}
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ([], "agent/run params must be an object, got list"),
+        ({"prompt": "x", "workDoneToken": True}, "workDoneToken must be a string or an integer"),
+        ({"prompt": "x", "sessionId": ""}, "sessionId must be a non-empty string"),
+        ({"prompt": "x", "toolTimeoutMs": 1.5}, "toolTimeoutMs: must be an integer ≥ 1"),
+        ({"prompt": "x", "thinking": 1}, "thinking: must be true or false, got 1"),
+    ],
+)
+def test_bad_run_params(params: object, message: str) -> None:
+    with pytest.raises(ParamsError) as info:
+        parse_run_params(params)
+    assert str(info.value).startswith(message)
+
+
+def test_cancel_needs_an_id() -> None:
+    with pytest.raises(ParamsError, match="runId or sessionId is required"):
+        parse_cancel_params({})
+    assert parse_cancel_params({"sessionId": "s-1"}).session_id == "s-1"
