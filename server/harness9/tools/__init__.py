@@ -9,16 +9,15 @@ from __future__ import annotations
 import os
 
 from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
+from harness9.tools.bash import BashTool
+from harness9.tools.edit_file import EditFileTool
+from harness9.tools.read_file import ReadFileTool
 from harness9.tools.registry import Registry
+from harness9.tools.write_file import WriteFileTool
 
 
 def default_registry(workdir: str | os.PathLike[str]) -> Registry:
     """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed."""
-    from harness9.tools.bash import BashTool
-    from harness9.tools.edit_file import EditFileTool
-    from harness9.tools.read_file import ReadFileTool
-    from harness9.tools.write_file import WriteFileTool
-
     registry = Registry()
     registry.register(ReadFileTool(workdir))
     registry.register(WriteFileTool(workdir))
@@ -29,9 +28,13 @@ def default_registry(workdir: str | os.PathLike[str]) -> Registry:
 
 __all__ = [
     "BaseTool",
+    "BashTool",
+    "EditFileTool",
+    "ReadFileTool",
     "Registry",
     "ToolError",
     "ToolOutput",
     "ToolTimeoutError",
+    "WriteFileTool",
     "default_registry",
 ]

@@ -64,6 +64,25 @@ class BaseTool(Protocol):
         ...
 
 
+PATH_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "File path relative to the workspace root",
+}
+
+
+def string_property(description: str) -> dict[str, Any]:
+    """A JSON Schema string property."""
+    return {"type": "string", "description": description}
+
+
+def tool_definition(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> ToolDefinition:
+    """A tool definition whose arguments are one JSON object with these properties."""
+    schema = {"type": "object", "properties": properties, "required": required}
+    return ToolDefinition(name=name, description=description, input_schema=schema)
+
+
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """Parse a tool's raw JSON arguments into an object (the registry has validated them)."""
     value = json.loads(arguments or "{}")

@@ -21,6 +21,8 @@ from harness9.tools.base import (
     ToolTimeoutError,
     parse_arguments,
     seconds_left,
+    string_property,
+    tool_definition,
 )
 from harness9.tools.process_reaper import kill_all_groups
 from harness9.tools.shell import OutputBuffer, ShellResult, run_shell
@@ -45,6 +47,8 @@ detach it explicitly: `setsid nohup CMD > server.log 2>&1 &` (it runs until harn
 class BashTool:
     """Runs shell commands in the workspace root."""
 
+    name = "bash"
+
     def __init__(
         self,
         workdir: str | os.PathLike[str],
@@ -56,26 +60,13 @@ class BashTool:
         self._hard_timeout = hard_timeout
         self._max_output = max_output
 
-    @property
-    def name(self) -> str:
-        """The tool's name as the model calls it."""
-        return "bash"
-
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
-        return ToolDefinition(
-            name=self.name,
-            description=_DESCRIPTION,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "type": "string",
-                        "description": "The command line to run (pipes, &&, redirections work)",
-                    },
-                },
-                "required": ["command"],
-            },
+        return tool_definition(
+            self.name,
+            _DESCRIPTION,
+            {"command": string_property("The command line to run (pipes, &&, redirections work)")},
+            ["command"],
         )
 
     async def execute(self, arguments: str) -> ToolOutput:

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from harness9.schema import ToolDefinition
 from harness9.tools.atomic import atomic_write_bytes
-from harness9.tools.base import ToolError, parse_arguments
+from harness9.tools.base import (
+    PATH_PROPERTY,
+    ToolError,
+    parse_arguments,
+    string_property,
+    tool_definition,
+)
 from harness9.tools.edit_apply import EditOutcome, apply_edit
 from harness9.tools.edit_errors import EditError
 from harness9.tools.safe_path import safe_path
@@ -38,39 +44,28 @@ one). `path` is relative to the workspace root; paths outside it are refused."""
 class EditFileTool:
     """Edits files inside the workspace by unique text replacement."""
 
+    name = "edit_file"
+
     def __init__(self, workdir: str | os.PathLike[str]) -> None:
         self._workdir = workdir
         self._locks: dict[Path, asyncio.Lock] = {}
 
-    @property
-    def name(self) -> str:
-        """The tool's name as the model calls it."""
-        return "edit_file"
-
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
-        return ToolDefinition(
-            name=self.name,
-            description=_DESCRIPTION,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace root",
-                    },
-                    "source_text": {
-                        "type": "string",
-                        "description": "The exact text to replace, copied from the file; it "
-                        "must occur exactly once (add surrounding lines until it does)",
-                    },
-                    "target_text": {
-                        "type": "string",
-                        "description": "The text that replaces source_text (empty to delete it)",
-                    },
-                },
-                "required": ["path", "source_text", "target_text"],
+        return tool_definition(
+            self.name,
+            _DESCRIPTION,
+            {
+                "path": PATH_PROPERTY,
+                "source_text": string_property(
+                    "The exact text to replace, copied from the file; it must occur exactly "
+                    "once (add surrounding lines until it does)"
+                ),
+                "target_text": string_property(
+                    "The text that replaces source_text (empty to delete it)"
+                ),
             },
+            ["path", "source_text", "target_text"],
         )
 
     async def execute(self, arguments: str) -> str:

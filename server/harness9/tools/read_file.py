@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness9.schema import ToolDefinition
-from harness9.tools.base import ToolError, ToolOutput, parse_arguments
+from harness9.tools.base import (
+    PATH_PROPERTY,
+    ToolError,
+    ToolOutput,
+    parse_arguments,
+    tool_definition,
+)
 from harness9.tools.safe_path import safe_path
 
 MAX_READ_BYTES = 4096
@@ -43,40 +49,31 @@ class _Page:
 class ReadFileTool:
     """Reads one page of a file inside the workspace."""
 
+    name = "read_file"
+
     def __init__(self, workdir: str | os.PathLike[str]) -> None:
         self._workdir = workdir
 
-    @property
-    def name(self) -> str:
-        """The tool's name as the model calls it."""
-        return "read_file"
-
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
-        return ToolDefinition(
-            name=self.name,
-            description=_DESCRIPTION,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace root",
-                    },
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "Byte offset to start reading at (default 0)",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_READ_BYTES,
-                        "description": f"Bytes to read, at most {MAX_READ_BYTES} (the default)",
-                    },
+        return tool_definition(
+            self.name,
+            _DESCRIPTION,
+            {
+                "path": PATH_PROPERTY,
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Byte offset to start reading at (default 0)",
                 },
-                "required": ["path"],
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_READ_BYTES,
+                    "description": f"Bytes to read, at most {MAX_READ_BYTES} (the default)",
+                },
             },
+            ["path"],
         )
 
     async def execute(self, arguments: str) -> str | ToolOutput:

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from harness9.schema import ToolDefinition
 from harness9.tools.atomic import atomic_write_bytes
-from harness9.tools.base import ToolError, parse_arguments
+from harness9.tools.base import (
+    PATH_PROPERTY,
+    ToolError,
+    parse_arguments,
+    string_property,
+    tool_definition,
+)
 from harness9.tools.safe_path import safe_path
 
 FILE_MODE = 0o644
@@ -29,33 +35,21 @@ first and prefer the edit_file tool."""
 class WriteFileTool:
     """Writes whole files inside the workspace."""
 
+    name = "write_file"
+
     def __init__(self, workdir: str | os.PathLike[str]) -> None:
         self._workdir = workdir
 
-    @property
-    def name(self) -> str:
-        """The tool's name as the model calls it."""
-        return "write_file"
-
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
-        return ToolDefinition(
-            name=self.name,
-            description=_DESCRIPTION,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace root",
-                    },
-                    "content": {
-                        "type": "string",
-                        "description": "The complete new content of the file",
-                    },
-                },
-                "required": ["path", "content"],
+        return tool_definition(
+            self.name,
+            _DESCRIPTION,
+            {
+                "path": PATH_PROPERTY,
+                "content": string_property("The complete new content of the file"),
             },
+            ["path", "content"],
         )
 
     async def execute(self, arguments: str) -> str:
