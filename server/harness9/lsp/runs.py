@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
 from harness9.engine import AgentEngine, EventBus, RunResult
 from harness9.engine.events import Event, RunFinished, ToolFinished, ToolStarted
 from harness9.engine.log import BlockLogger, format_event
+from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
 from harness9.lsp.sessions import Session, SessionStore, new_id
@@ -26,13 +27,7 @@ from harness9.provider.factory import ProviderSettings, create_provider, default
 from harness9.schema import Usage
 from harness9.tools import default_registry
 
-REQUEST_FAILED = -32803
 block_log = logging.getLogger("harness9.engine")
-
-
-def request_failed(message: str, data: dict[str, Any]) -> JsonRpcException:
-    """A -32803 RequestFailed error; `data.kind` classifies the failure."""
-    return JsonRpcException(message=message, code=REQUEST_FAILED, data=data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,11 +23,10 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_c
 from pygls.uris import to_fs_path
 
 from harness9 import __version__
+from harness9.lsp.errors import request_failed
 from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
-from harness9.lsp.runs import RunRequest, execute_run, request_failed
 from harness9.lsp.sessions import Session, SessionStore
 from harness9.lsp.settings import from_environment, parse_lenient, resolve
-from harness9.tools import default_registry
 
 _log = logging.getLogger("harness9.lsp")
 
@@ -151,6 +150,10 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     root = ls.resolve_root(params.workspace_folder)
     session = ls.session_for(params.session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
+    # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
+    # `initialize` is answered sooner, and the first run pays about a tenth of a second.
+    from harness9.lsp.runs import RunRequest, execute_run
+
     request = RunRequest(params=params, settings=settings, root=root, session=session)
     return await execute_run(ls, ls.sessions, request)
 
@@ -176,6 +179,8 @@ async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
 def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Exactly what the model is offered."""
     ls.require_initialized()
+    from harness9.tools import default_registry  # loaded on demand, as for agent/run
+
     folders = ls.folders()
     registry = default_registry(folders[0] if folders else os.getcwd())
     tools = [
