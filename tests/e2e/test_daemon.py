@@ -86,6 +86,9 @@ async def test_run_reports_every_step_in_order(
     assert done["bash"]["durationMs"] >= 0
     finished = notes[-1]
     assert finished["status"] == "completed" and finished["toolCalls"] == 2
+    first = fake_llm.requests[0].body
+    system = first["system"] if provider == "anthropic" else first["messages"][0]["content"]
+    assert f"project at {workspace}" in str(system)
     # The second model call carried both tool results back.
     second = fake_llm.requests[1].body
     assert "a.txt" in str(second) and "alpha" in str(second)

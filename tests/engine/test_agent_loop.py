@@ -232,3 +232,14 @@ async def test_tool_events_carry_started_before_finished(tmp_path: Path) -> None
     started = next(i for i, e in enumerate(events) if isinstance(e, ToolStarted))
     finished = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished))
     assert started < finished
+
+
+async def test_a_new_conversation_starts_with_the_system_prompt(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply("one"), Reply("two")])
+    engine = AgentEngine(provider, default_registry(tmp_path), system_prompt="Be careful.")
+    history: list[Message] = []
+    await engine.run("first", history)
+    await engine.run("second", history)
+    roles = [m.role for m in provider.calls[1].messages]
+    assert roles == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
+    assert provider.calls[0].messages[0].content == "Be careful."

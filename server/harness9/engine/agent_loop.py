@@ -63,6 +63,7 @@ class AgentEngine:
         stream: bool = True,
         bus: EventBus | None = None,
         workspace_root: str = "",
+        system_prompt: str | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -74,9 +75,12 @@ class AgentEngine:
         self.stream = stream
         self.bus = bus or EventBus()
         self.workspace_root = workspace_root
+        self.system_prompt = system_prompt
 
     async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
+
+        A new conversation (empty `history`) starts with the engine's system prompt, if any.
 
         Returns on completion or when `max_turns` action calls have been made. Provider failures
         and cancellation are raised after the final `RunFinished` event; `history` stays valid for
@@ -85,6 +89,8 @@ class AgentEngine:
         history = history if history is not None else []
         state = _RunState()
         self._emit_started()
+        if not history and self.system_prompt:
+            history.append(Message.system(self.system_prompt))
         history.append(Message.user(prompt))
         try:
             status = await self._loop(history, state)

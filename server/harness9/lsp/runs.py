@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from harness9.engine import AgentEngine, EventBus, RunResult
 from harness9.engine.events import Event, RunFinished, ToolFinished, ToolStarted
 from harness9.engine.log import BlockLogger, format_event
+from harness9.engine.prompt import default_system_prompt
 from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
@@ -121,6 +122,7 @@ def _engine(request: RunRequest, bus: EventBus) -> AgentEngine:
         stream=settings.stream,
         bus=bus,
         workspace_root=request.root,
+        system_prompt=default_system_prompt(request.root),
     )
 
 
