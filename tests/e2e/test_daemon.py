@@ -292,3 +292,24 @@ async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspa
     tools = answer["tools"]
     assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash"]
     assert tools[3]["inputSchema"]["required"] == ["command"]
+
+
+async def test_cancel_while_the_model_is_thinking(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("too late", first_byte_delay=20), Reply("next")])
+    daemon = await openai_daemon(start, fake_llm, workspace)
+    run = asyncio.ensure_future(daemon.run(prompt="x"))
+    await daemon.wait_for(lambda n: n["kind"] == "turn_started")
+    async with asyncio.timeout(10):
+        while not fake_llm.requests:
+            await asyncio.sleep(0.02)
+    session_id = daemon.progress[0]["sessionId"]
+    answer = await daemon.request("agent/cancel", {"sessionId": session_id})
+    assert dict(answer) == {"cancelled": True}
+    with pytest.raises(JsonRpcRequestCancelled):
+        await run
+    assert daemon.progress[-1]["kind"] == "run_finished"
+    assert daemon.progress[-1]["status"] == "cancelled"
+    again = await daemon.run(prompt="again", sessionId=session_id)
+    assert again["text"] == "next"
