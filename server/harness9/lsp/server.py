@@ -10,7 +10,8 @@ import asyncio
 import json
 import logging
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -29,6 +30,7 @@ from harness9.lsp.sessions import Session, SessionStore
 from harness9.lsp.settings import from_environment, parse_lenient, resolve
 
 _log = logging.getLogger("harness9.lsp")
+_P = TypeVar("_P")
 
 
 def _plain_dict_converter() -> Any:
@@ -123,6 +125,14 @@ class Harness9Server(LanguageServer):
 server = Harness9Server()
 
 
+def _parsed(parse: Callable[[Any], _P], raw: Any) -> _P:
+    """Params converted by `parse`; a `ParamsError` becomes the -32602 answer naming the field."""
+    try:
+        return parse(raw)
+    except ParamsError as exc:
+        raise JsonRpcInvalidParams(message=str(exc)) from None
+
+
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
     """Take the client's settings; pygls has already set up the workspace folders."""
@@ -143,10 +153,7 @@ def on_configuration(ls: Harness9Server, params: types.DidChangeConfigurationPar
 async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Run the agent loop on one prompt; answers when the loop ends."""
     ls.require_initialized()
-    try:
-        params = parse_run_params(raw)
-    except ParamsError as exc:
-        raise JsonRpcInvalidParams(message=str(exc)) from None
+    params = _parsed(parse_run_params, raw)
     root = ls.resolve_root(params.workspace_folder)
     session = ls.session_for(params.session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
@@ -162,10 +169,7 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
     """Cancel a run; answered only after the run's last notification and its -32800 answer."""
     ls.require_initialized()
-    try:
-        params = parse_cancel_params(raw)
-    except ParamsError as exc:
-        raise JsonRpcInvalidParams(message=str(exc)) from None
+    params = _parsed(parse_cancel_params, raw)
     run = ls.sessions.find_run(params.run_id, params.session_id)
     if run is None:
         return {"cancelled": False}

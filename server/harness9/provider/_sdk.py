@@ -114,12 +114,7 @@ def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError |
 def _status_error(exc: Exception, provider: str) -> ProviderError:
     status = int(getattr(exc, "status_code", 0))
     detail = getattr(exc, "message", str(exc))
-    text = f"{provider}: HTTP {status}: {detail}"
-    if status in (401, 403):
-        return AuthError(text, status=status)
-    if status == 429:
-        return RateLimitError(text, status=status)
-    return HTTPStatusError(text, status=status)
+    return _classified(f"{provider}: HTTP {status}: {detail}", status)
 
 
 def _stream_error(exc: Exception, provider: str) -> ProviderError:
@@ -130,7 +125,11 @@ def _stream_error(exc: Exception, provider: str) -> ProviderError:
     kind = error.get("type") if isinstance(error, dict) else None
     status = _STREAM_ERROR_STATUS.get(str(kind), 500)
     detail = getattr(exc, "message", str(exc))
-    text = f"{provider}: error in the stream ({kind or 'unknown'}): {detail}"
+    return _classified(f"{provider}: error in the stream ({kind or 'unknown'}): {detail}", status)
+
+
+def _classified(text: str, status: int) -> ProviderError:
+    """The error class for an HTTP status: auth, rate limit, or any other status."""
     if status in (401, 403):
         return AuthError(text, status=status)
     if status == 429:
