@@ -33,6 +33,10 @@ class RunSettings:
     thinking: bool = False
     stream: bool = True
     replay_file: str | None = None
+    max_parallel_tools: int = 8
+    connect_timeout_ms: int = 10_000
+    first_byte_timeout_ms: int = 120_000
+    stream_idle_timeout_ms: int = 60_000
 
 
 def _string(value: Any) -> str:
@@ -68,6 +72,10 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "thinking": ("thinking", _boolean),
     "stream": ("stream", _boolean),
     "replayFile": ("replay_file", _string),
+    "maxParallelTools": ("max_parallel_tools", _positive_int),
+    "connectTimeoutMs": ("connect_timeout_ms", _positive_int),
+    "firstByteTimeoutMs": ("first_byte_timeout_ms", _positive_int),
+    "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
 }
 WIRE_NAMES = tuple(_FIELDS)
 
