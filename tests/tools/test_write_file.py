@@ -57,13 +57,20 @@ async def test_counts_utf8_bytes(workspace: Path) -> None:
     assert (workspace / "zh.txt").read_bytes() == "中文".encode()
 
 
-async def test_overwrites_and_sets_mode_0644(workspace: Path) -> None:
+async def test_new_file_gets_mode_0644(workspace: Path) -> None:
+    os.umask(0o077)  # the mode is set exactly, whatever the umask
+    await write(workspace, "new.txt", "x")
+    assert stat.S_IMODE((workspace / "new.txt").stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o755, 0o640, 0o444])
+async def test_overwrite_keeps_the_mode(workspace: Path, mode: int) -> None:
     target = workspace / "a.txt"
     target.write_text("old content that is longer")
-    target.chmod(0o600)
+    target.chmod(mode)
     await write(workspace, "a.txt", "new")
     assert target.read_text() == "new"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert stat.S_IMODE(target.stat().st_mode) == mode
     assert leftovers(workspace) == []
 
 

@@ -2,8 +2,9 @@
 
 Matching is `apply_edit`'s five-level ladder (see `edit_apply`). The file is read and written as
 bytes, so its line endings, BOM and every byte outside the edit stay as they were; the write is
-atomic and keeps the file's mode. Edits of the same file are serialized, so two calls in one turn
-never lose one another's change.
+atomic and keeps the file's mode and owner. Writes to one file are serialized across the whole
+daemon, and a file changed by another program between the read and the rename is read again,
+so no edit loses a concurrent change.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from pathlib import Path
 
 from harness9.schema import ToolDefinition
-from harness9.tools.atomic import atomic_write_bytes
+from harness9.tools.atomic import Owner, replace_in_folder
 from harness9.tools.base import (
     PATH_PROPERTY,
     ToolError,
@@ -24,9 +24,12 @@ from harness9.tools.base import (
 )
 from harness9.tools.edit_apply import EditOutcome, apply_edit
 from harness9.tools.edit_errors import EditError
-from harness9.tools.safe_path import safe_path
+from harness9.tools.file_lock import file_lock
+from harness9.tools.safe_path import Location, open_beneath, safe_path
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
+
+_ATTEMPTS = 3  # reads of a file that another program keeps changing during the edit
 
 _DESCRIPTION = """\
 Replace one piece of text in an existing file of the workspace: the single place where \
@@ -48,7 +51,6 @@ class EditFileTool:
 
     def __init__(self, workdir: str | os.PathLike[str]) -> None:
         self._workdir = workdir
-        self._locks: dict[Path, asyncio.Lock] = {}
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -72,10 +74,9 @@ class EditFileTool:
         """Apply the edit and report `成功修改文件: <path>` (plus the level when not exact)."""
         args = parse_arguments(arguments)
         path, source, target = (_text(args, key) for key in ("path", "source_text", "target_text"))
-        full = safe_path(self._workdir, path)
-        lock = self._locks.setdefault(full, asyncio.Lock())
-        async with lock:
-            outcome = await asyncio.to_thread(_edit, full, path, source, target)
+        # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
+        async with file_lock(str(safe_path(self._workdir, path))):
+            outcome = await asyncio.to_thread(_edit, self._workdir, path, source, target)
         note = outcome.note()
         done = f"成功修改文件: {path}"
         return done if note is None else f"{done}\n{note}"
@@ -88,14 +89,54 @@ def _text(args: dict[str, object], key: str) -> str:
     return value
 
 
-def _edit(full: Path, shown: str, source: str, target: str) -> EditOutcome:
-    """Read, edit and atomically rewrite `full` (blocking; run it in a thread)."""
-    mode = _existing_file_mode(full, shown)
-    content = _decode(full.read_bytes(), shown)
+def _edit(workdir: str | os.PathLike[str], shown: str, source: str, target: str) -> EditOutcome:
+    """Read, edit and atomically rewrite the file (blocking; run it in a thread)."""
+    for _ in range(_ATTEMPTS):
+        try:
+            with open_beneath(workdir, shown, os.O_RDONLY | os.O_NONBLOCK) as (fd, where):
+                info = _regular_file(fd, shown)
+                content = _decode(_read_all(fd), shown)
+                outcome = _apply(content, shown, source, target)
+                if _replace_if_unchanged(where, info, outcome, shown):
+                    return outcome
+        except FileNotFoundError:
+            raise ToolError(
+                f"Error: {shown} does not exist. edit_file only changes existing files; check the "
+                "path, or create the file with write_file"
+            ) from None
+    raise ToolError(
+        f"Error: {shown} kept changing on disk while it was being edited (another program is "
+        "writing it); it was not changed. Read it again and retry"
+    )
+
+
+def _regular_file(fd: int, shown: str) -> os.stat_result:
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"Error: {shown} is a folder; give the path of a file inside it")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"Error: {shown} is not a regular file, so it cannot be edited")
+    return info
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _apply(content: str, shown: str, source: str, target: str) -> EditOutcome:
     try:
-        outcome = apply_edit(content, source, target)
+        return apply_edit(content, source, target)
     except EditError as exc:
         raise exc.in_file(shown) from None
+
+
+def _replace_if_unchanged(
+    where: Location, read: os.stat_result, outcome: EditOutcome, shown: str
+) -> bool:
+    """Write the edited content unless the file changed since it was read (then False)."""
     try:
         data = outcome.content.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -104,27 +145,22 @@ def _edit(full: Path, shown: str, source: str, target: str) -> EditOutcome:
             f"{exc.start}); {shown} was not changed"
         ) from None
     try:
-        atomic_write_bytes(full, data, mode)
+        now = os.stat(where.name, dir_fd=where.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    if _version(now) != _version(read):
+        return False
+    try:
+        replace_in_folder(where.dir_fd, where.name, data, Owner.of(read))
     except OSError as exc:
         raise ToolError(
             f"Error: cannot write {shown}: {exc.strerror or exc}; the file was left unchanged"
         ) from None
-    return outcome
+    return True
 
 
-def _existing_file_mode(full: Path, shown: str) -> int:
-    try:
-        info = full.stat()
-    except FileNotFoundError:
-        raise ToolError(
-            f"Error: {shown} does not exist. edit_file only changes existing files; check the "
-            "path, or create the file with write_file"
-        ) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"Error: {shown} is a folder; give the path of a file inside it")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"Error: {shown} is not a regular file, so it cannot be edited")
-    return stat.S_IMODE(info.st_mode)
+def _version(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _decode(data: bytes, shown: str) -> str:

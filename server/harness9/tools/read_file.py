@@ -22,7 +22,7 @@ from harness9.tools.base import (
     parse_arguments,
     tool_definition,
 )
-from harness9.tools.safe_path import safe_path
+from harness9.tools.safe_path import open_beneath
 
 MAX_READ_BYTES = 4096
 
@@ -81,8 +81,7 @@ class ReadFileTool:
         args = parse_arguments(arguments)
         path: str = args["path"]
         offset, limit = _page_bounds(args)
-        target = safe_path(self._workdir, path)
-        page = await asyncio.to_thread(_read_page, target, path, offset, limit)
+        page = await asyncio.to_thread(_read_page, self._workdir, path, offset, limit)
         return _render(page, path, offset)
 
 
@@ -98,28 +97,23 @@ def _page_bounds(args: dict[str, Any]) -> tuple[int, int]:
     return offset, min(limit, MAX_READ_BYTES)
 
 
-def _read_page(target: os.PathLike[str], shown: str, offset: int, limit: int) -> _Page:
+def _read_page(
+    workdir: str | os.PathLike[str], shown: str, offset: int, limit: int
+) -> _Page:
     """Read `limit + 1` bytes at `offset` of a regular file (blocking; run it in a thread)."""
     try:
-        # O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was resolved already.
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # O_NONBLOCK: opening a FIFO must not hang.
+        with open_beneath(workdir, shown, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise ToolError(_folder_error(shown))
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolError(f"Error: {shown} is not a regular file (a device, socket or pipe)")
+            data = os.pread(fd, limit + 1, offset)
     except FileNotFoundError:
         raise ToolError(f"Error: file not found: {shown}") from None
-    except IsADirectoryError:
-        raise ToolError(_folder_error(shown)) from None
-    except OSError as exc:
-        raise ToolError(f"Error: cannot open {shown}: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ToolError(_folder_error(shown))
-        if not stat.S_ISREG(info.st_mode):
-            raise ToolError(f"Error: {shown} is not a regular file (a device, socket or pipe)")
-        data = os.pread(fd, limit + 1, offset)
     except OSError as exc:
         raise ToolError(f"Error: cannot read {shown}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
     size = max(info.st_size, offset + len(data))
     if not data and (offset > 0 or size > 0):
         raise ToolError(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
+import stat
 
 from harness9.schema import ToolDefinition
-from harness9.tools.atomic import atomic_write_bytes
+from harness9.tools.atomic import Owner, replace_in_folder
 from harness9.tools.base import (
     PATH_PROPERTY,
     ToolError,
@@ -19,17 +19,17 @@ from harness9.tools.base import (
     string_property,
     tool_definition,
 )
-from harness9.tools.safe_path import safe_path
+from harness9.tools.file_lock import file_lock
+from harness9.tools.safe_path import resolve_beneath, safe_path
 
 FILE_MODE = 0o644
-FOLDER_MODE = 0o755
 
 _DESCRIPTION = """\
 Create a file in the workspace, or replace an existing file's whole content, with `content`.
 `path` is relative to the workspace root (paths outside it, also through symbolic links, are \
-refused). Missing parent folders are created. The file gets mode 0644. The write is atomic: the \
-file holds either its old content or the new one, never a mix. To change part of a file, read it \
-first and prefer the edit_file tool."""
+refused). Missing parent folders are created. A new file gets mode 0644; an existing file keeps \
+its mode. The write is atomic: the file holds either its old content or the new one, never a \
+mix. To change part of a file, read it first and prefer the edit_file tool."""
 
 
 class WriteFileTool:
@@ -59,9 +59,10 @@ class WriteFileTool:
         content: str = args["content"]
         if path.endswith(("/", os.sep)):
             raise ToolError(f"Error: {path} ends with '/', so it names a folder; give a file path")
-        target = safe_path(self._workdir, path)
         data = _encode(content)
-        await asyncio.to_thread(_write, target, path, data)
+        # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
+        async with file_lock(str(safe_path(self._workdir, path))):
+            await asyncio.to_thread(_write, self._workdir, path, data)
         return f"成功将 {len(data)} 字节写入到文件: {path}"
 
 
@@ -75,21 +76,28 @@ def _encode(content: str) -> bytes:
         ) from None
 
 
-def _write(target: Path, shown: str, data: bytes) -> None:
-    """Create the parent folders and replace `target` atomically (blocking; run it in a thread)."""
-    if target.is_dir():
+def _write(workdir: str | os.PathLike[str], shown: str, data: bytes) -> None:
+    """Create the parent folders and replace the file atomically (blocking; run it in a thread).
+
+    Everything happens relative to the descriptor of the file's folder, held from the check to
+    the rename, so a folder swapped for a link meanwhile cannot redirect the write.
+    """
+    with resolve_beneath(workdir, shown, make_folders=True) as where:
+        keep = _keep(where.dir_fd, where.name, shown)
+        try:
+            replace_in_folder(where.dir_fd, where.name, data, keep)
+        except OSError as exc:
+            raise ToolError(
+                f"Error: cannot write {shown}: {exc.strerror or exc}; the file was left unchanged"
+            ) from None
+
+
+def _keep(dir_fd: int, name: str, shown: str) -> Owner | int:
+    """The mode and owner an existing file keeps; a new file gets 0644."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return FILE_MODE
+    if name == "." or stat.S_ISDIR(info.st_mode):
         raise ToolError(f"Error: {shown} is a folder; give the path of a file inside it")
-    try:
-        target.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise ToolError(
-            f"Error: cannot create the folders for {shown}: a part of the path is a file"
-        ) from None
-    except OSError as exc:
-        raise ToolError(f"Error: cannot create the folders for {shown}: {exc.strerror}") from None
-    try:
-        atomic_write_bytes(target, data, FILE_MODE)
-    except OSError as exc:
-        raise ToolError(
-            f"Error: cannot write {shown}: {exc.strerror or exc}; the file was left unchanged"
-        ) from None
+    return Owner.of(info) if stat.S_ISREG(info.st_mode) else FILE_MODE
