@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -138,6 +139,18 @@ def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
     """Take the client's settings; pygls has already set up the workspace folders."""
     ls.initialized_ = True
     ls.apply_client_settings(params.initialization_options)
+
+
+@server.feature(types.INITIALIZED)
+def on_initialized(ls: Harness9Server, params: types.InitializedParams) -> None:
+    """Clean up after a daemon that was killed mid-write, off the event loop."""
+    threading.Thread(target=_sweep_temp_files, args=(ls.folders(),), daemon=True).start()
+
+
+def _sweep_temp_files(folders: list[str]) -> None:
+    from harness9.tools.atomic import sweep_tree  # loaded here, not at start-up
+
+    sweep_tree(folders)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -194,7 +194,7 @@ class _Walk:
             if name in ("", "."):
                 continue
             if name == "..":  # only from a link's target: the model's own `..` was applied
-                self._up()
+                self._up(pending)
                 continue
             info = self._lstat(name)
             if info is not None and stat.S_ISLNK(info.st_mode):
@@ -234,15 +234,15 @@ class _Walk:
             if parts is None:
                 parts = _below(self.root, os.path.realpath(target))
             if parts is None:
-                raise self._escape()
+                raise self._escape(target, pending)
             self._reset()
             pending.extendleft(reversed(parts))
             return
         pending.extendleft(reversed(target.split(os.sep)))
 
-    def _up(self) -> None:
+    def _up(self, pending: deque[str]) -> None:
         if not self.names:
-            raise self._escape()
+            raise self._escape("..", pending)
         os.close(self.fds.pop())
         self.names.pop()
 
@@ -280,6 +280,8 @@ class _Walk:
             f"Error: cannot use {self.shown}: a part of the path is a file, not a folder"
         )
 
-    def _escape(self) -> ToolError:
-        where = os.path.realpath(os.path.join(self.root, self.shown))
+    def _escape(self, target: str, pending: deque[str]) -> ToolError:
+        """The refusal of a link leading out; it names where the link leads (no lookups: the
+        link may be gone by now)."""
+        where = os.path.normpath(os.path.join(self._path(""), target, *pending))
         return _outside(self.shown, self.root, where, " through a symbolic link")
