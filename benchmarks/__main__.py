@@ -28,6 +28,7 @@ CASES = (
     "floods",
     "many_runs",
     "memory",
+    "sandbox",
 )
 
 

@@ -196,22 +196,25 @@ class _Walk:
             if name == "..":  # only from a link's target: the model's own `..` was applied
                 self._up(pending)
                 continue
-            info = self._lstat(name)
-            if info is not None and stat.S_ISLNK(info.st_mode):
+            # A folder on the way is opened straight away (O_NOFOLLOW): one call in the usual
+            # case; the last component is looked at, since the caller opens it itself.
+            step = self._enter(name, make_folders) if pending else self._look(name)
+            if step == "link":
                 links += 1
                 if links > _MAX_LINKS:
                     raise ToolError(f"Error: {self.shown}: too many levels of symbolic links")
                 self._follow(name, pending)
-                continue
-            if not pending:
+            elif step == "last":
                 return Location(self.fds[-1], name, self._path(name))
-            if info is None and make_folders:
-                self._make_folder(name)
-            elif info is None:  # the rest does not exist: nothing more can redirect it
+            elif step == "missing":  # the rest does not exist: nothing more can redirect it
                 rest = os.sep.join([name, *pending])
                 return Location(self.fds[-1], rest, self._path(rest), folder_missing=True)
-            self._enter(name)
         return Location(self.fds[-1], ".", self._path(""))
+
+    def _look(self, name: str) -> str:
+        """`link` when the last component is a symbolic link, else `last`."""
+        info = self._lstat(name)
+        return "link" if info is not None and stat.S_ISLNK(info.st_mode) else "last"
 
     def _lstat(self, name: str) -> os.stat_result | None:
         try:
@@ -246,6 +249,40 @@ class _Walk:
         os.close(self.fds.pop())
         self.names.pop()
 
+    def _enter(self, name: str, make_folders: bool) -> str:
+        """Open the folder `name` and step into it (`entered`), or say why not: `link`, or
+        `missing` (then created and entered with `make_folders`)."""
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=self.fds[-1])
+        except FileNotFoundError:
+            if not make_folders:
+                return "missing"
+            self._make_folder(name)
+            return self._enter_made(name)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
+                raise
+            info = self._lstat(name)
+            if info is None:
+                raise _Swapped from None  # removed after the open failed
+            if stat.S_ISLNK(info.st_mode):
+                return "link"
+            raise self._file_in_the_way() from None
+        self.fds.append(fd)
+        self.names.append(name)
+        return "entered"
+
+    def _enter_made(self, name: str) -> str:
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=self.fds[-1])
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                raise _Swapped from None  # replaced right after it was made: walk again
+            raise
+        self.fds.append(fd)
+        self.names.append(name)
+        return "entered"
+
     def _make_folder(self, name: str) -> None:
         try:
             os.mkdir(name, 0o755, dir_fd=self.fds[-1])
@@ -257,20 +294,6 @@ class _Walk:
             raise ToolError(
                 f"Error: cannot create the folders for {self.shown}: {exc.strerror}"
             ) from None
-
-    def _enter(self, name: str) -> None:
-        try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=self.fds[-1])
-        except NotADirectoryError:
-            if stat.S_ISLNK(os.stat(name, dir_fd=self.fds[-1], follow_symlinks=False).st_mode):
-                raise _Swapped from None
-            raise self._file_in_the_way() from None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOENT):
-                raise _Swapped from None  # became a link, or vanished, after we looked
-            raise
-        self.fds.append(fd)
-        self.names.append(name)
 
     def _path(self, name: str) -> str:
         return os.path.join(self.root, *self.names, *([name] if name else []))
