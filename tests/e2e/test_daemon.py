@@ -102,11 +102,12 @@ async def test_tool_failure_is_reported_and_run_goes_on(
     daemon = await openai_daemon(start, fake_llm, workspace)
     result = await daemon.run(prompt="x")
     failed = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "tool_failed"]
-    assert [(n["tool"], n["reason"]) for n in failed] == [
-        ("read_file", "error"),
+    # The two calls run concurrently: either may fail first.
+    assert sorted((n["tool"], n["reason"]) for n in failed) == [
         ("nope", "unknown_tool"),
+        ("read_file", "error"),
     ]
-    assert "outside the workspace" in failed[0]["output"]
+    assert "outside the workspace" in next(n for n in failed if n["tool"] == "read_file")["output"]
 
 
 async def test_bad_params_name_the_field(
