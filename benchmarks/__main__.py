@@ -29,6 +29,7 @@ CASES = (
     "many_runs",
     "memory",
     "sandbox",
+    "approvals",
 )
 
 

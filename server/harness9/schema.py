@@ -40,6 +40,8 @@ class ToolFailure(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     BAD_ARGUMENTS = "bad_arguments"
     CANCELLED = "cancelled"
+    DENIED = "denied"  # by an approval rule or the mode
+    REJECTED = "rejected"  # by the user
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from harness9.schema import ToolDefinition
+from harness9.schema import ToolDefinition, ToolFailure
 
 # The monotonic time by which the current tool call must finish, set by the registry from the
 # engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
@@ -35,6 +35,14 @@ class ToolError(Exception):
 
 class ToolTimeoutError(ToolError):
     """The tool hit its own time cap (reported with reason `timeout`)."""
+
+
+class ToolRefused(ToolError):
+    """A call refused before its tool ran (unknown tool, bad arguments, denied, rejected)."""
+
+    def __init__(self, reason: ToolFailure, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from typing import Any
 
 from harness9.schema import ToolDefinition
 from harness9.tools.atomic import Owner, replace_in_folder
@@ -22,6 +23,7 @@ from harness9.tools.base import (
     string_property,
     tool_definition,
 )
+from harness9.tools.diff import unified_diff
 from harness9.tools.edit_apply import EditOutcome, apply_edit
 from harness9.tools.edit_errors import EditError
 from harness9.tools.file_lock import file_lock
@@ -81,6 +83,12 @@ class EditFileTool:
         done = f"成功修改文件: {path}"
         return done if note is None else f"{done}\n{note}"
 
+    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
+        """The diff this call would make, labelled `shown`, without making it; raises the
+        error the call itself would report."""
+        path, source, target = (_text(arguments, k) for k in ("path", "source_text", "target_text"))
+        return await asyncio.to_thread(_preview, self._workdir, path, shown, source, target)
+
 
 def _text(args: dict[str, object], key: str) -> str:
     value = args.get(key)
@@ -100,13 +108,29 @@ def _edit(workdir: str | os.PathLike[str], shown: str, source: str, target: str)
                 if _replace_if_unchanged(where, info, outcome, shown):
                     return outcome
         except FileNotFoundError:
-            raise ToolError(
-                f"Error: {shown} does not exist. edit_file only changes existing files; check the "
-                "path, or create the file with write_file"
-            ) from None
+            raise _missing(shown) from None
     raise ToolError(
         f"Error: {shown} kept changing on disk while it was being edited (another program is "
         "writing it); it was not changed. Read it again and retry"
+    )
+
+
+def _preview(
+    workdir: str | os.PathLike[str], path: str, shown: str, source: str, target: str
+) -> str:
+    try:
+        with open_beneath(workdir, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
+            _regular_file(fd, path)
+            content = _decode(_read_all(fd), path)
+    except FileNotFoundError:
+        raise _missing(path) from None
+    return unified_diff(shown, content, _apply(content, path, source, target).content)
+
+
+def _missing(shown: str) -> ToolError:
+    return ToolError(
+        f"Error: {shown} does not exist. edit_file only changes existing files; check the "
+        "path, or create the file with write_file"
     )
 
 

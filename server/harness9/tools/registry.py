@@ -6,10 +6,18 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 from harness9.schema import ToolCall, ToolDefinition, ToolFailure, ToolResult
-from harness9.tools.base import DEADLINE, BaseTool, ToolError, ToolOutput, ToolTimeoutError
+from harness9.tools.base import (
+    DEADLINE,
+    BaseTool,
+    ToolError,
+    ToolOutput,
+    ToolRefused,
+    ToolTimeoutError,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -31,11 +39,28 @@ class ArgumentError(Exception):
     """The model's arguments do not fit the tool's schema."""
 
 
-class Registry:
-    """Holds the tools offered to the model and executes their calls."""
+Proceed = Callable[[], Awaitable[str | ToolOutput]]
 
-    def __init__(self) -> None:
+
+class Middleware(Protocol):
+    """A step every valid call passes before its tool starts (approvals are the first).
+
+    It gets the call, its tool and the parsed arguments, and either awaits `proceed()` (which
+    starts the tool and its timeout) and returns what it returns, or raises: `ToolRefused` to
+    refuse the call with a reason, any other exception as the registry treats a tool's.
+    """
+
+    async def __call__(
+        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
+    ) -> str | ToolOutput: ...
+
+
+class Registry:
+    """Holds the tools offered to the model and executes their calls through the middleware."""
+
+    def __init__(self, middleware: Sequence[Middleware] = ()) -> None:
         self._tools: dict[str, BaseTool] = {}
+        self._middleware = tuple(middleware)
 
     def register(self, tool: BaseTool) -> None:
         """Add `tool`; a tool of the same name is replaced, with a warning."""
@@ -63,7 +88,7 @@ class Registry:
             output = await self._run(call, timeout)
         except (ToolTimeoutError, TimeoutError) as exc:
             return _failure(call, ToolFailure.TIMEOUT, _timeout_text(call, exc, timeout), started)
-        except _Refused as refused:
+        except ToolRefused as refused:
             return _failure(call, refused.reason, str(refused), started)
         except ToolError as exc:
             return _failure(call, ToolFailure.ERROR, str(exc), started)
@@ -79,31 +104,44 @@ class Registry:
         tool = self._tools.get(call.name)
         if tool is None:
             valid = ", ".join(self._tools) or "(none)"
-            raise _Refused(
+            raise ToolRefused(
                 ToolFailure.UNKNOWN_TOOL,
                 f"Error: unknown tool {call.name!r}. Available tools: {valid}. "
                 "Call one of these by its exact name.",
             )
         try:
-            validate_arguments(tool.definition(), call.arguments)
+            arguments = validate_arguments(tool.definition(), call.arguments)
         except ArgumentError as exc:
-            raise _Refused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
-        if timeout is None:
-            return await tool.execute(call.arguments)
-        token = DEADLINE.set(time.monotonic() + timeout)
-        try:
-            async with asyncio.timeout(timeout + _GRACE_SECONDS):
-                return await tool.execute(call.arguments)
-        finally:
-            DEADLINE.reset(token)
+            raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
+
+        async def start() -> str | ToolOutput:
+            return await _timed(tool, call.arguments, timeout)
+
+        proceed: Proceed = start
+        for step in reversed(self._middleware):
+            proceed = _bind(step, call, tool, arguments, proceed)
+        return await proceed()
 
 
-class _Refused(Exception):
-    """A call refused before the tool ran (unknown tool, bad arguments)."""
+def _bind(
+    step: Middleware, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], then: Proceed
+) -> Proceed:
+    async def proceed() -> str | ToolOutput:
+        return await step(call, tool, arguments, then)
 
-    def __init__(self, reason: ToolFailure, text: str) -> None:
-        super().__init__(text)
-        self.reason = reason
+    return proceed
+
+
+async def _timed(tool: BaseTool, arguments: str, timeout: float | None) -> str | ToolOutput:
+    """Run the tool; its timeout (and the deadline tools read) starts now."""
+    if timeout is None:
+        return await tool.execute(arguments)
+    token = DEADLINE.set(time.monotonic() + timeout)
+    try:
+        async with asyncio.timeout(timeout + _GRACE_SECONDS):
+            return await tool.execute(arguments)
+    finally:
+        DEADLINE.reset(token)
 
 
 def validate_arguments(definition: ToolDefinition, arguments: str) -> dict[str, Any]:

@@ -10,8 +10,10 @@ command it gives up on is asked about, never allowed by a rule.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+_PLAIN = re.compile(r"[^\\'\"`$<>()#&|;\n]+")  # characters that mean nothing special
 _SEPARATORS = ("&&", "||", "|&", ";", "|", "&", "\n")
 _REDIRECTIONS = ("<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", ">|", "<>", "&>", ">", "<")
 # Words that open or close a compound command but run nothing themselves.
@@ -68,7 +70,14 @@ class _Scanner:
     def scan(self, closing: str | None) -> None:
         """Scan commands until `closing` (`)` or a backtick) or the end of the text."""
         current: list[str] = []
+        started = False  # whether the current command has more than blanks yet
         while self.pos < len(self.text):
+            plain = _PLAIN.match(self.text, self.pos)
+            if plain is not None:
+                current.append(plain.group())
+                started = started or not plain.group().isspace()
+                self.pos = plain.end()
+                continue
             char = self.text[self.pos]
             if closing is not None and char == closing:
                 self.pos += 1
@@ -79,11 +88,12 @@ class _Scanner:
             separator = self._separator()
             if separator is not None:
                 self._finish(current)
-                current = []
+                current, started = [], False
                 if separator == "\n":
                     self._skip_heredoc_bodies()
                 continue
-            current.append(self._element(at_start=not "".join(current).strip()))
+            current.append(self._element(at_start=not started))
+            started = True
         if closing is not None:
             raise Unparsable(f"missing {closing}")
         if self.heredocs:
@@ -94,12 +104,12 @@ class _Scanner:
         self.parts.append("".join(current))
 
     def _separator(self) -> str | None:
-        rest = self.text[self.pos:]
-        if rest.startswith(("&>", ">&")):
+        text, pos = self.text, self.pos
+        if text.startswith(("&>", ">&"), pos):
             return None  # a redirection, not the `&` separator
         for separator in _SEPARATORS:
-            if rest.startswith(separator):
-                if separator == ";" and rest.startswith(";;"):
+            if text.startswith(separator, pos):
+                if separator == ";" and text.startswith(";;", pos):
                     raise Unparsable("case")
                 self.pos += len(separator)
                 return separator
@@ -108,12 +118,11 @@ class _Scanner:
     def _element(self, at_start: bool) -> str:
         """Consume one piece of a command (a quoted string, a substitution, a redirection…)
         and return its text as written."""
-        start = self.pos
-        char = self.text[self.pos]
-        rest = self.text[self.pos:]
+        start, text = self.pos, self.text
+        char = text[start]
         if char == "\\":
             self._escape()
-        elif rest.startswith("$'"):
+        elif text.startswith("$'", start):
             self._ansi_c_quoted()
         elif char == "'":
             self._single_quoted()
@@ -122,9 +131,9 @@ class _Scanner:
         elif char == "`":
             self.pos += 1
             self.scan(closing="`")
-        elif rest.startswith("$(("):
+        elif text.startswith("$((", start):
             self._arithmetic()
-        elif rest.startswith(("$(", "<(", ">(")):
+        elif text.startswith(("$(", "<(", ">("), start):
             self.pos += 2
             self.scan(closing=")")
         elif char == "(":
@@ -136,7 +145,7 @@ class _Scanner:
         elif char == "#" and self._word_start(start):
             self._comment()
             return ""  # a comment runs nothing, and must not make a rule match
-        elif redirection := next((r for r in _REDIRECTIONS if rest.startswith(r)), None):
+        elif redirection := next((r for r in _REDIRECTIONS if text.startswith(r, start)), None):
             self.pos += len(redirection)
             if redirection in ("<<", "<<-"):
                 self._heredoc(strip_tabs=redirection == "<<-")
@@ -175,7 +184,6 @@ class _Scanner:
         self.pos += 1
         while self.pos < len(self.text):
             char = self.text[self.pos]
-            rest = self.text[self.pos:]
             if char == '"':
                 self.pos += 1
                 return
@@ -184,9 +192,9 @@ class _Scanner:
             elif char == "`":
                 self.pos += 1
                 self.scan(closing="`")
-            elif rest.startswith("$(("):
+            elif self.text.startswith("$((", self.pos):
                 self._arithmetic()
-            elif rest.startswith("$("):
+            elif self.text.startswith("$(", self.pos):
                 self.pos += 2
                 self.scan(closing=")")
             else:
@@ -198,8 +206,7 @@ class _Scanner:
         self.pos += 3
         depth = 2
         while self.pos < len(self.text) and depth:
-            rest = self.text[self.pos:]
-            if rest.startswith("$("):
+            if self.text.startswith("$(", self.pos):
                 self.pos += 2
                 self.scan(closing=")")
                 continue

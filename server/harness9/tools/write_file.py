@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from typing import Any
 
 from harness9.schema import ToolDefinition
 from harness9.tools.atomic import Owner, replace_in_folder
@@ -19,10 +20,12 @@ from harness9.tools.base import (
     string_property,
     tool_definition,
 )
+from harness9.tools.diff import unified_diff
 from harness9.tools.file_lock import file_lock
-from harness9.tools.safe_path import resolve_beneath, safe_path
+from harness9.tools.safe_path import open_beneath, resolve_beneath, safe_path
 
 FILE_MODE = 0o644
+_PREVIEW_LIMIT = 1 << 20  # an existing file larger than this is not diffed line by line
 
 _DESCRIPTION = """\
 Create a file in the workspace, or replace an existing file's whole content, with `content`.
@@ -64,6 +67,32 @@ class WriteFileTool:
         async with file_lock(str(safe_path(self._workdir, path))):
             await asyncio.to_thread(_write, self._workdir, path, data)
         return f"成功将 {len(data)} 字节写入到文件: {path}"
+
+
+    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
+        """The diff this call would make, labelled `shown`, without making it."""
+        path, content = arguments["path"], arguments["content"]
+        _encode(content)
+        before = await asyncio.to_thread(_current_text, self._workdir, path)
+        return unified_diff(shown, before, content)
+
+
+def _current_text(workdir: str | os.PathLike[str], path: str) -> str | None:
+    """The file's text now; None when it does not exist; a note when it cannot be shown."""
+    try:
+        with open_beneath(workdir, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolError(f"Error: {path} is not a regular file; give the path of a file")
+            if info.st_size > _PREVIEW_LIMIT:
+                return f"(the current content: {info.st_size} bytes, too large to show)\n"
+            data = os.pread(fd, _PREVIEW_LIMIT, 0)
+    except FileNotFoundError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"(the current content: {len(data)} bytes, not UTF-8 text)\n"
 
 
 def _encode(content: str) -> bytes:
