@@ -14,7 +14,6 @@ import os
 import re
 import secrets
 import stat
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,10 +28,6 @@ STALE_SECONDS = 60.0
 _TEMP_NAME = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.h9tmp")
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
 
-_MAX_REMEMBERED = 10_000
-# Folder (device, inode) → when it was last swept: a folder is swept at most once a minute.
-_swept: dict[tuple[int, int], float] = {}
-_swept_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,20 +97,12 @@ def _set_owner(fd: int, keep: Owner | int) -> None:
 
 
 def sweep_folder(dir_fd: int) -> int:
-    """Remove our temporary files older than a minute from the folder (at most once a minute).
+    """Remove our temporary files older than a minute from the folder; how many were removed.
 
-    Returns how many were removed. Errors are logged, never raised: clean-up must not fail a
-    write.
+    One directory listing: cheap next to the fsync of the write it comes with. Errors are
+    logged, never raised: clean-up must not fail a write.
     """
     try:
-        info = os.fstat(dir_fd)
-        key, now = (info.st_dev, info.st_ino), time.monotonic()
-        with _swept_lock:
-            if now - _swept.get(key, -STALE_SECONDS) < STALE_SECONDS:
-                return 0
-            if len(_swept) >= _MAX_REMEMBERED:
-                _swept.clear()
-            _swept[key] = now
         return _remove_stale(dir_fd, time.time())
     except OSError as exc:
         _log.debug("temporary-file sweep skipped: %s", exc)
@@ -142,20 +129,19 @@ def sweep_tree(roots: Iterable[str], budget_seconds: float = 2.0) -> int:
     """Sweep every folder under `roots` (dependency and VCS folders skipped) within a budget.
 
     Meant for the daemon's start, in a background thread: a daemon killed mid-write left its
-    temporary file, and the next write to that folder might be a long time coming.
+    temporary file, and the next write to that folder might be a long time coming. Folders are
+    opened relative to their parent's descriptor without following links, so a folder swapped
+    for a link meanwhile cannot lead the sweep outside the workspace.
     """
     deadline = time.monotonic() + budget_seconds
     removed = 0
-    pending = list(roots)
-    while pending and time.monotonic() < deadline:
-        folder = pending.pop()
+    for root in roots:
         try:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError:
             continue
         try:
-            removed += sweep_folder(fd)
-            pending.extend(_subfolders(folder))
+            removed += _sweep_below(fd, deadline, _MAX_DEPTH)
         finally:
             os.close(fd)
     if removed:
@@ -163,11 +149,35 @@ def sweep_tree(roots: Iterable[str], budget_seconds: float = 2.0) -> int:
     return removed
 
 
-def _subfolders(folder: str) -> list[str]:
+_MAX_DEPTH = 64
+
+
+def _sweep_below(fd: int, deadline: float, depth: int) -> int:
+    removed = sweep_folder(fd)
+    if depth == 0:
+        return removed
+    for name in _subfolders(fd):
+        if time.monotonic() > deadline:
+            break
+        try:
+            child = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+        except OSError:
+            continue  # gone, or no longer a folder
+        try:
+            removed += _sweep_below(child, deadline, depth - 1)
+        finally:
+            os.close(child)
+    return removed
+
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _subfolders(fd: int) -> list[str]:
     try:
-        with os.scandir(folder) as entries:
+        with os.scandir(fd) as entries:
             return [
-                entry.path
+                entry.name
                 for entry in entries
                 if entry.name not in _SKIPPED_FOLDERS and entry.is_dir(follow_symlinks=False)
             ]
