@@ -6,6 +6,8 @@ import json
 import time
 
 from harness9.engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
     LLMCallStarted,
     ObservationAdded,
     RunFinished,
@@ -122,3 +124,18 @@ def test_other_nodes_of_the_coverage_table() -> None:
         f"{STAMP} 循环结束 │ status=completed turns=3 toolCalls=4 messages=9 tokens=100/20"
     )
     assert format_event(TextDelta(1, "x"), NOW) is None
+
+
+def test_approval_lines_say_who_decided_what() -> None:
+    call = ToolCall(id="c1", name="bash", arguments='{"command": "rm -rf build"}')
+    asked = format_event(ApprovalRequested(turn=2, call=call, title="bash: rm -rf build"), 0)
+    resolved = format_event(
+        ApprovalResolved(turn=2, call=call, decision="deny", by="rule", rule="bash(rm *)"), 0
+    )
+    assert asked is not None and resolved is not None
+    assert asked.split(" [engine] ")[1] == (
+        "Turn 2 │ 审批请求 │ tool=bash id=c1\n        title: bash: rm -rf build"
+    )
+    assert resolved.split(" [engine] ")[1] == (
+        "Turn 2 │ 审批结果 │ tool=bash id=c1 decision=deny by=rule rule=bash(rm *)"
+    )

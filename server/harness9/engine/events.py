@@ -95,6 +95,30 @@ class ToolStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalRequested(Event):
+    """The user is being asked whether a call may run (it has not started yet)."""
+
+    kind: ClassVar[str] = "approval_requested"
+    turn: int
+    call: ToolCall
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResolved(Event):
+    """A call's fate, unless the mode simply allowed it: `decision` is the user's answer
+    (`allow_once`, `allow_session`, `reject`) or `allow` / `deny`; `by` is `user`, `rule`,
+    `session` or `mode`; `rule` names the rule that decided."""
+
+    kind: ClassVar[str] = "approval_resolved"
+    turn: int
+    call: ToolCall
+    decision: str
+    by: str
+    rule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished(Event):
     """A tool call ended; `result.is_error` tells completion from failure."""
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from harness9.engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
     Event,
     LLMCallStarted,
     ObservationAdded,
@@ -94,6 +96,21 @@ def _tool_started(event: Any) -> str:
     return header + "\n" + format_arguments(call.arguments)
 
 
+def _approval_requested(event: Any) -> str:
+    return (
+        f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.id}\n"
+        f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}"
+    )
+
+
+def _approval_resolved(event: Any) -> str:
+    line = (
+        f"Turn {event.turn} │ 审批结果 │ tool={event.call.name} id={event.call.id} "
+        f"decision={event.decision} by={event.by}"
+    )
+    return line + (f" rule={event.rule}" if event.rule else "")
+
+
 def _tool_finished(event: Any) -> str:
     result = event.result
     size = len(result.output.encode("utf-8", "replace"))
@@ -132,6 +149,8 @@ _FORMATTERS: dict[type[Event], Callable[[Any], str]] = {
     LLMCallStarted: _llm_call,
     ThinkingDone: _thinking,
     ToolStarted: _tool_started,
+    ApprovalRequested: _approval_requested,
+    ApprovalResolved: _approval_resolved,
     ToolFinished: _tool_finished,
     ObservationAdded: _observation,
     RunFinished: _run_finished,
