@@ -2,6 +2,9 @@
 
 Precedence: `agent/run` params > client settings (initializationOptions, didChangeConfiguration)
 > environment variables > defaults. API keys never come over the wire: only from the environment.
+
+Client settings are merged key by key as they arrive (`merge_client`): editors send an empty
+didChangeConfiguration right after connecting, which must not erase the initializationOptions.
 """
 
 from __future__ import annotations
@@ -107,6 +110,30 @@ def parse_lenient(raw: Any) -> tuple[dict[str, Any], list[str]]:
         except SettingsError as exc:
             problems.append(str(exc))
     return good, problems
+
+
+def merge_client(current: Mapping[str, Any], raw: Any) -> tuple[dict[str, Any], list[str]]:
+    """The client settings after `raw` (initializationOptions or one didChangeConfiguration).
+
+    Each valid key of `raw` replaces its earlier value; a key set to null is dropped, so it falls
+    back to the environment or the default; an absent key, an empty or null `raw` and an invalid
+    value change nothing (the invalid value is described in the returned problems).
+    """
+    good, problems = parse_lenient(raw)
+    merged = {**current, **good}
+    if isinstance(raw, Mapping):
+        for wire, (attr, _) in _FIELDS.items():
+            if wire in raw and raw[wire] is None:
+                merged.pop(attr, None)
+    return merged, problems
+
+
+def client_section(settings: Any) -> Any:
+    """The harness9 part of didChangeConfiguration's `settings`: its `harness9` section when it
+    has one (null there means no change), else the object itself (clients that send it bare)."""
+    if isinstance(settings, Mapping) and "harness9" in settings:
+        return settings["harness9"]
+    return settings
 
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
