@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsprotocol import types
 
 from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
 
@@ -38,12 +37,6 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
-def change(daemon: Daemon, settings: Any) -> None:
-    """Send `workspace/didChangeConfiguration` with these settings."""
-    params = types.DidChangeConfigurationParams(settings=settings)
-    daemon.client.workspace_did_change_configuration(params)
-
-
 async def run_started(daemon: Daemon) -> dict[str, Any]:
     """Run once (it must complete) and return its `run_started` notification."""
     result = await daemon.run(prompt="go")
@@ -59,15 +52,15 @@ async def test_empty_changes_keep_the_initialization_options(
     env = {"HARNESS9_PROVIDER": "", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}
     daemon = await start(workspace, env={**env, "HARNESS9_MODEL": "from-env"}, init=init)
     for empty in ({}, None, {"harness9": {}}, {"harness9": None}, {"otherTool": {"x": 1}}):
-        change(daemon, empty)  # Neovim and eglot send one of these right after connecting
+        daemon.change_configuration(empty)  # Neovim and eglot send one right after connecting
     first = await run_started(daemon)
     assert (first["provider"], first["model"]) == ("replay", "from-init")
 
-    change(daemon, {"harness9": {"maxTurns": 3}})  # one key: the others stay
+    daemon.change_configuration({"harness9": {"maxTurns": 3}})  # one key: the others stay
     second = await run_started(daemon)
     assert (second["model"], second["maxTurns"]) == ("from-init", 3)
 
-    change(daemon, {"harness9": {"model": None, "maxTurns": "many"}})
+    daemon.change_configuration({"harness9": {"model": None, "maxTurns": "many"}})
     third = await run_started(daemon)
     assert third["model"] == "from-env"  # null: back to the environment's value
     assert third["maxTurns"] == 3  # an invalid value changes nothing (and is reported)
@@ -80,6 +73,6 @@ async def test_null_returns_a_key_to_its_default(
 ) -> None:
     init = {"provider": "replay", "replayFile": str(script), "toolTimeoutMs": 5000}
     daemon = await start(workspace, env={"HARNESS9_MODEL": ""}, init=init)
-    change(daemon, {"toolTimeoutMs": None})  # a bare settings object, no section
+    daemon.change_configuration({"toolTimeoutMs": None})  # a bare settings object, no section
     started = await run_started(daemon)
     assert (started["model"], started["toolTimeoutMs"]) == ("replay", 60_000)
