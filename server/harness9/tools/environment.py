@@ -17,6 +17,8 @@ Globs are shell patterns (`*`, `?`, `[…]`) over the whole name, case-sensitive
 from __future__ import annotations
 
 import fnmatch
+import functools
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -29,8 +31,17 @@ def looks_secret(name: str) -> bool:
     return any(marker in upper for marker in SECRET_MARKERS)
 
 
-def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+@functools.lru_cache(maxsize=32)
+def _pattern(globs: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regular expression for all of `globs` (None for none): filtering runs per tool call."""
+    if not globs:
+        return None
+    return re.compile("|".join(fnmatch.translate(glob) for glob in globs))
+
+
+def _matches(name: str, globs: tuple[str, ...]) -> bool:
+    pattern = _pattern(globs)
+    return pattern is not None and pattern.match(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
