@@ -14,6 +14,8 @@ fi
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "nvim tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 
+# The tests configure the daemon through init_options, as the README says: not the environment.
+unset HARNESS9_PROVIDER HARNESS9_REPLAY HARNESS9_MODEL
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws" "$tmp/xdg"

@@ -52,6 +52,11 @@ class Daemon:
         """Send a request and await its result (raising the JSON-RPC error as an exception)."""
         return await self.client.protocol.send_request_async(method, params, msg_id=msg_id)
 
+    def change_configuration(self, settings: Any) -> None:
+        """Send `workspace/didChangeConfiguration` with these settings."""
+        params = types.DidChangeConfigurationParams(settings=settings)
+        self.client.workspace_did_change_configuration(params)
+
     async def run(self, **params: Any) -> dict[str, Any]:
         """`agent/run` with these params."""
         return dict(await self.request("agent/run", params))

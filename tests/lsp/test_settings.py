@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
-from harness9.lsp.settings import RunSettings, from_environment, parse_lenient, resolve
+from harness9.lsp.settings import (
+    EnvironmentGlobs,
+    RunSettings,
+    client_section,
+    from_environment,
+    merge_client,
+    parse_lenient,
+    resolve,
+)
 
 
 def test_precedence_run_over_client_over_env_over_defaults() -> None:
@@ -25,6 +33,51 @@ def test_invalid_client_settings_are_reported_and_skipped() -> None:
         "maxTurns: must be an integer ≥ 1, got 'ten'",
     ]
     assert parse_lenient([1]) == ({}, ["settings must be an object, got list"])
+
+
+def test_client_settings_merge_key_by_key() -> None:
+    current = {"provider": "replay", "model": "m", "max_turns": 4}
+    for nothing in (None, {}, {"unknown": 1}, client_section({"harness9": {}})):
+        assert merge_client(current, nothing) == (current, [])
+    merged, problems = merge_client(current, {"model": None, "maxTurns": 0, "stream": False})
+    assert merged == {"provider": "replay", "max_turns": 4, "stream": False}
+    assert problems == ["maxTurns: must be an integer ≥ 1, got 0"]
+    assert merge_client(current, "x") == (current, ["settings must be an object, got str"])
+
+
+def test_client_section() -> None:
+    assert client_section({"harness9": {"model": "m"}, "other": {}}) == {"model": "m"}
+    assert client_section({"harness9": None}) is None
+    assert client_section({"model": "m"}) == {"model": "m"}
+
+
+def test_tool_environment_setting() -> None:
+    good, problems = parse_lenient({"toolEnvironment": {"include": ["GH_*"]}})
+    assert (good, problems) == ({"tool_environment": EnvironmentGlobs(include=("GH_*",))}, [])
+    assert resolve(good).tool_environment == EnvironmentGlobs(("GH_*",), ())
+    assert RunSettings().tool_environment == EnvironmentGlobs((), ())
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (["*"], "got ['*']"),
+        ({"includes": ["*"]}, "got the unknown key 'includes'"),
+        ({"include": "GH_TOKEN"}, "include must be a list of non-empty strings, got 'GH_TOKEN'"),
+        ({"exclude": ["A", ""]}, "exclude must be a list of non-empty strings, got ['A', '']"),
+    ],
+)
+def test_bad_tool_environment_is_reported(value: object, reason: str) -> None:
+    good, problems = parse_lenient({"toolEnvironment": value, "maxTurns": 3})
+    assert good == {"max_turns": 3}
+    assert len(problems) == 1
+    assert problems[0].startswith("toolEnvironment: must be {")
+    assert problems[0].endswith(reason)
+
+
+def test_tool_environment_is_not_a_run_setting() -> None:
+    with pytest.raises(ParamsError, match="toolEnvironment: is daemon-wide"):
+        parse_run_params({"prompt": "x", "toolEnvironment": {}})
 
 
 def test_invalid_environment_values_are_ignored() -> None:

@@ -5,7 +5,9 @@
 ;; Run by editors/emacs/test.sh: emacs --batch -l harness9.el -l tests/harness9-test.el
 ;;   -f ert-run-tests-batch-and-exit, with H9_DAEMON naming the daemon's executable.
 ;; Each test starts the daemon through eglot with a scripted (replay) model in a fresh
-;; workspace, drives a run, and checks the *harness9* buffer and the notifications.
+;; workspace, configured through `harness9-initialization-options' (then an empty
+;; didChangeConfiguration, as eglot sends on connecting), drives a run, and checks the
+;; *harness9* buffer and the notifications.
 
 ;;; Code:
 
@@ -48,15 +50,24 @@
     (when stderr
       (message "daemon stderr:\n%s" (with-current-buffer stderr (buffer-string))))))
 
+(defun harness9-test--empty-configuration (server)
+  "Make sure SERVER got an empty didChangeConfiguration after connecting, as eglot sends.
+eglot sends it from `eglot-connect-hook'; one more is sent here in case a version does not."
+  (should (memq #'eglot-signal-didChangeConfiguration eglot-connect-hook))
+  (jsonrpc-notify server :workspace/didChangeConfiguration (list :settings (make-hash-table))))
+
 (defmacro harness9-test--with-daemon (scenario &rest body)
   "Run BODY with a fresh workspace and a daemon replaying tests/replay-SCENARIO.json."
   (declare (indent 1))
   `(let* ((ws (file-name-as-directory (make-temp-file "harness9-ws" t)))
           (default-directory ws)
+          ;; Configured as the README says, through initializationOptions; the environment
+          ;; names no provider ("VAR" alone removes VAR from a subprocess's environment).
+          (harness9-initialization-options
+           (list :provider "replay"
+                 :replayFile (concat harness9-test--dir "replay-" ,scenario ".json")))
           (process-environment
-           (append (list "HARNESS9_PROVIDER=replay"
-                         (concat "HARNESS9_REPLAY=" harness9-test--dir "replay-" ,scenario ".json"))
-                   process-environment))
+           (append '("HARNESS9_PROVIDER" "HARNESS9_REPLAY") process-environment))
           (eglot-server-programs
            (cons (list 'harness9-mode 'harness9-lsp-server (getenv "H9_DAEMON") "serve")
                  eglot-server-programs))
@@ -64,7 +75,9 @@
           (server nil) (passed nil))
      (with-temp-file (expand-file-name "a.txt" ws) (insert "hello from a.txt\n"))
      (unwind-protect
-         (progn (setq server (harness9-connection)) ,@body (setq passed t))
+         (progn (setq server (harness9-connection))
+                (harness9-test--empty-configuration server)
+                ,@body (setq passed t))
        (unless passed (harness9-test--dump server))
        (when server (ignore-errors (eglot-shutdown server nil 5)))
        (delete-directory ws t))))

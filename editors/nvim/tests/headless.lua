@@ -1,5 +1,6 @@
 -- Headless end-to-end test of the plugin against the real daemon with a scripted model.
--- Environment: H9_SCENARIO (run | cancel), H9_DAEMON, H9_REPLAY, H9_WORKSPACE.
+-- Environment: H9_SCENARIO (run | cancel | nodaemon), H9_DAEMON, H9_REPLAY, H9_WORKSPACE.
+-- The daemon is configured through init_options only (the environment names no provider).
 -- Exits 0 on success; on a mismatch prints the run buffer and the log to stderr and exits 1.
 local harness9 = require("harness9")
 
@@ -160,10 +161,25 @@ local function scenario_cancel()
   expect_log_seqs()
 end
 
+-- Starts the daemon and, once it is initialized, sends an empty didChangeConfiguration, as
+-- Neovim 0.11+ does on its own right after connecting: the init options must survive it.
+local function connect()
+  local client_mod = require("harness9.client")
+  local ready = false
+  client_mod.with_client(harness9.config, function(client)
+    client_mod.call(client, "notify", "workspace/didChangeConfiguration", { settings = vim.empty_dict() })
+    ready = true
+  end)
+  wait_for("the daemon to start", function()
+    return ready
+  end)
+end
+
 local function main()
+  -- Configured as the README's recipe says: through initializationOptions, not the environment.
   harness9.setup({
     cmd = { os.getenv("H9_DAEMON"), "serve" },
-    cmd_env = { HARNESS9_PROVIDER = "replay", HARNESS9_REPLAY = os.getenv("H9_REPLAY") },
+    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
     root_dir = os.getenv("H9_WORKSPACE"),
   })
   -- Standard $/progress reaches the stock client: User LspProgressUpdate (0.7) / LspProgress (0.10+).
@@ -175,6 +191,9 @@ local function main()
   local scenario = ({ run = scenario_run, cancel = scenario_cancel, nodaemon = scenario_nodaemon })[os.getenv("H9_SCENARIO")]
   if not scenario then
     fail("unknown H9_SCENARIO " .. tostring(os.getenv("H9_SCENARIO")))
+  end
+  if scenario ~= scenario_nodaemon then
+    connect()
   end
   scenario()
   local messages = vim.api.nvim_exec("messages", true)

@@ -11,15 +11,19 @@ export const DEFAULT_SERVER_COMMAND: readonly string[] = ['harness9', 'serve'];
 /** Reads one setting of the `harness9` section. */
 export type SettingGetter = (key: string) => unknown;
 
-/** The settings the daemon understands (mirrors the `agent/run` params of the protocol). */
+/**
+ * The settings the daemon understands (mirrors the `agent/run` params of the protocol). The
+ * daemon merges what it receives key by key, so a setting that means "the daemon's default" is
+ * sent as null: that returns it to the default after an earlier value.
+ */
 export interface DaemonSettings {
-  provider?: string;
-  model?: string;
-  maxTurns?: number;
-  toolTimeoutMs?: number;
-  thinking?: boolean;
-  stream?: boolean;
-  replayFile?: string;
+  provider: string | null;
+  model: string | null;
+  maxTurns: number | null;
+  toolTimeoutMs: number | null;
+  thinking: boolean | null;
+  stream: boolean | null;
+  replayFile: string | null;
 }
 
 /** Splits a command line on whitespace; single or double quotes group words. */
@@ -59,36 +63,30 @@ export function serverCommandFrom(value: unknown): string[] {
 
 const PROVIDERS = ['openai', 'anthropic', 'replay'];
 
-/** The settings to send, leaving out those that mean "the daemon's default". */
+function positiveInteger(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : null;
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function boolean(value: unknown): boolean | null {
+  return typeof value === 'boolean' ? value : null;
+}
+
+/** Every setting to send; null for those that mean "the daemon's default" (or are invalid). */
 export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
-  const out: DaemonSettings = {};
   const provider = get('provider');
-  if (typeof provider === 'string' && PROVIDERS.includes(provider)) {
-    out.provider = provider;
-  }
-  const model = get('model');
-  if (typeof model === 'string' && model.trim() !== '') {
-    out.model = model.trim();
-  }
-  const maxTurns = get('maxTurns');
-  if (typeof maxTurns === 'number' && Number.isInteger(maxTurns) && maxTurns >= 1) {
-    out.maxTurns = maxTurns;
-  }
-  const toolTimeoutMs = get('toolTimeoutMs');
-  if (typeof toolTimeoutMs === 'number' && Number.isInteger(toolTimeoutMs) && toolTimeoutMs >= 1) {
-    out.toolTimeoutMs = toolTimeoutMs;
-  }
-  for (const key of ['thinking', 'stream'] as const) {
-    const v = get(key);
-    if (typeof v === 'boolean') {
-      out[key] = v;
-    }
-  }
-  const replayFile = get('replayFile');
-  if (typeof replayFile === 'string' && replayFile.trim() !== '') {
-    out.replayFile = replayFile.trim();
-  }
-  return out;
+  return {
+    provider: typeof provider === 'string' && PROVIDERS.includes(provider) ? provider : null,
+    model: nonEmpty(get('model')),
+    maxTurns: positiveInteger(get('maxTurns')),
+    toolTimeoutMs: positiveInteger(get('toolTimeoutMs')),
+    thinking: boolean(get('thinking')),
+    stream: boolean(get('stream')),
+    replayFile: nonEmpty(get('replayFile')),
+  };
 }
 
 /** Resolves a command the way a shell would (PATH lookup unless it has a slash); undefined if absent. */

@@ -24,9 +24,14 @@ from harness9.lsp.sessions import Session, SessionStore, new_id
 from harness9.lsp.settings import RunSettings
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.provider.errors import ConfigError, ProviderError
-from harness9.provider.factory import ProviderSettings, create_provider, default_provider_name
+from harness9.provider.factory import (
+    CREDENTIAL_VARIABLES,
+    ProviderSettings,
+    create_provider,
+    default_provider_name,
+)
 from harness9.schema import Usage
-from harness9.tools import default_registry
+from harness9.tools import ToolEnvironment, default_registry
 
 block_log = logging.getLogger("harness9.engine")
 
@@ -115,7 +120,7 @@ def _engine(request: RunRequest, bus: EventBus) -> AgentEngine:
     provider = create_provider(_provider_settings(settings))
     return AgentEngine(
         provider,
-        default_registry(request.root),
+        default_registry(request.root, environment=_tool_environment(settings)),
         max_turns=settings.max_turns,
         tool_timeout=settings.tool_timeout_ms / 1000,
         thinking=settings.thinking,
@@ -124,6 +129,11 @@ def _engine(request: RunRequest, bus: EventBus) -> AgentEngine:
         workspace_root=request.root,
         system_prompt=default_system_prompt(request.root),
     )
+
+
+def _tool_environment(settings: RunSettings) -> ToolEnvironment:
+    globs = settings.tool_environment
+    return ToolEnvironment(globs.include, globs.exclude).protecting(CREDENTIAL_VARIABLES)
 
 
 def _provider_settings(settings: RunSettings) -> ProviderSettings:

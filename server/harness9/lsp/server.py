@@ -28,7 +28,7 @@ from harness9 import __version__
 from harness9.lsp.errors import request_failed
 from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
 from harness9.lsp.sessions import Session, SessionStore
-from harness9.lsp.settings import from_environment, parse_lenient, resolve
+from harness9.lsp.settings import client_section, from_environment, merge_client, resolve
 
 _log = logging.getLogger("harness9.lsp")
 _P = TypeVar("_P")
@@ -70,9 +70,8 @@ class Harness9Server(LanguageServer):
             raise JsonRpcServerNotInitialized(message="the server has not been initialized")
 
     def apply_client_settings(self, raw: Any) -> None:
-        """Take valid settings; warn the user about the rest, and keep their defaults."""
-        settings, problems = parse_lenient(raw)
-        self.client_settings = settings
+        """Merge valid settings into the client settings; warn the user about the rest."""
+        self.client_settings, problems = merge_client(self.client_settings, raw)
         if problems:
             message = "harness9: ignoring invalid settings: " + "; ".join(problems)
             _log.warning(message)
@@ -155,11 +154,8 @@ def _sweep_temp_files(folders: list[str]) -> None:
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def on_configuration(ls: Harness9Server, params: types.DidChangeConfigurationParams) -> None:
-    """New client settings (section `harness9`, or the settings object itself)."""
-    settings = params.settings
-    if isinstance(settings, dict) and isinstance(settings.get("harness9"), dict):
-        settings = settings["harness9"]
-    ls.apply_client_settings(settings)
+    """Changed client settings (section `harness9`, or the settings object itself)."""
+    ls.apply_client_settings(client_section(params.settings))
 
 
 @server.feature("agent/run")

@@ -2,15 +2,29 @@
 
 Precedence: `agent/run` params > client settings (initializationOptions, didChangeConfiguration)
 > environment variables > defaults. API keys never come over the wire: only from the environment.
+
+Client settings are merged key by key as they arrive (`merge_client`): editors send an empty
+didChangeConfiguration right after connecting, which must not erase the initializationOptions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 PROVIDERS = ("openai", "anthropic", "replay")
+
+
+class EnvironmentGlobs(NamedTuple):
+    """`toolEnvironment`: globs over the variable names tool processes get (see
+    `harness9.tools.environment`, which applies them)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+NO_GLOBS = EnvironmentGlobs()
 
 
 class SettingsError(ValueError):
@@ -37,6 +51,7 @@ class RunSettings:
     connect_timeout_ms: int = 10_000
     first_byte_timeout_ms: int = 120_000
     stream_idle_timeout_ms: int = 60_000
+    tool_environment: EnvironmentGlobs = NO_GLOBS
 
 
 def _string(value: Any) -> str:
@@ -63,6 +78,24 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+def _environment_globs(value: Any) -> EnvironmentGlobs:
+    expected = 'must be {"include": [glob], "exclude": [glob]} (both optional)'
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{expected}, got {value!r}")
+    unknown = sorted(str(k) for k in value if k not in EnvironmentGlobs._fields)
+    if unknown:
+        raise TypeError(f"{expected}, got the unknown key {unknown[0]!r}")
+    lists: dict[str, tuple[str, ...]] = {}
+    for name in EnvironmentGlobs._fields:
+        globs = value.get(name) or []
+        if not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs):
+            raise TypeError(
+                f"{expected}; {name} must be a list of non-empty strings, got {globs!r}"
+            )
+        lists[name] = tuple(globs)
+    return EnvironmentGlobs(**lists)
+
+
 # wire name → (RunSettings attribute, validator)
 _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "provider": ("provider", _provider),
@@ -77,13 +110,19 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "firstByteTimeoutMs": ("first_byte_timeout_ms", _positive_int),
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
 }
-WIRE_NAMES = tuple(_FIELDS)
+# Daemon-wide: client settings only, never per `agent/run`.
+_CLIENT_FIELDS = {
+    **_FIELDS,
+    "toolEnvironment": ("tool_environment", _environment_globs),
+}
+WIRE_NAMES = tuple(_CLIENT_FIELDS)
 
 
-def parse_overrides(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The known settings present in `raw`, validated; unknown keys are ignored, null is unset."""
+def _parse(
+    raw: Mapping[str, Any], table: Mapping[str, tuple[str, Callable[[Any], Any]]]
+) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
-    for wire, (attr, validate) in _FIELDS.items():
+    for wire, (attr, validate) in table.items():
         if wire not in raw or raw[wire] is None:
             continue
         try:
@@ -91,6 +130,15 @@ def parse_overrides(raw: Mapping[str, Any]) -> dict[str, Any]:
         except TypeError as exc:
             raise SettingsError(wire, str(exc)) from None
     return overrides
+
+
+def parse_overrides(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The run settings present in `raw`, validated; unknown keys are ignored, null is unset.
+    A daemon-wide setting is refused: a run must not loosen what every run relies on."""
+    for wire in _CLIENT_FIELDS.keys() - _FIELDS.keys():
+        if raw.get(wire) is not None:
+            raise SettingsError(wire, "is daemon-wide: set it in the client settings, not per run")
+    return _parse(raw, _FIELDS)
 
 
 def parse_lenient(raw: Any) -> tuple[dict[str, Any], list[str]]:
@@ -103,10 +151,34 @@ def parse_lenient(raw: Any) -> tuple[dict[str, Any], list[str]]:
     problems: list[str] = []
     for wire in WIRE_NAMES:
         try:
-            good.update(parse_overrides({wire: raw.get(wire)}))
+            good.update(_parse({wire: raw.get(wire)}, _CLIENT_FIELDS))
         except SettingsError as exc:
             problems.append(str(exc))
     return good, problems
+
+
+def merge_client(current: Mapping[str, Any], raw: Any) -> tuple[dict[str, Any], list[str]]:
+    """The client settings after `raw` (initializationOptions or one didChangeConfiguration).
+
+    Each valid key of `raw` replaces its earlier value; a key set to null is dropped, so it falls
+    back to the environment or the default; an absent key, an empty or null `raw` and an invalid
+    value change nothing (the invalid value is described in the returned problems).
+    """
+    good, problems = parse_lenient(raw)
+    merged = {**current, **good}
+    if isinstance(raw, Mapping):
+        for wire, (attr, _) in _CLIENT_FIELDS.items():
+            if wire in raw and raw[wire] is None:
+                merged.pop(attr, None)
+    return merged, problems
+
+
+def client_section(settings: Any) -> Any:
+    """The harness9 part of didChangeConfiguration's `settings`: its `harness9` section when it
+    has one (null there means no change), else the object itself (clients that send it bare)."""
+    if isinstance(settings, Mapping) and "harness9" in settings:
+        return settings["harness9"]
+    return settings
 
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:

@@ -31,6 +31,8 @@ DEFAULT_MODELS = {"openai": "gpt-5.4-mini", "anthropic": "claude-sonnet-4-6", "r
 DEFAULT_MAX_TOKENS = 8192
 _KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+# The variables holding provider credentials: tool processes never get them.
+CREDENTIAL_VARIABLES = tuple(_KEYS.values())
 
 
 @dataclass(frozen=True, slots=True)

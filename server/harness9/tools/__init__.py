@@ -11,18 +11,22 @@ import os
 from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
 from harness9.tools.bash import BashTool
 from harness9.tools.edit_file import EditFileTool
+from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.tools.read_file import ReadFileTool
 from harness9.tools.registry import Registry
 from harness9.tools.write_file import WriteFileTool
 
 
-def default_registry(workdir: str | os.PathLike[str]) -> Registry:
-    """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed."""
+def default_registry(
+    workdir: str | os.PathLike[str], *, environment: ToolEnvironment = DEFAULT_TOOL_ENVIRONMENT
+) -> Registry:
+    """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed;
+    `environment` filters what the processes they start see of the daemon's environment."""
     registry = Registry()
     registry.register(ReadFileTool(workdir))
     registry.register(WriteFileTool(workdir))
     registry.register(EditFileTool(workdir))
-    registry.register(BashTool(workdir))
+    registry.register(BashTool(workdir, environment=environment))
     return registry
 
 
@@ -32,6 +36,7 @@ __all__ = [
     "EditFileTool",
     "ReadFileTool",
     "Registry",
+    "ToolEnvironment",
     "ToolError",
     "ToolOutput",
     "ToolTimeoutError",

@@ -3,7 +3,8 @@
 No allow or deny list (the seed's "YOLO" choice): the model may run anything, so the guarantees
 are about resources instead. The command runs for at most 30 s (less when the engine's per-tool
 deadline is nearer); its output is capped at 8000 bytes, keeping the head and the tail, which is
-where build and test tools put what matters; and when the call ends its whole process group is
+where build and test tools put what matters; its environment is the daemon's without the
+secrets (`environment.ToolEnvironment`); and when the call ends its whole process group is
 killed, background jobs included, so nothing outlives a call unless the command detached it into
 a new session on purpose, and nothing at all outlives the daemon (see `process_reaper`).
 """
@@ -24,6 +25,7 @@ from harness9.tools.base import (
     string_property,
     tool_definition,
 )
+from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.tools.process_reaper import kill_all_groups
 from harness9.tools.shell import OutputBuffer, ShellResult, run_shell
 
@@ -35,6 +37,8 @@ MAX_OUTPUT_BYTES = 8000
 _DESCRIPTION = f"""\
 Run a command with `bash -c` in the workspace root and return its output (stdout and \
 stderr combined, in order). stdin is empty, so interactive programs get end-of-file.
+Its environment leaves out secrets: the API keys and, unless the user configured otherwise, \
+variables whose names contain KEY, SECRET, TOKEN or PASSWORD.
 The command may run for at most {HARD_TIMEOUT_SECONDS:g} seconds; then it is killed and you \
 get the output so far. The output is capped at {MAX_OUTPUT_BYTES} bytes: past that, the first \
 and the last {MAX_OUTPUT_BYTES // 2} bytes are kept with a notice giving the total size, so \
@@ -55,8 +59,10 @@ class BashTool:
         *,
         hard_timeout: float = HARD_TIMEOUT_SECONDS,
         max_output: int = MAX_OUTPUT_BYTES,
+        environment: ToolEnvironment = DEFAULT_TOOL_ENVIRONMENT,
     ) -> None:
         self._workdir = os.fspath(workdir)
+        self._environment = environment
         self._hard_timeout = hard_timeout
         self._max_output = max_output
 
@@ -78,7 +84,8 @@ class BashTool:
         if budget <= 0:
             raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
         try:
-            result = await run_shell(command, self._workdir, budget, self._max_output)
+            env = self._environment.apply(os.environ)
+            result = await run_shell(command, self._workdir, budget, self._max_output, env)
         except OSError as exc:
             raise ToolError(f"Error: cannot start bash: {exc.strerror or exc}") from None
         if result.timed_out:

@@ -24,6 +24,7 @@ import secrets
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 
 _log = logging.getLogger(__name__)
 
@@ -78,9 +79,10 @@ class GroupReaper:
         self._pipe: int | None = None
         self.token = f"{os.getpid()}-{secrets.token_hex(8)}"
 
-    def tool_environment(self) -> dict[str, str]:
-        """The environment for a tool process: the daemon's, marked with this daemon's token."""
-        return {**os.environ, TOOL_SESSION_ENV: self.token}
+    def tool_environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment for a tool process: `base` (default: the daemon's), marked with this
+        daemon's token (whatever filtered `base`, the mark is always there)."""
+        return {**(os.environ if base is None else base), TOOL_SESSION_ENV: self.token}
 
     @property
     def groups(self) -> frozenset[int]:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness9.tools.process_reaper import REAPER, kill_group
@@ -72,15 +73,19 @@ class ShellResult:
         return self.returncode is None
 
 
-async def run_shell(command: str, cwd: str, budget: float, cap: int) -> ShellResult:
+async def run_shell(
+    command: str, cwd: str, budget: float, cap: int, env: Mapping[str, str] | None = None
+) -> ShellResult:
     """Run `bash -c command` in `cwd` for at most `budget` seconds, keeping `cap` bytes of output.
+
+    `env` is the command's environment (default: the daemon's), marked for the process reaper.
 
     When bash exits (or the budget is spent, or the caller is cancelled) its whole process group
     is SIGKILLed, background jobs included, and the process is reaped before this returns.
     """
     output = OutputBuffer(cap)
     REAPER.ensure_watching()
-    proc, pipe = _spawn(command, cwd)
+    proc, pipe = _spawn(command, cwd, REAPER.tool_environment(env))
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output)
     watch = _ExitWatch(proc.pid)
@@ -126,7 +131,9 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
     return False
 
 
-def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
+def _spawn(
+    command: str, cwd: str, env: Mapping[str, str]
+) -> tuple[subprocess.Popen[bytes], int]:
     """Start bash with stdin from /dev/null and stdout+stderr on one non-blocking pipe."""
     read_end, write_end = os.pipe()
     try:
@@ -137,7 +144,7 @@ def _spawn(command: str, cwd: str) -> tuple[subprocess.Popen[bytes], int]:
             stdout=write_end,
             stderr=write_end,
             start_new_session=True,
-            env=REAPER.tool_environment(),
+            env=env,
         )
     except BaseException:
         os.close(read_end)

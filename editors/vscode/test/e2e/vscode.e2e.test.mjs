@@ -96,7 +96,7 @@ async function runUntilStatus(wanted, prompt) {
     await runCommand(page, 'harness9: Run Agent');
     await answerInputBox(page, `${prompt} (${attempt}).`);
     const run = frame.locator(`article.run:nth-of-type(${index + 1})`);
-    await run.and(frame.locator('.status-completed, .status-max_turns')).waitFor({ timeout: 30_000 });
+    await run.and(frame.locator('.status-completed, .status-max_turns, .status-error')).waitFor({ timeout: 30_000 });
     status = (await run.getAttribute('class')).match(/status-(\S+)/)[1];
   }
   return status;
@@ -113,7 +113,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
     installExtension(CODE_SERVER, profile, VSIX);
     const port = await freePort();
-    server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), {});
+    // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
+    const daemonEnv = { HARNESS9_REPLAY: '' };
+    server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
@@ -209,6 +211,17 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(await runUntilStatus('max_turns', 'Only one turn'), 'max_turns');
     fs.rmSync(vscodeDir, { recursive: true, force: true });
     assert.equal(await runUntilStatus('completed', 'Back to the default'), 'completed');
+  });
+
+  it('a cleared setting returns to the daemon default (sent as null, not left out)', async () => {
+    playNext(TOOLS_TURNS);
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    // An empty replayFile means "the daemon's default": none, so the replay provider has no script.
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.replayFile': '' }));
+    assert.equal(await runUntilStatus('error', 'No script now'), 'error');
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    assert.equal(await runUntilStatus('completed', 'The script again'), 'completed');
   });
 
   it('restarts the daemon when it crashes; the next run starts a new session', async () => {

@@ -28,18 +28,23 @@ describe('splitCommand', () => {
 });
 
 describe('daemonSettingsFrom', () => {
-  it('sends what is set and leaves out the "daemon default" values', () => {
+  it('sends what is set and null for the "daemon default" values, so a cleared one resets', () => {
     const values: Record<string, unknown> = {
       provider: 'auto', model: ' ', maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: '',
     };
-    assert.deepEqual(daemonSettingsFrom((k) => values[k]), { maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false });
+    assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
+      provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
+    });
   });
 
-  it('passes provider, model and replay file, and drops invalid numbers', () => {
+  it('passes provider, model and replay file, and sends invalid numbers as null', () => {
     const values: Record<string, unknown> = {
       provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json', maxTurns: 0, toolTimeoutMs: 1.5,
     };
-    assert.deepEqual(daemonSettingsFrom((k) => values[k]), { provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json' });
+    assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
+      provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
+      replayFile: '/tmp/s.json',
+    });
   });
 });
 
