@@ -1,8 +1,9 @@
-"""Suite-wide guards: no test may reach a real LLM service."""
+"""Suite-wide guards: no test may reach a real LLM service or write to the real home folder."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -27,6 +28,10 @@ def _apply_guard() -> None:
 
 
 _apply_guard()
+# Sessions and checkpoints of anything started outside a test's own fixture land here.
+_STATE = tempfile.mkdtemp(prefix="harness9-test-state-")
+os.environ["HARNESS9_STATE_DIR"] = _STATE
+os.environ["XDG_STATE_HOME"] = _STATE
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +42,13 @@ def _no_real_llm(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(autouse=True)
+def _private_state(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Each test keeps its sessions and checkpoints in a state folder of its own."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("HARNESS9_STATE_DIR", str(state))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))

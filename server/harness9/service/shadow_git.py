@@ -1,0 +1,92 @@
+"""Running `git` on a shadow repository: its own GIT_DIR, the workspace as its work tree.
+
+The user's repository, configuration, hooks and credentials never come into it: the
+environment is built from scratch (no inherited `GIT_*`, no global or system config, a fixed
+identity), so a user's `commit.gpgsign`, `core.autocrlf` or `core.hooksPath` cannot change what
+is stored or make a snapshot hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+_CONFIG = {
+    "core.autocrlf": "false",  # bytes in, bytes out: CRLF files come back as they were
+    "core.safecrlf": "false",
+    "core.symlinks": "true",
+    "core.quotePath": "false",
+    "core.fsmonitor": "false",
+    "core.untrackedCache": "true",
+    "gc.auto": "0",  # pruned in the background, never in the middle of a run
+    "advice.addEmbeddedRepo": "false",
+    "advice.detachedHead": "false",
+}
+
+
+class GitError(Exception):
+    """A git command failed; the message has its stderr."""
+
+
+def git_executable() -> str | None:
+    """The `git` on PATH, or None when there is none."""
+    return shutil.which("git")
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowGit:
+    """`git` bound to one shadow repository and one work tree."""
+
+    executable: str
+    git_dir: Path
+    work_tree: str
+
+    def environment(self) -> dict[str, str]:
+        """A clean environment: nothing of the user's git set-up, nothing of the daemon's."""
+        return {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.git_dir),
+            "LC_ALL": "C",
+            "GIT_DIR": str(self.git_dir),
+            "GIT_WORK_TREE": self.work_tree,
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_AUTHOR_NAME": "harness9",
+            "GIT_AUTHOR_EMAIL": "checkpoints@harness9.invalid",
+            "GIT_COMMITTER_NAME": "harness9",
+            "GIT_COMMITTER_EMAIL": "checkpoints@harness9.invalid",
+        }
+
+    async def run(
+        self, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
+    ) -> bytes:
+        """Run `git args…` in the work tree and return its stdout; `GitError` otherwise."""
+        process = await asyncio.create_subprocess_exec(
+            self.executable,
+            *args,
+            cwd=self.work_tree,
+            env=self.environment(),
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await process.communicate(stdin)
+        if process.returncode not in ok:
+            message = err.decode("utf-8", "replace").strip() or f"exit status {process.returncode}"
+            raise GitError(f"git {args[0]}: {message}")
+        return out
+
+    async def init(self, excludes: list[str]) -> None:
+        """Create the shadow repository (once) with our settings and exclude list."""
+        if not (self.git_dir / "HEAD").exists():
+            self.git_dir.mkdir(parents=True, exist_ok=True)
+            await self.run("init", "--quiet")
+        for key, value in _CONFIG.items():
+            await self.run("config", key, value)
+        info = self.git_dir / "info"
+        info.mkdir(exist_ok=True)
+        (info / "exclude").write_text("\n".join(excludes) + "\n", encoding="utf-8")
