@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness9.service.checkpoints import ChangedFile, CheckpointsOff, Limits, ShadowRepo
+from harness9.service.shadow_git import GitError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -83,7 +84,7 @@ async def test_restore_brings_back_every_byte_and_removes_added_files(
     restored = await repo.restore(checkpoint.id)
     assert tree_bytes(workspace) == before
     assert not (workspace / "deep").exists()  # folders the agent made and left empty go too
-    assert set(restored) >= {"edit.txt", "gone.txt", "blob.bin", "n.txt", "noise.bin"}
+    assert set(restored.paths) >= {"edit.txt", "gone.txt", "blob.bin", "n.txt", "noise.bin"}
 
 
 async def test_a_restore_can_itself_be_undone(workspace: Path, tmp_path: Path) -> None:
@@ -92,10 +93,9 @@ async def test_a_restore_can_itself_be_undone(workspace: Path, tmp_path: Path) -
     assert checkpoint is not None
     bash(workspace, "echo agent > edit.txt && echo agent > made.txt")
     after_agent = tree_bytes(workspace)
-    await repo.restore(checkpoint.id)
-    ids = await repo.checkpoint_ids()
-    undo = ids[-1]  # the snapshot taken just before restoring
-    await repo.restore(undo)
+    restored = await repo.restore(checkpoint.id)
+    assert (await repo.checkpoint_ids())[-1] == restored.undo
+    await repo.restore(restored.undo)
     assert tree_bytes(workspace) == after_agent
 
 
@@ -188,3 +188,8 @@ async def test_prune_keeps_the_newest(workspace: Path, tmp_path: Path) -> None:
     assert len(ids) == 5
     assert await repo.prune(keep=2) == 3
     assert await repo.checkpoint_ids() == ids[-2:]
+    commits = await repo.git.run("rev-list", "--all")
+    assert sorted(commits.decode().split()) == sorted(ids[-2:])  # the pruned ones are gone
+    first_blob = (await repo.git.run("hash-object", "--stdin", stdin=b"0\n")).decode().strip()
+    with pytest.raises(GitError):  # and so is the content only they held
+        await repo.git.run("cat-file", "-e", first_blob)

@@ -71,6 +71,15 @@ class Checkpoint:
     files: tuple[ChangedFile, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What a restore did: the paths it wrote back or removed, and the checkpoint that undoes
+    it (taken just before)."""
+
+    paths: tuple[str, ...]
+    undo: str
+
+
 @dataclass
 class Limits:
     """Beyond these, snapshots would cost too much: checkpoints turn off for the workspace."""
@@ -113,11 +122,10 @@ class ShadowRepo:
             if last is not None and last.tree == tree and not force:
                 return None
             files = await self._changes(last.tree, tree) if last is not None else ()
-            parents = ["-p", last.id] if last is not None else []
-            commit = (
-                await self.git.run("commit-tree", tree, *parents, "-m", message)
-            ).decode().strip()
-            await self.git.run("update-ref", _REF_PREFIX + commit, commit)
+            # No parent: each checkpoint stands alone, so pruning one frees its objects.
+            commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
+            number = len(await self._refs()) + 1
+            await self.git.run("update-ref", f"{_REF_PREFIX}{number:09d}", commit)
             await self.git.run("update-ref", "refs/harness9/head", commit)
             self._last = Checkpoint(commit, tree, time.time(), tuple(files))
             return self._last
@@ -126,15 +134,16 @@ class ShadowRepo:
         """What differs between two checkpoints (ids or trees), by path."""
         return await self._changes(older, newer)
 
-    async def restore(self, checkpoint_id: str) -> list[str]:
-        """Put the workspace's files back as they were at `checkpoint_id`; the paths touched.
+    async def restore(self, checkpoint_id: str) -> Restored:
+        """Put the workspace's files back as they were at `checkpoint_id`.
 
-        A snapshot is taken first, so the restore itself can be undone. Files added since are
-        deleted; changed and deleted ones get their old bytes and mode back. Ignored files and
-        nested repositories are left alone.
+        A snapshot is taken first, so the restore itself can be undone (`Restored.undo`). Files
+        added since are deleted; changed and deleted ones get their old bytes and mode back.
+        Ignored files and nested repositories are left alone.
         """
         await self._known(checkpoint_id)
-        await self.snapshot(f"before restoring {checkpoint_id[:12]}")
+        undo = await self.snapshot(f"before restoring {checkpoint_id[:12]}", force=True)
+        assert undo is not None
         async with self._lock:
             current = await self._write_tree()
             files = await self._changes(checkpoint_id, current)
@@ -149,22 +158,27 @@ class ShadowRepo:
             for path in added:
                 _remove(self.git.work_tree, path)
             self._last = None  # the next snapshot compares against the shadow's head again
-            return sorted(back + added)
+            return Restored(tuple(sorted(back + added)), undo.id)
 
     async def checkpoint_ids(self) -> list[str]:
         """Every checkpoint kept, oldest first."""
+        return [commit for _, commit in await self._refs()]
+
+    async def _refs(self) -> list[tuple[str, str]]:
+        """(ref name, commit) of every checkpoint, oldest first (the names are numbered)."""
         out = await self.git.run(
-            "for-each-ref", "--sort=committerdate", "--format=%(objectname)", _REF_PREFIX
+            "for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", _REF_PREFIX
         )
-        return out.decode().split()
+        pairs = (line.split() for line in out.decode().splitlines())
+        return [(name, commit) for name, commit in pairs]
 
     async def prune(self, keep: int) -> int:
         """Drop all but the newest `keep` checkpoints and let git reclaim their space."""
-        ids = await self.checkpoint_ids()
-        dropped = ids[: max(0, len(ids) - keep)]
+        refs = await self._refs()
+        dropped = refs[: max(0, len(refs) - keep)]
         async with self._lock:
-            for commit in dropped:
-                await self.git.run("update-ref", "-d", _REF_PREFIX + commit)
+            for name, _ in dropped:
+                await self.git.run("update-ref", "-d", name)
             if dropped:
                 await self.git.run("reflog", "expire", "--expire=now", "--all")
                 await self.git.run("gc", "--quiet", "--prune=now")
