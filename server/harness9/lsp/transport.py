@@ -26,7 +26,7 @@ from harness9.lsp.framing import BodyError, FrameError, FrameParser, decode_body
 
 _log = logging.getLogger(__name__)
 
-HIGH_WATER = 256 * 1024  # queued output bytes above which the client counts as lagging
+HIGH_WATER = 64 * 1024  # queued output bytes above which the client counts as lagging
 EXIT_FLUSH_SECONDS = 2.0  # what a closing daemon waits for a lagging client to take its output
 _READ_CHUNK = 64 * 1024
 _WRITE_BATCH = 256 * 1024
