@@ -3,103 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.e2e.raw import RawDaemon, Spawn, spawn
+
+__all__ = ["spawn"]  # the fixture
+
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def spawn() -> Iterator[Callable[..., RawDaemon]]:
-    started: list[RawDaemon] = []
-
-    def make(env: dict[str, str] | None = None) -> RawDaemon:
-        started.append(RawDaemon(env))
-        return started[-1]
-
-    yield make
-    for daemon in started:
-        daemon.kill()
-
-
-class RawDaemon:
-    """The daemon over raw pipes: every byte it writes to stdout must be a protocol frame."""
-
-    def __init__(self, env: dict[str, str] | None = None) -> None:
-        import os
-
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness9", "serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})},
-        )
-
-    def send_bytes(self, body: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
-    def receive(self) -> dict[str, Any]:
-        """Read one frame; fails on anything that is not LSP base-protocol framing."""
-        assert self.proc.stdout is not None
-        headers: dict[bytes, bytes] = {}
-        while (line := self.proc.stdout.readline()) != b"\r\n":
-            name, sep, value = line.partition(b": ")
-            assert sep and line.endswith(b"\r\n"), line
-            headers[name.lower()] = value.strip()
-        assert set(headers) <= {b"content-length", b"content-type"}, headers
-        message: dict[str, Any] = json.loads(self.proc.stdout.read(int(headers[b"content-length"])))
-        return message
-
-    def until_id(self, msg_id: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Frames up to the answer with `msg_id`: the notifications before it, and the answer."""
-        seen = []
-        while True:
-            message = self.receive()
-            if message.get("id") == msg_id and "method" not in message:
-                return seen, message
-            seen.append(message)
-
-    def initialize(self, root: Path) -> None:
-        self.send({"id": 1, "method": "initialize",
-                   "params": {"capabilities": {}, "rootUri": root.as_uri()}})
-        self.until_id(1)
-        self.send({"method": "initialized", "params": {}})
-
-    def close(self) -> bytes:
-        """Shut down; returns whatever stdout still held (it must be nothing)."""
-        self.send({"id": 99, "method": "shutdown"})
-        self.until_id(99)
-        self.send({"method": "exit"})
-        assert self.proc.stdout is not None
-        rest = self.proc.stdout.read()
-        self.proc.wait(10)
-        self.proc.stdout.close()
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        return rest
-
-    def kill(self) -> None:
-        """Make sure the process is gone (after a failed test)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None and not pipe.closed:
-                pipe.close()
-
-
-Spawn = Callable[..., RawDaemon]
 
 
 def test_request_before_initialize_is_refused(spawn: Spawn, tmp_path: Path) -> None:
@@ -140,3 +52,119 @@ def test_stdout_carries_only_frames_during_a_noisy_run(spawn: Spawn, tmp_path: P
             and n["params"]["kind"] == "tool_completed"]
     assert done[0]["output"].split() == ["to-stdout", "to-stderr", "42"]
     assert daemon.close() == b""
+
+
+# -- framing abuse: a header that cannot be trusted ends the connection (exit 1, reason logged)
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        (b"Content-Length: -5\r\n\r\n{}", "bad Content-Length"),
+        (b"Content-Length: abc\r\n\r\n{}", "bad Content-Length"),
+        (b"Content-Length: %d\r\n\r\n{}" % 10**20, "bad Content-Length"),
+        (b"Content-Length: 100000000000\r\n\r\n{}", "over the limit"),
+        (b"Content-Type: application/json\r\n\r\n{}", "without a Content-Length"),
+        (b"hello there\r\n\r\n", "malformed header line"),
+    ],
+    ids=["negative", "not-a-number", "10**20", "over-the-cap", "no-length", "not-a-header"],
+)
+def test_a_bad_header_closes_the_connection(
+    spawn: Spawn, tmp_path: Path, frame: bytes, reason: str
+) -> None:
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    daemon.send_raw(frame)
+    assert daemon.exit_code() == 1
+    assert daemon.rest() == b""
+    assert "bad frame from the client" in daemon.log()
+    assert reason in daemon.log()
+
+
+def test_a_huge_header_line_is_cut_off_early(spawn: Spawn, tmp_path: Path) -> None:
+    """64 MB without a line end: the daemon stops reading after the cap, its memory stays small."""
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    sent = _send_until_refused(daemon, b"X" * (1 << 20), 64)
+    assert sent < 8 << 20  # the daemon closed its stdin long before the end
+    assert daemon.exit_code() == 1
+    assert "longer than 8192 bytes" in daemon.log()
+
+
+def _send_until_refused(daemon: RawDaemon, chunk: bytes, times: int) -> int:
+    """Send `chunk` up to `times` times; the bytes that went out before the pipe broke."""
+    sent = 0
+    try:
+        for _ in range(times):
+            daemon.send_raw(chunk)
+            sent += len(chunk)
+    except BrokenPipeError:
+        pass
+    return sent
+
+
+# -- a body that is not UTF-8 JSON gets -32700 with id null, and the daemon keeps serving
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 3, "method": "agent/tools", "params": {"x": "\xff\xfe"}}',
+         "not valid UTF-8"),
+        (b"[" * 200_000 + b"]" * 200_000, "nested too deep"),
+        (b'{"jsonrpc": "2.0", "id": 3, "params": ' + b'{"a": ' * 200_000 + b"1" + b"}" * 200_001,
+         "nested too deep"),
+        (b"", "not JSON"),
+    ],
+    ids=["invalid-utf8", "deep-array", "deep-object", "empty"],
+)
+def test_an_unreadable_body_is_answered_and_serving_goes_on(
+    spawn: Spawn, tmp_path: Path, body: bytes, says: str
+) -> None:
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    daemon.send_bytes(body)
+    parse_error = daemon.receive()
+    assert parse_error["id"] is None
+    assert parse_error["error"]["code"] == -32700
+    assert says in parse_error["error"]["message"]
+    daemon.send({"id": 4, "method": "agent/tools", "params": {}})
+    _, answer = daemon.until_id(4)
+    assert len(answer["result"]["tools"]) == 4
+    assert daemon.close() == b""
+
+
+def test_a_message_that_is_not_an_object_is_an_invalid_request(
+    spawn: Spawn, tmp_path: Path
+) -> None:
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    daemon.send_bytes(b"[1, 2]")
+    error = daemon.receive()
+    assert error["id"] is None
+    assert error["error"]["code"] == -32600
+    assert daemon.close() == b""
+
+
+# -- lifecycle
+
+def test_a_request_after_shutdown_is_refused_and_exit_then_ends_with_0(
+    spawn: Spawn, tmp_path: Path
+) -> None:
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    daemon.send({"id": 5, "method": "shutdown"})
+    _, answer = daemon.until_id(5)
+    assert answer["result"] is None
+    daemon.send({"id": 6, "method": "agent/tools", "params": {}})
+    _, refused = daemon.until_id(6)
+    assert refused["error"]["code"] == -32600
+    daemon.send({"method": "exit"})
+    assert daemon.exit_code() == 0
+    assert daemon.rest() == b""
+
+
+def test_exit_without_shutdown_ends_with_1(spawn: Spawn, tmp_path: Path) -> None:
+    daemon = spawn()
+    daemon.initialize(tmp_path)
+    daemon.send({"method": "exit"})
+    assert daemon.exit_code() == 1
+    assert daemon.rest() == b""

@@ -70,3 +70,27 @@ async def test_tool_fields() -> None:
         "durationMs": 12.3, "reason": "timeout",
     }  # fmt: skip
     assert sent[2]["arguments"] == '{"command": '
+
+
+async def test_deltas_are_held_while_the_client_lags_and_sent_as_one_after() -> None:
+    lagging = [True]
+    sent: list[dict[str, Any]] = []
+    publish = ProgressPublisher(sent.append, "r-1", "s-1", congested=lambda: lagging[0])
+    for i in range(50):
+        publish(TextDelta(1, f"{i},"))
+        await asyncio.sleep(DELTA_INTERVAL / 2)  # 25 intervals: ~25 notifications unhindered
+    assert sent == []
+    lagging[0] = False
+    await asyncio.sleep(DELTA_INTERVAL * 3)
+    assert [(m["seq"], m["text"]) for m in sent] == [(1, "".join(f"{i}," for i in range(50)))]
+
+
+async def test_other_events_still_flush_held_text_in_order() -> None:
+    sent: list[dict[str, Any]] = []
+    publish = ProgressPublisher(sent.append, "r-1", "s-1", congested=lambda: True)
+    publish(TextDelta(1, "a"))
+    publish(TextDelta(1, "b"))
+    publish(RunFinished("completed", 1, 0, Usage(1, 2), 2, text="ab"))
+    assert [(m["seq"], m["kind"], m.get("text")) for m in sent] == [
+        (1, "text_delta", "ab"), (2, "run_finished", "ab")
+    ]

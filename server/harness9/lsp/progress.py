@@ -21,6 +21,7 @@ from harness9.engine.events import (
     TurnStarted,
     UsageReported,
 )
+from harness9.lsp.transport import output_congested
 from harness9.schema import ToolCall, Usage
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
@@ -122,12 +123,21 @@ def _run_finished(event: RunFinished) -> dict[str, Any]:
 class ProgressPublisher:
     """An event subscriber that sends one numbered `agent/progress` params dict per event.
 
-    Consecutive text deltas of a turn are merged while they arrive faster than `DELTA_INTERVAL`;
-    any other event first flushes the pending text, so the order on the wire is the engine's.
+    Consecutive text deltas of a turn are merged while they arrive faster than `DELTA_INTERVAL`,
+    and for as long as `congested()` says the client lags behind our output (so a client that
+    stops reading finds one delta, not thousands, when it reads again). Any other event first
+    flushes the pending text, so the order on the wire is the engine's.
     """
 
-    def __init__(self, send: Send, run_id: str, session_id: str) -> None:
+    def __init__(
+        self,
+        send: Send,
+        run_id: str,
+        session_id: str,
+        congested: Callable[[], bool] = output_congested,
+    ) -> None:
         self._send = send
+        self._congested = congested
         self._ids = {"runId": run_id, "sessionId": session_id}
         self._seq = 0
         self._pending: dict[str, Any] | None = None
@@ -158,17 +168,28 @@ class ProgressPublisher:
         if self._pending is not None and self._pending["turn"] == fields["turn"]:
             self._pending["text"] += fields["text"]
             # A busy loop may run the timer late while pieces keep coming: flush on arrival too.
-            if time.monotonic() - self._last_delta >= DELTA_INTERVAL:
+            if time.monotonic() - self._last_delta >= DELTA_INTERVAL and not self._congested():
                 self.flush()
             return
         self.flush()
         wait = self._last_delta + DELTA_INTERVAL - time.monotonic()
-        if wait <= 0:
+        if wait <= 0 and not self._congested():
             self._last_delta = time.monotonic()
             self._emit(fields)
             return
         self._pending = fields
-        self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
+        self._arm(wait if wait > 0 else DELTA_INTERVAL)
+
+    def _arm(self, wait: float) -> None:
+        self._timer = asyncio.get_running_loop().call_later(wait, self._on_timer)
+
+    def _on_timer(self) -> None:
+        """Send the pending text, unless the client still lags: then look again later."""
+        self._timer = None
+        if self._congested():
+            self._arm(DELTA_INTERVAL)
+        else:
+            self.flush()
 
     def _emit(self, fields: dict[str, Any]) -> None:
         self._seq += 1

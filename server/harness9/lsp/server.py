@@ -7,7 +7,6 @@ line and hands over to `runs` (agent/run), the session store (agent/cancel) or t
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import threading
@@ -26,6 +25,8 @@ from pygls.uris import to_fs_path
 
 from harness9 import __version__
 from harness9.lsp.errors import request_failed
+from harness9.lsp.framing import BodyError
+from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
 from harness9.lsp.sessions import Session, SessionStore
 from harness9.lsp.settings import client_section, from_environment, merge_client, resolve
@@ -46,14 +47,19 @@ class Harness9Server(LanguageServer):
     """The daemon's state: client settings, sessions and the workspace folders."""
 
     def __init__(self) -> None:
-        super().__init__("harness9", __version__, converter_factory=_plain_dict_converter)
+        super().__init__(
+            "harness9",
+            __version__,
+            protocol_cls=LifecycleProtocol,
+            converter_factory=_plain_dict_converter,
+        )
         self.initialized_ = False
         self.client_settings: dict[str, Any] = {}
         self.sessions = SessionStore()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Unreadable input gets a JSON-RPC error with id null; nothing pops up in the editor."""
-        if isinstance(error, json.JSONDecodeError):
+        if isinstance(error, BodyError):
             self._send_error_null_id(-32700, f"Parse error: {error}")
         elif isinstance(error, JsonRpcException) and source is JsonRpcException:
             self._send_error_null_id(-32600, f"Invalid request: {error}")

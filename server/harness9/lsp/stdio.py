@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 from types import FrameType
-from typing import BinaryIO
 
 from pygls.exceptions import JsonRpcException
 
@@ -38,14 +37,14 @@ def configure_logging(level: str | None = None) -> None:
         handler.addFilter(_AnsweredErrors())
 
 
-def claim_stdio() -> tuple[BinaryIO, BinaryIO]:
+def claim_stdio() -> tuple[int, int]:
     """Private copies of fds 0 and 1 for the protocol; the real fds point elsewhere.
 
     A stray print, or a child process inheriting stdout, would otherwise corrupt the JSON-RPC
     stream for good, and a child inheriting stdin would eat the next client message.
     """
-    rpc_in = os.fdopen(os.dup(0), "rb")  # buffered: pygls reads each body with one read(n)
-    rpc_out = os.fdopen(os.dup(1), "wb")
+    rpc_in = os.dup(0)
+    rpc_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -65,10 +64,16 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    """Serve the protocol on stdin/stdout until the client exits or stdin closes."""
+    """Serve the protocol on stdin/stdout until the client exits or the connection ends.
+
+    Exit code 0 after `shutdown` and `exit`, or when stdin closes; 1 for `exit` without
+    `shutdown`, a frame that cannot be read, or a client that stopped taking our output.
+    """
     configure_logging()
     rpc_in, rpc_out = claim_stdio()
     signal.signal(signal.SIGTERM, _on_sigterm)
     from harness9.lsp.server import server
+    from harness9.lsp.transport import serve_stdio
 
-    server.start_io(rpc_in, rpc_out)
+    code = serve_stdio(server.protocol, rpc_in, rpc_out, server.report_server_error)
+    sys.exit(code)

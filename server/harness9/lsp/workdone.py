@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -14,10 +15,12 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from harness9.engine.events import Event, ToolFinished, ToolStarted
+from harness9.lsp.transport import output_congested
 from harness9.schema import ToolCall
 
 _log = logging.getLogger(__name__)
 _CREATE_TIMEOUT = 5.0
+_RETRY_SECONDS = 0.05  # how often a held report looks whether the client reads again
 
 
 def describe_call(call: ToolCall, limit: int = 60) -> str:
@@ -36,18 +39,36 @@ def describe_call(call: ToolCall, limit: int = 60) -> str:
 
 
 class WorkDoneProgress:
-    """Begin/report/end on one token; the client's cancel on that token cancels `task`."""
+    """Begin/report/end on one token; the client's cancel on that token cancels `task`.
 
-    def __init__(self, ls: LanguageServer, token: str | int, task: asyncio.Task[Any]) -> None:
+    While the client lags behind our output (`congested()`), reports are held and only the
+    newest is sent once it reads again: each report replaces the one before anyway.
+    """
+
+    def __init__(
+        self,
+        ls: LanguageServer,
+        token: str | int,
+        task: asyncio.Task[Any],
+        congested: Callable[[], bool] = output_congested,
+    ) -> None:
         self._ls = ls
         self._token = token
+        self._congested = congested
+        self._held: str | None = None
+        self._retry: asyncio.TimerHandle | None = None
         loop = asyncio.get_running_loop()
         future: Future[Any] = ls.work_done_progress.tokens[token]
         future.add_done_callback(lambda _f: loop.call_soon_threadsafe(task.cancel))
 
     @classmethod
     async def open(
-        cls, ls: LanguageServer, token: str | int | None, task: asyncio.Task[Any], prompt: str
+        cls,
+        ls: LanguageServer,
+        token: str | int | None,
+        task: asyncio.Task[Any],
+        prompt: str,
+        congested: Callable[[], bool] = output_congested,
     ) -> WorkDoneProgress | None:
         """Use the client's token, else create one when the client supports it, else None."""
         if token is None:
@@ -60,7 +81,7 @@ class WorkDoneProgress:
                 title="harness9", message=prompt.splitlines()[0][:80], cancellable=True
             ),
         )
-        return cls(ls, token, task)
+        return cls(ls, token, task, congested)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolStarted):
@@ -71,12 +92,28 @@ class WorkDoneProgress:
             self._report(f"turn {event.turn} · {event.call.name} {mark} {took}")
 
     def _report(self, message: str) -> None:
+        if self._congested():
+            self._held = message
+            if self._retry is None:
+                loop = asyncio.get_running_loop()
+                self._retry = loop.call_later(_RETRY_SECONDS, self._send_held)
+            return
+        self._held = None
         self._ls.work_done_progress.report(
             self._token, types.WorkDoneProgressReport(message=message)
         )
 
+    def _send_held(self) -> None:
+        self._retry = None
+        if self._held is not None:
+            self._report(self._held)
+
     def end(self, status: str) -> None:
-        """Close the progress with the run's status and forget the token."""
+        """Close the progress with the run's status and forget the token (a held report too)."""
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        self._held = None
         self._ls.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=status))
         self._ls.work_done_progress.tokens.pop(self._token, None)
 

@@ -1,0 +1,257 @@
+"""The daemon's stdio transport: a framing reader thread, and a writer that never blocks the loop.
+
+pygls' own stdio loop reads headers with an unbounded `readline` and writes each frame from the
+event loop; a client that stops reading then freezes every run, timeout and cancel. Here a
+thread reads and frames the client's bytes (`framing`), the loop only decodes and dispatches
+bodies, and `FrameWriter` queues outgoing frames for a thread of its own. Producers of messages
+that can be merged (text deltas, `$/progress` reports) ask `output_congested()` and hold them
+while the client lags; everything else waits in the queue, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.protocol import JsonRPCProtocol
+
+from harness9.lsp.framing import BodyError, FrameError, FrameParser, decode_body
+
+_log = logging.getLogger(__name__)
+
+HIGH_WATER = 64 * 1024  # queued output bytes above which the client counts as lagging
+EXIT_FLUSH_SECONDS = 2.0  # what a closing daemon waits for a lagging client to take its output
+_READ_CHUNK = 64 * 1024
+_WRITE_BATCH = 256 * 1024
+_BODIES_IN_FLIGHT = 2  # bodies read ahead of the loop: what a flooding client can make us hold
+
+ErrorHandler = Callable[[Exception, Any], Any]
+
+
+class FrameWriter:
+    """pygls' writer: `write` queues a frame and returns at once; a thread writes them in order.
+
+    Queued bytes count until the kernel has taken them, so `congested` turns true as soon as a
+    client stops reading and the pipe fills.
+    """
+
+    def __init__(self, fd: int, high_water: int = HIGH_WATER) -> None:
+        self._fd = fd
+        self._high_water = high_water
+        self._frames: deque[bytes] = deque()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+        self._lost = False
+        self.on_lost: Callable[[], None] = lambda: None
+        self._thread = threading.Thread(target=self._run, name="harness9-writer", daemon=True)
+        self._thread.start()
+
+    @property
+    def congested(self) -> bool:
+        """More than the high-water mark is waiting for the client."""
+        return self._pending > self._high_water
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes queued or being written."""
+        return self._pending
+
+    def write(self, data: bytes) -> None:
+        """Queue one frame; dropped once the writer is closed or the client is gone."""
+        with self._lock:
+            if self._closed or self._lost:
+                return
+            self._frames.append(data)
+            self._pending += len(data)
+            self._work.notify()
+
+    def close(self) -> None:
+        """Accept no more frames; those queued are still written, then stdout is closed."""
+        with self._lock:
+            self._closed = True
+            self._work.notify()
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until every queued frame is written (or the client is gone); False on timeout."""
+        with self._lock:
+            return self._idle.wait_for(lambda: self._pending == 0 or self._lost, timeout)
+
+    def _run(self) -> None:
+        while (batch := self._next_batch()) is not None:
+            try:
+                _write_all(self._fd, batch)
+            except OSError as exc:
+                self._give_up(exc)
+                return
+            with self._lock:
+                self._pending -= len(batch)
+                if self._pending == 0:
+                    self._idle.notify_all()
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def _next_batch(self) -> bytes | None:
+        """Up to `_WRITE_BATCH` bytes of whole frames; None once closed and empty."""
+        with self._lock:
+            self._work.wait_for(lambda: bool(self._frames) or self._closed)
+            if not self._frames:
+                return None
+            parts = [self._frames.popleft()]
+            size = len(parts[0])
+            while self._frames and size + len(self._frames[0]) <= _WRITE_BATCH:
+                parts.append(self._frames.popleft())
+                size += len(parts[-1])
+        return b"".join(parts)
+
+    def _give_up(self, exc: OSError) -> None:
+        _log.error("the client's end of stdout is gone (%s); closing the connection", exc)
+        with self._lock:
+            self._lost = True
+            self._frames.clear()
+            self._pending = 0
+            self._idle.notify_all()
+        self.on_lost()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+_current: FrameWriter | None = None
+
+
+def output_congested() -> bool:
+    """Whether the daemon's client is lagging behind its output (False when none is serving)."""
+    return _current is not None and _current.congested
+
+
+class _EndOfInput:
+    """The client closed stdin."""
+
+
+class _LostClient:
+    """Writing to the client failed."""
+
+
+_Item = bytes | FrameError | _EndOfInput | _LostClient
+
+
+class _Inbox:
+    """Hands items from the reader thread to the loop; the thread waits while bodies pile up."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._slots = threading.Semaphore(_BODIES_IN_FLIGHT)
+
+    def put_from_thread(self, item: _Item, wait: bool = True) -> bool:
+        """Queue `item` for the loop; False when the loop is gone."""
+        if wait:
+            self._slots.acquire()
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except RuntimeError:
+            return False
+        return True
+
+    async def get(self) -> _Item:
+        item = await self._queue.get()
+        if not isinstance(item, _LostClient):
+            self._slots.release()
+        return item
+
+
+def _read_frames(fd: int, inbox: _Inbox) -> None:
+    """The reader thread: raw bytes → bodies, until end of input or a broken frame."""
+    parser = FrameParser()
+    while True:
+        try:
+            data = os.read(fd, _READ_CHUNK)
+        except OSError as exc:
+            _log.error("reading stdin failed: %s", exc)
+            data = b""
+        if not data:
+            inbox.put_from_thread(_EndOfInput())
+            return
+        for item in parser.feed(data):
+            if not inbox.put_from_thread(item) or isinstance(item, FrameError):
+                return
+
+
+def dispatch(protocol: JsonRPCProtocol, body: bytes, on_error: ErrorHandler) -> None:
+    """Decode one body and hand it to pygls; unreadable ones go to `on_error` to be answered.
+
+    `SystemExit` (pygls raises it for `exit`) passes through.
+    """
+    try:
+        message = decode_body(body, protocol.structure_message)
+        if isinstance(message, dict | list | str | int | float | bool) or message is None:
+            raise JsonRpcInvalidRequest(message="not a JSON-RPC 2.0 message object")
+        protocol.handle_message(message)
+    except (BodyError, JsonRpcException) as exc:
+        _log.warning("unreadable message: %s", exc)
+        on_error(exc, JsonRpcException)
+    except Exception as exc:
+        _log.exception("failed to handle a message")
+        on_error(exc, JsonRpcException)
+
+
+async def _serve(protocol: JsonRPCProtocol, in_fd: int, writer: FrameWriter,
+                 on_error: ErrorHandler) -> int:
+    """Dispatch bodies until the client exits or the connection ends; the exit code."""
+    inbox = _Inbox(asyncio.get_running_loop())
+
+    def lost() -> None:
+        inbox.put_from_thread(_LostClient(), wait=False)
+
+    writer.on_lost = lost
+    reader = threading.Thread(
+        target=_read_frames, args=(in_fd, inbox), name="harness9-reader", daemon=True
+    )
+    reader.start()
+    while True:
+        item = await inbox.get()
+        if isinstance(item, _EndOfInput):
+            return 0
+        if isinstance(item, FrameError):
+            _log.error("bad frame from the client, closing the connection: %s", item)
+            return 1
+        if isinstance(item, _LostClient):
+            return 1
+        try:
+            dispatch(protocol, item, on_error)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 1
+
+
+def serve_stdio(protocol: JsonRPCProtocol, in_fd: int, out_fd: int,
+                on_error: ErrorHandler) -> int:
+    """Serve one client on these descriptors until it leaves; returns the process exit code.
+
+    When the loop ends, pending runs are cancelled (their tool processes killed) and the output
+    still queued gets `EXIT_FLUSH_SECONDS` to reach a client that may have stopped reading.
+    """
+    global _current
+    writer = FrameWriter(out_fd)
+    protocol.set_writer(writer)
+    _current = writer
+    try:
+        code = asyncio.run(_serve(protocol, in_fd, writer, on_error))
+    finally:
+        _current = None
+        writer.close()
+        if not writer.drain(EXIT_FLUSH_SECONDS):
+            _log.warning("the client took not all output before the exit")
+    return code

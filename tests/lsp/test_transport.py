@@ -1,0 +1,75 @@
+"""The frame writer on a real pipe: it never blocks its caller, and loses nothing in order."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from harness9.lsp.transport import FrameWriter
+
+pytestmark = pytest.mark.timeout(20)
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read_fd, write_fd = os.pipe()
+    yield read_fd, write_fd
+    for fd in (read_fd, write_fd):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_writes_return_at_once_while_nobody_reads(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    writer = FrameWriter(write_fd, high_water=100_000)
+    frames = [b"%06d" % i + b"x" * 994 for i in range(4000)]  # 4 MB, 60 times a pipe's buffer
+    started = time.monotonic()
+    for data in frames:
+        writer.write(data)
+    assert time.monotonic() - started < 2  # a blocking write would hang here for good
+    assert writer.congested
+    assert not writer.drain(0.2)
+
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_all(read_fd)))
+    reader.start()
+    assert writer.drain(10)
+    assert not writer.congested
+    writer.close()
+    reader.join(10)
+    assert received == [b"".join(frames)]
+
+
+def test_after_close_frames_are_dropped_and_stdout_ends(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    writer = FrameWriter(write_fd)
+    writer.write(b"last")
+    writer.close()
+    writer.write(b"dropped")
+    assert read_all(read_fd) == b"last"
+
+
+def test_a_client_gone_is_reported_once_and_the_queue_let_go(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    lost = threading.Event()
+    writer = FrameWriter(write_fd)
+    writer.on_lost = lost.set
+    os.close(read_fd)
+    writer.write(b"x" * 1000)
+    assert lost.wait(5)
+    assert writer.drain(1)
+    assert writer.pending_bytes == 0
+    writer.write(b"more")
+    assert writer.pending_bytes == 0
