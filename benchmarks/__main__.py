@@ -30,6 +30,7 @@ CASES = (
     "memory",
     "sandbox",
     "approvals",
+    "checkpoints",
 )
 
 

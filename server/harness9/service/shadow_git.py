@@ -20,6 +20,8 @@ _CONFIG = {
     "core.symlinks": "true",
     "core.quotePath": "false",
     "core.fsmonitor": "false",
+    "core.looseCompression": "1",  # speed over size: snapshots are local and pruned
+    "pack.compression": "1",
     "core.untrackedCache": "true",
     "gc.auto": "0",  # pruned in the background, never in the middle of a run
     "advice.addEmbeddedRepo": "false",
