@@ -97,7 +97,8 @@ def test_generated_trees_and_paths_never_resolve_outside(
             except ToolError as exc:
                 text = str(exc)
                 # A plain path (no link on the way, no file in the way) inside must be accepted.
-                assert not (_inside(real_root, lexical) and _plain(real_root, lexical)), (path, text)
+                plain = _inside(real_root, lexical) and _plain(real_root, lexical)
+                assert not plain, (path, text)
                 assert "outside the workspace" in text or "symbolic links" in text or (
                     "a part of the path is a file" in text
                 ), text
