@@ -8,10 +8,12 @@ from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_para
 from harness9.lsp.settings import (
     EnvironmentGlobs,
     RunSettings,
+    SettingsError,
     client_section,
     from_environment,
     merge_client,
     parse_lenient,
+    parse_overrides,
     resolve,
 )
 
@@ -104,3 +106,19 @@ def test_cancel_needs_an_id() -> None:
     with pytest.raises(ParamsError, match="runId or sessionId is required"):
         parse_cancel_params({})
     assert parse_cancel_params({"sessionId": "s-1"}).session_id == "s-1"
+
+
+def test_approvals_are_validated_and_the_environment_sets_the_default_mode() -> None:
+    env = from_environment({"HARNESS9_APPROVALS": "yolo"})
+    assert resolve(env).approval_policy().mode == "yolo"
+    unknown = from_environment({"HARNESS9_APPROVALS": "sometimes"})
+    assert resolve(unknown).approval_policy().mode == "ask"
+    client = parse_overrides({"approvals": {"allow": ["bash(npm test*)"]}})
+    policy = resolve(env, client).approval_policy()
+    assert (policy.mode, [r.text for r in policy.allow]) == ("yolo", ["bash(npm test*)"])
+    read_only = parse_overrides({"approvals": {"mode": "read-only"}})
+    assert resolve(env, read_only).approval_policy().mode == "read-only"
+    with pytest.raises(SettingsError, match="approvals: mode must be one of"):
+        parse_overrides({"approvals": {"mode": "sometimes"}})
+    with pytest.raises(SettingsError, match="approvals: deny: 'bash\\(' is not a rule"):
+        parse_overrides({"approvals": {"deny": ["bash("]}})

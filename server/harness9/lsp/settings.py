@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
+from harness9.tools.approval_policy import MODES, ApprovalPolicy, PolicyError
+
 PROVIDERS = ("openai", "anthropic", "replay")
 
 
@@ -52,6 +54,12 @@ class RunSettings:
     first_byte_timeout_ms: int = 120_000
     stream_idle_timeout_ms: int = 60_000
     tool_environment: EnvironmentGlobs = NO_GLOBS
+    approvals: Mapping[str, Any] | None = None  # the `approvals` object, validated
+    approvals_mode: str = "ask"  # the default mode: HARNESS9_APPROVALS, else ask
+
+    def approval_policy(self) -> ApprovalPolicy:
+        """The policy of this run: the `approvals` setting over the default mode."""
+        return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=self.approvals_mode)
 
 
 def _string(value: Any) -> str:
@@ -96,6 +104,14 @@ def _environment_globs(value: Any) -> EnvironmentGlobs:
     return EnvironmentGlobs(**lists)
 
 
+def _approvals(value: Any) -> Mapping[str, Any]:
+    try:
+        ApprovalPolicy.from_setting(value)
+    except PolicyError as exc:
+        raise TypeError(str(exc)) from None
+    return dict(value)
+
+
 # wire name → (RunSettings attribute, validator)
 _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "provider": ("provider", _provider),
@@ -109,6 +125,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "connectTimeoutMs": ("connect_timeout_ms", _positive_int),
     "firstByteTimeoutMs": ("first_byte_timeout_ms", _positive_int),
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
+    "approvals": ("approvals", _approvals),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {
@@ -182,13 +199,16 @@ def client_section(settings: Any) -> Any:
 
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
-    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY; invalid ones ignored."""
+    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY and HARNESS9_APPROVALS
+    (the default approval mode); invalid ones ignored."""
     raw = {
         "provider": env.get("HARNESS9_PROVIDER") or None,
         "model": env.get("HARNESS9_MODEL") or None,
         "replayFile": env.get("HARNESS9_REPLAY") or None,
     }
     settings, _ = parse_lenient(raw)
+    if env.get("HARNESS9_APPROVALS") in MODES:  # an unknown mode keeps ask, the safe side
+        settings["approvals_mode"] = env["HARNESS9_APPROVALS"]
     return settings
 
 
