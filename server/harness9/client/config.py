@@ -45,6 +45,7 @@ class RunOptions:
     verbose: bool = False
     demo: bool = False
     interactive: bool = False
+    approvals: str | None = None  # the mode asked for on the command line, if any
 
 
 def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
@@ -80,6 +81,9 @@ def options_from_args(
     init: dict[str, Any] = {"provider": provider}
     if replay:
         init["replayFile"] = replay
+    approvals = approval_mode(args)
+    if approvals is not None:
+        init["approvals"] = {"mode": approvals}
     return RunOptions(
         workspace=workspace,
         prompt=prompt,
@@ -90,7 +94,17 @@ def options_from_args(
         json=args.json,
         verbose=args.verbose,
         interactive=bool(getattr(args, "interactive", False)),
+        demo=bool(getattr(args, "demo", False)),
+        approvals=approvals,
     )
+
+
+def approval_mode(args: argparse.Namespace) -> str | None:
+    """The approval mode the command line asks for: `--yes` and the demo run yolo."""
+    if getattr(args, "yes", False) or getattr(args, "demo", False):
+        return "yolo"
+    mode: str | None = getattr(args, "approvals", None)
+    return mode
 
 
 def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[str, Any]:

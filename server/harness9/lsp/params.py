@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness9.lsp.settings import SettingsError, parse_overrides
+from harness9.service.settings import SettingsError, parse_overrides
 
 
 class ParamsError(ValueError):

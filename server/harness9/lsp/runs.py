@@ -1,62 +1,55 @@
-"""`agent/run`: from validated params to a finished engine run and its JSON-RPC answer."""
+"""`agent/run` on the wire: the service's run, with LSP notifications, `$/progress`, the
+editor's approval questions, and the service's errors as JSON-RPC errors."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine import AgentEngine, EventBus, RunResult
 from harness9.engine.events import Event, RunFinished, ToolFinished, ToolStarted
 from harness9.engine.log import BlockLogger, format_event
-from harness9.engine.prompt import default_system_prompt
+from harness9.lsp.approvals import EditorApprover, announces_approval_requests
 from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
-from harness9.lsp.sessions import Session, SessionStore, new_id
-from harness9.lsp.settings import RunSettings
 from harness9.lsp.workdone import WorkDoneProgress
-from harness9.provider.errors import ConfigError, ProviderError
-from harness9.provider.factory import (
-    CREDENTIAL_VARIABLES,
-    ProviderSettings,
-    create_provider,
-    default_provider_name,
+from harness9.service.runs import (
+    AgentService,
+    RunCancelled,
+    RunContext,
+    RunError,
+    RunOutcome,
+    RunRequest,
+    RunWiring,
+    UnknownSession,
 )
-from harness9.schema import Usage
-from harness9.tools import ToolEnvironment, default_registry
+from harness9.service.settings import RunSettings
 
 block_log = logging.getLogger("harness9.engine")
-
-
-@dataclass(frozen=True, slots=True)
-class RunRequest:
-    """Everything a run needs, resolved by the server from params, settings and workspace."""
-
-    params: RunParams
-    settings: RunSettings
-    root: str
-    session: Session
 
 
 class _Observers:
     """The run's event subscribers: notifications, `$/progress`, stderr log, window log."""
 
-    def __init__(self, ls: LanguageServer, run_id: str, session_id: str) -> None:
+    def __init__(self, ls: LanguageServer, ids: dict[str, str]) -> None:
         self.ls = ls
         self.progress = ProgressPublisher(
-            lambda params: ls.protocol.notify("agent/progress", params), run_id, session_id
+            lambda params: ls.protocol.notify("agent/progress", params),
+            ids["runId"],
+            ids["sessionId"],
         )
         self.work: WorkDoneProgress | None = None
-        self.finished = False
-        self.bus = EventBus(BlockLogger(block_log), self._window_log, self.progress, self._track)
+        self.status = "error"
+
+    def subscribers(self) -> list[Any]:
+        """In the order they hear each event."""
+        return [BlockLogger(block_log), self._window_log, self.progress, self._track]
 
     def _window_log(self, event: Event) -> None:
         if isinstance(event, ToolStarted | ToolFinished):
@@ -69,94 +62,58 @@ class _Observers:
         if self.work is not None:
             self.work(event)
         if isinstance(event, RunFinished):
-            self.finished = True
+            self.status = event.status
 
-    def close(self, status: str, error: dict[str, Any] | None = None) -> None:
-        """Make sure `run_finished` went out (also for runs that failed before the engine ran)."""
-        if not self.finished:
-            self.bus.emit(RunFinished(status, 0, 0, Usage(), 0, error=error))
+    def close(self) -> None:
+        """Send buffered text and end the work-done progress (after `run_finished`)."""
         self.progress.flush()
         if self.work is not None:
-            self.work.end(status)
+            self.work.end(self.status)
             self.work = None
 
 
 async def execute_run(
-    ls: LanguageServer, store: SessionStore, request: RunRequest
+    ls: LanguageServer,
+    service: AgentService,
+    params: RunParams,
+    settings: RunSettings,
+    root: str,
 ) -> dict[str, Any]:
-    """Run the agent for `request` and return the `agent/run` result, or raise its error."""
-    session = request.session
-    run_id = new_id("r")
-    ids = {"runId": run_id, "sessionId": session.id}
+    """Run the agent for `params` and return the `agent/run` result, or raise its error."""
+    request = RunRequest(params.prompt, root, settings, params.session_id)
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
-    run = store.start(session, run_id, task)
-    observers = _Observers(ls, run_id, session.id)
+    observers: list[_Observers] = []
+
+    async def wire(context: RunContext) -> RunWiring:
+        ids = {"runId": context.ids.run_id, "sessionId": context.ids.session_id}
+        run_observers = _Observers(ls, ids)
+        observers.append(run_observers)
+        run_observers.work = await WorkDoneProgress.open(
+            ls, params.work_done_token, task, params.prompt
+        )
+        rich = announces_approval_requests(ls.client_capabilities)
+        approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        return RunWiring(run_observers.subscribers(), approver)
+
     try:
-        observers.work = await WorkDoneProgress.open(
-            ls, request.params.work_done_token, task, request.params.prompt
-        )
-        engine = _engine(request, observers.bus)
-        result = await engine.run(request.params.prompt, session.history)
-        observers.close(result.status)
-        return _result(ids, result)
-    except asyncio.CancelledError:
-        observers.close("cancelled")
-        raise JsonRpcRequestCancelled(message="the run was cancelled", data=ids) from None
-    except ProviderError as exc:
-        error = _provider_error(exc)
-        observers.close("error", error)
-        raise request_failed(exc.message, {**error, **ids}) from None
-    except Exception as exc:
-        block_log.exception("run %s failed", run_id)
-        message = f"internal error: {type(exc).__name__}: {exc}"
-        observers.close("error", {"kind": "internal", "message": message})
-        raise request_failed(message, {"kind": "internal", **ids}) from None
+        return _result(await service.run(request, wire))
+    except RunCancelled as exc:
+        data = {"runId": exc.run_id, "sessionId": exc.session_id}
+        raise JsonRpcRequestCancelled(message="the run was cancelled", data=data) from None
+    except UnknownSession as exc:
+        raise JsonRpcInvalidParams(message=f"sessionId: {exc}") from None
+    except RunError as exc:
+        raise request_failed(exc.message, {"kind": exc.kind, **exc.data}) from None
     finally:
-        store.finish(session, run)
+        for run_observers in observers:
+            run_observers.close()
 
 
-def _engine(request: RunRequest, bus: EventBus) -> AgentEngine:
-    settings = request.settings
-    provider = create_provider(_provider_settings(settings))
-    return AgentEngine(
-        provider,
-        default_registry(request.root, environment=_tool_environment(settings)),
-        max_turns=settings.max_turns,
-        tool_timeout=settings.tool_timeout_ms / 1000,
-        thinking=settings.thinking,
-        stream=settings.stream,
-        bus=bus,
-        workspace_root=request.root,
-        system_prompt=default_system_prompt(request.root),
-    )
-
-
-def _tool_environment(settings: RunSettings) -> ToolEnvironment:
-    globs = settings.tool_environment
-    return ToolEnvironment(globs.include, globs.exclude).protecting(CREDENTIAL_VARIABLES)
-
-
-def _provider_settings(settings: RunSettings) -> ProviderSettings:
-    name = settings.provider or default_provider_name(os.environ)
-    if name is None:
-        raise ConfigError(
-            "no LLM provider is configured: set OPENAI_API_KEY and OPENAI_BASE_URL, or "
-            "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (HARNESS9_PROVIDER and HARNESS9_MODEL "
-            "choose between them), or use the provider \"replay\" with a script"
-        )
-    return ProviderSettings(provider=name, model=settings.model, replay_file=settings.replay_file)
-
-
-def _provider_error(exc: ProviderError) -> dict[str, Any]:
-    error: dict[str, Any] = {"kind": exc.kind, "message": exc.message}
-    if exc.status is not None:
-        error["status"] = exc.status
-    return error
-
-
-def _result(ids: dict[str, str], result: RunResult) -> dict[str, Any]:
+def _result(outcome: RunOutcome) -> dict[str, Any]:
+    result = outcome.result
     return {
-        **ids,
+        "runId": outcome.ids.run_id,
+        "sessionId": outcome.ids.session_id,
         "status": result.status,
         "text": result.text,
         "turns": result.turns,

@@ -6,12 +6,11 @@ line and hands over to `runs` (agent/run), the session store (agent/cancel) or t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -28,8 +27,10 @@ from harness9.lsp.errors import request_failed
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
-from harness9.lsp.sessions import Session, SessionStore
-from harness9.lsp.settings import client_section, from_environment, merge_client, resolve
+from harness9.service.settings import client_section, from_environment, merge_client, resolve
+
+if TYPE_CHECKING:
+    from harness9.service.runs import AgentService
 
 _log = logging.getLogger("harness9.lsp")
 _P = TypeVar("_P")
@@ -55,7 +56,17 @@ class Harness9Server(LanguageServer):
         )
         self.initialized_ = False
         self.client_settings: dict[str, Any] = {}
-        self.sessions = SessionStore()
+        self._service: AgentService | None = None
+
+    @property
+    def service(self) -> AgentService:
+        """The sessions and runs; loaded with the engine on first use, not at start-up, so the
+        editor's `initialize` is answered sooner."""
+        if self._service is None:
+            from harness9.service.runs import AgentService
+
+            self._service = AgentService()
+        return self._service
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Unreadable input gets a JSON-RPC error with id null; nothing pops up in the editor."""
@@ -112,21 +123,6 @@ class Harness9Server(LanguageServer):
             )
         return folders[0]
 
-    def session_for(self, session_id: str | None) -> Session:
-        """The session to continue, or a new one; unknown ids and busy sessions are errors."""
-        if session_id is None:
-            return self.sessions.create()
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise JsonRpcInvalidParams(message=f"sessionId: unknown session {session_id!r}")
-        if session.active is not None:
-            raise request_failed(
-                f"session {session_id} is still running {session.active.run_id}; "
-                "wait for it to finish or cancel it",
-                {"kind": "busy", "sessionId": session_id, "runId": session.active.run_id},
-            )
-        return session
-
 
 server = Harness9Server()
 
@@ -170,14 +166,12 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     ls.require_initialized()
     params = _parsed(parse_run_params, raw)
     root = ls.resolve_root(params.workspace_folder)
-    session = ls.session_for(params.session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
     # `initialize` is answered sooner, and the first run pays about a tenth of a second.
-    from harness9.lsp.runs import RunRequest, execute_run
+    from harness9.lsp.runs import execute_run
 
-    request = RunRequest(params=params, settings=settings, root=root, session=session)
-    return await execute_run(ls, ls.sessions, request)
+    return await execute_run(ls, ls.service, params, settings, root)
 
 
 @server.feature("agent/cancel")
@@ -185,13 +179,7 @@ async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
     """Cancel a run; answered only after the run's last notification and its -32800 answer."""
     ls.require_initialized()
     params = _parsed(parse_cancel_params, raw)
-    run = ls.sessions.find_run(params.run_id, params.session_id)
-    if run is None:
-        return {"cancelled": False}
-    run.task.cancel()
-    # The run task's done-callbacks (pygls writes its answer there) run before this waiter wakes.
-    await asyncio.wait({run.task})
-    return {"cancelled": True}
+    return {"cancelled": await ls.service.cancel(params.run_id, params.session_id)}
 
 
 @server.feature("agent/tools")

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from harness9.schema import Message
+from harness9.tools.approval_policy import SessionApprovals
 
 
 def new_id(prefix: str) -> str:
@@ -26,11 +27,13 @@ class ActiveRun:
 
 @dataclass(slots=True)
 class Session:
-    """One conversation: its history goes back to the model on every run."""
+    """One conversation: its history goes back to the model on every run, and what the user
+    allowed "for this session" holds for all its runs."""
 
     id: str
     history: list[Message] = field(default_factory=list)
     active: ActiveRun | None = None
+    approvals: SessionApprovals = field(default_factory=SessionApprovals)
 
 
 class SessionStore:

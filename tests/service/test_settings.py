@@ -1,11 +1,10 @@
-"""Settings validation and precedence, and agent/run params."""
+"""Run settings: validation of each source, precedence, the client merge, approvals."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
-from harness9.lsp.settings import (
+from harness9.service.settings import (
     EnvironmentGlobs,
     RunSettings,
     SettingsError,
@@ -21,7 +20,7 @@ from harness9.lsp.settings import (
 def test_precedence_run_over_client_over_env_over_defaults() -> None:
     env = from_environment({"HARNESS9_PROVIDER": "anthropic", "HARNESS9_MODEL": "env-model"})
     client, problems = parse_lenient({"model": "client-model", "maxTurns": 5})
-    run = parse_run_params({"prompt": "x", "maxTurns": 2}).overrides
+    run = parse_overrides({"prompt": "x", "maxTurns": 2})
     merged = resolve(env, client, run)
     assert problems == []
     assert merged == RunSettings(provider="anthropic", model="client-model", max_turns=2)
@@ -77,35 +76,8 @@ def test_bad_tool_environment_is_reported(value: object, reason: str) -> None:
     assert problems[0].endswith(reason)
 
 
-def test_tool_environment_is_not_a_run_setting() -> None:
-    with pytest.raises(ParamsError, match="toolEnvironment: is daemon-wide"):
-        parse_run_params({"prompt": "x", "toolEnvironment": {}})
-
-
 def test_invalid_environment_values_are_ignored() -> None:
     assert from_environment({"HARNESS9_PROVIDER": "gemini"}) == {}
-
-
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        ([], "agent/run params must be an object, got list"),
-        ({"prompt": "x", "workDoneToken": True}, "workDoneToken must be a string or an integer"),
-        ({"prompt": "x", "sessionId": ""}, "sessionId must be a non-empty string"),
-        ({"prompt": "x", "toolTimeoutMs": 1.5}, "toolTimeoutMs: must be an integer ≥ 1"),
-        ({"prompt": "x", "thinking": 1}, "thinking: must be true or false, got 1"),
-    ],
-)
-def test_bad_run_params(params: object, message: str) -> None:
-    with pytest.raises(ParamsError) as info:
-        parse_run_params(params)
-    assert str(info.value).startswith(message)
-
-
-def test_cancel_needs_an_id() -> None:
-    with pytest.raises(ParamsError, match="runId or sessionId is required"):
-        parse_cancel_params({})
-    assert parse_cancel_params({"sessionId": "s-1"}).session_id == "s-1"
 
 
 def test_approvals_are_validated_and_the_environment_sets_the_default_mode() -> None:

@@ -1,0 +1,125 @@
+"""Building a run's engine from its settings: provider, tools, approval step, system prompt."""
+
+from __future__ import annotations
+
+import os
+
+from harness9.engine import AgentEngine, EventBus
+from harness9.engine.events import ApprovalRequested, ApprovalResolved, Event, ToolStarted
+from harness9.engine.prompt import default_system_prompt
+from harness9.provider.errors import ConfigError
+from harness9.provider.factory import (
+    CREDENTIAL_VARIABLES,
+    ProviderSettings,
+    create_provider,
+    default_provider_name,
+)
+from harness9.schema import ToolCall
+from harness9.service.sessions import Session
+from harness9.service.settings import RunSettings
+from harness9.tools import ToolEnvironment, default_registry
+from harness9.tools.approval import (
+    Answer,
+    ApprovalAnswer,
+    ApprovalRequest,
+    ApprovalStep,
+    Approver,
+)
+from harness9.tools.approval_policy import DecidedBy
+
+
+def build_engine(
+    root: str,
+    settings: RunSettings,
+    session: Session,
+    bus: EventBus,
+    approver: Approver | None,
+    turns: CallTurns,
+) -> AgentEngine:
+    """The engine of one run on `root`, reporting to `bus`, asking `approver`."""
+    provider = create_provider(provider_settings(settings))
+    step = ApprovalStep(
+        settings.approval_policy(),
+        approver or NobodyToAsk(),
+        root=root,
+        memory=session.approvals,
+        observer=ApprovalEvents(bus, turns),
+    )
+    registry = default_registry(
+        root, environment=tool_environment(settings), middleware=[step]
+    )
+    return AgentEngine(
+        provider,
+        registry,
+        max_turns=settings.max_turns,
+        tool_timeout=settings.tool_timeout_ms / 1000,
+        thinking=settings.thinking,
+        stream=settings.stream,
+        bus=bus,
+        workspace_root=root,
+        system_prompt=default_system_prompt(root),
+    )
+
+
+def tool_environment(settings: RunSettings) -> ToolEnvironment:
+    """What tool processes see of the daemon's environment: never the credentials."""
+    globs = settings.tool_environment
+    return ToolEnvironment(globs.include, globs.exclude).protecting(CREDENTIAL_VARIABLES)
+
+
+def provider_settings(settings: RunSettings) -> ProviderSettings:
+    """The provider of a run; `ConfigError` when none is configured."""
+    name = settings.provider or default_provider_name(os.environ)
+    if name is None:
+        raise ConfigError(
+            "no LLM provider is configured: set OPENAI_API_KEY and OPENAI_BASE_URL, or "
+            "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (HARNESS9_PROVIDER and HARNESS9_MODEL "
+            "choose between them), or use the provider \"replay\" with a script"
+        )
+    return ProviderSettings(provider=name, model=settings.model, replay_file=settings.replay_file)
+
+
+class NobodyToAsk:
+    """The approver when the front-end has no user to ask: every question is a rejection."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Reject, saying why."""
+        return ApprovalAnswer(
+            Answer.REJECT,
+            "nobody could be asked for approval here; the approval settings must allow this "
+            "call (or use the yolo mode)",
+        )
+
+
+class CallTurns:
+    """An event subscriber that knows the turn of each tool call (from `tool_started`, which
+    comes before the call's approval step)."""
+
+    def __init__(self) -> None:
+        self._turns: dict[str, int] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolStarted):
+            self._turns[event.call.id] = event.turn
+
+    def turn_of(self, call_id: str) -> int:
+        """The turn of a call the engine started (0 when it is unknown)."""
+        return self._turns.get(call_id, 0)
+
+
+class ApprovalEvents:
+    """Turns what the approval step does into events."""
+
+    def __init__(self, bus: EventBus, turns: CallTurns) -> None:
+        self._bus = bus
+        self._turns = turns
+
+    def requested(self, request: ApprovalRequest) -> None:
+        """The user is being asked."""
+        turn = self._turns.turn_of(request.call.id)
+        self._bus.emit(ApprovalRequested(turn, request.call, request.title))
+
+    def resolved(self, call: ToolCall, decision: str, by: DecidedBy, rule: str | None) -> None:
+        """A call's fate was decided."""
+        turn = self._turns.turn_of(call.id)
+        self._bus.emit(ApprovalResolved(turn, call, decision, by.value, rule))
