@@ -25,6 +25,7 @@ from harness9.lsp.settings import RunSettings
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.provider.errors import ConfigError, ProviderError
 from harness9.provider.factory import ProviderSettings, create_provider, default_provider_name
+from harness9.provider.limits import RequestLimits
 from harness9.schema import Usage
 from harness9.tools import default_registry
 
@@ -123,6 +124,7 @@ def _engine(request: RunRequest, bus: EventBus) -> AgentEngine:
         bus=bus,
         workspace_root=request.root,
         system_prompt=default_system_prompt(request.root),
+        max_parallel_tools=settings.max_parallel_tools,
     )
 
 
@@ -134,7 +136,14 @@ def _provider_settings(settings: RunSettings) -> ProviderSettings:
             "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (HARNESS9_PROVIDER and HARNESS9_MODEL "
             "choose between them), or use the provider \"replay\" with a script"
         )
-    return ProviderSettings(provider=name, model=settings.model, replay_file=settings.replay_file)
+    limits = RequestLimits(
+        connect=settings.connect_timeout_ms / 1000,
+        first_byte=settings.first_byte_timeout_ms / 1000,
+        stream_idle=settings.stream_idle_timeout_ms / 1000,
+    )
+    return ProviderSettings(
+        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits
+    )
 
 
 def _provider_error(exc: ProviderError) -> dict[str, Any]:
