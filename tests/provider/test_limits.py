@@ -72,7 +72,11 @@ async def test_headers_then_only_keepalives_fails_at_the_first_byte_limit(
 async def test_a_stream_that_stalls_after_its_first_chunk_fails_at_the_idle_limit(
     fake_llm: FakeLLM, wire: str
 ) -> None:
-    provider = await warmed(fake_llm, wire)
+    # A first-byte limit far beyond the idle limit: the idle limit alone must end the call.
+    fake_llm.script([Reply("warm")])
+    limits = RequestLimits(connect=1.0, first_byte=5.0, stream_idle=0.4)
+    provider = make_provider(fake_llm, wire, limits=limits)
+    await ask(provider, PROMPT, stream=False)
     fake_llm.script([Reply("hello world", stall_after=FIRST_TEXT[wire], keepalive=0.05)])
     seen: list[str] = []
 

@@ -228,8 +228,10 @@ class AnthropicProvider:
         """One non-streaming message."""
         client = await self._connect()
         request = self._request(messages, tools)
-        pacer = Pacer(self._limits, self.name)
-        with translated_errors(self._sdk, self.name, self._limits):
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
             return from_message(await pacer.first(client.messages.create(**request)))
 
     async def generate_stream(
@@ -239,8 +241,10 @@ class AnthropicProvider:
         client = await self._connect()
         request = self._request(messages, tools)
         assembler = StreamAssembler()
-        pacer = Pacer(self._limits, self.name)
-        with translated_errors(self._sdk, self.name, self._limits):
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
             stream = await pacer.first(client.messages.create(**request, stream=True))
             async with stream:
                 async for event in pacer.events(stream, keepalive=is_ping):

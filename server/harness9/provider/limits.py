@@ -57,14 +57,30 @@ def connect_message(provider: str, limits: RequestLimits) -> str:
 
 
 class Pacer:
-    """The deadlines of one model call, started when the pacer is made (the call's start)."""
+    """The deadlines of one model call, started when the pacer is made (the call's start).
+
+    Used as a context manager around the call. Moving the deadline on every event is a float
+    store: one timer per call, re-armed only when it fires early, keeps a stream of thousands of
+    events free of timer churn.
+    """
 
     def __init__(self, limits: RequestLimits, provider: str) -> None:
         self._limits = limits
         self._provider = provider
         self._loop = asyncio.get_running_loop()
         self._deadline = self._loop.time() + limits.first_byte
+        self._timer: asyncio.TimerHandle | None = None
+        self._waiter: asyncio.Task[Any] | None = None
+        self._fired = False
         self._answered = False
+
+    def __enter__(self) -> Pacer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def first(self, awaitable: Awaitable[T]) -> T:
         """Await the SDK's request (its headers, or a whole answer) within the first-byte limit."""
@@ -83,19 +99,42 @@ class Pacer:
                 return
             if not keepalive(event):
                 self._answered = True
-                self._deadline = self._loop.time() + self._limits.stream_idle
+                self._move_deadline(self._loop.time() + self._limits.stream_idle)
             yield event
 
+    def _move_deadline(self, deadline: float) -> None:
+        self._deadline = deadline
+        # A later deadline waits for the timer to fire; an earlier one (an idle limit shorter
+        # than the first-byte limit) needs a new timer.
+        if self._timer is not None and deadline < self._timer.when():
+            self._timer.cancel()
+            self._timer = None
+
     async def _within(self, awaitable: Awaitable[T]) -> T:
-        # The deadline covers this await only: never the consumer's work between two events.
-        scope = asyncio.timeout_at(self._deadline)
+        # The deadline cuts short only this await: never the consumer's work between two events.
+        task = asyncio.current_task()
+        assert task is not None
+        self._waiter = task
+        if self._timer is None:
+            self._timer = self._loop.call_at(self._deadline, self._expire)
         try:
-            async with scope:
-                return await awaitable
-        except TimeoutError:
-            if not scope.expired():
-                raise
-            raise NetworkError(self._message()) from None
+            return await awaitable
+        except asyncio.CancelledError:
+            # Ours only when no other cancellation (a cancelled run) is pending as well.
+            if self._fired and task.uncancel() == 0:
+                raise NetworkError(self._message()) from None
+            raise
+        finally:
+            self._waiter = None
+
+    def _expire(self) -> None:
+        self._timer = None
+        if self._loop.time() < self._deadline:  # the deadline moved on since the timer was set
+            self._timer = self._loop.call_at(self._deadline, self._expire)
+        elif self._waiter is not None and not self._fired:
+            self._fired = True
+            self._waiter.cancel()
+        # Else the deadline passed between two awaits: the next one sets a timer due at once.
 
     def _message(self) -> str:
         if self._answered:

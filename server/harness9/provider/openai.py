@@ -148,8 +148,10 @@ class OpenAIProvider:
     ) -> tuple[Message, Usage]:
         """One non-streaming completion."""
         client = await self._connect()
-        pacer = Pacer(self._limits, self.name)
-        with translated_errors(self._sdk, self.name, self._limits):
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
             completion = await pacer.first(client.post(
                 "/chat/completions",
                 body=to_request(self.model, messages, tools),
@@ -167,8 +169,10 @@ class OpenAIProvider:
         calls = ToolCallAccumulator()
         usage = Usage()
         answered = False
-        pacer = Pacer(self._limits, self.name)
-        with translated_errors(self._sdk, self.name, self._limits):
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
             types = self._sdk.types.chat
             stream = await pacer.first(client.post(
                 "/chat/completions",
