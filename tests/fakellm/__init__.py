@@ -11,12 +11,14 @@ Each request consumes the next scripted step:
 - `Reply(text, tool_calls=[Call(name, arguments, id)], usage=(in, out))`: an answer. Streams
   split text into `chunk_chars` pieces and tool arguments into `arg_chunk_chars` fragments,
   interleaving parallel calls (OpenAI format); `arguments` may be a raw, broken JSON string.
-  `first_byte_delay`, `chunk_delay`, `drop_after` (close the connection after N stream events)
-  and `error_after` (send an in-stream error event of `error_type` after N events) shape the
+  `first_byte_delay`, `chunk_delay`, `drop_after` (close the connection after N stream events),
+  `error_after` (send an in-stream error event of `error_type` after N events) and `stall_after`
+  (go silent after N events, sending only a keep-alive every `keepalive` seconds) shape the
   timing and failures of the stream.
 - `Fail(status, message, body=None, headers={}, retry_after_ms=1)`: an HTTP error in the wire
   format's error shape. `retry-after-ms` keeps the SDKs' retries fast.
 - `Drop(delay)`: close the connection without answering.
+- `Hang()`: read the request and never answer; the connection stays open until the server closes.
 
 Every request is recorded (`fake.requests`: wire, path, lower-cased headers, parsed JSON body),
 so tests assert what was sent. A request that finds no step fails with a non-retried 400 and is
@@ -36,7 +38,7 @@ import it into a conftest.py to use it.
 """
 
 from tests.fakellm.server import EXHAUSTED, FakeLLM, Responder
-from tests.fakellm.steps import Call, Drop, Fail, Reply, Request, Step
+from tests.fakellm.steps import Call, Drop, Fail, Hang, Reply, Request, Step
 
 __all__ = [
     "EXHAUSTED",
@@ -44,6 +46,7 @@ __all__ = [
     "Drop",
     "Fail",
     "FakeLLM",
+    "Hang",
     "Reply",
     "Request",
     "Responder",

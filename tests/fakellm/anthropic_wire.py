@@ -63,6 +63,11 @@ def error_event(kind: str, message: str) -> bytes:
     return _sse("error", {"type": "error", "error": {"type": kind, "message": message}})
 
 
+def keepalive() -> bytes:
+    """What the service sends to keep an idle stream open: a `ping` event."""
+    return _sse("ping", {"type": "ping"})
+
+
 def error_body(fail: Fail) -> dict[str, Any] | str:
     """The body of an error response."""
     if fail.body is not None:

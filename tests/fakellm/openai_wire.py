@@ -54,6 +54,11 @@ def error_event(kind: str, message: str) -> bytes:
     return f"data: {json.dumps({'error': {'message': message, 'type': kind}})}\n\n".encode()
 
 
+def keepalive() -> bytes:
+    """What a service sends to keep an idle stream open: an SSE comment, which carries no event."""
+    return b": keep-alive\n\n"
+
+
 def error_body(fail: Fail) -> dict[str, Any] | str:
     """The body of an error response."""
     if fail.body is not None:

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakellm import anthropic_wire, openai_wire
-from tests.fakellm.steps import Drop, Fail, Reply, Request, Step
+from tests.fakellm.steps import Drop, Fail, Hang, Reply, Request, Step
 
 Responder = Callable[[Request], Step]
 
@@ -38,6 +38,7 @@ class FakeLLM:
         self._requests: list[Request] = []
         self._lock = threading.Lock()
         self._serial = 0
+        self._closing = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         # A short poll interval makes `close()` quick (it waits for one poll).
@@ -50,7 +51,8 @@ class FakeLLM:
         return self
 
     def close(self) -> None:
-        """Stop serving and release the port."""
+        """Stop serving and release the port; hanging answers end too."""
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -141,6 +143,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _answer(self, request: Request, step: Step, serial: int) -> None:
+        if isinstance(step, Hang):
+            self.owner._closing.wait()
+            return
         if isinstance(step, Drop):
             time.sleep(step.delay + self.owner.latency)
             return
@@ -156,7 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
             if step.error_after is not None:
                 failure = codec.error_event(step.error_type, "fake error in the stream")
                 events = [*events[: step.error_after], failure]
-            self._send_stream(events, step)
+            self._send_stream(events, step, codec.keepalive())
         elif request.wire == "openai":
             self._send_json(200, openai_wire.completion(request, step, serial), {})
         else:
@@ -174,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_stream(self, events: list[bytes], reply: Reply) -> None:
+    def _send_stream(self, events: list[bytes], reply: Reply, keepalive: bytes) -> None:
         """SSE over chunked encoding, so a drop mid-way is a visibly incomplete body."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -185,12 +190,25 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.drop_after is not None and n >= reply.drop_after:
                 self.wfile.flush()
                 return
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-            self.wfile.flush()
+            if reply.stall_after is not None and n >= reply.stall_after:
+                self._stall(reply.keepalive, keepalive)
+                return
+            self._write_chunk(event)
             if reply.chunk_delay:
                 time.sleep(reply.chunk_delay)
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _stall(self, interval: float | None, keepalive: bytes) -> None:
+        """Send nothing but keep-alives until the client goes away (a failed write) or the
+        server closes."""
+        self.wfile.flush()
+        while not self.owner._closing.wait(interval):
+            self._write_chunk(keepalive)
 
 
 def _wire_of(path: str) -> str | None:

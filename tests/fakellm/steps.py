@@ -1,4 +1,4 @@
-"""What the fake LLM can be told to do for one request: reply, fail with a status, or drop."""
+"""What the fake LLM can be told to do for one request: reply, fail with a status, drop or hang."""
 
 from __future__ import annotations
 
@@ -32,8 +32,11 @@ class Reply:
     before the response starts, `chunk_delay` between stream events. `drop_after` closes the
     connection mid-stream after that many events (streaming only), without ending the body;
     `error_after` instead sends the wire format's in-stream error event (of `error_type`) after
-    that many events and ends the body cleanly. `usage` defaults to a rough estimate of
-    (input, output) tokens.
+    that many events and ends the body cleanly. `stall_after` stops after that many events (0:
+    right after the headers) and holds the connection open, sending the wire format's keep-alive
+    (an SSE comment for OpenAI, a `ping` event for Anthropic) every `keepalive` seconds (never
+    when None), until the client goes away or the server closes. `usage` defaults to a rough
+    estimate of (input, output) tokens.
     """
 
     text: str = ""
@@ -46,6 +49,8 @@ class Reply:
     drop_after: int | None = None
     error_after: int | None = None
     error_type: str = "overloaded_error"
+    stall_after: int | None = None
+    keepalive: float | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,13 @@ class Drop:
     delay: float = 0.0
 
 
-Step = Reply | Fail | Drop
+@dataclass(frozen=True)
+class Hang:
+    """Read the request and never answer: the connection stays open, silent, until the client
+    goes away or the server closes."""
+
+
+Step = Reply | Fail | Drop | Hang
 
 
 @dataclass(frozen=True)

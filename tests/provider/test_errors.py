@@ -101,13 +101,6 @@ async def test_connection_refused_is_network(wire: str, stream: bool) -> None:
         await ask(provider, PROMPT, stream=stream)
 
 
-async def test_timeout_is_network(fake_llm: FakeLLM, wire: str, stream: bool) -> None:
-    fake_llm.script([Reply("too late", first_byte_delay=1.0)])
-    provider = make_provider(fake_llm, wire, max_retries=0, timeout=0.2)
-    with pytest.raises(NetworkError, match="timed out"):
-        await ask(provider, PROMPT, stream=stream)
-
-
 async def test_body_that_is_not_json_is_malformed(fake_llm: FakeLLM, wire: str) -> None:
     fake_llm.script([Fail(200, body="<html>gateway</html>")])
     with pytest.raises(MalformedResponseError) as caught:

@@ -23,7 +23,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.engine.stream import call_model
-from harness9.engine.toolrun import execute_concurrently
+from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.base import LLMProvider
 from harness9.provider.errors import ProviderError
 from harness9.schema import Message, Role, ToolDefinition, ToolResult, Usage
@@ -50,7 +50,10 @@ class _RunState:
 
 
 class AgentEngine:
-    """Runs prompts through the seed's loop. One engine may serve many runs, one at a time each."""
+    """Runs prompts through the seed's loop. One engine may serve many runs, one at a time each.
+
+    A turn's tool calls run concurrently, at most `max_parallel_tools` at once.
+    """
 
     def __init__(
         self,
@@ -64,9 +67,12 @@ class AgentEngine:
         bus: EventBus | None = None,
         workspace_root: str = "",
         system_prompt: str | None = None,
+        max_parallel_tools: int = DEFAULT_MAX_PARALLEL,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
+        if max_parallel_tools < 1:
+            raise ValueError("max_parallel_tools must be at least 1")
         self.provider = provider
         self.registry = registry
         self.max_turns = max_turns
@@ -76,6 +82,7 @@ class AgentEngine:
         self.bus = bus or EventBus()
         self.workspace_root = workspace_root
         self.system_prompt = system_prompt
+        self.max_parallel_tools = max_parallel_tools
 
     async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
@@ -156,14 +163,16 @@ class AgentEngine:
     async def _act(
         self, turn: int, message: Message, history: list[Message], state: _RunState
     ) -> None:
-        """Phase 2's tools: run concurrently, then inject the observations in call order."""
+        """Phase 2's tools: run concurrently (up to the cap), then inject the observations in call
+        order."""
         calls = message.tool_calls
         before = len(history)
         state.tool_calls += len(calls)
         results: list[ToolResult | None] = [None] * len(calls)
         try:
             await execute_concurrently(
-                self.registry, calls, results, turn=turn, timeout=self.tool_timeout, bus=self.bus
+                self.registry, calls, results, turn=turn, timeout=self.tool_timeout,
+                bus=self.bus, max_parallel=self.max_parallel_tools,
             )
         finally:
             # Also on cancellation, when every unfinished call holds a cancelled result: the

@@ -1,14 +1,16 @@
-"""Concurrent execution of one turn's tool calls, each with its own timeout."""
+"""Concurrent execution of one turn's tool calls, up to a cap at once, each with its own timeout."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from harness9.engine.events import EventBus, ToolFinished, ToolStarted
 from harness9.schema import ToolCall, ToolResult
 from harness9.tools.registry import Registry, cancelled_result
+
+DEFAULT_MAX_PARALLEL = 8
 
 
 async def execute_concurrently(
@@ -19,28 +21,38 @@ async def execute_concurrently(
     turn: int,
     timeout: float | None,
     bus: EventBus,
+    max_parallel: int = DEFAULT_MAX_PARALLEL,
 ) -> None:
-    """Run every call at once and write each result at its call's index (the seed's layout).
+    """Run the calls, at most `max_parallel` at once, and write each result at its call's index.
 
-    One call timing out or failing does not affect its siblings. On cancellation every call still
-    running is stopped (its own cleanup runs, e.g. bash kills its process group), gets a
-    `cancelled` result and a `ToolFinished` event, and the cancellation propagates.
+    The calls start in call order: `max_parallel` workers each take the next call not started
+    yet, so a queued call has not started (no `ToolStarted`), and its timeout starts only when it
+    does. One call timing out or failing does not affect its siblings. On cancellation every call
+    still running is stopped (its own cleanup runs, e.g. bash kills its process group), every call
+    not finished, running or queued, gets a `cancelled` result and a `ToolFinished` event, and the
+    cancellation propagates.
     """
     started = time.monotonic()
+    pending: Iterator[tuple[int, ToolCall]] = iter(enumerate(calls))
 
-    async def one(index: int, call: ToolCall) -> None:
-        bus.emit(ToolStarted(turn=turn, call=call))
-        result = await registry.execute(call, timeout)
-        results[index] = result
-        bus.emit(ToolFinished(turn=turn, call=call, result=result))
+    async def worker() -> None:
+        # Taking from one shared iterator is safe: there is no await between check and take.
+        for index, call in pending:
+            bus.emit(ToolStarted(turn=turn, call=call))
+            result = await registry.execute(call, timeout)
+            results[index] = result
+            bus.emit(ToolFinished(turn=turn, call=call, result=result))
 
-    tasks = [asyncio.create_task(one(i, call)) for i, call in enumerate(calls)]
+    workers = [asyncio.create_task(worker()) for _ in range(min(max_parallel, len(calls)))]
     try:
-        await asyncio.gather(*tasks)
+        await asyncio.gather(*workers)
     except asyncio.CancelledError:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # gather has already cancelled every worker, but it raises as soon as the first one ends:
+        # cancelling the others again would cut their cleanup short (bash reaping its process).
+        for task in workers:
+            if not task.cancelling():
+                task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
         elapsed = round((time.monotonic() - started) * 1000, 3)
         for index, call in enumerate(calls):
             if results[index] is None:

@@ -4,7 +4,8 @@ The SDKs cost hundreds of milliseconds to import, so nothing imports them at mod
 first call that needs one imports it in a worker thread (the event loop keeps serving) and caches
 it. Both SDKs share one exception layout (`APIStatusError` and its subclasses,
 `APIConnectionError`, `APITimeoutError`, `APIResponseValidationError`); a connection dropped in
-the middle of a stream escapes them as the HTTP library's own `httpx2` exception.
+the middle of a stream escapes them as the HTTP library's own `httpx2` exception. Clients carry the
+run's `RequestLimits` (`harness9.provider.limits`) as their HTTP timeout.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from harness9.provider.errors import (
     ProviderError,
     RateLimitError,
 )
+from harness9.provider.limits import RequestLimits, connect_message
 
 _loaded: dict[str, ModuleType] = {}
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, Any]] = (
@@ -58,9 +60,10 @@ async def load_sdk(name: str) -> ModuleType:
 
 
 async def shared_client(
-    module: str, factory: str, options: Mapping[str, Any]
+    module: str, factory: str, options: Mapping[str, Any], limits: RequestLimits
 ) -> tuple[ModuleType, Any]:
-    """The SDK module and a client built by `module.factory(**options)`, shared per event loop.
+    """The SDK module and a client built by `module.factory(**options)` with the HTTP timeout of
+    `limits`, shared per event loop.
 
     Building a client costs tens of milliseconds of CPU (mostly its TLS context), so the runs of a
     daemon share one per configuration instead of paying it on every run; the key includes the
@@ -68,32 +71,38 @@ async def shared_client(
     """
     sdk = await load_sdk(module)
     clients = _clients.setdefault(asyncio.get_running_loop(), {})
-    key = (module, factory, tuple(sorted(options.items())))
+    key = (module, factory, tuple(sorted(options.items())), limits)
     client = clients.get(key)
     if client is None:
-        client = clients[key] = getattr(sdk, factory)(**options)
+        timeout = limits.http_timeout(sdk)
+        client = clients[key] = getattr(sdk, factory)(**options, timeout=timeout)
     return sdk, client
 
 
 @contextmanager
-def translated_errors(sdk: ModuleType, provider: str) -> Iterator[None]:
+def translated_errors(sdk: ModuleType, provider: str, limits: RequestLimits) -> Iterator[None]:
     """Re-raise any SDK / HTTP-library failure inside the block as a `ProviderError`."""
     try:
         yield
     except ProviderError:
         raise
     except Exception as exc:
-        error = translate(exc, sdk, provider)
+        error = translate(exc, sdk, provider, limits)
         if error is None:
             raise
         raise error from exc
 
 
-def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError | None:
+def translate(
+    exc: Exception, sdk: ModuleType, provider: str, limits: RequestLimits
+) -> ProviderError | None:
     """The provider error for `exc`, or None when it is not a model-call failure."""
+    httpx = sys.modules.get("httpx2")
     if isinstance(exc, sdk.APIStatusError) and int(getattr(exc, "status_code", 0)) >= 400:
         return _status_error(exc, provider)
     if isinstance(exc, sdk.APITimeoutError):
+        if httpx is not None and isinstance(exc.__cause__, httpx.ConnectTimeout):
+            return NetworkError(connect_message(provider, limits))
         return NetworkError(f"{provider}: the request timed out")
     if isinstance(exc, sdk.APIConnectionError):
         return NetworkError(f"{provider}: cannot reach the service: {_cause(exc)}")
@@ -101,7 +110,6 @@ def translate(exc: Exception, sdk: ModuleType, provider: str) -> ProviderError |
         return MalformedResponseError(f"{provider}: malformed response: {exc}")
     if isinstance(exc, sdk.APIError):
         return _stream_error(exc, provider)
-    httpx = sys.modules.get("httpx2")
     if httpx is not None and isinstance(exc, httpx.TimeoutException):
         return NetworkError(f"{provider}: the response timed out: {exc}")
     if httpx is not None and isinstance(exc, httpx.TransportError):

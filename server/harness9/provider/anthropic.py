@@ -15,7 +15,8 @@ A call with `tools=None` whose history already holds tool blocks (the thinking p
 turn) sends the run's last tools with `tool_choice: {"type": "none"}`, because the API rejects
 such a history without tool definitions. Streams are read as raw events (not the SDK's
 `messages.stream()` helper, which raises on a tool input that is not valid JSON), so broken
-argument text reaches the tool as a failure the model can fix.
+argument text reaches the tool as a failure the model can fix. Every call keeps to the run's
+`RequestLimits`; the service's `ping` events are keep-alives, no sign of the model.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.anthropic_stream import StreamAssembler, dump_input, usage_of
 from harness9.provider.errors import MalformedResponseError
+from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
 from harness9.schema import (
     Message,
     Role,
@@ -38,9 +40,6 @@ from harness9.schema import (
 )
 
 DEFAULT_MAX_TOKENS = 8192
-# The SDK refuses non-streamed calls it expects to exceed its default timeout unless a timeout is
-# given; an explicit one keeps a large `max_tokens` usable without streaming.
-DEFAULT_TIMEOUT = 600.0
 
 
 def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -174,6 +173,11 @@ def from_message(response: Any) -> tuple[Message, Usage]:
     return message, usage_of(getattr(response, "usage", None))
 
 
+def is_ping(event: Any) -> bool:
+    """Whether a stream event is the service's keep-alive."""
+    return getattr(event, "type", None) == "ping"
+
+
 class AnthropicProvider:
     """An `LLMProvider` for Anthropic-compatible Messages services."""
 
@@ -187,16 +191,18 @@ class AnthropicProvider:
         model: str,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         max_retries: int = 2,
-        timeout: float | None = None,
+        limits: RequestLimits = DEFAULT_LIMITS,
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
+        # The client's explicit timeout (from `limits`) also keeps a large `max_tokens` usable
+        # without streaming: the SDK refuses such calls only under its own default timeout.
         self._options: dict[str, Any] = {
             "api_key": api_key,
             "base_url": base_url,
             "max_retries": max_retries,
-            "timeout": timeout if timeout is not None else DEFAULT_TIMEOUT,
         }
+        self._limits = limits
         self._run_tools: list[ToolDefinition] | None = None
         self._sdk: Any = None
         self._client: Any = None
@@ -205,7 +211,7 @@ class AnthropicProvider:
         """The shared SDK client, on first use (the SDK is imported off the event loop)."""
         if self._client is None:
             self._sdk, self._client = await shared_client(
-                "anthropic", "AsyncAnthropic", self._options
+                "anthropic", "AsyncAnthropic", self._options, self._limits
             )
         return self._client
 
@@ -222,8 +228,11 @@ class AnthropicProvider:
         """One non-streaming message."""
         client = await self._connect()
         request = self._request(messages, tools)
-        with translated_errors(self._sdk, self.name):
-            return from_message(await client.messages.create(**request))
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
+            return from_message(await pacer.first(client.messages.create(**request)))
 
     async def generate_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
@@ -232,10 +241,13 @@ class AnthropicProvider:
         client = await self._connect()
         request = self._request(messages, tools)
         assembler = StreamAssembler()
-        with translated_errors(self._sdk, self.name):
-            stream = await client.messages.create(**request, stream=True)
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
+            stream = await pacer.first(client.messages.create(**request, stream=True))
             async with stream:
-                async for event in stream:
+                async for event in pacer.events(stream, keepalive=is_ping):
                     delta = assembler.feed(event)
                     if delta:
                         yield StreamChunk(type=StreamChunkType.TEXT, text=delta)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from harness9.provider.anthropic import AnthropicProvider
 from harness9.provider.base import LLMProvider
 from harness9.provider.errors import ConfigError
+from harness9.provider.limits import DEFAULT_LIMITS, RequestLimits
 from harness9.provider.openai import OpenAIProvider
 from harness9.provider.replay import ReplayProvider, load_script
 
@@ -37,15 +38,15 @@ CREDENTIAL_VARIABLES = tuple(_KEYS.values())
 
 @dataclass(frozen=True, slots=True)
 class ProviderSettings:
-    """What a run needs from its provider. `timeout` is the HTTP timeout in seconds (None: the
-    SDK's default); `max_retries` is the SDK's retry count for 408/409/429/5xx and connection
-    errors; `max_tokens` is sent to Anthropic (it requires one)."""
+    """What a run needs from its provider. `limits` bound the waits of each model call (connect,
+    first byte, stream idle); `max_retries` is the SDK's retry count for 408/409/429/5xx and
+    connection errors; `max_tokens` is sent to Anthropic (it requires one)."""
 
     provider: str
     model: str | None = None
     max_retries: int = 2
     max_tokens: int = DEFAULT_MAX_TOKENS
-    timeout: float | None = None
+    limits: RequestLimits = DEFAULT_LIMITS
     replay_file: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
@@ -76,10 +77,10 @@ def create_provider(settings: ProviderSettings) -> LLMProvider:
     base_url = _required(settings.env, _URLS[name], name)
     if name == "openai":
         return OpenAIProvider(api_key=api_key, base_url=base_url, model=model,
-                              max_retries=settings.max_retries, timeout=settings.timeout)
+                              max_retries=settings.max_retries, limits=settings.limits)
     return AnthropicProvider(api_key=api_key, base_url=base_url, model=model,
                              max_tokens=settings.max_tokens, max_retries=settings.max_retries,
-                             timeout=settings.timeout)
+                             limits=settings.limits)
 
 
 def _required(env: Mapping[str, str], variable: str, provider: str) -> str:

@@ -11,7 +11,8 @@ Works with any service speaking the format (OpenAI, OpenRouter, vLLM, Ollama…)
 - `tools=None` → no `tools` key at all; `tools=[]` → `"tools": []`.
 
 Streams ask for usage (`stream_options.include_usage`) and join tool-call argument fragments by
-their `index`. The SDK is imported on first use, and its retries stay on.
+their `index`. The SDK is imported on first use, and its retries stay on. Every call keeps to the
+run's `RequestLimits` (a service's SSE comments are no sign of life: the SDK skips them).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.errors import MalformedResponseError
+from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
     Message,
@@ -121,7 +123,7 @@ class OpenAIProvider:
         base_url: str,
         model: str,
         max_retries: int = 2,
-        timeout: float | None = None,
+        limits: RequestLimits = DEFAULT_LIMITS,
     ) -> None:
         self.model = model
         self._options: dict[str, Any] = {
@@ -129,15 +131,16 @@ class OpenAIProvider:
             "base_url": base_url,
             "max_retries": max_retries,
         }
-        if timeout is not None:
-            self._options["timeout"] = timeout
+        self._limits = limits
         self._sdk: Any = None
         self._client: Any = None
 
     async def _connect(self) -> Any:
         """The shared SDK client, on first use (the SDK is imported off the event loop)."""
         if self._client is None:
-            self._sdk, self._client = await shared_client("openai", "AsyncOpenAI", self._options)
+            self._sdk, self._client = await shared_client(
+                "openai", "AsyncOpenAI", self._options, self._limits
+            )
         return self._client
 
     async def generate(
@@ -145,12 +148,15 @@ class OpenAIProvider:
     ) -> tuple[Message, Usage]:
         """One non-streaming completion."""
         client = await self._connect()
-        with translated_errors(self._sdk, self.name):
-            completion = await client.post(
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
+            completion = await pacer.first(client.post(
                 "/chat/completions",
                 body=to_request(self.model, messages, tools),
                 cast_to=self._sdk.types.chat.ChatCompletion,
-            )
+            ))
             return from_completion(completion)
 
     async def generate_stream(
@@ -163,17 +169,20 @@ class OpenAIProvider:
         calls = ToolCallAccumulator()
         usage = Usage()
         answered = False
-        with translated_errors(self._sdk, self.name):
+        with (
+            translated_errors(self._sdk, self.name, self._limits),
+            Pacer(self._limits, self.name) as pacer,
+        ):
             types = self._sdk.types.chat
-            stream = await client.post(
+            stream = await pacer.first(client.post(
                 "/chat/completions",
                 body={**request, "stream": True, "stream_options": {"include_usage": True}},
                 cast_to=types.ChatCompletion,
                 stream=True,
                 stream_cls=self._sdk.AsyncStream[types.ChatCompletionChunk],
-            )
+            ))
             async with stream:
-                async for chunk in stream:
+                async for chunk in pacer.events(stream):
                     if getattr(chunk, "usage", None) is not None:
                         usage = _usage(chunk)
                     delta = _delta(chunk)

@@ -14,6 +14,7 @@ from harness9.provider.factory import (
     create_provider,
     default_provider_name,
 )
+from harness9.provider.limits import RequestLimits
 from harness9.schema import ToolCall
 from harness9.service.sessions import Session
 from harness9.service.settings import RunSettings
@@ -58,6 +59,7 @@ def build_engine(
         bus=bus,
         workspace_root=root,
         system_prompt=default_system_prompt(root),
+        max_parallel_tools=settings.max_parallel_tools,
     )
 
 
@@ -76,7 +78,14 @@ def provider_settings(settings: RunSettings) -> ProviderSettings:
             "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (HARNESS9_PROVIDER and HARNESS9_MODEL "
             "choose between them), or use the provider \"replay\" with a script"
         )
-    return ProviderSettings(provider=name, model=settings.model, replay_file=settings.replay_file)
+    limits = RequestLimits(
+        connect=settings.connect_timeout_ms / 1000,
+        first_byte=settings.first_byte_timeout_ms / 1000,
+        stream_idle=settings.stream_idle_timeout_ms / 1000,
+    )
+    return ProviderSettings(
+        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits
+    )
 
 
 class NobodyToAsk:
