@@ -79,7 +79,8 @@ StartDaemon = Callable[..., Awaitable[Daemon]]
 
 @asynccontextmanager
 async def daemon_factory() -> AsyncIterator[StartDaemon]:
-    """Yields `start(root, env=…, init=…, work_done=…, initialize=…)`; stops them all."""
+    """Yields `start(root, env=…, init=…, work_done=…, initialize=…, approval_requests=…)`;
+    stops them all. Daemons run with HARNESS9_APPROVALS=yolo unless `env` says otherwise."""
     started: list[LanguageClient] = []
 
     async def start(
@@ -90,6 +91,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         work_done: bool = False,
         folders: list[Path] | None = None,
         initialize: bool = True,
+        approval_requests: bool = False,
     ) -> Daemon:
         config = ClientServerConfig(
             server_command=SERVER,
@@ -101,7 +103,10 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         started.append(client)
         daemon = Daemon(client)
         if initialize:
-            await client.initialize_session(_initialize_params(root, init, work_done, folders))
+            params = _initialize_params(root, init, work_done, folders)
+            if approval_requests:
+                params.capabilities.experimental = {"harness9": {"approvalRequests": True}}
+            await client.initialize_session(params)
         return daemon
 
     try:

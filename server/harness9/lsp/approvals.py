@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 
 from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest
@@ -28,7 +29,6 @@ OPTIONS = [
     {"id": Answer.REJECT.value, "label": "Reject"},
 ]
 _BY_LABEL = {option["label"]: Answer(option["id"]) for option in OPTIONS}
-_WARNING = 2  # MessageType.Warning
 _ids = itertools.count(1)
 
 
@@ -58,10 +58,11 @@ class EditorApprover:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Ask through the editor; anything but a clear yes is a rejection."""
+        params: Any
         if self._rich:
             method, params = "agent/requestApproval", self._params(request)
         else:
-            method, params = "window/showMessageRequest", _message_request(request)
+            method, params = types.WINDOW_SHOW_MESSAGE_REQUEST, _message_request(request)
         try:
             answer = await self._request(method, params)
         except asyncio.CancelledError:
@@ -87,7 +88,7 @@ class EditorApprover:
             params["diff"] = request.diff
         return params
 
-    async def _request(self, method: str, params: dict[str, Any]) -> Any:
+    async def _request(self, method: str, params: Any) -> Any:
         msg_id = f"harness9-approval-{next(_ids)}"
         future = self._protocol.send_request(method, params, msg_id=msg_id)
         try:
@@ -95,11 +96,11 @@ class EditorApprover:
         except asyncio.CancelledError:
             # The run was cancelled: withdraw the question from the editor.
             self._protocol._request_futures.pop(msg_id, None)
-            self._protocol.notify("$/cancelRequest", {"id": msg_id})
+            self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
 
 
-def _message_request(request: ApprovalRequest) -> dict[str, Any]:
+def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
     summary = f"harness9 asks to run {request.title}"
     if request.diff:
         changed = sum(
@@ -107,11 +108,11 @@ def _message_request(request: ApprovalRequest) -> dict[str, Any]:
             if line[:1] in "+-" and not line.startswith(("+++", "---"))
         )
         summary += f" ({changed} changed line{'s' if changed != 1 else ''})"
-    return {
-        "type": _WARNING,
-        "message": summary,
-        "actions": [{"title": option["label"]} for option in OPTIONS],
-    }
+    return types.ShowMessageRequestParams(
+        type=types.MessageType.Warning,
+        message=summary,
+        actions=[types.MessageActionItem(title=option["label"]) for option in OPTIONS],
+    )
 
 
 def _field(value: Any, name: str) -> Any:

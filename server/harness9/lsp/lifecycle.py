@@ -1,12 +1,23 @@
-"""LSP lifecycle rules pygls leaves out: after `shutdown`, requests are refused, not ignored."""
+"""The daemon's protocol class: the LSP lifecycle rules pygls leaves out (after `shutdown`,
+requests are refused, not ignored), and our capabilities in the `initialize` answer."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+PROTOCOL_VERSION = "1.1"
+METHODS = ["agent/run", "agent/cancel", "agent/tools"]
+PROGRESS_KINDS = [
+    "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
+    "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
+    "observation", "usage", "run_finished",
+]
 
 
 class LifecycleProtocol(LanguageServerProtocol):
@@ -25,3 +36,18 @@ class LifecycleProtocol(LanguageServerProtocol):
             self._send_response(msg_id, None, error.to_response_error())
             return
         super().handle_message(message)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' initialize, plus `capabilities.experimental.harness9`."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {
+            "harness9": {
+                "protocolVersion": PROTOCOL_VERSION,
+                "methods": METHODS,
+                "progressKinds": PROGRESS_KINDS,
+            }
+        }
+        return result

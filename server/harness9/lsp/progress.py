@@ -9,6 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from harness9.engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
     AssistantMessage,
     Event,
     ObservationAdded,
@@ -72,6 +74,14 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             calls = [_tool_call(call) for call in event.tool_calls]
             return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
                     "toolCalls": calls}
+        case ApprovalRequested():
+            return {"kind": "approval_requested", "turn": event.turn,
+                    "toolCallId": event.call.id, "tool": event.call.name, "title": event.title}
+        case ApprovalResolved():
+            fields = {"kind": "approval_resolved", "turn": event.turn,
+                      "toolCallId": event.call.id, "tool": event.call.name,
+                      "decision": event.decision, "by": event.by}
+            return fields if event.rule is None else {**fields, "rule": event.rule}
         case ToolStarted():
             return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.id,
                     "tool": event.call.name, "arguments": wire_arguments(event.call.arguments)}

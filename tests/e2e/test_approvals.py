@@ -1,0 +1,220 @@
+"""Approvals end to end: the daemon asks the editor before a tool call runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+
+from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
+from tests.e2e.raw import Spawn, spawn
+from tests.fakellm import Call, FakeLLM, Reply
+
+__all__ = ["spawn"]  # the fixture
+pytestmark = pytest.mark.timeout(60)
+ASK = {"HARNESS9_APPROVALS": "ask"}
+
+
+@pytest_asyncio.fixture
+async def start() -> AsyncIterator[StartDaemon]:
+    async with daemon_factory() as factory:
+        yield factory
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    return root
+
+
+class Editor:
+    """Answers `agent/requestApproval` from a list, recording what it was asked."""
+
+    def __init__(self, daemon: Daemon, *answers: dict[str, Any], delay: float = 0) -> None:
+        self.asked: list[dict[str, Any]] = []
+        self.answers = list(answers)
+
+        @daemon.client.feature("agent/requestApproval")
+        async def _ask(ls: Any, params: Any) -> dict[str, Any]:
+            self.asked.append(dict(params))
+            await asyncio.sleep(delay)
+            return self.answers.pop(0)
+
+
+async def asking_daemon(start: StartDaemon, fake: FakeLLM, root: Path, **kw: Any) -> Daemon:
+    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", **ASK, **kw.pop("env", {})}
+    return await start(root, env=env, approval_requests=True, **kw)
+
+
+def kinds(daemon: Daemon, run_id: str, *wanted: str) -> list[dict[str, Any]]:
+    return [n for n in daemon.of_run(run_id) if n["kind"] in wanted]
+
+
+async def test_the_editor_is_asked_with_the_diff_and_its_answers_hold(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("edit_file", {"path": "a.txt", "source_text": "alpha",
+                                      "target_text": "beta"}),
+                   Call("bash", {"command": "echo hi > planted.txt"})]),
+        Reply("ok"),
+    ])
+    daemon = await asking_daemon(start, fake_llm, workspace)
+    editor = Editor(daemon, {"decision": "allow_once"},
+                    {"decision": "reject", "message": "no files in the root, please"})
+    result = await daemon.run(prompt="go")
+    edit, bash = editor.asked
+    assert (edit["tool"], edit["title"], edit["path"], edit["turn"]) == (
+        "edit_file", "edit_file: a.txt", "a.txt", 1
+    )
+    assert edit["diff"] == "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+beta\n"
+    assert [o["id"] for o in edit["options"]] == ["allow_once", "allow_session", "reject"]
+    assert (bash["title"], bash["arguments"]) == (
+        "bash: echo hi > planted.txt", {"command": "echo hi > planted.txt"}
+    )
+    assert "diff" not in bash and edit["runId"] == result["runId"]
+    assert (workspace / "a.txt").read_text() == "beta\n"
+    assert not (workspace / "planted.txt").exists()
+    resolved = kinds(daemon, result["runId"], "approval_resolved")
+    assert [(n["tool"], n["decision"], n["by"]) for n in resolved] == [
+        ("edit_file", "allow_once", "user"), ("bash", "reject", "user")
+    ]
+    assert len(kinds(daemon, result["runId"], "approval_requested")) == 2
+    failed = kinds(daemon, result["runId"], "tool_failed")
+    assert [(n["tool"], n["reason"]) for n in failed] == [("bash", "rejected")]
+    second_request = json.dumps(fake_llm.requests[1].body)
+    assert "the user rejected this bash call: no files in the root, please" in second_request
+
+
+async def test_a_stock_client_is_asked_with_show_message_request(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("", [Call("bash", {"command": "echo one"})]),
+                     Reply("", [Call("bash", {"command": "echo two"})]), Reply("ok")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", **ASK}
+    daemon = await start(workspace, env=env)
+    questions: list[types.ShowMessageRequestParams] = []
+    answers = iter([types.MessageActionItem(title="Allow once"), None])  # then dismissed
+
+    @daemon.client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _show(ls: Any, params: types.ShowMessageRequestParams) -> Any:
+        questions.append(params)
+        return next(answers)
+
+    result = await daemon.run(prompt="go")
+    assert [q.message for q in questions] == [
+        "harness9 asks to run bash: echo one", "harness9 asks to run bash: echo two"
+    ]
+    assert questions[0].type == types.MessageType.Warning
+    assert [a.title for a in questions[0].actions or []] == [
+        "Allow once", "Allow for this session", "Reject"
+    ]
+    outcomes = kinds(daemon, result["runId"], "tool_completed", "tool_failed")
+    assert [(n["kind"], n.get("reason")) for n in outcomes] == [
+        ("tool_completed", None), ("tool_failed", "rejected")
+    ]
+
+
+async def test_allow_for_the_session_is_not_asked_again_in_the_next_run(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    same = Reply("", [Call("bash", {"command": "echo same"})])
+    fake_llm.script([same, Reply("ok"), same, Reply("ok again")])
+    daemon = await asking_daemon(start, fake_llm, workspace)
+    editor = Editor(daemon, {"decision": "allow_session"})
+    first = await daemon.run(prompt="one")
+    second = await daemon.run(prompt="two", sessionId=first["sessionId"])
+    assert len(editor.asked) == 1
+    resolved = kinds(daemon, second["runId"], "approval_resolved")
+    assert [(n["decision"], n["by"]) for n in resolved] == [("allow", "session")]
+    assert kinds(daemon, second["runId"], "tool_completed")[0]["output"].strip() == "same"
+
+
+async def test_deny_rules_and_read_only_refuse_without_asking(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("bash", {"command": "ls && rm -rf ."}),
+                   Call("write_file", {"path": "b.txt", "content": "x"}),
+                   Call("read_file", {"path": "a.txt"})]),
+        Reply("ok"),
+    ])
+    daemon = await asking_daemon(start, fake_llm, workspace)
+    editor = Editor(daemon)  # any question fails: nothing is left to answer
+    approvals = {"mode": "read-only", "deny": ["bash(rm *)"]}
+    result = await daemon.run(prompt="go", approvals=approvals)
+    assert editor.asked == []
+    resolved = kinds(daemon, result["runId"], "approval_resolved")
+    assert [(n["tool"], n["decision"], n["by"], n.get("rule")) for n in resolved] == [
+        ("bash", "deny", "rule", "bash(rm *)"), ("write_file", "deny", "mode", None)
+    ]
+    failed = kinds(daemon, result["runId"], "tool_failed")
+    assert [n["reason"] for n in failed] == ["denied", "denied"]
+    assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
+
+
+async def test_calls_that_need_no_asking_run_while_a_question_waits(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("bash", {"command": "sleep 0.3; echo slow"}),
+                   Call("read_file", {"path": "a.txt"})]),
+        Reply("ok"),
+    ])
+    daemon = await asking_daemon(start, fake_llm, workspace, init={"toolTimeoutMs": 800})
+    Editor(daemon, {"decision": "allow_once"}, delay=1.2)  # longer than the tool timeout
+    result = await daemon.run(prompt="go")
+    notes = daemon.of_run(result["runId"])
+    order = [(n["kind"], n.get("tool")) for n in notes
+             if n["kind"] in ("tool_completed", "approval_resolved")]
+    assert order == [("tool_completed", "read_file"), ("approval_resolved", "bash"),
+                     ("tool_completed", "bash")]
+    bash = next(n for n in notes if n["kind"] == "tool_completed" and n["tool"] == "bash")
+    assert bash["output"].strip() == "slow"  # the waiting did not count against its timeout
+
+
+async def test_cancelling_while_a_question_is_pending_withdraws_it(
+    spawn: Spawn, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("", [Call("bash", {"command": "touch planted"})]), Reply("next")])
+    daemon = spawn({**fake_llm.env(), "HARNESS9_PROVIDER": "openai", **ASK})
+    daemon.send({"id": 1, "method": "initialize", "params": {
+        "rootUri": workspace.as_uri(),
+        "capabilities": {"experimental": {"harness9": {"approvalRequests": True}}}}})
+    daemon.until_id(1)
+    daemon.send({"method": "initialized", "params": {}})
+    daemon.send({"id": 2, "method": "agent/run", "params": {"prompt": "go"}})
+    question = daemon.receive()
+    while question.get("method") != "agent/requestApproval":
+        question = daemon.receive()
+    session_id = question["params"]["sessionId"]
+    daemon.send({"method": "$/cancelRequest", "params": {"id": 2}})
+    seen: list[dict[str, Any]] = []
+    while True:
+        message = daemon.receive()
+        seen.append(message)
+        if message.get("id") == 2:
+            break
+    withdrawn = [m for m in seen if m.get("method") == "$/cancelRequest"]
+    assert [m["params"]["id"] for m in withdrawn] == [question["id"]]
+    finished = [m["params"] for m in seen if m.get("method") == "agent/progress"
+                and m["params"]["kind"] == "run_finished"]
+    assert [f["status"] for f in finished] == ["cancelled"]
+    assert seen[-1]["error"]["code"] == -32800
+    assert not (workspace / "planted").exists()
+    # The session takes the next prompt (and the late answer to the old question is ignored).
+    daemon.send({"id": question["id"], "result": {"decision": "allow_once"}})
+    daemon.send({"id": 3, "method": "agent/run", "params": {"prompt": "again",
+                                                            "sessionId": session_id}})
+    _, answer = daemon.until_id(3)
+    assert answer["result"]["text"] == "next"
+    assert not (workspace / "planted").exists()
+    daemon.close()
