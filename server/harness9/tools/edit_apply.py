@@ -115,7 +115,14 @@ def _trimmed(text: str, source: str, model: str, level: int) -> Match | None:
     after = at + len(trimmed.text)
     matched, trail = model[at:after], model[after:].split("\n", 1)[0]
     return Match(
-        start, start + len(trimmed.text), level, matched, trimmed=True, lead=lead, trail=trail
+        start,
+        start + len(trimmed.text),
+        level,
+        matched,
+        trimmed=True,
+        lead=lead,
+        trail=trail,
+        source=model,
     )
 
 
@@ -129,7 +136,8 @@ def _block(text: str, source: str, model: str, level: int) -> Match | None:
     typed = source_lines(model)
     if starts:
         rows: tuple[int | None, ...] = tuple(range(len(wanted)))
-        return _line_match(file_lines, starts[0], starts[0] + len(wanted), typed, rows, level)
+        first = starts[0]
+        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model)
     found = find_blocks_across_blanks(file_lines, keys, wanted)
     if len(found) > 1:
         raise errors.ambiguous(level, [rows[0] + 1 for rows in found])
@@ -138,7 +146,7 @@ def _block(text: str, source: str, model: str, level: int) -> Match | None:
     first, last = found[0][0], found[0][-1] + 1
     filled = iter(found[0])
     rows = tuple(next(filled) - first if line.strip() else None for line in wanted)
-    return _line_match(file_lines, first, last, typed, rows, level)
+    return _line_match(file_lines, first, last, typed, rows, level, model)
 
 
 def _line_match(
@@ -148,10 +156,11 @@ def _line_match(
     typed: list[str],
     rows: tuple[int | None, ...],
     level: int,
+    source: str,
 ) -> Match:
     start = sum(map(len, file_lines[:first])) + first
     end = start + sum(map(len, file_lines[first:last])) + (last - first - 1)
-    return Match(start, end, level, "\n".join(typed), rows)
+    return Match(start, end, level, "\n".join(typed), rows, source=source)
 
 
 def _punctuation(text: str, source: str) -> Match | None:

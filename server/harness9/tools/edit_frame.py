@@ -89,11 +89,11 @@ def decide(
     tiers: list[Sequence[Witness]] = [[first] if first is not None else [], restated, changed]
     for n, tier in enumerate(tiers):
         cast = [w.vote() for w in tier if w.tells()]
-        votes = {vote for vote in cast if vote is not None}
+        votes = set(cast) - {None}
         if votes and n and None in cast:
             # A line at a telling place that neither frame keeps: a third frame, or a
             # re-indentation that makes the other votes say nothing.
-            raise Unclear("its lines are indented like neither source_text nor the file")
+            raise Unclear("some of its lines are indented like neither source_text nor the file")
         if len(votes) == 2:
             plausible = [frame for frame in Frame if fits_file(frame)]
             if len(plausible) == 1:

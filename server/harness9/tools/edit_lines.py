@@ -13,11 +13,19 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from dataclasses import replace as dataclass_replace
 
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_indent import file_context
 from harness9.tools.edit_merge import Block, merge, merge_chars
-from harness9.tools.edit_text import LfView, line_ending_at, line_number, to_lf, with_line_ending
+from harness9.tools.edit_text import (
+    LfView,
+    fold,
+    line_ending_at,
+    line_number,
+    to_lf,
+    with_line_ending,
+)
 
 _CONTEXT_CHARS = 8000  # text on each side read for the file's indentation style
 
@@ -41,6 +49,7 @@ class Match:
     trimmed: bool = False
     lead: str = ""
     trail: str = ""
+    source: str = ""  # the whole source_text (LF), for a looser match
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +65,7 @@ class Replacement:
 def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
     """The replacement of `match` (in `view` of `body`) by `target`."""
     text = view.text
+    match, target = _past_line_end(text, match, target)
     line_start = text.rfind("\n", 0, match.start) + 1
     head = text[line_start : match.start]
     ends_line = match.end > match.start and text[match.end - 1] == "\n"
@@ -65,6 +75,22 @@ def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
         return _inside_lines(body, view, match, target, head, tail)
     region_end = line_end if ends_line or line_end == len(text) else line_end + 1
     return _whole_lines(body, view, match, target, (line_start, region_end))
+
+
+def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
+    """A source that starts with the newline ending the line before it, and a target that
+    repeats that newline (or is blank), read from the next line's start."""
+    lf_target = to_lf(target)
+    while (
+        match.rows is None
+        and match.model.startswith("\n")
+        and match.model.strip()
+        and (lf_target.startswith("\n") or not lf_target.strip())
+        and text.startswith("\n", match.start)
+    ):
+        match = dataclass_replace(match, start=match.start + 1, model=match.model[1:])
+        lf_target = lf_target[1:]
+    return match, lf_target
 
 
 def _line_end(text: str, at: int) -> int:
@@ -78,7 +104,7 @@ def _whole_lines(
     text = view.text
     start, end = region
     original = (view.original_offset(start), view.original_offset(end))
-    new = _target_lines(target, exact=match.rows is None and not match.trimmed)
+    new = _target_lines(target, match)
     if not new:
         if end == len(text) and not text.endswith("\n") and start > 0:
             return Replacement(view.original_offset(start - 1), original[1], "", False)
@@ -133,23 +159,34 @@ def _model_lines(match: Match, count: int) -> tuple[list[str], list[int | None]]
     return lines, list(range(count))
 
 
-def _target_lines(target: str, *, exact: bool) -> list[str]:
-    """The target as lines: after an exact match as written (one final newline aside);
-    after a looser one without leading and trailing blank lines."""
+def _target_lines(target: str, match: Match) -> list[str]:
+    """The target as lines. After an exact match, as written (one final newline aside); after a
+    looser one, without trailing blank lines, nor the leading ones that mirror those before the
+    source (which were not part of the match; more in the target are the edit's own)."""
     text = to_lf(target)
-    if exact:
-        if not text.strip():
-            return []
-        lines = text.split("\n")
-        if text.endswith("\n"):
-            lines.pop()
+    if not text.strip():
+        return []
+    lines = _lines(text)
+    if match.rows is None and not match.trimmed:
         return lines
-    lines = text.split("\n")
-    while lines and not lines[0].strip():
+    extra = max(0, _blank_run(lines, 0) - _blank_run(_lines(match.source), 0))
+    for _ in range(_blank_run(lines, 0) - extra):
         lines.pop(0)
-    while lines and not lines[-1].strip():
+    while not lines[-1].strip():
         lines.pop()
     return lines
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def _blank_run(lines: list[str], edge: int) -> int:
+    ordered = lines if edge == 0 else lines[::-1]
+    return next((n for n, line in enumerate(ordered) if line.strip()), len(lines))
 
 
 def _inside_lines(
@@ -180,24 +217,22 @@ def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: 
     last line only partly covers (`cut` is the file's text beyond that boundary)."""
     if len(model) > 1:
         return (lines[-1] if end else lines[0]) != (model[-1] if end else model[0])
-    piece = cut.strip()
+    piece = fold(cut.strip())
     if any(
-        line.strip() and (line.strip().endswith(piece) if end else line.strip().startswith(piece))
+        line.strip()
+        and (fold(line.strip()).endswith(piece) if end else fold(line.strip()).startswith(piece))
         for line in lines
     ):
         return True
     if other.strip():
         return False
     # The source runs from the line's other end: a target that continues it, or deletes it,
-    # means the whole line.
+    # means the whole line (deleting a line's start or end alone is refused too: a model that
+    # means it can include the whole line).
     near, typed = (lines[0], model[0]) if end else (lines[-1], model[0])
+    near, typed = fold(near), fold(typed)
     longer = len(near) > len(typed) and (near.startswith(typed) if end else near.endswith(typed))
-    return longer or (end and not new_text(lines))
-
-
-def new_text(lines: list[str]) -> str:
-    """The target's lines joined without whitespace."""
-    return "".join(lines).strip()
+    return longer or not "".join(lines).strip()
 
 
 def _file_punctuation(model: str, found: str, new: str) -> str:

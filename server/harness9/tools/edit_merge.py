@@ -55,7 +55,7 @@ class Block:
 def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     """The text (file line endings) replacing `block`'s lines, and whether the target was
     re-indented. `target` is the target's lines (LF), not empty."""
-    ops = _align(block.model, target)
+    ops = _align(_as_aligned(block, target), target)
     placed = _place(block, target, ops)
     out: list[tuple[str, str]] = []
     kept: set[int] = set()
@@ -98,13 +98,38 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     return _join(out, block), reindented
 
 
-def _key(line: str) -> str:
-    return fold(line.strip())
+def _as_aligned(block: Block, target: Sequence[str]) -> list[str]:
+    """The model's lines, a loose first line with the file line's indentation (what the model
+    would have typed had it copied the whole line) unless the target repeats it as typed."""
+    model = list(block.model)
+    first = block.rows[0] if model else None
+    if block.loose and first is not None and target[0] != model[0]:
+        model[0] = indent_of(block.file[first]) + model[0].lstrip(" \t")
+    return model
+
+
+def _key(line: str, indented: bool = False) -> str:
+    return fold(line.rstrip() if indented else line.strip())
 
 
 def _align(model: Sequence[str], target: Sequence[str]) -> Sequence[Opcode]:
-    matcher = SequenceMatcher(None, [_key(m) for m in model], [_key(t) for t in target], False)
-    return matcher.get_opcodes()
+    """Target lines aligned with source lines: identical lines first (so of two lines that
+    differ only in indentation, the one restated as typed is the one kept), then, between
+    them, lines equal without their surrounding whitespace."""
+    exact = SequenceMatcher(None, [_key(m, True) for m in model], [_key(t, True) for t in target],
+                            False)
+    out: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in exact.get_opcodes():
+        if tag != "replace":
+            out.append((tag, i1, i2, j1, j2))
+            continue
+        loose = SequenceMatcher(
+            None, [_key(m) for m in model[i1:i2]], [_key(t) for t in target[j1:j2]], False
+        )
+        out.extend(
+            (t, a1 + i1, a2 + i1, b1 + j1, b2 + j1) for t, a1, a2, b1, b2 in loose.get_opcodes()
+        )
+    return out
 
 
 def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[str]:
@@ -113,21 +138,30 @@ def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[s
     first_j = _first_target_of_loose(block, target, ops)
     indents = [indent_of(t) for j, t in enumerate(target) if t.strip() and j != first_j]
     if is_identity(pairs):
+        _check_loose_first(block, target, ops, first_j)
         return _with_first(block, _as_written(block, target), first_j)
     mapping = choose_mapping(pairs, indents, block.context)
+
+    def fits(frame: Frame) -> bool:
+        return _on_grid(block.context, indents, mapping if frame is Frame.SOURCE else None)
+
     try:
         frame = decide(
-            _first(block, target),
+            None if ops and ops[0][0] == "delete" else _first(block, target, first_j),
             *_witnesses(block, target, ops),
             mapping,
             indents,
-            lambda frame: _on_grid(
-                block.context, indents, mapping if frame is Frame.SOURCE else None
-            ),
+            fits,
             mapping is not None and _same_in_style(target, mapping, block.context),
         )
     except Unclear as exc:
         raise errors.unclear_indentation(block.level, block.line, exc.reason, block.file) from None
+    other = Frame.SOURCE if frame is Frame.FILE else Frame.FILE
+    if not fits(frame) and fits(other):
+        raise errors.unclear_indentation(
+            block.level, block.line, "the lines that tell put it off the file's indentation",
+            block.file,
+        )
     if frame is Frame.FILE:
         return _with_first(block, _as_written(block, target), first_j)
     if mapping is None:
@@ -175,8 +209,13 @@ def _pairs(block: Block) -> list[Pair]:
         for i, (m, row) in enumerate(zip(block.model, block.rows, strict=True))
         if row is not None and m.strip() and not (block.loose and i == 0)
     ]
-    if not pairs and block.loose and block.model and block.rows[0] is not None:
-        pairs = [(indent_of(block.model[0]), indent_of(block.file[block.rows[0]]))]
+    first = block.rows[0] if block.model else None
+    if block.loose and first is not None and not any(m or f for m, f in pairs):
+        # The other lines, if any, are unindented and say nothing: the first line's own
+        # indentation, typed or not, is the only witness.
+        typed = indent_of(block.model[0])
+        if typed or not pairs:
+            pairs = [(typed, indent_of(block.file[first])), *pairs]
     return pairs
 
 
@@ -193,11 +232,40 @@ def _first_target_of_loose(
     return None
 
 
+def _check_loose_first(
+    block: Block, target: Sequence[str], ops: Sequence[Opcode], first_j: int | None
+) -> None:
+    """Refuse a target line standing for the loose first source line whose indentation is
+    neither the typed one, nor none, nor the file's: only a frame the evidence cannot see
+    explains it."""
+    if not block.loose or first_j is not None or block.rows[0] is None:
+        return
+    for tag, i1, i2, j1, j2 in ops:
+        if i1 == 0 and i2 > 0 and j2 > j1 and (tag == "equal" or i2 - i1 == j2 - j1):
+            if indent_of(target[j1]) != indent_of(block.file[block.rows[0]]):
+                raise errors.unclear_indentation(
+                    block.level,
+                    block.line,
+                    "the first line of target_text is indented like neither",
+                    block.file,
+                )
+            return
+
+
 def _takes_file_indent(block: Block, i: int, target: str) -> bool:
     return block.loose and i == 0 and indent_of(target) in ("", indent_of(block.model[0]))
 
 
-def _first(block: Block, target: Sequence[str]) -> Witness | None:
+def _first(block: Block, target: Sequence[str], first_j: int | None) -> Witness | None:
+    if block.loose and not indent_of(block.model[0]) and len(_pairs(block)) == 1:
+        # A one-line source copied from the first non-blank character says nothing of the
+        # model's frame: a further target line does, indented like the file line (typed for
+        # the file) or not at all (typed like the source).
+        others = [t for j, t in enumerate(target) if t.strip() and j != first_j]
+        row = block.rows[0]
+        if not others or row is None:
+            return None
+        return Witness(block.model[0], others[0], block.file[row])
     model = next((i for i, m in enumerate(block.model) if m.strip()), None)
     first = next((t for t in target if t.strip()), None)
     if model is None or first is None or block.rows[model] is None:

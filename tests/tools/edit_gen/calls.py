@@ -56,7 +56,6 @@ class Example:
     slips: tuple[str, ...]
     target_slips: list[str] = field(default_factory=list)
     loose_endings: set[int] = field(default_factory=set)  # a last line that got an ending
-    target_frame: Frame | None = None  # set when the target's own indentation is acceptable
 
     def intended_text(self) -> str:
         return render(self.intended, self.style)
@@ -93,21 +92,66 @@ def examples(draw: st.DrawFn) -> Example:
     model_lines = list(lines[a:b])
     target_lines = list(new)
     if "blank_inside" in slips:
-        model_lines, target_lines = _blank_inside(draw, model_lines, target_lines)
+        model_lines, target_lines = _blank_inside(draw, model_lines, target_lines, edit)
     source = [src_frame.line(line) for line in model_lines]
     target = [tgt_frame.line(line) for line in target_lines]
     example = Example(render(lines, style), "", "", intended, changed_at, style, edit, slips)
-    if source == [Frame(style.unit, 0).line(line) for line in model_lines]:
-        # The source shows nothing of the model's indentation: its target lines are its own.
-        example.target_frame = tgt_frame
+    as_filed = [Frame(style.unit, 0).line(line) for line in model_lines]
+    # A block that ends or starts with a blank line: a target's blank edge reads as noise.
+    assume(not new or not (new[0].blank or new[-1].blank))
     example.loose_endings = loose
-    source, target = _text_slips(draw, example, source, target)
+    same_first = bool(target_lines) and (
+        target_lines[0] is model_lines[0] or (edit == "modify" and 0 in changed)
+    )
+    # A re-indented first line typed without indentation: no tool can know it moved.
+    assume(not ("first_nonblank" in slips and edit == "reindent"))
+    source, target = _text_slips(draw, example, source, target, same_first)
     join_s, join_t = _joins(draw, style, slips)
     example.source = _around(draw, example, join_s.join(source), join_t.join(target), join_s)
     example.target = example.target or join_t.join(target)
     assume(example.source.strip() and example.source != example.target)
+    assume(not _elsewhere(lines, a, b, style, example.source))
+    # A source that shows nothing of the model's indentation, and a target in another frame
+    # than the file's: the target's indentation reads as the edit's own.
+    assume(tgt_frame == Frame(style.unit, 0) or not _shows_nothing(source, as_filed))
+    # Blank lines around the source that the file has too: a target without them deletes them.
+    flat = "".join(render_line(line, style.unit) + "\n" for line in lines)
+    mirrored = example.target.startswith(("\n", "\r\n")) == example.source.startswith(
+        ("\n", "\r\n")
+    ) and example.target.endswith("\n\n") == example.source.endswith("\n\n")
+    assume(mirrored or example.source.replace("\r\n", "\n") not in flat)
+    # Blank lines around a source that the file has too are part of what it deletes.
+    assume(not ("blank_around" in slips and not example.target.strip()))
     assume(example.intended_text() != example.content)
     return example
+
+
+def _shows_nothing(source: list[str], as_filed: list[str]) -> bool:
+    """Whether the source as sent is indented as the file (its first line maybe not at all)."""
+    return len(source) == len(as_filed) and all(
+        _indent(sent) == _indent(filed) or (k == 0 and not _indent(sent))
+        for k, (sent, filed) in enumerate(zip(source, as_filed, strict=True))
+        if sent.strip()
+    )
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _elsewhere(lines: list[Line], a: int, b: int, style: Style, source: str) -> bool:
+    """Whether the source as sent (trimmed) is text of the file outside the block: the slip
+    made it another place's exact copy, which no tool can tell from the intended one."""
+    text = "".join(render_line(line, style.unit) + "\n" for line in lines)
+    start = sum(len(render_line(line, style.unit)) + 1 for line in lines[:a])
+    end = start + sum(len(render_line(line, style.unit)) + 1 for line in lines[a:b])
+    needle = source.replace("\r\n", "\n").strip()
+    at = text.find(needle)
+    while at != -1:
+        if not start <= at < end:
+            return True
+        at = text.find(needle, at + 1)
+    return False
 
 
 def _block(draw: st.DrawFn, lines: list[Line]) -> tuple[int, int]:
@@ -124,7 +168,8 @@ def _lookalike(draw: st.DrawFn, lines: list[Line], a: int, b: int) -> tuple[list
     """A copy of the block, nested one level deeper or shallower, elsewhere in the file."""
     delta = draw(st.sampled_from((1, -1)))
     assume(all(line.depth + delta >= 0 for line in lines[a:b]))
-    copy = [replace(line, depth=line.depth + delta) for line in lines[a:b]]
+    copy = [replace(line, depth=line.depth + delta, ending=line.ending or "\n")
+            for line in lines[a:b]]
     at = draw(st.sampled_from([i for i in range(len(lines) + 1) if i <= a or i >= b]))
     if at == len(lines) and lines and lines[-1].ending == "":
         lines = [*lines[:-1], replace(lines[-1], ending="\n")]
@@ -215,7 +260,17 @@ def _frames(draw: st.DrawFn, block: list[Line], new: list[Line], style: Style,
     how = draw(st.sampled_from(("same", "same", "file", "other")))
     if how != "same" and edit in ("wrap", "reindent"):
         assume(False)
+    # A target in a third frame only for edits that keep the block's lines in place: with lines
+    # deleted, a restated line can equal another source line, which reads as another edit.
+    assume(how != "other" or edit in ("modify", "insert"))
     if how == "same":
+        # A block moved by exactly the source's drift: its restated lines then read as typed
+        # for the file; no tool can tell.
+        moved = {id(line) for line in new} ^ {id(line) for line in block}
+        assume(not (moved and any(
+            source.line(a) != file_frame.line(a) and source.line(b) == file_frame.line(a)
+            for a, b in zip(block, new[1:] if edit == "wrap" else new, strict=False)
+            if not a.blank and edit in ("wrap", "reindent"))))
         return source, source
     if how == "file":
         return source, file_frame
@@ -224,12 +279,16 @@ def _frames(draw: st.DrawFn, block: list[Line], new: list[Line], style: Style,
     return source, other
 
 
-def _blank_inside(draw: st.DrawFn, model: list[Line],
-                  target: list[Line]) -> tuple[list[Line], list[Line]]:
+def _blank_inside(draw: st.DrawFn, model: list[Line], target: list[Line],
+                  edit: str) -> tuple[list[Line], list[Line]]:
     """A blank line the file has left out of the model's lines, or one the file lacks put in."""
     blanks = [i for i, line in enumerate(model) if line.blank]
     if blanks:
-        gone = model[draw(st.sampled_from(blanks))]
+        i = draw(st.sampled_from(blanks))
+        gone = model[i]
+        if edit in ("wrap", "reindent"):  # the target's lines are copies, in the same order
+            k = i + (edit == "wrap")
+            return model[:i] + model[i + 1 :], target[:k] + target[k + 1 :]
         return [x for x in model if x is not gone], [x for x in target if x is not gone]
     assume(len(model) >= 2)
     at = draw(st.integers(1, len(model) - 1))
@@ -243,13 +302,13 @@ def _blank_inside(draw: st.DrawFn, model: list[Line],
 
 
 def _text_slips(draw: st.DrawFn, example: Example, source: list[str],
-                target: list[str]) -> tuple[list[str], list[str]]:
+                target: list[str], same_first: bool) -> tuple[list[str], list[str]]:
     slips = example.slips
     both = draw(st.booleans())  # whether the target repeats the slip
     if "first_nonblank" in slips:
         assume(source[0] != source[0].lstrip())
         source = [source[0].lstrip(), *source[1:]]
-        if both and target:
+        if both and same_first:
             target = [target[0].lstrip(), *target[1:]]
     if "lost_trailing" in slips:
         assume(any(line != line.rstrip() for line in source))
@@ -351,8 +410,6 @@ def judge(example: Example, result: str) -> str | None:
 def _variants(example: Example, line: Line) -> set[str]:
     text = render_line(line, example.style.unit)
     out = {text}
-    if example.target_frame is not None:
-        out.add(example.target_frame.line(line))
     for slip in example.target_slips:
         for known in list(out):
             if slip == "rstrip":

@@ -24,6 +24,7 @@ class Survey:
     seen: Counter[str] = field(default_factory=Counter)
     refusal_kinds: Counter[str] = field(default_factory=Counter)
     failures: list[tuple[Example, str]] = field(default_factory=list)
+    kept: list[Example] = field(default_factory=list)  # the first examples, to replay elsewhere
 
     def record(self, example: Example, outcome: str, detail: str = "") -> None:
         self.total += 1
@@ -32,7 +33,7 @@ class Survey:
             getattr(self, outcome)[slip] += 1
         self.seen["all"] += 1
         getattr(self, outcome)["all"] += 1
-        if outcome == "wrong" and len(self.failures) < 400:
+        if outcome == "wrong" and len(self.failures) < 50:
             self.failures.append((example, detail))
 
     def rate(self, outcome: str, slip: str = "all") -> float:
@@ -61,8 +62,9 @@ def run_one(apply: Apply, error: type[Exception], example: Example, survey: Surv
     survey.record(example, "applied" if problem is None else "wrong", problem or "")
 
 
-def survey(apply: Apply, error: type[Exception], count: int) -> Survey:
-    """`count` seeded examples (the same ones every run) through `apply`."""
+def survey(apply: Apply, error: type[Exception], count: int, keep: int = 0) -> Survey:
+    """`count` seeded examples (the same ones every run) through `apply`; the first `keep`
+    distinct ones are kept."""
     found = Survey()
     done: set[tuple[str, str, str]] = set()
 
@@ -73,6 +75,8 @@ def survey(apply: Apply, error: type[Exception], count: int) -> Survey:
         key = (example.content, example.source, example.target)
         if key not in done:  # the generator repeats itself now and then; count each call once
             done.add(key)
+            if len(found.kept) < keep:
+                found.kept.append(example)
             run_one(apply, error, example, found)
 
     each()
