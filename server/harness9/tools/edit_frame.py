@@ -89,7 +89,7 @@ def decide(
     tiers: list[Sequence[Witness]] = [[first] if first is not None else [], restated, changed]
     for n, tier in enumerate(tiers):
         cast = [w.vote() for w in tier if w.tells()]
-        votes = set(cast) - {None}
+        votes = {vote for vote in cast if vote is not None}
         if votes and n and None in cast:
             # A line at a telling place that neither frame keeps: a third frame, or a
             # re-indentation that makes the other votes say nothing.

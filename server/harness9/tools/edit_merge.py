@@ -238,11 +238,14 @@ def _check_loose_first(
     """Refuse a target line standing for the loose first source line whose indentation is
     neither the typed one, nor none, nor the file's: only a frame the evidence cannot see
     explains it."""
-    if not block.loose or first_j is not None or block.rows[0] is None:
+    row = block.rows[0] if block.model else None
+    if not block.loose or first_j is not None or row is None:
         return
+    if indent_of(block.model[0]) == indent_of(block.file[row]):
+        return  # typed in full: a different target indentation is the edit's own
     for tag, i1, i2, j1, j2 in ops:
         if i1 == 0 and i2 > 0 and j2 > j1 and (tag == "equal" or i2 - i1 == j2 - j1):
-            if indent_of(target[j1]) != indent_of(block.file[block.rows[0]]):
+            if indent_of(target[j1]) != indent_of(block.file[row]):
                 raise errors.unclear_indentation(
                     block.level,
                     block.line,
@@ -253,7 +256,12 @@ def _check_loose_first(
 
 
 def _takes_file_indent(block: Block, i: int, target: str) -> bool:
-    return block.loose and i == 0 and indent_of(target) in ("", indent_of(block.model[0]))
+    """Whether `target`, standing for model line `i`, is indented as the loose first line was
+    typed, or not at all where that typing was a slip: either way it means the file's."""
+    if not block.loose or i != 0 or block.rows[0] is None:
+        return False
+    typed, indent = indent_of(block.model[0]), indent_of(target)
+    return indent == typed or (not indent and typed != indent_of(block.file[block.rows[0]]))
 
 
 def _first(block: Block, target: Sequence[str], first_j: int | None) -> Witness | None:
