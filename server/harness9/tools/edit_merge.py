@@ -55,7 +55,9 @@ class Block:
 def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     """The text (file line endings) replacing `block`'s lines, and whether the target was
     re-indented. `target` is the target's lines (LF), not empty."""
-    ops = _align(_as_aligned(block, target), target)
+    # Identical lines align first only when the source is indented as the file: in another
+    # frame, a repeated line (a closing brace) can be identical to another line's restatement.
+    ops = _align(_as_aligned(block, target), target, exact_first=is_identity(_pairs(block)))
     placed = _place(block, target, ops)
     out: list[tuple[str, str]] = []
     kept: set[int] = set()
@@ -112,10 +114,13 @@ def _key(line: str, indented: bool = False) -> str:
     return fold(line.rstrip() if indented else line.strip())
 
 
-def _align(model: Sequence[str], target: Sequence[str]) -> Sequence[Opcode]:
+def _align(model: Sequence[str], target: Sequence[str], *, exact_first: bool) -> Sequence[Opcode]:
     """Target lines aligned with source lines: identical lines first (so of two lines that
     differ only in indentation, the one restated as typed is the one kept), then, between
     them, lines equal without their surrounding whitespace."""
+    if not exact_first:
+        return SequenceMatcher(None, [_key(m) for m in model], [_key(t) for t in target],
+                               False).get_opcodes()
     exact = SequenceMatcher(None, [_key(m, True) for m in model], [_key(t, True) for t in target],
                             False)
     out: list[Opcode] = []
