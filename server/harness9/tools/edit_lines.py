@@ -114,19 +114,18 @@ def _whole_lines(
         lines.pop()
     endings = _endings(view, start, len(lines), end)
     model, rows = _model_lines(match, len(lines))
-    context = file_context(
-        text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].split("\n")
-    )
     block = Block(
         file=lines,
         endings=endings,
         model=model,
         rows=rows,
         loose=match.rows is None and (match.start > start or match.trimmed),
-        line=line_number(text, start),
         level=match.level,
-        context=context,
         default_ending=line_ending_at(body, *original),
+        line_of=lambda: line_number(text, start),
+        context_of=lambda: file_context(
+            text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].split("\n")
+        ),
     )
     merged, reindented = merge(block, new)
     return Replacement(*original, merged, reindented)

@@ -15,9 +15,10 @@ lines (by their text without surrounding whitespace and with punctuation folded)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import cached_property
 
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_frame import Frame, Unclear, Witness, decide
@@ -37,7 +38,7 @@ from harness9.tools.edit_text import fold
 Opcode = tuple[str, int, int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Block:
     """The file lines of a whole-line match and the model's source lines matched to them."""
 
@@ -46,18 +47,27 @@ class Block:
     model: Sequence[str]  # the source lines as the model typed them
     rows: Sequence[int | None]  # each model line's file line (None: a blank line the file lacks)
     loose: bool  # the first model line's indentation was not (all) typed: the file's counts
-    line: int  # the 1-based number of the first file line, for messages
     level: int
-    context: Context
     default_ending: str  # for new lines when no neighbour has one
+    # Read only when needed (an exact edit of a big file should not pay for them):
+    line_of: Callable[[], int]  # the 1-based number of the first file line, for messages
+    context_of: Callable[[], Context]  # the file's indentation style around the block
+
+    @cached_property
+    def line(self) -> int:
+        """The 1-based number of the first file line."""
+        return self.line_of()
+
+    @cached_property
+    def context(self) -> Context:
+        """The file's indentation style around the block."""
+        return self.context_of()
 
 
 def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     """The text (file line endings) replacing `block`'s lines, and whether the target was
     re-indented. `target` is the target's lines (LF), not empty."""
-    # Identical lines align first only when the source is indented as the file: in another
-    # frame, a repeated line (a closing brace) can be identical to another line's restatement.
-    ops = _align(_as_aligned(block, target), target, exact_first=is_identity(_pairs(block)))
+    ops = _aligned(block, target)
     placed = _place(block, target, ops)
     out: list[tuple[str, str]] = []
     kept: set[int] = set()
@@ -98,6 +108,37 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
                 out.append((_new_line(placed[j]), ""))
     keep_spare(len(block.file))
     return _join(out, block), reindented
+
+
+def _aligned(block: Block, target: Sequence[str]) -> Sequence[Opcode]:
+    """Identical lines align first when the source is indented as the file. In another frame a
+    repeated line (a closing brace) can be identical to another line's restatement, so when
+    the source repeats a line and the two alignments keep different ones, nobody can tell
+    which the target keeps: refused."""
+    model = _as_aligned(block, target)
+    exact = _align(model, target, exact_first=True)
+    if is_identity(_pairs(block)):
+        return exact
+    loose = _align(model, target, exact_first=False)
+    keys = [_key(m) for m in model if m.strip()]
+    if len(set(keys)) < len(keys) and _kept(exact) != _kept(loose):
+        raise errors.unclear_indentation(
+            block.level,
+            block.line,
+            "target_text restates a line that repeats in source_text (indented otherwise), "
+            "which could stand for either",
+            block.file,
+        )
+    return loose
+
+
+def _kept(ops: Sequence[Opcode]) -> set[tuple[int, int]]:
+    return {
+        (i, j1 + i - i1)
+        for tag, i1, i2, j1, _ in ops
+        if tag == "equal"
+        for i in range(i1, i2)
+    }
 
 
 def _as_aligned(block: Block, target: Sequence[str]) -> list[str]:
