@@ -25,6 +25,7 @@ CASES = (
     "parallel_tools",
     "streaming",
     "edit_file",
+    "edit_generated",
     "floods",
     "many_runs",
     "memory",

@@ -2,16 +2,19 @@
 
 The ladder, each level tried only when the ones before it found nothing:
 
-1. exact text;
+1. exact text (never starting or ending between the CR and the LF of a CRLF);
 2. CRLF read as LF (the file keeps its line endings);
 3. `source_text` trimmed of surrounding whitespace, anchored to line starts and ends when its
    trimmed ends were;
 4. line by line, each line compared without its surrounding whitespace, with the same relative
-   indentation; `target_text` is re-indented to the file's indentation;
+   indentation; then the same with blank lines ignored on both sides;
 5. as 2-4 with curly quotes, dashes and non-breaking spaces read as their ASCII forms.
 
 Every level must find exactly one place (overlapping occurrences count); more than one stops the
-ladder with an `ambiguous` refusal, never a looser level. The result is built by slicing.
+ladder with an `ambiguous` refusal, never a looser level. What replaces the match is built line
+by line when it covers whole lines (see `edit_lines` and `edit_merge`): lines the target only
+restates keep the file's bytes, and the target's indentation is placed in the file's frame from
+evidence, or the edit is refused.
 """
 
 from __future__ import annotations
@@ -22,17 +25,17 @@ from dataclasses import dataclass
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_errors import LEVELS, EditError
 from harness9.tools.edit_hint import closest_block, quote
-from harness9.tools.edit_lines import Span, replace_block, replace_exact, replace_trimmed
-from harness9.tools.edit_match import Trimmed, find_all, find_blocks, find_trimmed, source_lines
-from harness9.tools.edit_text import (
-    ASCII_FORMS,
-    LfView,
-    fold,
-    line_ending_at,
-    line_numbers,
-    to_lf,
-    with_line_ending,
+from harness9.tools.edit_lines import Match, replace
+from harness9.tools.edit_match import (
+    Trimmed,
+    find_all,
+    find_blocks,
+    find_blocks_across_blanks,
+    find_trimmed,
+    source_lines,
+    splits_crlf,
 )
+from harness9.tools.edit_text import LfView, fold, line_numbers, to_lf
 
 BOM = "\ufeff"
 
@@ -57,7 +60,7 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
     """Replace the unique match of `source_text` in `content` with `target_text`.
 
     Raises `EditError` (kinds `empty_source`, `no_change`, `ambiguous`, `not_found`,
-    `indentation`). A leading BOM is kept and never part of a match.
+    `indentation`, `partial_line`). A leading BOM is kept and never part of a match.
     """
     if not source_text.strip():
         raise errors.empty_source()
@@ -65,89 +68,112 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
         raise errors.no_change(0)
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
-    span, level, view = _locate(body, source_text, target_text)
-    start, end = view.original_offset(span.start), view.original_offset(span.end)
-    replacement = with_line_ending(span.replacement, line_ending_at(body, start, end))
-    edited = body[:start] + replacement + body[end:]
-    if edited == body:
-        raise errors.no_change(level)
-    return EditOutcome(bom + edited, level, span.reindented)
-
-
-def _locate(body: str, source: str, target: str) -> tuple[Span, int, LfView]:
-    exact = _unique(body, find_all(body, source), 1)
-    if exact is not None:
-        return replace_exact(body, exact, source, to_lf(target)), 1, LfView(body, [])
     view = LfView.of(body)
-    text, source, target = view.text, to_lf(source), to_lf(target)
+    match = _locate(body, view, source_text)
+    done = replace(body, view, match, target_text)
+    edited = body[: done.start] + done.text + body[done.end :]
+    if edited == body:
+        raise errors.no_change(match.level)
+    return EditOutcome(bom + edited, match.level, done.reindented)
+
+
+def _locate(body: str, view: LfView, source: str) -> Match:
+    starts = [at for at in find_all(body, source) if not splits_crlf(body, at, at + len(source))]
+    exact = _unique(body, starts, 1)
+    model = to_lf(source)
+    if exact is not None:
+        start = exact - body.count("\r\n", 0, exact) if view.crlf_at else exact
+        return Match(start, start + len(model), 1, model)
+    text = view.text
     for level, finder in ((2, _exact), (3, _trimmed), (4, _block)):
-        span = finder(text, source, target, level)
-        if span is not None:
-            return span, level, view
-    span = _punctuation(text, source, target)
-    if span is not None:
-        return span, 5, view
-    raise _not_found(text, source)
+        match = finder(text, model, model, level)
+        if match is not None:
+            return match
+    match = _punctuation(text, model)
+    if match is not None:
+        return match
+    raise _not_found(text, model)
 
 
-Finder = Callable[[str, str, str, int], "Span | None"]
+Finder = Callable[[str, str, str, int], "Match | None"]
 
 
-def _exact(text: str, source: str, target: str, level: int) -> Span | None:
+def _exact(text: str, source: str, model: str, level: int) -> Match | None:
     start = _unique(text, find_all(text, source), level)
-    return None if start is None else Span(start, start + len(source), target)
+    return None if start is None else Match(start, start + len(source), level, model)
 
 
-def _trimmed(text: str, source: str, target: str, level: int) -> Span | None:
+def _trimmed(text: str, source: str, model: str, level: int) -> Match | None:
     trimmed = Trimmed.of(source)
     if trimmed.text == source:
         return None  # the same search as the exact one
     start = _unique(text, find_trimmed(text, trimmed), level)
-    return None if start is None else replace_trimmed(text, start, trimmed, source, target, level)
+    if start is None:
+        return None
+    at = len(model) - len(model.lstrip())
+    lead = model[:at].rsplit("\n", 1)[-1]
+    after = at + len(trimmed.text)
+    matched, trail = model[at:after], model[after:].split("\n", 1)[0]
+    return Match(
+        start,
+        start + len(trimmed.text),
+        level,
+        matched,
+        trimmed=True,
+        lead=lead,
+        trail=trail,
+        source=model,
+    )
 
 
-def _block(text: str, source: str, target: str, level: int) -> Span | None:
+def _block(text: str, source: str, model: str, level: int) -> Match | None:
     wanted = source_lines(source)
     file_lines = text.split("\n")
     keys = [line.strip() for line in file_lines]
     starts = find_blocks(file_lines, keys, wanted)
     if len(starts) > 1:
         raise errors.ambiguous(level, [n + 1 for n in starts])
-    if not starts:
+    typed = source_lines(model)
+    if starts:
+        rows: tuple[int | None, ...] = tuple(range(len(wanted)))
+        first = starts[0]
+        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model)
+    found = find_blocks_across_blanks(file_lines, keys, wanted)
+    if len(found) > 1:
+        raise errors.ambiguous(level, [rows[0] + 1 for rows in found])
+    if not found:
         return None
-    return replace_block(file_lines, starts[0], wanted, target, level)
+    first, last = found[0][0], found[0][-1] + 1
+    filled = iter(found[0])
+    rows = tuple(next(filled) - first if line.strip() else None for line in wanted)
+    return _line_match(file_lines, first, last, typed, rows, level, model)
 
 
-def _punctuation(text: str, source: str, target: str) -> Span | None:
-    """Level 5: the levels 2-4 on folded text; the target takes the file's punctuation."""
+def _line_match(
+    file_lines: list[str],
+    first: int,
+    last: int,
+    typed: list[str],
+    rows: tuple[int | None, ...],
+    level: int,
+    source: str,
+) -> Match:
+    start = sum(map(len, file_lines[:first])) + first
+    end = start + sum(map(len, file_lines[first:last])) + (last - first - 1)
+    return Match(start, end, level, "\n".join(typed), rows, source=source)
+
+
+def _punctuation(text: str, source: str) -> Match | None:
+    """Level 5: the levels 2-4 on folded text (the model's own characters kept for the merge)."""
     folded_text, folded_source = fold(text), fold(source)
     if folded_text == text and folded_source == source:
         return None
     finders: tuple[Finder, ...] = (_exact, _trimmed, _block)
     for finder in finders:
-        span = finder(folded_text, folded_source, target, 5)
-        if span is not None:
-            matched = text[span.start : span.end]
-            table = _punctuation_table(source, matched)
-            return Span(span.start, span.end, span.replacement.translate(table), span.reindented)
+        match = finder(folded_text, folded_source, source, 5)
+        if match is not None:
+            return match
     return None
-
-
-def _punctuation_table(model: str, found: str) -> dict[int, str]:
-    """Characters the model wrote where the file has another form of the same punctuation.
-
-    A character the model also wrote where the file has the same one (a hyphen that is a
-    hyphen in one place and an em dash in another) is ambiguous and stays as the model wrote it.
-    """
-    seen: dict[str, set[str]] = {}
-    for model_line, found_line in zip(source_lines(model), found.split("\n"), strict=False):
-        a, b = model_line.strip(), found_line.strip()
-        if len(a) != len(b):
-            continue
-        for x, y in zip(a, b, strict=True):
-            if (x != y or x in ASCII_FORMS) and fold(x) == fold(y):
-                seen.setdefault(x, set()).add(y)
-    return {ord(x): ys.pop() for x, ys in seen.items() if len(ys) == 1 and x not in ys}
 
 
 def _unique(text: str, starts: list[int], level: int) -> int | None:

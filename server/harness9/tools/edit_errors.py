@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness9.tools.base import ToolError
+from harness9.tools.edit_hint import MAX_SHOWN, quote
 
 LEVELS = {
     1: "exact",
@@ -19,8 +20,9 @@ _SHOWN_LINES = 10
 class EditError(ToolError):
     """An edit refused with the file unchanged.
 
-    `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found` or `indentation`
-    (the match was unique but `target_text`'s indentation cannot be mapped onto the file's);
+    `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found`, `indentation`
+    (the match was unique but `target_text`'s indentation cannot be placed in the file's) or
+    `partial_line` (the source starts or ends inside a line that the target restates whole);
     `level` is the matching level reached (0 when the arguments alone were refused).
     """
 
@@ -99,4 +101,30 @@ def indentation(level: int, first_line: int, detail: str) -> EditError:
         f"source_text matched at line {first_line} only when ignoring indentation "
         f"({level_name(level)}), and the indentation of target_text cannot be mapped onto the "
         f"file's: {detail}. Copy source_text and target_text with the file's exact indentation.",
+    )
+
+
+def unclear_indentation(
+    level: int, first_line: int, reason: str, lines: Sequence[str]
+) -> EditError:
+    """A unique match where nothing safe tells how to indent target_text; quotes the file."""
+    numbered = quote(lines, 0, min(len(lines), MAX_SHOWN), first_line)
+    return EditError(
+        "indentation",
+        level,
+        f"source_text matched at line {first_line} ({level_name(level)}) with other "
+        f"indentation than the file's, and {reason}, so it is not clear how to indent it. The "
+        f"file's lines there:\n{numbered}\nCopy source_text and target_text with the file's "
+        "exact indentation.",
+    )
+
+
+def partial_line(level: int, line: int, where: str) -> EditError:
+    """source_text starts or ends inside a line that target_text restates whole."""
+    return EditError(
+        "partial_line",
+        level,
+        f"source_text {where} in the middle of line {line} ({level_name(level)}), but "
+        "target_text rewrites that whole line, so applying it would keep or repeat part of the "
+        "line. Include the whole line in source_text (and in target_text).",
     )

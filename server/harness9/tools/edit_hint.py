@@ -48,10 +48,12 @@ def _candidates(keys: Sequence[str], key: str) -> list[int]:
     return best[:_MAX_COMPARED]
 
 
-def quote(file_lines: Sequence[str], start: int, count: int) -> str:
-    """`count` file lines from `start`, each after its 1-based line number."""
+def quote(file_lines: Sequence[str], start: int, count: int, first_number: int = 1) -> str:
+    """`count` lines from index `start`, each after its line number (`file_lines[0]` being
+    line `first_number`)."""
+    shift = first_number - 1
     last = start + count
-    digits = len(str(last))
+    digits = len(str(last + shift))
     return "\n".join(
-        f"{number:>{digits}}| {file_lines[number - 1]}" for number in range(start + 1, last + 1)
+        f"{index + 1 + shift:>{digits}}| {file_lines[index]}" for index in range(start, last)
     )

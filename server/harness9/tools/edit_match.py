@@ -91,6 +91,25 @@ def find_blocks(file_lines: Sequence[str], keys: Sequence[str], wanted: Sequence
     return starts
 
 
+def find_blocks_across_blanks(
+    file_lines: Sequence[str], keys: Sequence[str], wanted: Sequence[str]
+) -> list[tuple[int, ...]]:
+    """As `find_blocks`, with blank lines ignored on both sides: for every match, the file line
+    of each non-blank wanted line."""
+    filled = [i for i, key in enumerate(keys) if key]
+    lines = [file_lines[i] for i in filled]
+    wanted = [line for line in wanted if line.strip()]
+    starts = find_blocks(lines, [keys[i] for i in filled], wanted)
+    return [tuple(filled[start : start + len(wanted)]) for start in starts]
+
+
+def splits_crlf(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` begins or ends between the CR and the LF of a CRLF."""
+    return (0 < start < len(text) and text[start - 1] == "\r" and text[start] == "\n") or (
+        0 < end < len(text) and text[end - 1] == "\r" and text[end] == "\n"
+    )
+
+
 def pairs_of(model: Sequence[str], found: Sequence[str]) -> list[Pair]:
     """The (model, file) indentation of each pair of non-blank lines."""
     return [(indent_of(m), indent_of(f)) for m, f in zip(model, found, strict=True) if m.strip()]

@@ -66,7 +66,7 @@ CRLF = [
 
 TRAILING_WHITESPACE = [
     Case("file has trailing spaces", "def f():   \n    return 1\n", "def f():\n    return 1",
-         "def f():\n    return 2", "def f():\n    return 2\n", level=4),
+         "def f():\n    return 2", "def f():   \n    return 2\n", level=4),
     Case("source has trailing spaces", "x = 1\ny = 2\n", "x = 1   ", "x = 2   ", "x = 2\ny = 2\n",
          level=3),
     Case("source inner line has trailing spaces", "if a:\n    b()\n    c()\n",
@@ -75,9 +75,9 @@ TRAILING_WHITESPACE = [
     Case("source ends with newline and spaces", "x = 1\ny = 2\n", "y = 2\n   ", "y = 3\n",
          "x = 1\ny = 3\n", level=3),
     Case("file has trailing tab", "a = 1\t\nb = 2\n", "a = 1\nb = 2", "a = 1\nb = 3",
-         "a = 1\nb = 3\n", level=4),
-    Case("target trailing whitespace dropped at level 4", "k:\n  v: 1   \n", "k:\n    v: 1",
-         "k:\n    v: 2   \n\n", "k:\n  v: 2\n", level=4),
+         "a = 1\t\nb = 3\n", level=4),
+    Case("target trailing whitespace kept at level 4", "k:\n  v: 1   \n", "k:\n    v: 1",
+         "k:\n    v: 2   \n\n", "k:\n  v: 2   \n", level=4),
 ]
 
 BLANK_LINES = [
@@ -119,8 +119,8 @@ NO_CHANGE = [
            message="Error: file.txt was not changed: source_text matched (level 3, trimmed), but "
            "replacing it with target_text leaves the file as it is. Put the new text in "
            "target_text."),
-    refuse("same after re-indent", "a()\nb()\n", "  a()\n  b()", "  a()\n  b()   ",
-           "no_change", 4),
+    Case("trailing spaces added after re-indent", "a()\nb()\n", "  a()\n  b()",
+         "  a()\n  b()   ", "a()\nb()   \n", level=4),
     refuse("same after line endings", b"a\r\nb\r\n", "a\nb", "a\r\nb", "no_change", 2),
 ]
 

@@ -1,0 +1,39 @@
+"""Case: `edit_file` against edits generated the way models write them (tests/tools/edit_gen).
+
+10,000 seeded examples (a real-looking file, an intended change, the source and target a model
+sends with one or two slips) go through `apply_edit`; the oracle knows the intended file. The
+target is no wrong edit at all; the refusal rate, overall and per slip, is reported beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from benchmarks.core import REPO, Config, Row, info_row, limit_row
+
+
+async def run(config: Config) -> list[Row]:
+    """Survey the examples and report wrong edits (target 0) and refusals per slip."""
+    count = config.size(10_000, 300)
+    return await asyncio.to_thread(_survey, count)
+
+
+def _survey(count: int) -> list[Row]:
+    sys.path.insert(0, str(REPO / "tests" / "tools"))
+    from edit_gen.calls import SLIPS
+    from edit_gen.run import describe, survey
+
+    from harness9.tools.edit_errors import EditError
+    from harness9.tools.edit_file import apply_edit
+
+    found = survey(apply_edit, EditError, count)
+    wrong = limit_row(f"edit_file generated: wrong edits of {found.total}",
+                      found.wrong["all"], None, "edits", 0)
+    wrong.notes = [describe(*failure) for failure in found.failures[:2]]
+    rows = [wrong, info_row("edit_file generated: refused, all slips",
+                            100 * found.rate("refused"), None, "%")]
+    for slip in SLIPS:
+        rows.append(info_row(f"edit_file generated: refused, {slip} (n={found.seen[slip]})",
+                             100 * found.rate("refused", slip), None, "%"))
+    return rows
