@@ -7,12 +7,11 @@ cancels the run in flight; at the prompt it ends the session, as does Ctrl-D (en
 from __future__ import annotations
 
 import asyncio
-import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness9.client.config import RunOptions
+from harness9.client.lines import read_line
 from harness9.client.session import CtrlC, run_once
 from harness9.client.views import ViewSlot
 
@@ -59,31 +58,14 @@ async def converse(
 
 async def _read_line(ctrl_c: CtrlC, prompt: str) -> object:
     """The next line of input; None at end of input, QUIT on Ctrl-C."""
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[object] = loop.create_future()
-
-    def settle(value: object) -> None:
-        if not answer.done():
-            answer.set_result(value)
-
-    def read() -> None:
-        try:
-            line: object = input(prompt) if prompt else _readline()
-        except (EOFError, OSError, ValueError):
-            line = None
-        loop.call_soon_threadsafe(settle, line)
-
-    # A daemon thread, because a blocked read cannot be interrupted and must not hold up exit.
-    threading.Thread(target=read, name="harness9-prompt", daemon=True).start()
-    ctrl_c.on_idle = lambda: settle(QUIT)
+    answer = read_line(prompt)
+    quit_ = asyncio.Event()
+    ctrl_c.on_idle = quit_.set
+    waiter = asyncio.ensure_future(quit_.wait())
+    either: set[asyncio.Future[Any]] = {answer, waiter}
     try:
-        return await answer
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     finally:
         ctrl_c.on_idle = None
-
-
-def _readline() -> str:
-    line = sys.stdin.readline()
-    if not line:
-        raise EOFError
-    return line
+        waiter.cancel()
+    return QUIT if quit_.is_set() else answer.result()

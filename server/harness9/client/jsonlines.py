@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,6 +40,11 @@ class JsonLinesView:
 
     def log(self, message: str) -> None:
         """Daemon messages are not part of the JSON stream."""
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Nothing to step aside from: JSON lines never ask."""
+        yield
 
     def cancelling(self) -> None:
         """Nothing to show: the `cancelled` answer will be the last line."""

@@ -6,7 +6,9 @@ turn's tool calls) is printed above it once, so the scrollback stays a plain, st
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +35,7 @@ class LiveView:
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
-        self._live = Live(
-            console=self.console,
-            refresh_per_second=12.5,
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
+        self._live = self._new_live()
         self._started = time.monotonic()
         self._turn = 0
         self._text = ""
@@ -67,6 +63,28 @@ class LiveView:
 
     def log(self, message: str) -> None:
         """Daemon messages are in its log file, not in the transcript."""
+
+    def _new_live(self) -> Live:
+        return Live(
+            console=self.console,
+            refresh_per_second=12.5,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Stop the live region (it is transient: it clears) while the user is asked, so the
+        question and the answer stay in the scrollback; then carry on below them, in a new
+        region (a restarted one would first move up over what was printed meanwhile)."""
+        self._live.stop()
+        try:
+            yield
+        finally:
+            self._live = self._new_live()
+            self._live.start()
+            self._refresh()
 
     def cancelling(self) -> None:
         """Show that a cancel is under way."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -41,6 +42,9 @@ class View(Protocol):
 
     def cancelling(self) -> None:
         """The user asked to cancel; the daemon has been told."""
+
+    def aside(self) -> AbstractContextManager[None]:
+        """Step out of the way of a question to the user for the block."""
 
     def finished(self, outcome: Outcome, notes: list[tuple[str, Path]]) -> None:
         """The run ended; `notes` are labelled paths to print last (workspace, log file)."""

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from pygls.protocol import (
 from harness9.client.process import kill_group
 
 ProgressHandler = Callable[[dict[str, Any]], None]
+ApprovalHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 _log = logging.getLogger(__name__)
 
 
@@ -37,10 +38,22 @@ def plain_dict_converter() -> Converter:
 class DaemonClient(JsonRPCClient):
     """A harness9 daemon subprocess spoken to over LSP-framed JSON-RPC on its stdin/stdout."""
 
-    def __init__(self, on_progress: ProgressHandler, on_log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        on_progress: ProgressHandler,
+        on_log: Callable[[str], None],
+        on_approval: ApprovalHandler | None = None,
+    ) -> None:
         super().__init__(converter_factory=plain_dict_converter)
         self.process: asyncio.subprocess.Process | None = None
         self._next_id = 0
+        self._answers_approvals = on_approval is not None
+        if on_approval is not None:
+
+            async def answer(params: Any) -> dict[str, Any]:  # pygls awaits coroutine functions
+                return await on_approval(dict(params))
+
+            self.feature("agent/requestApproval")(answer)
         # pygls tags each handler with attributes, so each gets a function of its own.
         self.feature("agent/progress")(lambda params: on_progress(params))
         self.feature("window/logMessage")(lambda params: on_log(str(params.get("message", ""))))
@@ -97,12 +110,17 @@ class DaemonClient(JsonRPCClient):
                 "rootUri": uri,
                 "rootPath": str(root),
                 "workspaceFolders": [{"uri": uri, "name": root.name or str(root)}],
-                "capabilities": {},
+                "capabilities": self._capabilities(),
                 "initializationOptions": options,
             },
         )
         self.protocol.notify("initialized", {})
         return result
+
+    def _capabilities(self) -> dict[str, Any]:
+        if not self._answers_approvals:
+            return {}
+        return {"experimental": {"harness9": {"approvalRequests": True}}}
 
     async def close(self, timeout: float = 5.0) -> None:
         """`shutdown` and `exit`, then wait for the daemon; kill its group if it lingers."""

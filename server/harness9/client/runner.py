@@ -84,10 +84,13 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
         notes.append(("daemon log", log_path))
     process = await spawn_daemon(options.env, log_file)
     # Imported only now, so pygls loads here while the daemon starts in parallel.
+    from harness9.client.approvals import TerminalApprover
     from harness9.client.rpc import DaemonClient
     from harness9.client.session import CtrlC
 
-    client = DaemonClient(slot.progress, slot.log)
+    can_ask = not options.json and sys.stdin.isatty()
+    approver = TerminalApprover(slot, can_ask)
+    client = DaemonClient(slot.progress, slot.log, approver.answer)
     client.attach(process)
     ctrl_c = CtrlC(client, slot.current)
     loop = asyncio.get_running_loop()

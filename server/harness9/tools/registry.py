@@ -83,24 +83,29 @@ class Registry:
         exceptions and timeouts all become `ToolResult(is_error=True)` with text for the model.
         `asyncio.CancelledError` propagates.
         """
-        started = time.monotonic()
+        # The duration counts from when the tool starts: not the time a question to the user
+        # took (the middleware moves the start when it lets the call go).
+        clock = _Clock()
         try:
-            output = await self._run(call, timeout)
+            output = await self._run(call, timeout, clock)
         except (ToolTimeoutError, TimeoutError) as exc:
-            return _failure(call, ToolFailure.TIMEOUT, _timeout_text(call, exc, timeout), started)
+            text = _timeout_text(call, exc, timeout)
+            return _failure(call, ToolFailure.TIMEOUT, text, clock.started)
         except ToolRefused as refused:
-            return _failure(call, refused.reason, str(refused), started)
+            return _failure(call, refused.reason, str(refused), clock.started)
         except ToolError as exc:
-            return _failure(call, ToolFailure.ERROR, str(exc), started)
+            return _failure(call, ToolFailure.ERROR, str(exc), clock.started)
         except OSError as exc:
-            return _failure(call, ToolFailure.ERROR, _os_error_text(exc), started)
+            return _failure(call, ToolFailure.ERROR, _os_error_text(exc), clock.started)
         except Exception as exc:
             _log.exception("tool %r raised", call.name)
             text = f"Error: tool {call.name!r} failed: {type(exc).__name__}: {exc}"
-            return _failure(call, ToolFailure.ERROR, text, started)
-        return _success(call, output, started)
+            return _failure(call, ToolFailure.ERROR, text, clock.started)
+        return _success(call, output, clock.started)
 
-    async def _run(self, call: ToolCall, timeout: float | None) -> str | ToolOutput:
+    async def _run(
+        self, call: ToolCall, timeout: float | None, clock: _Clock
+    ) -> str | ToolOutput:
         tool = self._tools.get(call.name)
         if tool is None:
             valid = ", ".join(self._tools) or "(none)"
@@ -115,12 +120,20 @@ class Registry:
             raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
 
         async def start() -> str | ToolOutput:
+            clock.started = time.monotonic()
             return await _timed(tool, call.arguments, timeout)
 
         proceed: Proceed = start
         for step in reversed(self._middleware):
             proceed = _bind(step, call, tool, arguments, proceed)
         return await proceed()
+
+
+class _Clock:
+    """When a call's tool started (or the call arrived, until then)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
 
 
 def _bind(
