@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 
-from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
+from tests.e2e.daemon import Daemon, StartDaemon
 from tests.e2e.raw import Spawn, spawn
 from tests.fakellm import Call, FakeLLM, Reply
 
 __all__ = ["spawn"]  # the fixture
 pytestmark = pytest.mark.timeout(60)
 ASK = {"HARNESS9_APPROVALS": "ask"}
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\n")
-    return root
 
 
 class Editor:

@@ -4,33 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
-from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
+from tests.e2e.daemon import Daemon, StartDaemon
 from tests.fakellm import Call, Fail, FakeLLM, Reply
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\n")
-    return root
 
 
 async def openai_daemon(start: StartDaemon, fake: FakeLLM, root: Path, **kw: Any) -> Daemon:

@@ -6,24 +6,16 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from tests.e2e.daemon import StartDaemon, daemon_factory
+from tests.e2e.daemon import StartDaemon
 from tests.fakellm import Call, FakeLLM, Reply, Request
 
 pytestmark = pytest.mark.timeout(60)
 
 EDITS_PER_SESSION = 20
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
 
 
 def edits_for(session: int) -> list[Call]:

@@ -4,31 +4,16 @@ or by the client, against the loopback fake LLM."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 
-from tests.e2e.daemon import StartDaemon, daemon_factory
+from tests.e2e.daemon import StartDaemon
 from tests.engine.marks import marked_command, most_at_once
 from tests.fakellm import Call, FakeLLM, Hang, Reply
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 async def test_max_parallel_tools_from_the_run_params(

@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
+from tests.e2e.daemon import Daemon, StartDaemon
 
 pytestmark = pytest.mark.timeout(60)
 
 SCRIPT = {"turns": [{"text": "done"}]}
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 @pytest.fixture

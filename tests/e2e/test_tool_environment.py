@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from pygls.exceptions import JsonRpcInvalidParams
 
-from tests.e2e.daemon import Daemon, StartDaemon, daemon_factory
+from tests.e2e.daemon import Daemon, StartDaemon
 from tests.fakellm import Call, FakeLLM, Reply
 
 pytestmark = pytest.mark.timeout(60)
@@ -22,19 +20,6 @@ SECRETS = {
     "MY_SECRET": "my-e2e-secret",
 }
 ENV_RUN = [Reply("", [Call("bash", {"command": "env"})]), Reply("done")]
-
-
-@pytest_asyncio.fixture
-async def start() -> AsyncIterator[StartDaemon]:
-    async with daemon_factory() as factory:
-        yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 async def secret_daemon(
