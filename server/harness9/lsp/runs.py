@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine.events import Event, RunFinished, ToolFinished, ToolStarted
+from harness9.engine.events import Event, RunFinished, Subscriber, ToolFinished, ToolStarted
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approvals import EditorApprover, announces_approval_requests
 from harness9.lsp.errors import request_failed
@@ -47,7 +47,7 @@ class _Observers:
         self.work: WorkDoneProgress | None = None
         self.status = "error"
 
-    def subscribers(self) -> list[Any]:
+    def subscribers(self) -> list[Subscriber]:
         """In the order they hear each event."""
         return [BlockLogger(block_log), self._window_log, self.progress, self._track]
 
