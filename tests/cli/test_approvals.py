@@ -118,3 +118,10 @@ def test_without_a_terminal_a_question_is_a_rejection_that_says_what_to_do(
         "tool_completed"
     ]
     assert (workspace / "planted").exists()
+
+
+def test_the_demo_runs_yolo_and_says_so() -> None:
+    done = run_harness9("run", "--demo", env=asking_env(), timeout=60)
+    assert done.code == 0, done.err + done.out
+    assert done.out.startswith("demo · tool calls run without asking (approvals: yolo)")
+    assert "✓ completed · 4 turns · 6 tool calls" in done.out

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient
     from harness9.client.session import CtrlC
 
+DEMO_APPROVALS = (
+    "demo · tool calls run without asking (approvals: yolo); "
+    "harness9 run asks before writes and commands by default"
+)
 NO_PROMPT = (
     'harness9: say what to do, e.g. harness9 run "make the tests pass"'
     " (or try harness9 run --demo).\n"
@@ -76,6 +80,8 @@ def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, 
 async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
     """Spawn the daemon, hold the session, shut the daemon down; returns the exit code."""
     slot = ViewSlot(options.json)
+    if options.demo and not options.json:
+        print(DEMO_APPROVALS, flush=True)
     if not options.interactive:
         slot.open()  # the live view shows progress while the daemon starts
     log_file, log_path = _open_log(options.verbose)
