@@ -32,6 +32,7 @@ from harness9.tools.edit_match import (
     find_blocks,
     find_blocks_across_blanks,
     find_trimmed,
+    loose_first,
     source_lines,
     splits_crlf,
 )
@@ -137,7 +138,8 @@ def _block(text: str, source: str, model: str, level: int) -> Match | None:
     if starts:
         rows: tuple[int | None, ...] = tuple(range(len(wanted)))
         first = starts[0]
-        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model)
+        loose = loose_first(wanted, file_lines[first : first + len(wanted)])
+        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model, loose)
     found = find_blocks_across_blanks(file_lines, keys, wanted)
     if len(found) > 1:
         raise errors.ambiguous(level, [rows[0] + 1 for rows in found])
@@ -146,7 +148,9 @@ def _block(text: str, source: str, model: str, level: int) -> Match | None:
     first, last = found[0][0], found[0][-1] + 1
     filled = iter(found[0])
     rows = tuple(next(filled) - first if line.strip() else None for line in wanted)
-    return _line_match(file_lines, first, last, typed, rows, level, model)
+    filled_wanted = [line for line in wanted if line.strip()]
+    loose = loose_first(filled_wanted, [file_lines[i] for i in found[0]])
+    return _line_match(file_lines, first, last, typed, rows, level, model, loose)
 
 
 def _line_match(
@@ -157,10 +161,11 @@ def _line_match(
     rows: tuple[int | None, ...],
     level: int,
     source: str,
+    loose: bool,
 ) -> Match:
     start = sum(map(len, file_lines[:first])) + first
     end = start + sum(map(len, file_lines[first:last])) + (last - first - 1)
-    return Match(start, end, level, "\n".join(typed), rows, source=source)
+    return Match(start, end, level, "\n".join(typed), rows, source=source, loose=loose)
 
 
 def _punctuation(text: str, source: str) -> Match | None:

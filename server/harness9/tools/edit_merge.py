@@ -320,6 +320,10 @@ def _first(block: Block, target: Sequence[str], first_j: int | None) -> Witness 
         if not others or row is None:
             return None
         return Witness(block.model[0], others[0], block.file[row])
+    if block.loose and not indent_of(block.model[0]):
+        # A first line copied from its first non-blank character: its (missing) indentation
+        # was never typed, so the target's first line says nothing of the frame.
+        return None
     model = next((i for i, m in enumerate(block.model) if m.strip()), None)
     first = next((t for t in target if t.strip()), None)
     if model is None or first is None or block.rows[model] is None:
