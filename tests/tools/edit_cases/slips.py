@@ -71,4 +71,16 @@ LOOSE_FIRST = [
            "k1: 1\n\tk2: 2\n\tgroup:\n\t\tk3: 4", "indentation", 4),
 ]
 
-CASES = [*FRAME, *TEXT, *LOOSE_FIRST]
+LOOKALIKE = "a:\n  x: 1  \n\n  y: 2\nb:\n  c:\n    x: 1  \n\n    y: 2\n"
+
+AS_TYPED = [
+    Case("look-alike block one level deeper, a blank line missing in the source", LOOKALIKE,
+         "  x: 1  \n  y: 2", "  x: 1  \n  y: 3", LOOKALIKE.replace("y: 2", "y: 3", 1), level=4),
+    Case("look-alike block one level deeper, trailing spaces lost in the source",
+         LOOKALIKE.replace("\n\n", "\n"), "  x: 1\n  y: 2", "  x: 1\n  y: 3",
+         LOOKALIKE.replace("\n\n", "\n").replace("y: 2", "y: 3", 1), level=4),
+    refuse("look-alike blocks, neither indented as typed", LOOKALIKE, "x: 1\n y: 2",
+           "x: 1\n y: 3", "ambiguous", 4),
+]
+
+CASES = [*FRAME, *TEXT, *LOOSE_FIRST, *AS_TYPED]
