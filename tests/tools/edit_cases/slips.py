@@ -83,4 +83,16 @@ AS_TYPED = [
            "x: 1\n y: 3", "ambiguous", 4),
 ]
 
-CASES = [*FRAME, *TEXT, *LOOSE_FIRST, *AS_TYPED]
+YAML = "group:\n  b: 1\n  c:\n    d: 2\nz: 0\n"
+WIDE = "group:\n    b: 1\n    c:\n        d: 2"
+
+NESTING = [
+    Case("block re-indented as a whole, source and target in a wider unit", YAML, WIDE,
+         "\n".join("    " + line for line in WIDE.split("\n")),
+         "  group:\n    b: 1\n    c:\n      d: 2\nz: 0\n", level=4),
+    refuse("block moved as a whole with a line added: re-indented, or typed in a third frame",
+           YAML, WIDE, "    group:\n        b: 1\n        e: 3\n        c:\n            d: 2",
+           "indentation", 4),
+]
+
+CASES = [*FRAME, *TEXT, *LOOSE_FIRST, *AS_TYPED, *NESTING]
