@@ -33,6 +33,12 @@ def _survey(count: int) -> list[Row]:
     wrong.notes = [describe(*failure) for failure in found.failures[:2]]
     rows = [wrong, info_row("edit_file generated: refused, all slips",
                             100 * found.rate("refused"), None, "%")]
+    # A truncated first or last line is refused by design ("include the whole line"), so the
+    # rate of the others is the one that measures needless refusals.
+    others = found.seen["all"] - found.seen["truncated"]
+    needless = found.refused["all"] - found.refused["truncated"]
+    rows.append(info_row(f"edit_file generated: refused, calls without a truncated line "
+                         f"(n={others})", 100 * needless / max(others, 1), None, "%"))
     for slip in SLIPS:
         rows.append(info_row(f"edit_file generated: refused, {slip} (n={found.seen[slip]})",
                              100 * found.rate("refused", slip), None, "%"))

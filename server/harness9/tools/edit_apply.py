@@ -7,7 +7,8 @@ The ladder, each level tried only when the ones before it found nothing:
 3. `source_text` trimmed of surrounding whitespace, anchored to line starts and ends when its
    trimmed ends were;
 4. line by line, each line compared without its surrounding whitespace, with the same relative
-   indentation; then the same with blank lines ignored on both sides;
+   indentation; then the same with blank lines ignored on both sides. Of several such blocks,
+   the only one indented exactly as typed is the match;
 5. as 2-4 with curly quotes, dashes and non-breaking spaces read as their ASCII forms.
 
 Every level must find exactly one place (overlapping occurrences count); more than one stops the
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from harness9.tools import edit_errors as errors
 from harness9.tools.edit_errors import LEVELS, EditError
 from harness9.tools.edit_hint import closest_block, quote
+from harness9.tools.edit_indent import indent_of
 from harness9.tools.edit_lines import Match, replace
 from harness9.tools.edit_match import (
     Trimmed,
@@ -32,6 +34,7 @@ from harness9.tools.edit_match import (
     find_blocks,
     find_blocks_across_blanks,
     find_trimmed,
+    loose_first,
     source_lines,
     splits_crlf,
 )
@@ -130,23 +133,46 @@ def _block(text: str, source: str, model: str, level: int) -> Match | None:
     wanted = source_lines(source)
     file_lines = text.split("\n")
     keys = [line.strip() for line in file_lines]
-    starts = find_blocks(file_lines, keys, wanted)
-    if len(starts) > 1:
-        raise errors.ambiguous(level, [n + 1 for n in starts])
+    blocks = [tuple(range(n, n + len(wanted))) for n in find_blocks(file_lines, keys, wanted)]
+    starts = [rows[0] for rows in _one_as_typed(file_lines, wanted, blocks, level)]
     typed = source_lines(model)
     if starts:
         rows: tuple[int | None, ...] = tuple(range(len(wanted)))
         first = starts[0]
-        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model)
+        loose = loose_first(wanted, file_lines[first : first + len(wanted)])
+        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model, loose)
+    filled_wanted = [line for line in wanted if line.strip()]
     found = find_blocks_across_blanks(file_lines, keys, wanted)
-    if len(found) > 1:
-        raise errors.ambiguous(level, [rows[0] + 1 for rows in found])
+    found = _one_as_typed(file_lines, filled_wanted, found, level)
     if not found:
         return None
     first, last = found[0][0], found[0][-1] + 1
     filled = iter(found[0])
     rows = tuple(next(filled) - first if line.strip() else None for line in wanted)
-    return _line_match(file_lines, first, last, typed, rows, level, model)
+    loose = loose_first(filled_wanted, [file_lines[i] for i in found[0]])
+    return _line_match(file_lines, first, last, typed, rows, level, model, loose)
+
+
+def _one_as_typed(
+    file_lines: list[str], wanted: list[str], blocks: list[tuple[int, ...]], level: int
+) -> list[tuple[int, ...]]:
+    """At most one of the `blocks` (each the file line of every wanted line): of several, the
+    only one indented exactly as the model typed every line, or an `ambiguous` refusal. Typed
+    indentation that matches one place and not another is as telling as the text itself (a
+    look-alike block nested one level deeper differs from the source in nothing else)."""
+    if len(blocks) < 2:
+        return blocks
+    typed = [
+        rows
+        for rows in blocks
+        if all(
+            indent_of(line) == indent_of(file_lines[row])
+            for line, row in zip(wanted, rows, strict=True)
+        )
+    ]
+    if len(typed) != 1:
+        raise errors.ambiguous(level, [rows[0] + 1 for rows in blocks])
+    return typed
 
 
 def _line_match(
@@ -157,10 +183,11 @@ def _line_match(
     rows: tuple[int | None, ...],
     level: int,
     source: str,
+    loose: bool,
 ) -> Match:
     start = sum(map(len, file_lines[:first])) + first
     end = start + sum(map(len, file_lines[first:last])) + (last - first - 1)
-    return Match(start, end, level, "\n".join(typed), rows, source=source)
+    return Match(start, end, level, "\n".join(typed), rows, source=source, loose=loose)
 
 
 def _punctuation(text: str, source: str) -> Match | None:

@@ -82,8 +82,8 @@ def ambiguous(level: int, lines: Sequence[int]) -> EditError:
 def not_found(hint: str | None) -> EditError:
     """No level found a match; `hint` quotes the closest file lines, if any."""
     reason = (
-        "source_text was not found, not even ignoring line endings, surrounding whitespace, "
-        "indentation and unicode punctuation (levels 1-5)."
+        "source_text was not found at any level: not exactly, nor ignoring line endings, "
+        "surrounding whitespace, indentation, blank lines inside it or unicode punctuation."
     )
     if hint:
         reason += f"\nThe closest lines in the file (did you mean these?):\n{hint}\n"

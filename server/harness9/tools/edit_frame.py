@@ -9,7 +9,9 @@ it). The evidence, in order:
    source's frame) or of the first file line (the file's);
 2. the lines the target restates: each restated line whose indentation equals the source's (and
    not the file's), or the file's (and not the source's), votes for that frame;
-3. the same for lines the target changes in place (one line for one line).
+3. the same for lines the target changes in place (one line for one line);
+4. with no vote at all: the frame that moves every restated line by the same amount, when they
+   span several depths and the other frame would change their relative nesting.
 
 The first level that has evidence decides. Votes for both frames at that level are settled only
 when one frame would put target lines off the file's indentation grid (a 2-space line in a
@@ -74,6 +76,7 @@ def decide(
     target_indents: Sequence[str],
     fits_file: Callable[[Frame], bool],
     agree_in_style: bool,
+    keeps_nesting: Callable[[Sequence[Witness], Frame], bool],
 ) -> Frame:
     """The frame `target_text` was typed in, or `Unclear`.
 
@@ -81,7 +84,11 @@ def decide(
     every target line); when it leaves every target indentation as it is, both frames agree.
     `fits_file` tells whether a frame puts every target line on the file's indentation grid;
     `agree_in_style` whether both frames put every line at the same width once tabs and spaces
-    are written the file's way (then no evidence is needed).
+    are written the file's way (then no evidence is needed). When no line votes, `keeps_nesting`
+    tells whether a frame moves the restated lines (`restated`, which may be re-indented) by
+    one amount while they span several depths: a frame that changes how they nest relative to
+    each other reads the edit as restructuring them, so when only one frame keeps their nesting
+    it is the one (a block re-indented as a whole, typed in the source's unit).
     The caller refuses a `SOURCE` answer when `mapping` is None.
     """
     if mapping is not None and all(mapping(ind) == ind for ind in target_indents):
@@ -106,6 +113,9 @@ def decide(
             return votes.pop()
     if agree_in_style and not any(w.tells() for tier in tiers for w in tier):
         return Frame.SOURCE
+    nesting = [frame for frame in Frame if keeps_nesting(restated, frame)]
+    if len(nesting) == 1:
+        return nesting[0]
     raise Unclear(
         "nothing in target_text tells whether it is indented like source_text or like the file"
     )

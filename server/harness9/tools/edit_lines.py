@@ -50,6 +50,7 @@ class Match:
     lead: str = ""
     trail: str = ""
     source: str = ""  # the whole source_text (LF), for a looser match
+    loose: bool = False  # a line-by-line match whose first line was copied without indentation
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +120,7 @@ def _whole_lines(
         endings=endings,
         model=model,
         rows=rows,
-        loose=match.rows is None and (match.start > start or match.trimmed),
+        loose=match.loose or (match.rows is None and (match.start > start or match.trimmed)),
         level=match.level,
         default_ending=line_ending_at(body, *original),
         line_of=lambda: line_number(text, start),

@@ -86,9 +86,27 @@ def find_blocks(file_lines: Sequence[str], keys: Sequence[str], wanted: Sequence
         start = at - anchor
         if start < 0 or keys[start : start + size] != wanted_keys:
             continue
-        if same_structure(pairs_of(wanted, file_lines[start : start + size])):
+        if fits_structure(wanted, file_lines[start : start + size]):
             starts.append(start)
     return starts
+
+
+def fits_structure(wanted: Sequence[str], found: Sequence[str]) -> bool:
+    """Whether `wanted` nests as the `found` file lines do, its first line maybe copied from
+    its first non-blank character (see `loose_first`)."""
+    return same_structure(pairs_of(wanted, found)) or loose_first(wanted, found)
+
+
+def loose_first(wanted: Sequence[str], found: Sequence[str]) -> bool:
+    """Whether the first wanted line is an indented file line copied without its indentation,
+    and the other lines nest as the file's only without it: that line's indentation was not
+    typed (the file's counts), so it cannot tell the block's structure."""
+    if indent_of(wanted[0]) or not indent_of(found[0]):
+        return False
+    if same_structure(pairs_of(wanted, found)):
+        return False
+    rest = pairs_of(wanted[1:], found[1:])
+    return bool(rest) and same_structure(rest)
 
 
 def find_blocks_across_blanks(

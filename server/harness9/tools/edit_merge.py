@@ -199,6 +199,8 @@ def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[s
             indents,
             fits,
             mapping is not None and _same_in_style(target, mapping, block.context),
+            lambda restated, frame: _only_moves(target, ops)
+            and _keeps_nesting(restated, mapping if frame is Frame.SOURCE else None),
         )
     except Unclear as exc:
         raise errors.unclear_indentation(block.level, block.line, exc.reason, block.file) from None
@@ -213,6 +215,30 @@ def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[s
     if mapping is None:
         raise errors.indentation(block.level, block.line, _describe(pairs, indents))
     return _with_first(block, reindent(target, mapping), first_j)
+
+
+def _only_moves(target: Sequence[str], ops: Sequence[Opcode]) -> bool:
+    """Whether every non-blank target line restates a source line (maybe re-indented): then a
+    target typed in a third frame would change nothing, so a uniform move is the edit itself.
+    With a line changed or added, a uniform move may just as well be a third frame."""
+    return not any(
+        tag != "equal" and any(target[j].strip() for j in range(j1, j2))
+        for tag, _, _, j1, j2 in ops
+    )
+
+
+def _keeps_nesting(restated: Sequence[Witness], mapping: Mapping | None) -> bool:
+    """Whether placing the restated lines' target indentation (mapped by `mapping`, if any)
+    moves them all by the same width, while their file lines sit at two depths or more."""
+    moves, depths = set(), set()
+    for witness in restated:
+        typed = indent_of(witness.target)
+        placed = mapping(typed) if mapping is not None else typed
+        if placed is None:
+            return False
+        depths.add(width(indent_of(witness.file)))
+        moves.add(width(placed) - width(indent_of(witness.file)))
+    return len(depths) > 1 and len(moves) == 1
 
 
 def _with_first(block: Block, placed: list[str], first_j: int | None) -> list[str]:
@@ -320,6 +346,10 @@ def _first(block: Block, target: Sequence[str], first_j: int | None) -> Witness 
         if not others or row is None:
             return None
         return Witness(block.model[0], others[0], block.file[row])
+    if block.loose and not indent_of(block.model[0]):
+        # A first line copied from its first non-blank character: its (missing) indentation
+        # was never typed, so the target's first line says nothing of the frame.
+        return None
     model = next((i for i, m in enumerate(block.model) if m.strip()), None)
     first = next((t for t in target if t.strip()), None)
     if model is None or first is None or block.rows[model] is None:

@@ -34,15 +34,17 @@ HINT_FILE = "def load(path):\n    with open(path) as f:\n        return f.read()
 NOT_FOUND = [
     refuse("typo in identifier", HINT_FILE, "def laod(path):\n    with open(path) as f:",
            "def load(p):", "not_found", 5,
-           message="Error: file.txt was not changed: source_text was not found, not even "
-           "ignoring line endings, surrounding whitespace, indentation and unicode punctuation "
-           "(levels 1-5).\nThe closest lines in the file (did you mean these?):\n"
+           message="Error: file.txt was not changed: source_text was not found at any level: "
+           "not exactly, nor ignoring line endings, surrounding whitespace, indentation, blank "
+           "lines inside it or unicode punctuation.\n"
+           "The closest lines in the file (did you mean these?):\n"
            "1| def load(path):\n2|     with open(path) as f:\n"
            "Read the file again and copy source_text exactly from it."),
     refuse("text from another file", HINT_FILE, "zzz_qqq()", "x", "not_found", 5,
-           message="Error: file.txt was not changed: source_text was not found, not even "
-           "ignoring line endings, surrounding whitespace, indentation and unicode punctuation "
-           "(levels 1-5). Read the file again and copy source_text exactly from it."),
+           message="Error: file.txt was not changed: source_text was not found at any level: "
+           "not exactly, nor ignoring line endings, surrounding whitespace, indentation, blank "
+           "lines inside it or unicode punctuation. "
+           "Read the file again and copy source_text exactly from it."),
     Case("extra blank line in the middle", "a()\nb()\n", "a()\n\nb()", "c()", "c()\n", level=4),
     refuse("missing line in the middle", "a()\nb()\nc()\n", "a()\nc()", "d()", "not_found", 5),
     refuse("inner whitespace differs", "x = 1\n", "x=1", "x=2", "not_found", 5),

@@ -55,4 +55,44 @@ TEXT = [
          "def f():\n    a()\n\n    c()\n", level=4),
 ]
 
-CASES = [*FRAME, *TEXT]
+JSON = '{\n    "a": 1,\n    "b": 2,\n    "c": 3\n}\n'
+
+LOOSE_FIRST = [
+    Case("first line after its indentation, the rest in tabs, target typed for the file", JSON,
+         '"a": 1,\n\t"b": 2,', '"a": 1,\n    "b": 5,', JSON.replace("2", "5"), level=4),
+    Case("first line after its indentation, the rest in tabs, target typed like it", JSON,
+         '"a": 1,\n\t"b": 2,\n\t"c": 3', '"a": 1,\n\t"b": 2,\n\t"d": 4,\n\t"c": 3',
+         JSON.replace('"c"', '"d": 4,\n    "c"'), level=4),
+    Case("first line after its indentation, a blank line missing, target restates the first",
+         "def f():\n  if a:\n    b()\n\n  c()\n", "if a:\n    b()\n  c()",
+         "if a:\n    b(1)\n  c()", "def f():\n  if a:\n    b(1)\n\n  c()\n", level=4),
+    refuse("first line after its indentation, target lines indented like neither",
+           "    k1: 1\nk2: 2\ngroup:\n    k3: 3\n", "k1: 1\nk2: 2\ngroup:\n\tk3: 3",
+           "k1: 1\n\tk2: 2\n\tgroup:\n\t\tk3: 4", "indentation", 4),
+]
+
+LOOKALIKE = "a:\n  x: 1  \n\n  y: 2\nb:\n  c:\n    x: 1  \n\n    y: 2\n"
+
+AS_TYPED = [
+    Case("look-alike block one level deeper, a blank line missing in the source", LOOKALIKE,
+         "  x: 1  \n  y: 2", "  x: 1  \n  y: 3", LOOKALIKE.replace("y: 2", "y: 3", 1), level=4),
+    Case("look-alike block one level deeper, trailing spaces lost in the source",
+         LOOKALIKE.replace("\n\n", "\n"), "  x: 1\n  y: 2", "  x: 1\n  y: 3",
+         LOOKALIKE.replace("\n\n", "\n").replace("y: 2", "y: 3", 1), level=4),
+    refuse("look-alike blocks, neither indented as typed", LOOKALIKE, "x: 1\n y: 2",
+           "x: 1\n y: 3", "ambiguous", 4),
+]
+
+YAML = "group:\n  b: 1\n  c:\n    d: 2\nz: 0\n"
+WIDE = "group:\n    b: 1\n    c:\n        d: 2"
+
+NESTING = [
+    Case("block re-indented as a whole, source and target in a wider unit", YAML, WIDE,
+         "\n".join("    " + line for line in WIDE.split("\n")),
+         "  group:\n    b: 1\n    c:\n      d: 2\nz: 0\n", level=4),
+    refuse("block moved as a whole with a line added: re-indented, or typed in a third frame",
+           YAML, WIDE, "    group:\n        b: 1\n        e: 3\n        c:\n            d: 2",
+           "indentation", 4),
+]
+
+CASES = [*FRAME, *TEXT, *LOOSE_FIRST, *AS_TYPED, *NESTING]
