@@ -9,7 +9,8 @@
 ;; harness9 is a coding-agent daemon that speaks LSP-framed JSON-RPC.  This file starts it
 ;; through eglot (an `eglot-server-programs' entry for `harness9-mode'), sends `agent/run'
 ;; with jsonrpc, renders the `agent/progress' notifications live in the *harness9* buffer,
-;; and cancels with `agent/cancel'.
+;; and cancels with `agent/cancel'.  Tool calls that need the user's approval are asked
+;; by eglot in the minibuffer (`window/showMessageRequest'); C-g there rejects.
 ;;
 ;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)
 ;;   M-x harness9-cancel   cancel the run in progress
@@ -36,7 +37,8 @@
 
 (defcustom harness9-initialization-options nil
   "Plist sent as `initializationOptions'.
-For example (:provider \"openai\" :model \"gpt-4o\")."
+For example (:provider \"openai\" :model \"gpt-4o\"), or with approval rules
+\(:approvals (:mode \"ask\" :allow [\"bash(npm test)\"]))."
   :type 'plist)
 
 (defcustom harness9-run-params nil
@@ -329,6 +331,17 @@ For example (:maxTurns 10 :thinking t)."
         (insert (harness9-view-text))
         (when at-end (goto-char (point-max)))
         (dolist (w followers) (set-window-point w (point-max)))))))
+
+;;;; Approvals
+
+;; jsonrpc answers a handler's error, not a quit: without this method, a C-g at
+;; the daemon's approval question would leave it unanswered and its call waiting.
+(cl-defmethod eglot-handle-request
+  ((_server harness9-lsp-server) (_method (eql window/showMessageRequest)) &rest _)
+  "Ask as eglot does, but answer null (a rejection) to a quit."
+  (condition-case nil
+      (cl-call-next-method)
+    (quit nil)))
 
 ;;;; Commands
 

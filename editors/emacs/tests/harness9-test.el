@@ -141,37 +141,43 @@ eglot sends it from `eglot-connect-hook'; one more is sent here in case a versio
 
 (ert-deftest harness9-test-approvals ()
   "The default (ask): eglot answers window/showMessageRequest with `completing-read'.
-The first call is allowed, the second rejected; the buffer and the workspace show both."
+The first call is allowed, the second rejected, the third's question quit (C-g), which
+rejects it too; the buffer and the workspace show all three."
   (let ((harness9-test--approvals nil)
         (questions nil)
-        (answers (list "Allow once" "Reject")))
+        (answers (list "Allow once" "Reject" 'quit)))
     (harness9-test--with-daemon "approve"
       (cl-letf (((symbol-function 'completing-read)
                  (lambda (prompt collection &rest _)
                    (push (list prompt (all-completions "" collection)) questions)
-                   (pop answers))))
-        (should (equal (plist-get (harness9-run-and-wait "write two files") :status) "completed")))
+                   (let ((answer (pop answers)))
+                     (if (eq answer 'quit) (signal 'quit nil) answer)))))
+        (should (equal (plist-get (harness9-run-and-wait "write three files") :status) "completed")))
       (setq questions (nreverse questions))
-      (should (equal (length questions) 2))
-      (should (string-match-p "harness9 asks to run bash: echo one > one\\.txt" (car (nth 0 questions))))
-      (should (string-match-p "harness9 asks to run bash: echo two > two\\.txt" (car (nth 1 questions))))
+      (should (equal (length questions) 3))
+      (cl-loop for (prompt) in questions
+               for file in '("one" "two" "three")
+               do (should (string-match-p (format "harness9 asks to run bash: echo %s > %s\\.txt" file file)
+                                          prompt)))
       (should (equal (cadr (nth 0 questions)) '("Allow once" "Allow for this session" "Reject")))
       (should (file-exists-p (expand-file-name "one.txt" ws)))
       (should-not (file-exists-p (expand-file-name "two.txt" ws)))
+      (should-not (file-exists-p (expand-file-name "three.txt" ws)))
       (let ((resolved (seq-filter (lambda (ev) (equal (plist-get ev :kind) "approval_resolved"))
                                   (reverse harness9-events))))
         (should (equal (mapcar (lambda (ev) (list (plist-get ev :decision) (plist-get ev :by))) resolved)
-                       '(("allow_once" "user") ("reject" "user")))))
+                       '(("allow_once" "user") ("reject" "user") ("reject" "user")))))
       (should (equal (seq-remove (lambda (l) (string-prefix-p "    │ " l))
                                  (split-string (harness9-test--text) "\n"))
-                     '("» write two files"
+                     '("» write three files"
                        "── turn 1"
-                       "Writing two files."
+                       "Writing three files."
                        "  ✓ bash: echo one > one.txt  (allowed once, N ms)"
                        "  ✗ bash: echo two > two.txt  (rejected, N ms)"
+                       "  ✗ bash: echo three > three.txt  (rejected, N ms)"
                        "── turn 2"
                        "One of them."
-                       "■ completed · 2 turns · 2 tool calls · N in / N out tokens")))
+                       "■ completed · 2 turns · 3 tool calls · N in / N out tokens")))
       (harness9-test--check-seqs))))
 
 (provide 'harness9-test)
