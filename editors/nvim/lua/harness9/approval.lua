@@ -14,6 +14,7 @@ local DEFAULT_OPTIONS = {
 }
 
 M.max_height = 0.6 -- the preview's height at most, as a fraction of the editor's lines
+M.before_ask = nil -- called once the preview is open, before asking (the plugin redraws its view)
 
 local pending = {} -- client id -> { finish = fn } while a question is open
 
@@ -33,18 +34,19 @@ end
 --- Opens the preview of `params` in a floating window that does not take the focus.
 local function open_preview(params)
   local lines, filetype = preview_of(params)
+  local title = " harness9 asks to run " .. tostring(params.title or params.tool) .. " "
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = filetype
-  local width = 20
+  local width = vim.fn.has("nvim-0.9") == 1 and vim.fn.strdisplaywidth(title) or 20
   for _, line in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(line))
   end
   width = math.min(width, math.max(vim.o.columns - 4, 1))
   local height = math.min(#lines, math.max(math.floor(vim.o.lines * M.max_height), 1))
-  local win = api.nvim_open_win(buf, false, {
+  local config = {
     relative = "editor",
     row = 1,
     col = math.max(math.floor((vim.o.columns - width) / 2) - 1, 0),
@@ -53,8 +55,11 @@ local function open_preview(params)
     style = "minimal",
     border = "rounded",
     focusable = true,
-  })
-  return win
+  }
+  if vim.fn.has("nvim-0.9") == 1 then -- window titles came with 0.9
+    config.title = title
+  end
+  return api.nvim_open_win(buf, false, config)
 end
 
 local function close_preview(win)
@@ -142,6 +147,11 @@ function M.handler(_, params, ctx)
   if ok then
     win = opened
   end
+  if M.before_ask then
+    pcall(M.before_ask)
+  end
+  -- A synchronous picker (the default inputlist) blocks redraws: show the preview first.
+  pcall(vim.cmd, "redraw")
   local question = {}
   local answer = await(function(finish, is_open)
     question.finish = finish

@@ -203,6 +203,7 @@ function M.setup(opts)
   }
   client_mod.register(M.config)
   client_mod.on_exit = on_exit
+  approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
     report(M.run(args.args, { new_session = args.bang }))
   end, { nargs = "+", bang = true, desc = "Run the harness9 agent (! starts a new session)" })
