@@ -82,19 +82,19 @@ local function ask(params, finish, is_open)
     if not is_open() then
       return -- withdrawn meanwhile: the answer was already given
     end
-    if not choice or choice.id ~= "allow_once" and choice.id ~= "allow_session" then
-      if not choice then
-        return finish({ decision = "reject" })
-      end
-      return vim.ui.input({ prompt = "Reason for rejecting (optional): " }, function(reason)
-        local answer = { decision = "reject" }
-        if type(reason) == "string" and reason:match("%S") then
-          answer.message = reason
-        end
-        finish(answer)
-      end)
+    if not choice then -- dismissed
+      return finish({ decision = "reject" })
     end
-    finish({ decision = choice.id })
+    if choice.id == "allow_once" or choice.id == "allow_session" then
+      return finish({ decision = choice.id })
+    end
+    vim.ui.input({ prompt = "Reason for rejecting (optional): " }, function(reason)
+      local answer = { decision = "reject" }
+      if type(reason) == "string" and reason:match("%S") then
+        answer.message = reason
+      end
+      finish(answer)
+    end)
   end)
 end
 
