@@ -9,7 +9,8 @@
 ;; harness9 is a coding-agent daemon that speaks LSP-framed JSON-RPC.  This file starts it
 ;; through eglot (an `eglot-server-programs' entry for `harness9-mode'), sends `agent/run'
 ;; with jsonrpc, renders the `agent/progress' notifications live in the *harness9* buffer,
-;; and cancels with `agent/cancel'.
+;; and cancels with `agent/cancel'.  Tool calls that need the user's approval are asked
+;; by eglot in the minibuffer (`window/showMessageRequest'); C-g there rejects.
 ;;
 ;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)
 ;;   M-x harness9-cancel   cancel the run in progress
@@ -36,7 +37,8 @@
 
 (defcustom harness9-initialization-options nil
   "Plist sent as `initializationOptions'.
-For example (:provider \"openai\" :model \"gpt-4o\")."
+For example (:provider \"openai\" :model \"gpt-4o\"), or with approval rules
+\(:approvals (:mode \"ask\" :allow [\"bash(npm test)\"]))."
   :type 'plist)
 
 (defcustom harness9-run-params nil
@@ -83,7 +85,7 @@ For example (:maxTurns 10 :thinking t)."
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output)
+  name summary (status 'running) reason ms output approval)
 
 (defun harness9--find-run (id)
   "The run with ID, else the newest run that has no id yet (which then takes ID)."
@@ -112,12 +114,43 @@ For example (:maxTurns 10 :thinking t)."
   "RUN's block for the tool call of event EV, added on first use."
   (let ((id (plist-get ev :toolCallId)))
     (or (alist-get id (harness9--run-tools run) nil nil #'equal)
-        (let ((tool (harness9--make-tool :name (plist-get ev :tool)
-                                         :summary (harness9--summary (plist-get ev :arguments)))))
+        (let ((tool (harness9--make-tool
+                     :name (plist-get ev :tool)
+                     :summary (if (and (not (plist-member ev :arguments)) (plist-get ev :title))
+                                  ;; An approval event's title is "tool: summary".
+                                  (string-remove-prefix (concat (plist-get ev :tool) ": ")
+                                                        (plist-get ev :title))
+                                (harness9--summary (plist-get ev :arguments))))))
           (harness9--turn-block run (plist-get ev :turn))
           (setf (alist-get id (harness9--run-tools run) nil nil #'equal) tool)
           (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))
           tool))))
+
+(defun harness9--decision-note (ev)
+  "How the approval_resolved event EV reads after its tool line."
+  (let ((decision (plist-get ev :decision))
+        (by (plist-get ev :by)))
+    (if (equal by "user")
+        (pcase decision
+          ("allow_once" "allowed once")
+          ("allow_session" "allowed for the session")
+          ("reject" "rejected")
+          (_ (format "%s" decision)))
+      (let ((verb (if (member decision '("deny" "reject")) "denied" "allowed")))
+        (pcase by
+          ("rule" (format "%s by rule %s" verb (plist-get ev :rule)))
+          ("session" (concat verb " for the session"))
+          ("mode" (concat verb " by the mode"))
+          (_ (format "%s by %s" verb by)))))))
+
+(defun harness9--apply-approval (run ev)
+  "Record the approval event EV (requested or resolved) on its tool in RUN."
+  (let ((tool (harness9--tool-block run ev)))
+    (if (equal (plist-get ev :kind) "approval_requested")
+        (setf (harness9--tool-status tool) 'asking)
+      (when (eq (harness9--tool-status tool) 'asking)
+        (setf (harness9--tool-status tool) 'running))
+      (setf (harness9--tool-approval tool) (harness9--decision-note ev)))))
 
 (defun harness9--apply-finished (run ev)
   "Record the run_finished event EV on RUN."
@@ -146,6 +179,7 @@ For example (:maxTurns 10 :thinking t)."
         ("assistant_message" (setf (harness9--turn-text (harness9--turn-block run turn))
                                    (or (plist-get ev :text) "")))
         ("tool_started" (harness9--tool-block run ev))
+        ((or "approval_requested" "approval_resolved") (harness9--apply-approval run ev))
         ((or "tool_completed" "tool_failed")
          (let ((tool (harness9--tool-block run ev)))
            (setf (harness9--tool-status tool) (if (equal kind "tool_completed") 'ok 'failed)
@@ -176,20 +210,28 @@ For example (:maxTurns 10 :thinking t)."
 
 (defun harness9--tool-text (tool)
   "The lines of TOOL: status, name, summary, then the head of its output."
-  (let* ((icon (pcase (harness9--tool-status tool) ('running "…") ('ok "✓") (_ "✗")))
+  (let* ((status (harness9--tool-status tool))
+         (approval (harness9--tool-approval tool))
+         (icon (pcase status ('running "…") ('asking "?") ('ok "✓") (_ "✗")))
          (head (format "  %s %s: %s" icon (harness9--tool-name tool)
                        (replace-regexp-in-string "\n" " ⏎ " (harness9--tool-summary tool)))))
-    (if (eq (harness9--tool-status tool) 'running)
-        (list head)
-      (let* ((ms (round (or (harness9--tool-ms tool) 0)))
-             (reason (harness9--tool-reason tool))
-             (text (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) "")))
-             (out (unless (string-empty-p text) (split-string text "\n")))
-             (shown (seq-take out harness9-output-lines)))
-        (append (list (format "%s  (%s)" head (if reason (format "%s, %d ms" reason ms) (format "%d ms" ms))))
-                (mapcar (lambda (line) (concat "    │ " line)) shown)
-                (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
-                  (list (format "    │ … %d more lines" (- (length out) harness9-output-lines)))))))))
+    (pcase status
+      ('asking (list (concat head "  (waiting for approval)")))
+      ('running (list (if approval (format "%s  (%s)" head approval) head)))
+      (_
+       (let* ((ms (round (or (harness9--tool-ms tool) 0)))
+              (reason (harness9--tool-reason tool))
+              ;; A rejected or denied call's reason is already in its approval note.
+              (reason (unless (and approval (member reason '("rejected" "denied"))) reason))
+              (text (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) "")))
+              (out (unless (string-empty-p text) (split-string text "\n")))
+              (shown (seq-take out harness9-output-lines)))
+         (append (list (format "%s  (%s)" head
+                               (string-join (delq nil (list approval reason (format "%d ms" ms)))
+                                            ", ")))
+                 (mapcar (lambda (line) (concat "    │ " line)) shown)
+                 (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
+                   (list (format "    │ … %d more lines" (- (length out) harness9-output-lines))))))))))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
@@ -289,6 +331,17 @@ For example (:maxTurns 10 :thinking t)."
         (insert (harness9-view-text))
         (when at-end (goto-char (point-max)))
         (dolist (w followers) (set-window-point w (point-max)))))))
+
+;;;; Approvals
+
+;; jsonrpc answers a handler's error, not a quit: without this method, a C-g at
+;; the daemon's approval question would leave it unanswered and its call waiting.
+(cl-defmethod eglot-handle-request
+  ((_server harness9-lsp-server) (_method (eql window/showMessageRequest)) &rest _)
+  "Ask as eglot does, but answer null (a rejection) to a quit."
+  (condition-case nil
+      (cl-call-next-method)
+    (quit nil)))
 
 ;;;; Commands
 

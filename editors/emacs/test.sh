@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Emacs recipe tests: batch Emacs loads harness9.el, starts the real daemon through eglot with a
-# scripted model, drives a whole run and a cancel, and checks the notifications and the buffer.
+# scripted model, drives a whole run, a cancel and approvals answered in the minibuffer, and checks
+# the notifications, the buffer and the workspace.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -16,6 +16,9 @@
 
 (defconst harness9-test--dir (file-name-directory (or load-file-name buffer-file-name)))
 (defconst harness9-test--timeout 45 "Seconds any wait may take before the test fails.")
+(defvar harness9-test--approvals '(:mode "yolo")
+  "The `approvals' init option of the daemons the tests start.
+Tests about something else run every tool; nil keeps the daemon's default (ask).")
 
 (defun harness9-test--text ()
   "The *harness9* buffer's text with durations and token counts made constant."
@@ -64,10 +67,11 @@ eglot sends it from `eglot-connect-hook'; one more is sent here in case a versio
           ;; Configured as the README says, through initializationOptions; the environment
           ;; names no provider ("VAR" alone removes VAR from a subprocess's environment).
           (harness9-initialization-options
-           (list :provider "replay"
-                 :replayFile (concat harness9-test--dir "replay-" ,scenario ".json")))
+           (append (list :provider "replay"
+                         :replayFile (concat harness9-test--dir "replay-" ,scenario ".json"))
+                   (when harness9-test--approvals (list :approvals harness9-test--approvals))))
           (process-environment
-           (append '("HARNESS9_PROVIDER" "HARNESS9_REPLAY") process-environment))
+           (append '("HARNESS9_PROVIDER" "HARNESS9_REPLAY" "HARNESS9_APPROVALS") process-environment))
           (eglot-server-programs
            (cons (list 'harness9-mode 'harness9-lsp-server (getenv "H9_DAEMON") "serve")
                  eglot-server-programs))
@@ -134,6 +138,47 @@ eglot sends it from `eglot-connect-hook'; one more is sent here in case a versio
                                        "  ✗ bash: sleep 30  (cancelled, N ms)")))
       (should (string-prefix-p "■ cancelled" (car (last lines)))))
     (harness9-test--check-seqs)))
+
+(ert-deftest harness9-test-approvals ()
+  "The default (ask): eglot answers window/showMessageRequest with `completing-read'.
+The first call is allowed, the second rejected, the third's question quit (C-g), which
+rejects it too; the buffer and the workspace show all three."
+  (let ((harness9-test--approvals nil)
+        (questions nil)
+        (answers (list "Allow once" "Reject" 'quit)))
+    (harness9-test--with-daemon "approve"
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt collection &rest _)
+                   (push (list prompt (all-completions "" collection)) questions)
+                   (let ((answer (pop answers)))
+                     (if (eq answer 'quit) (signal 'quit nil) answer)))))
+        (should (equal (plist-get (harness9-run-and-wait "write three files") :status) "completed")))
+      (setq questions (nreverse questions))
+      (should (equal (length questions) 3))
+      (cl-loop for (prompt) in questions
+               for file in '("one" "two" "three")
+               do (should (string-match-p (format "harness9 asks to run bash: echo %s > %s\\.txt" file file)
+                                          prompt)))
+      (should (equal (cadr (nth 0 questions)) '("Allow once" "Allow for this session" "Reject")))
+      (should (file-exists-p (expand-file-name "one.txt" ws)))
+      (should-not (file-exists-p (expand-file-name "two.txt" ws)))
+      (should-not (file-exists-p (expand-file-name "three.txt" ws)))
+      (let ((resolved (seq-filter (lambda (ev) (equal (plist-get ev :kind) "approval_resolved"))
+                                  (reverse harness9-events))))
+        (should (equal (mapcar (lambda (ev) (list (plist-get ev :decision) (plist-get ev :by))) resolved)
+                       '(("allow_once" "user") ("reject" "user") ("reject" "user")))))
+      (should (equal (seq-remove (lambda (l) (string-prefix-p "    │ " l))
+                                 (split-string (harness9-test--text) "\n"))
+                     '("» write three files"
+                       "── turn 1"
+                       "Writing three files."
+                       "  ✓ bash: echo one > one.txt  (allowed once, N ms)"
+                       "  ✗ bash: echo two > two.txt  (rejected, N ms)"
+                       "  ✗ bash: echo three > three.txt  (rejected, N ms)"
+                       "── turn 2"
+                       "One of them."
+                       "■ completed · 2 turns · 3 tool calls · N in / N out tokens")))
+      (harness9-test--check-seqs))))
 
 (provide 'harness9-test)
 ;;; harness9-test.el ends here

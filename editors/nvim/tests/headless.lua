@@ -1,5 +1,6 @@
 -- Headless end-to-end test of the plugin against the real daemon with a scripted model.
--- Environment: H9_SCENARIO (run | cancel | nodaemon), H9_DAEMON, H9_REPLAY, H9_WORKSPACE.
+-- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock), H9_DAEMON,
+-- H9_REPLAY, H9_WORKSPACE.
 -- The daemon is configured through init_options only (the environment names no provider).
 -- Exits 0 on success; on a mismatch prints the run buffer and the log to stderr and exits 1.
 local harness9 = require("harness9")
@@ -161,6 +162,219 @@ local function scenario_cancel()
   expect_log_seqs()
 end
 
+local function workspace_file(name)
+  local f = io.open(os.getenv("H9_WORKSPACE") .. "/" .. name)
+  if not f then
+    return nil
+  end
+  local text = f:read("*a")
+  f:close()
+  return text
+end
+
+-- The floating windows open now, as { filetype, lines } (the approval preview).
+local function floats()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      local buf = vim.api.nvim_win_get_buf(win)
+      table.insert(out, { filetype = vim.bo[buf].filetype, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
+    end
+  end
+  return out
+end
+
+local function expect_equal(what, want, got)
+  local a, b = vim.inspect(want), vim.inspect(got)
+  if a ~= b then
+    fail(string.format("%s: expected %s, got %s", what, a, b))
+  end
+end
+
+-- Replaces vim.ui.select with a picker that records each question (prompt, labels, the preview
+-- shown meanwhile) and answers, later as an asynchronous picker does, with the next label of
+-- `answers`; for `false` it never answers and calls `unanswered()`. Returns the list of questions.
+local function fake_select(answers, unanswered)
+  local asked = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    for _, item in ipairs(items) do
+      table.insert(labels, opts.format_item(item))
+    end
+    local want = table.remove(answers, 1)
+    table.insert(asked, { prompt = opts.prompt, labels = labels, previews = floats(), on_choice = on_choice, items = items })
+    if want == false then
+      return unanswered()
+    end
+    vim.schedule(function()
+      for i, label in ipairs(labels) do
+        if label == want then
+          return on_choice(items[i], i)
+        end
+      end
+      on_choice(nil, nil)
+    end)
+  end
+  return asked
+end
+
+local OPTIONS = { "Allow once", "Allow for this session", "Reject" }
+
+local function scenario_approve()
+  local asked = fake_select({ "Allow once", "Reject" })
+  local reasons = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(reasons, opts.prompt)
+    vim.schedule(function()
+      on_confirm("not in the root, please")
+    end)
+  end
+  vim.cmd("Harness9Run change a.txt")
+  wait_for("the end of the run", function()
+    return not harness9.running()
+  end)
+  expect_equal("questions", 2, #asked)
+  expect_equal("the first question", {
+    prompt = "harness9 asks to run edit_file: a.txt",
+    labels = OPTIONS,
+    previews = { { filetype = "diff", lines = { "--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "-hello from a.txt", "+bye from a.txt" } } },
+  }, { prompt = asked[1].prompt, labels = asked[1].labels, previews = asked[1].previews })
+  expect_equal("the second question", {
+    prompt = "harness9 asks to run bash: echo planted > planted.txt",
+    previews = { { filetype = "sh", lines = { "echo planted > planted.txt" } } },
+  }, { prompt = asked[2].prompt, previews = asked[2].previews })
+  expect_equal("reasons asked", { "Reason for rejecting (optional): " }, reasons)
+  expect_equal("floating windows after the run", {}, floats())
+  expect_equal("a.txt (allowed)", "bye from a.txt\n", workspace_file("a.txt"))
+  expect_equal("planted.txt (rejected)", nil, workspace_file("planted.txt"))
+  local lines = normalized_lines()
+  table.remove(lines, 5) -- edit_file's confirmation is the daemon's to word, and so is the
+  if (lines[6] or ""):find("rejected this bash call: not in the root, please", 1, true) then
+    lines[6] = "    │ <the rejection with its reason>" -- rejection's text around the user's reason
+  end
+  expect_lines({
+    "» change a.txt",
+    "── turn 1",
+    "Changing it.",
+    "  ✓ edit_file: a.txt  (allowed once, N ms)",
+    "  ✗ bash: echo planted > planted.txt  (rejected, N ms)",
+    "    │ <the rejection with its reason>",
+    "── turn 2",
+    "Done.",
+    "■ completed · 2 turns · 2 tool calls · N in / N out tokens",
+  }, lines)
+  expect_log_seqs()
+end
+
+local function scenario_approvecancel()
+  -- The user never answers; the run is cancelled meanwhile. Neovim 0.7 waits inside the
+  -- request handler (the test's own waits resume only once it returns), so the cancel comes from
+  -- a timer, as a key press would.
+  local asked = fake_select({ false }, function()
+    vim.defer_fn(function()
+      vim.cmd("Harness9Cancel")
+    end, 50)
+  end)
+  local inputs = 0
+  vim.ui.input = function()
+    inputs = inputs + 1
+  end
+  vim.cmd("Harness9Run plant a file")
+  wait_for("the run to end after the cancel", function()
+    return not harness9.running()
+  end)
+  wait_for("the question to close", function()
+    return not require("harness9.approval").asking() and #floats() == 0
+  end)
+  -- A late answer to the withdrawn question is ignored: no reason asked, nothing answered twice.
+  asked[1].on_choice(asked[1].items[3], 3)
+  vim.wait(100)
+  expect_equal("reasons asked", 0, inputs)
+  expect_equal("planted.txt", nil, workspace_file("planted.txt"))
+  local lines = normalized_lines()
+  lines[#lines] = lines[#lines]:gsub(" · .*", "")
+  expect_lines({
+    "» plant a file",
+    "── turn 1",
+    "Planting.",
+    "  ✗ bash: echo planted > planted.txt  (cancelled, N ms)",
+    "■ cancelled",
+  }, vim.tbl_filter(function(line)
+    return not line:match("^    │ ")
+  end, lines))
+end
+
+-- A client as the stock recipe starts it (no plugin handlers, no approvalRequests capability):
+-- the daemon asks with window/showMessageRequest, which Neovim's own handler shows with
+-- vim.fn.inputlist (before 0.10) or vim.ui.select (0.10+, in a coroutine).
+local function scenario_stock()
+  local client_mod = require("harness9.client")
+  local root = os.getenv("H9_WORKSPACE")
+  local config = {
+    name = "harness9-stock",
+    cmd = { os.getenv("H9_DAEMON"), "serve" },
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
+  }
+  local id
+  if vim.fn.has("nvim-0.11") == 1 then
+    id = vim.lsp.start(config, { attach = false, reuse_client = function()
+      return false
+    end })
+  else
+    id = vim.lsp.start_client(config)
+  end
+  local client
+  wait_for("the stock client", function()
+    client = vim.lsp.get_client_by_id(id)
+    return client ~= nil and client.initialized
+  end)
+  local answers, questions = { "Allow once", "Reject" }, {}
+  local function answer(message, labels)
+    table.insert(questions, message)
+    local want = table.remove(answers, 1)
+    for i, label in ipairs(labels) do
+      if label == want then
+        return i
+      end
+    end
+    return 0
+  end
+  vim.fn.inputlist = function(lines)
+    local labels = {}
+    for i = 3, #lines do
+      table.insert(labels, (lines[i]:gsub("^%d+%. ", "")))
+    end
+    return answer(lines[1], labels)
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = vim.tbl_map(opts.format_item or function(item)
+      return item.title
+    end, items)
+    local i = answer((opts.prompt or ""):gsub(": $", ""), labels)
+    on_choice(items[i], i ~= 0 and i or nil)
+  end
+  local reply
+  client_mod.call(client, "request", "agent/run", { prompt = "ask twice" }, function(err, result)
+    reply = { err = err, result = result }
+  end)
+  wait_for("the stock run", function()
+    return reply ~= nil
+  end)
+  expect_equal("questions", {
+    "harness9 asks to run bash: echo one > one.txt",
+    "harness9 asks to run bash: echo two > two.txt",
+  }, questions)
+  expect_equal("the reply", { status = "completed", toolCalls = 2, text = "Asked twice." }, {
+    status = reply.result and reply.result.status,
+    toolCalls = reply.result and reply.result.toolCalls,
+    text = reply.result and reply.result.text,
+  })
+  expect_equal("one.txt (allowed)", "one\n", workspace_file("one.txt"))
+  expect_equal("two.txt (rejected)", nil, workspace_file("two.txt"))
+end
+
 -- Starts the daemon and, once it is initialized, sends an empty didChangeConfiguration, as
 -- Neovim 0.11+ does on its own right after connecting: the init options must survive it.
 local function connect()
@@ -177,10 +391,14 @@ end
 
 local function main()
   -- Configured as the README's recipe says: through initializationOptions, not the environment.
+  local scenario_name = os.getenv("H9_SCENARIO")
+  local asks = scenario_name == "approve" or scenario_name == "approvecancel"
   harness9.setup({
     cmd = { os.getenv("H9_DAEMON"), "serve" },
     init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
     root_dir = os.getenv("H9_WORKSPACE"),
+    -- Scenarios about something else run every tool; the approval ones keep the default (ask).
+    approvals = not asks and { mode = "yolo" } or nil,
   })
   -- Standard $/progress reaches the stock client: User LspProgressUpdate (0.7) / LspProgress (0.10+).
   local count = function()
@@ -188,11 +406,27 @@ local function main()
   end
   vim.api.nvim_create_autocmd("User", { pattern = "LspProgressUpdate", callback = count })
   pcall(vim.api.nvim_create_autocmd, "LspProgress", { callback = count })
-  local scenario = ({ run = scenario_run, cancel = scenario_cancel, nodaemon = scenario_nodaemon })[os.getenv("H9_SCENARIO")]
+  local scenario = ({
+    run = scenario_run,
+    cancel = scenario_cancel,
+    nodaemon = scenario_nodaemon,
+    approve = scenario_approve,
+    approvecancel = scenario_approvecancel,
+    stock = scenario_stock,
+  })[scenario_name]
   if not scenario then
-    fail("unknown H9_SCENARIO " .. tostring(os.getenv("H9_SCENARIO")))
+    fail("unknown H9_SCENARIO " .. tostring(scenario_name))
   end
-  if scenario ~= scenario_nodaemon then
+  if scenario ~= scenario_stock then
+    -- Neovim's stock question (window/showMessageRequest) would wait for a key: here it means
+    -- the daemon did not see the plugin's approvalRequests capability, or asked where no
+    -- question was expected.
+    vim.fn.inputlist = function(lines)
+      fail("Neovim's stock prompt was shown: " .. tostring(lines[1]))
+      return 0
+    end
+  end
+  if scenario ~= scenario_nodaemon and scenario ~= scenario_stock then
     connect()
   end
   scenario()

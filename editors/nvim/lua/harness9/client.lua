@@ -44,7 +44,22 @@ local function root_of(opts)
   return path
 end
 
---- The client config for `opts` (cmd, cmd_env, init_options, root_dir), as start_client takes it.
+--- Neovim's client capabilities plus `experimental.harness9.approvalRequests`: the daemon then
+--- asks through `agent/requestApproval` (with the diff) instead of `window/showMessageRequest`.
+function M.capabilities()
+  local ours = { experimental = { harness9 = { approvalRequests = true } } }
+  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), ours)
+end
+
+--- The initializationOptions: `opts.init_options` with `opts.approvals` as its `approvals`.
+function M.init_options(opts)
+  if opts.approvals == nil then
+    return opts.init_options
+  end
+  return vim.tbl_extend("force", opts.init_options or {}, { approvals = opts.approvals })
+end
+
+--- The client config for `opts` (cmd, cmd_env, init_options, approvals, root_dir), as start_client takes it.
 function M.config(opts)
   local root = root_of(opts)
   return {
@@ -53,8 +68,9 @@ function M.config(opts)
     cmd_env = opts.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = opts.init_options,
-    settings = { harness9 = opts.settings or {} },
+    init_options = M.init_options(opts),
+    settings = { harness9 = opts.settings or vim.empty_dict() },
+    capabilities = M.capabilities(),
     handlers = M.handlers,
   }
 end
@@ -62,7 +78,13 @@ end
 --- Registers the server: `vim.lsp.config("harness9")` on 0.11+, else lspconfig's `configs.harness9`
 --- when lspconfig is installed, so `vim.lsp.enable` / `lspconfig.harness9.setup{}` can start it.
 function M.register(opts)
-  local base = { cmd = opts.cmd, cmd_env = opts.cmd_env, init_options = opts.init_options }
+  local base = {
+    cmd = opts.cmd,
+    cmd_env = opts.cmd_env,
+    init_options = M.init_options(opts),
+    capabilities = M.capabilities(),
+    handlers = M.handlers,
+  }
   if has_011 and vim.lsp.config then
     vim.lsp.config(M.name, vim.tbl_extend("force", base, { root_markers = { ".git" } }))
     return

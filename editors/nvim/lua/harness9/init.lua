@@ -1,6 +1,8 @@
 -- harness9 for Neovim: `:Harness9Run {prompt}` runs the agent in the workspace and renders the
 -- run live in a scratch buffer from agent/progress; `:Harness9Cancel` stops it; `:Harness9Log`
--- shows every notification the daemon sent. Works on Neovim 0.7 and later.
+-- shows every notification the daemon sent. Tool calls that need the user's approval are asked
+-- with a preview and `vim.ui.select` (see approval.lua). Works on Neovim 0.7 and later.
+local approval = require("harness9.approval")
 local client_mod = require("harness9.client")
 local buffer = require("harness9.buffer")
 local view = require("harness9.view")
@@ -12,6 +14,7 @@ local defaults = {
   cmd_env = nil, -- extra environment for the daemon, e.g. { HARNESS9_MODEL = "gpt-4o" }
   init_options = nil, -- initializationOptions: provider, model, maxTurns, …
   settings = nil, -- `harness9` section for workspace/didChangeConfiguration
+  approvals = nil, -- { mode = "ask" | "auto-edit" | "yolo" | "read-only", allow = {…}, deny = {…} }
   root_dir = nil, -- workspace root (string or function); default: the current directory
   run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)
   output_lines = 3, -- lines of each tool's output shown under its line
@@ -193,9 +196,14 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
   vim.lsp.handlers["agent/progress"] = on_progress
+  client_mod.handlers = {
+    ["window/logMessage"] = on_log_message,
+    ["agent/requestApproval"] = approval.handler,
+    ["$/cancelRequest"] = approval.on_cancel,
+  }
   client_mod.register(M.config)
-  client_mod.handlers = { ["window/logMessage"] = on_log_message }
   client_mod.on_exit = on_exit
+  approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
     report(M.run(args.args, { new_session = args.bang }))
   end, { nargs = "+", bang = true, desc = "Run the harness9 agent (! starts a new session)" })

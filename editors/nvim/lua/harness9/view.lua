@@ -2,7 +2,7 @@
 -- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
 local M = {}
 
-local ICON = { running = "…", ok = "✓", failed = "✗" }
+local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
 --- A new, empty view state.
 function M.new(opts)
@@ -56,10 +56,44 @@ local function summary(tool, args)
 end
 
 local function on_tool_started(run, ev)
+  local block = run.tools[ev.toolCallId]
+  if block then -- announced by its approval question first
+    block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
+    return
+  end
   turn_block(run, ev.turn)
-  local block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments) }
+  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments) }
   run.tools[ev.toolCallId] = block
   table.insert(run.blocks, block)
+end
+
+--- The tool's block, added from an approval event (whose title is "tool: summary") if new.
+local function approval_block(run, ev)
+  local block = run.tools[ev.toolCallId]
+  if not block then
+    local title = type(ev.title) == "string" and ev.title or ev.tool
+    on_tool_started(run, { turn = ev.turn, toolCallId = ev.toolCallId, tool = ev.tool,
+                           arguments = (title:gsub("^" .. vim.pesc(ev.tool) .. ": ", "")) })
+    block = run.tools[ev.toolCallId]
+  end
+  return block
+end
+
+-- How a decision reads after the tool line: by the user, an allow_session, a rule or the mode.
+local function decision_note(ev)
+  local decision, by = ev.decision, ev.by
+  if by == "user" then
+    return ({ allow_once = "allowed once", allow_session = "allowed for the session", reject = "rejected" })[decision]
+      or tostring(decision)
+  end
+  local verb = (decision == "deny" or decision == "reject") and "denied" or "allowed"
+  if by == "rule" and ev.rule then
+    return string.format("%s by rule %s", verb, ev.rule)
+  end
+  if by == "session" then
+    return verb .. " for the session"
+  end
+  return string.format("%s by %s", verb, by == "mode" and "the mode" or tostring(by))
 end
 
 local function on_tool_ended(run, ev)
@@ -70,6 +104,18 @@ local function on_tool_ended(run, ev)
   end
   block.status = ev.kind == "tool_completed" and "ok" or "failed"
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
+end
+
+local function on_approval_requested(run, ev)
+  approval_block(run, ev).status = "asking"
+end
+
+local function on_approval_resolved(run, ev)
+  local block = approval_block(run, ev)
+  if block.status == "asking" then
+    block.status = "running"
+  end
+  block.approval = decision_note(ev)
 end
 
 local handlers = {
@@ -92,6 +138,8 @@ local handlers = {
   tool_started = on_tool_started,
   tool_completed = on_tool_ended,
   tool_failed = on_tool_ended,
+  approval_requested = on_approval_requested,
+  approval_resolved = on_approval_resolved,
   usage = function(run, ev)
     run.usage = { inputTokens = ev.totalInputTokens, outputTokens = ev.totalOutputTokens }
   end,
@@ -145,12 +193,19 @@ end
 
 local function tool_lines(block, max_output)
   local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
-  if block.status == "running" then
-    return { head }
+  if block.status == "asking" then
+    return { head .. "  (waiting for approval)" }
   end
-  local ms = math.floor((tonumber(block.ms) or 0) + 0.5)
-  local detail = block.reason and string.format("%s, %d ms", block.reason, ms) or string.format("%d ms", ms)
-  local lines = { head .. "  (" .. detail .. ")" }
+  if block.status == "running" then
+    return { block.approval and head .. "  (" .. block.approval .. ")" or head }
+  end
+  local parts = { block.approval }
+  -- A rejected or denied call's reason is already in its approval note.
+  if block.reason and not (block.approval and (block.reason == "rejected" or block.reason == "denied")) then
+    table.insert(parts, block.reason)
+  end
+  table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
+  local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" }
   local text = (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)
   for i = 1, math.min(#out, max_output) do

@@ -1,0 +1,187 @@
+-- Answers the daemon's `agent/requestApproval`: shows what the tool call would do (the diff of a
+-- file tool, the command of bash) in a floating window, asks with `vim.ui.select` (and, for a
+-- rejection, a reason with `vim.ui.input`), answers exactly once and closes the window.
+-- `$/cancelRequest` from the daemon (the run was cancelled) withdraws the open question.
+local M = {}
+
+local api = vim.api
+
+-- The daemon's options, used when a request carries none.
+local DEFAULT_OPTIONS = {
+  { id = "allow_once", label = "Allow once" },
+  { id = "allow_session", label = "Allow for this session" },
+  { id = "reject", label = "Reject" },
+}
+
+M.max_height = 0.6 -- the preview's height at most, as a fraction of the editor's lines
+M.before_ask = nil -- called once the preview is open, before asking (the plugin redraws its view)
+
+local pending = {} -- client id -> { finish = fn } while a question is open
+
+--- The preview's lines and filetype: the diff of a file tool, the command of bash, else the arguments.
+local function preview_of(params)
+  if type(params.diff) == "string" and params.diff ~= "" then
+    return vim.split((params.diff:gsub("\n$", "")), "\n", { plain = true }), "diff"
+  end
+  local args = type(params.arguments) == "table" and params.arguments or {}
+  if params.tool == "bash" and type(args.command) == "string" then
+    return vim.split(args.command, "\n", { plain = true }), "sh"
+  end
+  local ok, encoded = pcall(vim.fn.json_encode, params.arguments)
+  return { ok and encoded or tostring(params.arguments) }, "json"
+end
+
+--- Opens the preview of `params` in a floating window that does not take the focus.
+local function open_preview(params)
+  local lines, filetype = preview_of(params)
+  local title = " harness9 asks to run " .. tostring(params.title or params.tool) .. " "
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  local width = vim.fn.has("nvim-0.9") == 1 and vim.fn.strdisplaywidth(title) or 20
+  for _, line in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(line))
+  end
+  width = math.min(width, math.max(vim.o.columns - 4, 1))
+  local height = math.min(#lines, math.max(math.floor(vim.o.lines * M.max_height), 1))
+  local config = {
+    relative = "editor",
+    row = 1,
+    col = math.max(math.floor((vim.o.columns - width) / 2) - 1, 0),
+    width = width,
+    height = height,
+    style = "minimal",
+    border = "rounded",
+    focusable = true,
+  }
+  if vim.fn.has("nvim-0.9") == 1 then -- window titles came with 0.9
+    config.title = title
+  end
+  return api.nvim_open_win(buf, false, config)
+end
+
+local function close_preview(win)
+  if win and api.nvim_win_is_valid(win) then
+    api.nvim_win_close(win, true)
+  end
+end
+
+--- Asks the user: the choice, then for a rejection a reason; calls `finish(answer)` at the end.
+local function ask(params, finish, is_open)
+  local options = type(params.options) == "table" and #params.options > 0 and params.options or DEFAULT_OPTIONS
+  local prompt = "harness9 asks to run " .. tostring(params.title or params.tool)
+  vim.ui.select(options, {
+    prompt = prompt,
+    kind = "harness9.approval",
+    format_item = function(option)
+      return option.label or option.id
+    end,
+  }, function(choice)
+    if not is_open() then
+      return -- withdrawn meanwhile: the answer was already given
+    end
+    if not choice then -- dismissed
+      return finish({ decision = "reject" })
+    end
+    if choice.id == "allow_once" or choice.id == "allow_session" then
+      return finish({ decision = choice.id })
+    end
+    vim.ui.input({ prompt = "Reason for rejecting (optional): " }, function(reason)
+      local answer = { decision = "reject" }
+      if type(reason) == "string" and reason:match("%S") then
+        answer.message = reason
+      end
+      finish(answer)
+    end)
+  end)
+end
+
+--- Runs `start(finish)` and returns the value passed to `finish`, waiting as this Neovim can:
+--- 0.10+ runs request handlers in a coroutine, which yields until an asynchronous UI answers;
+--- before that the handler must return its answer, so it waits (processing events) until then.
+local function await(start)
+  local co, is_main = coroutine.running()
+  local in_coroutine = co ~= nil and not is_main
+  local done, value = false, nil
+  local function finish(result)
+    if done then
+      return
+    end
+    done, value = true, result
+    if in_coroutine then
+      -- Scheduled, so the resume never comes before the yield with a synchronous UI.
+      vim.schedule(function()
+        coroutine.resume(co)
+      end)
+    end
+  end
+  local ok, err = pcall(start, finish, function()
+    return not done
+  end)
+  if not ok then
+    finish({ decision = "reject", message = "the editor could not ask: " .. tostring(err) })
+  end
+  if in_coroutine then
+    coroutine.yield()
+  else
+    while not done do
+      local _, status = vim.wait(1000, function()
+        return done
+      end, 20)
+      if status == -2 then -- interrupted (CTRL-C): nothing runs that was not allowed
+        finish({ decision = "reject" })
+      end
+    end
+  end
+  return value
+end
+
+--- The `agent/requestApproval` handler: returns `{ decision, message? }`.
+function M.handler(_, params, ctx)
+  params = type(params) == "table" and params or {}
+  local client_id = ctx and ctx.client_id or 0
+  local win
+  local ok, opened = pcall(open_preview, params)
+  if ok then
+    win = opened
+  end
+  if M.before_ask then
+    pcall(M.before_ask)
+  end
+  -- A synchronous picker (the default inputlist) blocks redraws: show the preview first.
+  pcall(vim.cmd, "redraw")
+  local question = {}
+  local answer = await(function(finish, is_open)
+    question.finish = finish
+    pending[client_id] = question
+    ask(params, finish, is_open)
+  end)
+  if pending[client_id] == question then
+    pending[client_id] = nil
+  end
+  close_preview(win)
+  return answer
+end
+
+--- The `$/cancelRequest` handler: the daemon withdrew its question (the run was cancelled).
+--- Neovim does not tell a handler its request's id; the daemon asks one question at a time.
+function M.on_cancel(_, _, ctx)
+  local client_id = ctx and ctx.client_id or 0
+  local question = pending[client_id]
+  if question then
+    pending[client_id] = nil
+    question.finish({ decision = "reject", message = "cancelled" })
+  end
+end
+
+--- True while a question of client `client_id` (any client when nil) waits for the user.
+function M.asking(client_id)
+  if client_id then
+    return pending[client_id] ~= nil
+  end
+  return next(pending) ~= nil
+end
+
+return M
