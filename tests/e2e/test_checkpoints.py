@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,7 @@ async def test_restore_brings_back_the_files_and_cuts_the_history(
     daemon = await daemon_on(start, fake_llm, workspace)
     result = await daemon.run(prompt="go")
     sid = result["sessionId"]
-    turn2 = [n for n in of_kind(daemon, result["runId"], "checkpoint") if n["turn"] == 2][0]
+    turn2 = next(n for n in of_kind(daemon, result["runId"], "checkpoint") if n["turn"] == 2)
     assert (workspace / "c.txt").exists()
     answer = await daemon.request("agent/restore", {"sessionId": sid,
                                                     "checkpointId": turn2["checkpointId"]})
@@ -144,7 +145,7 @@ async def test_restoring_a_runs_first_checkpoint_drops_its_prompt(
     await daemon.request("agent/restore", {"sessionId": sid,
                                            "checkpointId": first["checkpointId"]})
     assert (workspace / "a.txt").read_bytes() == b"alpha\n"
-    assert sorted(p.name for p in workspace.iterdir()) == ["a.txt"]
+    assert os.listdir(workspace) == ["a.txt"]
     fake_llm.script([Reply("fresh")])
     await daemon.run(prompt="again", sessionId=sid)
     sent = fake_llm.requests[-1].messages
@@ -219,3 +220,24 @@ async def test_without_checkpoints_nothing_is_snapshotted(
     assert "changedFiles" not in done
     listed = await daemon.request("agent/checkpoints", {"sessionId": result["sessionId"]})
     assert listed["checkpoints"] == []
+
+
+async def test_without_git_the_run_goes_on_and_the_user_is_told_once(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"  # bash, but no git
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to("/bin/bash")
+    fake_llm.script([bash("echo x > made.txt"), Reply("one"), bash("echo y > more.txt"),
+                     Reply("two")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "PATH": str(bin_dir)}
+    daemon = await start(workspace, env=env)
+    first = await daemon.run(prompt="go")
+    second = await daemon.run(prompt="again")
+    assert (first["text"], second["text"]) == ("one", "two")
+    assert (workspace / "made.txt").exists() and (workspace / "more.txt").exists()
+    (off,) = [n for n in daemon.progress if n["kind"] == "checkpoints_off"]
+    assert off["runId"] == first["runId"] and "git is not installed" in off["message"]
+    assert not [n for n in daemon.progress if n["kind"] == "checkpoint"]
+    warnings = [m for m in daemon.client.messages if "git is not installed" in m.message]
+    assert len(warnings) == 1 and warnings[0].type == 2
