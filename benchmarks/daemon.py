@@ -17,6 +17,9 @@ DAEMON = (PYTHON, "-m", "harness9", "serve")
 # Set by `--profile DIR`: daemons started by `started` then run under cProfile, one file each.
 PROFILE_DIR: list[Path] = []
 BARE = (PYTHON, "-m", "benchmarks.bare_server")
+# The cases that measure the engine and the daemon say so explicitly: what checkpoints cost per
+# turn is a row of its own (turn_overhead's "checkpoint overhead").
+CHECKPOINTS_OFF = {"checkpoints": False}
 _KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
@@ -101,20 +104,26 @@ class Daemon:
 
 @contextlib.asynccontextmanager
 async def started(
-    env: Mapping[str, str], workspace: Path, argv: tuple[str, ...] = DAEMON
+    env: Mapping[str, str],
+    workspace: Path,
+    argv: tuple[str, ...] = DAEMON,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Daemon]:
-    """Spawn `argv`, initialize it on `workspace`, and shut it down afterwards.
+    """Spawn `argv`, initialize it on `workspace` with the client `settings`, and shut it down
+    afterwards. Its sessions and checkpoints go to a temporary state folder.
 
     The child's stderr goes to a temporary file, shown when the child fails to answer.
     """
     if argv == DAEMON and PROFILE_DIR:
         out = tempfile.mktemp(suffix=".prof", prefix="daemon-", dir=PROFILE_DIR[0])
         argv = (PYTHON, "-m", "cProfile", "-o", out, *DAEMON[1:])
-    with tempfile.TemporaryFile() as log:
+    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as state:
+        env = {**env, "HARNESS9_STATE_DIR": state}
         client = await RpcClient.spawn(argv, env, REPO, log)
         try:
             try:
-                await client.request("initialize", initialize_params(workspace), timeout=30)
+                params = initialize_params(workspace, settings)
+                await client.request("initialize", params, timeout=30)
             except Exception as exc:
                 raise RuntimeError(f"{' '.join(argv)} did not start: {_tail(log)}") from exc
             client.notify("initialized", {})

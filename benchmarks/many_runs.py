@@ -11,7 +11,7 @@ import asyncio
 import os
 
 from benchmarks.core import Config, Row, info_row, interleave, median, now, ratio_row
-from benchmarks.daemon import NOTES, Daemon, llm_env, started, workspace
+from benchmarks.daemon import CHECKPOINTS_OFF, NOTES, Daemon, llm_env, started, workspace
 from benchmarks.fake_llm import fake_llm
 
 LIMIT = 3.0
@@ -45,7 +45,9 @@ def _check(result: dict[str, object], tag: str) -> None:
 async def measure(latency: float, runs: int, turns: int, reps: int) -> tuple[float, float]:
     """(concurrent, alone) medians against a fake LLM of the given latency."""
     with workspace() as root:
-        async with fake_llm(latency) as fake, started(llm_env(os.environ, fake.url), root) as d:
+        async with fake_llm(latency) as fake, started(
+            llm_env(os.environ, fake.url), root, settings=CHECKPOINTS_OFF
+        ) as d:
             await alone(d, turns)  # imports the SDK and warms the caches
             concurrent, single = await interleave(
                 reps, lambda: together(d, runs, turns), lambda: alone(d, turns))

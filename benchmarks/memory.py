@@ -11,7 +11,7 @@ import asyncio
 import os
 
 from benchmarks.core import Config, Row, info_row, limit_row
-from benchmarks.daemon import BARE, NOTES, Daemon, llm_env, started, workspace
+from benchmarks.daemon import BARE, CHECKPOINTS_OFF, NOTES, Daemon, llm_env, started, workspace
 from benchmarks.fake_llm import fake_llm
 
 GROWTH_LIMIT_MB = 10.0
@@ -31,7 +31,7 @@ async def run(config: Config) -> list[Row]:
             env = llm_env(os.environ, fake.url)
             async with started(env, root, BARE) as bare:
                 bare_idle = await _settled_rss(bare)
-            async with started(env, root) as daemon:
+            async with started(env, root, settings=CHECKPOINTS_OFF) as daemon:
                 idle = await _settled_rss(daemon)
                 for i in range(warm_up):
                     await daemon.run(f"bench runs w{i} 1 {NOTES}")

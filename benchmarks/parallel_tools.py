@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from benchmarks.core import Config, Row, limit_row, median, now
-from benchmarks.daemon import RunOutcome, llm_env, started, workspace
+from benchmarks.daemon import CHECKPOINTS_OFF, RunOutcome, llm_env, started, workspace
 from benchmarks.direct import direct_tools
 from benchmarks.fake_llm import fake_llm
 
@@ -28,7 +28,9 @@ async def run(config: Config) -> list[Row]:
     sleep = 0.5 if not config.quick else 0.1
     limit = sleep * 1.5
     with workspace() as root:
-        async with fake_llm() as fake, started(llm_env(os.environ, fake.url), root) as daemon:
+        async with fake_llm() as fake, started(
+            llm_env(os.environ, fake.url), root, settings=CHECKPOINTS_OFF
+        ) as daemon:
             tools = direct_tools(str(root))
             phases, floors = [], []
             await daemon.run("bench warm-up")

@@ -177,12 +177,16 @@ def _content_length(header: bytes) -> int:
     raise ConnectionError(f"no Content-Length in {header!r}")
 
 
-def initialize_params(root: Path) -> dict[str, Any]:
-    """`initialize` params for a client with one workspace folder and no optional features."""
+def initialize_params(root: Path, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`initialize` params for a client with one workspace folder and no optional features,
+    with `settings` as its initializationOptions."""
     uri = root.as_uri()
-    return {
+    params: dict[str, Any] = {
         "processId": os.getpid(),
         "rootUri": uri,
         "workspaceFolders": [{"uri": uri, "name": root.name}],
         "capabilities": {},
     }
+    if settings is not None:
+        params["initializationOptions"] = settings
+    return params

@@ -5,6 +5,7 @@ A prompt `bench <scenario> <args…>` selects a scenario; the answer depends onl
 serves any number of runs, concurrent or not, with no state. Scenarios:
 
 - `loop <path>`: read `path` on every turn (the run ends at its `maxTurns`).
+- `append <path>`: a bash call that appends a line to `path` on every turn (likewise).
 - `runs <tag> <turns> <path>`: read `path` on `turns` turns, then answer `answer <tag>`.
 - `parallel <k> <seconds>`: `k` bash calls of `sleep <seconds>` at once, then `done`.
 - `bash <command…>` / `read <path>`: one tool call, then `done`.
@@ -34,6 +35,8 @@ def respond(request: Request) -> Reply:
     scenario, args = (words[1], words[2:]) if len(words) > 1 else ("", [])
     if scenario == "loop":
         return _read(args[0])
+    if scenario == "append":
+        return Reply(tool_calls=[Call("bash", {"command": f"echo {turn} >> {args[0]}"})])
     if scenario == "runs":
         return _read(args[2]) if turn < int(args[1]) else Reply(f"answer {args[0]}")
     if turn > 0:

@@ -1,8 +1,12 @@
 """Case 2: what the daemon adds to each turn, on top of the model and the tool.
 
 A run of N turns, each one `read_file` call, against the instant fake LLM, for both providers,
-streaming and not. Floor: the same N requests made directly with the same SDK to the same fake
-server, plus N direct `read_file` calls (`benchmarks.direct`).
+streaming and not, with checkpoints off. Floor: the same N requests made directly with the same
+SDK to the same fake server, plus N direct `read_file` calls (`benchmarks.direct`).
+
+Then what checkpoints add to a turn: runs of N turns, each a bash call appending to a file,
+with checkpoints on and off on the same daemon and workspace (a checkpoint before the first
+batch, a tree before and after each bash call, a checkpoint after each batch).
 """
 
 from __future__ import annotations
@@ -10,12 +14,13 @@ from __future__ import annotations
 import os
 import time
 
-from benchmarks.core import Config, Row, interleave, margin_row, median
-from benchmarks.daemon import NOTES, Daemon, llm_env, started, workspace
+from benchmarks.core import Config, Row, interleave, limit_row, margin_row, median
+from benchmarks.daemon import CHECKPOINTS_OFF, NOTES, Daemon, llm_env, started, workspace
 from benchmarks.direct import DirectLoop
 from benchmarks.fake_llm import fake_llm
 
 BUDGET_MS = 2.0
+CHECKPOINT_BUDGET_MS = 150.0  # the issue's target for one snapshot on 1,000 files
 PROMPT = f"bench loop {NOTES}"
 # Quick mode runs the first two: both SDKs, both modes.
 COMBOS = (("openai", False), ("anthropic", True), ("openai", True), ("anthropic", False))
@@ -59,13 +64,39 @@ async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
     return row
 
 
+async def checkpoint_overhead(daemon: Daemon, turns: int, reps: int) -> Row:
+    """ms per turn that checkpoints add to a turn whose bash call changes a file."""
+    prompt = f"bench append {NOTES}"
+
+    async def timed(on: bool) -> float:
+        out = await daemon.run(prompt, checkpoints=on, maxTurns=turns, provider="openai")
+        if out.result["toolCalls"] != turns:
+            raise RuntimeError(f"expected {turns} tool calls, got {out.result}")
+        if on and len(out.progress("checkpoint")) != turns + 1:
+            raise RuntimeError(f"expected {turns + 1} checkpoints, got {out.result}")
+        return out.seconds
+
+    await timed(True)  # opens the shadow repository: once per workspace, not per turn
+    await timed(False)
+    with_them, without = await interleave(reps, lambda: timed(True), lambda: timed(False))
+    per_turn = (median(with_them) - median(without)) / turns * 1000
+    row = limit_row("checkpoint overhead, bash turn", per_turn,
+                    median(without) / turns * 1000, "ms/turn", CHECKPOINT_BUDGET_MS)
+    row.notes.append(f"{turns} turns: on {median(with_them):.3f} s, off {median(without):.3f} s "
+                     "(floor: a turn without checkpoints)")
+    return row
+
+
 async def run(config: Config) -> list[Row]:
     """All four combinations on one daemon and one fake LLM."""
     turns = config.size(50, 5)
     rows = []
     with workspace() as root:
-        async with fake_llm() as fake, started(llm_env(os.environ, fake.url), root) as daemon:
+        async with fake_llm() as fake, started(
+            llm_env(os.environ, fake.url), root, settings=CHECKPOINTS_OFF
+        ) as daemon:
             for provider, stream in COMBOS[:2] if config.quick else COMBOS:
                 rows.append(await measure(daemon, fake.url, provider, stream, turns,
                                           config.reps))
+            rows.append(await checkpoint_overhead(daemon, config.size(20, 5), config.reps))
     return rows

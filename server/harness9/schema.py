@@ -45,6 +45,23 @@ class ToolFailure(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A workspace path whose content changed, and how: `added`, `modified` or `deleted`."""
+
+    path: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileChanges:
+    """What a tool call changed in the workspace. When other calls ran at the same time
+    (`shared_with`, their ids), their changes cannot be told apart and may be included."""
+
+    files: tuple[ChangedFile, ...] = ()
+    shared_with: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one tool call: the text the model will read, and whether it is an error.
 
@@ -59,6 +76,7 @@ class ToolResult:
     bytes: int = 0
     truncated: bool = False
     duration_ms: float = 0.0
+    changes: FileChanges | None = None  # what the call changed in the workspace, when measured
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,6 +108,23 @@ def test_live_view_shows_text_tools_and_status(workspace: Path, replay: Any) -> 
 
 
 @pytest.mark.timeout(30)
+def test_live_view_lists_the_files_each_bash_call_changed(workspace: Path, replay: Any) -> None:
+    (workspace / "old.txt").write_text("old\n")
+    (workspace / "edit.txt").write_text("1\n")
+    command = "echo new > new.txt; echo 2 >> edit.txt; rm old.txt"
+    script = replay([
+        {"text": "", "tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+        {"text": "Done."},
+    ])
+    done = run_harness9(
+        "run", "change files", "--workspace", str(workspace), "--replay", str(script)
+    )
+    assert done.code == 0, done.err + done.out
+    lines = [line.strip() for line in done.out.splitlines()]
+    assert {"+ new.txt", "~ edit.txt", "- old.txt"} <= set(lines)
+
+
+@pytest.mark.timeout(30)
 def test_max_turns_exits_3(workspace: Path, replay: Any) -> None:
     call = {"name": "bash", "arguments": {"command": "true"}}
     script = replay([{"text": "a", "tool_calls": [call]}, {"text": "b", "tool_calls": [call]}])

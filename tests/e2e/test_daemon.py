@@ -51,7 +51,7 @@ async def test_run_reports_every_step_in_order(
     assert [n["seq"] for n in notes] == list(range(1, len(notes) + 1))
     assert all(n["sessionId"] == result["sessionId"] for n in notes)
     assert kinds(notes) == [
-        "run_started", "turn_started", "usage", "assistant_message",
+        "run_started", "turn_started", "usage", "assistant_message", "checkpoint",
         "tool_started", "tool_started", "tool_completed", "tool_completed", "observation",
         "turn_started", "usage", "assistant_message", "run_finished",
     ]  # fmt: skip

@@ -193,3 +193,28 @@ async def test_prune_keeps_the_newest(workspace: Path, tmp_path: Path) -> None:
     first_blob = (await repo.git.run("hash-object", "--stdin", stdin=b"0\n")).decode().strip()
     with pytest.raises(GitError):  # and so is the content only they held
         await repo.git.run("cat-file", "-e", first_blob)
+
+
+async def test_snapshots_after_pruning_keep_every_checkpoint_kept(
+    workspace: Path, tmp_path: Path
+) -> None:
+    repo = await repo_for(workspace, tmp_path)
+    for i in range(4):
+        (workspace / "keep.txt").write_text(f"{i}\n")
+        await repo.snapshot(f"s{i}")
+    await repo.prune(keep=2)
+    kept = await repo.checkpoint_ids()
+    (workspace / "keep.txt").write_text("after\n")
+    newest = await repo.snapshot("after the prune")
+    assert newest is not None
+    assert await repo.checkpoint_ids() == [*kept, newest.id]  # none was overwritten
+
+
+async def test_the_current_tree_keeps_no_checkpoint(workspace: Path, tmp_path: Path) -> None:
+    repo = await repo_for(workspace, tmp_path)
+    first = await repo.snapshot("start", force=True)
+    assert first is not None
+    (workspace / "made.txt").write_text("new\n")
+    tree = await repo.current_tree()
+    assert await repo.checkpoint_ids() == [first.id]
+    assert await repo.changes(first.tree, tree) == [ChangedFile("made.txt", "added")]

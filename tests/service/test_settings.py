@@ -94,3 +94,11 @@ def test_approvals_are_validated_and_the_environment_sets_the_default_mode() -> 
         parse_overrides({"approvals": {"mode": "sometimes"}})
     with pytest.raises(SettingsError, match="approvals: deny: 'bash\\(' is not a rule"):
         parse_overrides({"approvals": {"deny": ["bash("]}})
+
+
+def test_checkpoints_is_a_run_setting_defaulting_to_on() -> None:
+    assert RunSettings().checkpoints is True
+    assert resolve({}, parse_overrides({"checkpoints": False})).checkpoints is False
+    with pytest.raises(SettingsError) as info:
+        parse_overrides({"checkpoints": "no"})
+    assert info.value.field == "checkpoints"

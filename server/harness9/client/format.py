@@ -68,3 +68,24 @@ def tokens(usage: dict[str, Any] | None) -> str:
     if not sent and not received:
         return ""
     return f"{sent:,} in · {received:,} out tokens"
+
+
+CHANGED_LINES = 8
+_CHANGE_MARKS = {"added": "+", "modified": "~", "deleted": "-"}
+
+
+def changed_files(files: Any, shared_with: Any = None, limit: int = CHANGED_LINES) -> list[str]:
+    """What a bash call changed, one line a file (`+ new.txt`, `~ a.txt`, `- gone.txt`), at
+    most `limit` lines; a last note when calls ran at the same time and may be mixed in."""
+    if not isinstance(files, list):
+        return []
+    lines = [
+        f"{_CHANGE_MARKS.get(str(f.get('status')), '?')} {f.get('path')}"
+        for f in files
+        if isinstance(f, dict)
+    ]
+    if len(lines) > limit:
+        lines = [*lines[: limit - 1], f"… {len(lines) - (limit - 1)} more files"]
+    if lines and shared_with:
+        lines.append("(may include changes of the calls that ran at the same time)")
+    return lines

@@ -152,6 +152,9 @@ class LiveView:
             self._on_tool_started(p)
         return self._rows[key]
 
+    def _on_checkpoints_off(self, p: dict[str, Any]) -> None:
+        self._emit(Text(f"! {p.get('message', 'checkpoints are off')}", style="yellow"))
+
     def _on_observation(self, p: dict[str, Any]) -> None:
         self._flush_rows()
 

@@ -21,6 +21,7 @@ class ToolRow:
         self.ok: bool | None = None  # None while running
         self.details = ""
         self.lines: list[str] = []
+        self.changed: list[str] = []
         self._spinner = Spinner("dots", self._label(), style="cyan")
 
     def finish(self, params: dict[str, Any], *, ok: bool) -> None:
@@ -34,12 +35,16 @@ class ToolRow:
             details.append(str(params["reason"]))
         self.details = " · ".join(details)
         self.lines = fmt.preview(self.tool, str(params.get("output", "")))
+        self.changed = fmt.changed_files(
+            params.get("changedFiles"), params.get("changedFilesSharedWith")
+        )
 
     def _label(self) -> Text:
         return Text.assemble((self.tool, "bold"), "  ", self.summary)
 
     def render(self) -> RenderableType:
-        """The row, and below it a few lines of output once it finished."""
+        """The row, and below it a few lines of output and the files it changed once it
+        finished."""
         if self.ok is None:
             return Padding(self._spinner, (0, 0, 0, 2))
         glyph = Text("✓ ", style="green") if self.ok else Text("✗ ", style="red")
@@ -48,4 +53,8 @@ class ToolRow:
             Text(f"      │ {line}", style="dim", no_wrap=True, overflow="ellipsis")
             for line in self.lines
         ]
-        return Group(head, *body)
+        changed = [
+            Text(f"      {line}", style="yellow", no_wrap=True, overflow="ellipsis")
+            for line in self.changed
+        ]
+        return Group(head, *body, *changed)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness9.engine.batch import BatchObserver
 from harness9.engine.events import (
     AssistantMessage,
     EventBus,
@@ -52,7 +53,8 @@ class _RunState:
 class AgentEngine:
     """Runs prompts through the seed's loop. One engine may serve many runs, one at a time each.
 
-    A turn's tool calls run concurrently, at most `max_parallel_tools` at once.
+    A turn's tool calls run concurrently, at most `max_parallel_tools` at once; a
+    `batch_observer` hears each batch before it starts and after its results are in.
     """
 
     def __init__(
@@ -68,6 +70,7 @@ class AgentEngine:
         workspace_root: str = "",
         system_prompt: str | None = None,
         max_parallel_tools: int = DEFAULT_MAX_PARALLEL,
+        batch_observer: BatchObserver | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -83,6 +86,7 @@ class AgentEngine:
         self.workspace_root = workspace_root
         self.system_prompt = system_prompt
         self.max_parallel_tools = max_parallel_tools
+        self.batch_observer = batch_observer
 
     async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
@@ -122,7 +126,8 @@ class AgentEngine:
         while True:
             state.turns += 1
             turn = state.turns
-            self.bus.emit(TurnStarted(turn=turn, messages=len(history)))
+            turn_start = len(history)
+            self.bus.emit(TurnStarted(turn=turn, messages=turn_start))
             if self.thinking:
                 await self._think(turn, history, state)
             message = await self._call(turn, "action", history, tools, state)
@@ -131,7 +136,7 @@ class AgentEngine:
             self.bus.emit(AssistantMessage(turn, message.content, message.tool_calls))
             if not message.tool_calls:
                 return "completed"
-            await self._act(turn, message, history, state)
+            await self._act(turn, message, history, state, turn_start)
             if turn >= self.max_turns:
                 return "max_turns"
 
@@ -161,12 +166,19 @@ class AgentEngine:
         return message
 
     async def _act(
-        self, turn: int, message: Message, history: list[Message], state: _RunState
+        self,
+        turn: int,
+        message: Message,
+        history: list[Message],
+        state: _RunState,
+        turn_start: int,
     ) -> None:
         """Phase 2's tools: run concurrently (up to the cap), then inject the observations in call
         order."""
         calls = message.tool_calls
         before = len(history)
+        if self.batch_observer is not None:
+            await self.batch_observer.before_batch(turn, calls, turn_start)
         state.tool_calls += len(calls)
         results: list[ToolResult | None] = [None] * len(calls)
         try:
@@ -180,6 +192,8 @@ class AgentEngine:
             history.extend(Message.observation(r) for r in results if r is not None)
         ids = tuple(call.id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
+        if self.batch_observer is not None:
+            await self.batch_observer.after_batch(turn, calls, len(history))
 
     def _emit_started(self) -> None:
         self.bus.emit(

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness9.schema import ToolCall, ToolResult, Usage
+from harness9.schema import ChangedFile, ToolCall, ToolResult, Usage
 
 _log = logging.getLogger(__name__)
 
@@ -137,6 +137,26 @@ class ObservationAdded(Event):
     tool_call_ids: tuple[str, ...]
     messages_before: int
     messages: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointTaken(Event):
+    """A snapshot of the workspace was kept: before a run's first tool batch, or after a
+    batch that changed something; `files` changed since the previous checkpoint."""
+
+    kind: ClassVar[str] = "checkpoint"
+    turn: int
+    checkpoint_id: str
+    files: tuple[ChangedFile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointsUnavailable(Event):
+    """Checkpoints cannot be taken for this workspace (git missing, too big); the run goes on
+    without them. Sent once per workspace and daemon; `message` says why, for the user."""
+
+    kind: ClassVar[str] = "checkpoints_off"
+    message: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from typing import Any
 from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    CheckpointTaken,
     Event,
     LLMCallStarted,
     ObservationAdded,
@@ -133,6 +134,10 @@ def _observation(event: Any) -> str:
     )
 
 
+def _checkpoint(event: Any) -> str:
+    return f"Turn {event.turn} │ 检查点 │ id={event.checkpoint_id[:12]} files={len(event.files)}"
+
+
 def _run_finished(event: Any) -> str:
     line = (
         f"循环结束 │ status={event.status} turns={event.turns} toolCalls={event.tool_calls} "
@@ -153,6 +158,7 @@ _FORMATTERS: dict[type[Event], Callable[[Any], str]] = {
     ApprovalResolved: _approval_resolved,
     ToolFinished: _tool_finished,
     ObservationAdded: _observation,
+    CheckpointTaken: _checkpoint,
     RunFinished: _run_finished,
 }
 

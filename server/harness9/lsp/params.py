@@ -83,3 +83,32 @@ def parse_cancel_params(raw: Any) -> CancelParams:
     if run_id is None and session_id is None:
         raise ParamsError("runId or sessionId is required")
     return CancelParams(run_id=run_id, session_id=session_id)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreParams:
+    """`agent/restore` params."""
+
+    session_id: str
+    checkpoint_id: str
+
+
+def _required_str(raw: Mapping[str, Any], name: str) -> str:
+    value = _optional_str(raw, name)
+    if value is None:
+        raise ParamsError(f"{name} is required")
+    return value
+
+
+def parse_checkpoints_params(raw: Any) -> str:
+    """Validate `agent/checkpoints` params; the session id."""
+    return _required_str(_object(raw, "agent/checkpoints"), "sessionId")
+
+
+def parse_restore_params(raw: Any) -> RestoreParams:
+    """Validate `agent/restore` params: `sessionId` and `checkpointId`."""
+    params = _object(raw, "agent/restore")
+    return RestoreParams(
+        session_id=_required_str(params, "sessionId"),
+        checkpoint_id=_required_str(params, "checkpointId"),
+    )

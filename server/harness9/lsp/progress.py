@@ -12,6 +12,8 @@ from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
     AssistantMessage,
+    CheckpointsUnavailable,
+    CheckpointTaken,
     Event,
     ObservationAdded,
     RunFinished,
@@ -24,7 +26,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.lsp.transport import output_congested
-from harness9.schema import ToolCall, Usage
+from harness9.schema import ChangedFile, FileChanges, ToolCall, Usage
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
@@ -87,6 +89,12 @@ def event_fields(event: Event) -> dict[str, Any] | None:
                     "tool": event.call.name, "arguments": wire_arguments(event.call.arguments)}
         case ToolFinished():
             return _tool_finished(event)
+        case CheckpointTaken():
+            return {"kind": "checkpoint", "turn": event.turn,
+                    "checkpointId": event.checkpoint_id,
+                    "files": [f.path for f in event.files]}
+        case CheckpointsUnavailable():
+            return {"kind": "checkpoints_off", "message": event.message}
         case ObservationAdded():
             return {"kind": "observation", "turn": event.turn,
                     "toolCallIds": list(event.tool_call_ids), "messages": event.messages}
@@ -113,6 +121,22 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
     }
     if result.is_error:
         fields["reason"] = result.failure.value if result.failure else "error"
+    if result.changes is not None:
+        fields.update(wire_changes(result.changes))
+    return fields
+
+
+def wire_changed_files(files: tuple[ChangedFile, ...]) -> list[dict[str, str]]:
+    """Changed files on the wire: `[{"path", "status"}]`."""
+    return [{"path": f.path, "status": f.status} for f in files]
+
+
+def wire_changes(changes: FileChanges) -> dict[str, Any]:
+    """`changedFiles`, and `changedFilesSharedWith` (the calls that ran at the same time, whose
+    changes may be among them) when there were any."""
+    fields: dict[str, Any] = {"changedFiles": wire_changed_files(changes.files)}
+    if changes.shared_with:
+        fields["changedFilesSharedWith"] = list(changes.shared_with)
     return fields
 
 

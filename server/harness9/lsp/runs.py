@@ -12,7 +12,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine.events import Event, RunFinished, Subscriber, ToolFinished, ToolStarted
+from harness9.engine.events import (
+    CheckpointsUnavailable,
+    Event,
+    RunFinished,
+    Subscriber,
+    ToolFinished,
+    ToolStarted,
+)
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approvals import EditorApprover, announces_approval_requests
 from harness9.lsp.errors import request_failed
@@ -49,7 +56,16 @@ class _Observers:
 
     def subscribers(self) -> list[Subscriber]:
         """In the order they hear each event."""
-        return [BlockLogger(block_log), self._window_log, self.progress, self._track]
+        return [
+            BlockLogger(block_log), self._window_log, self.progress, self._warn, self._track
+        ]
+
+    def _warn(self, event: Event) -> None:
+        if isinstance(event, CheckpointsUnavailable):
+            params = types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"harness9: {event.message}"
+            )
+            self.ls.window_show_message(params)
 
     def _window_log(self, event: Event) -> None:
         if isinstance(event, ToolStarted | ToolFinished):

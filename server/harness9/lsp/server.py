@@ -26,7 +26,13 @@ from harness9 import __version__
 from harness9.lsp.errors import request_failed
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
-from harness9.lsp.params import ParamsError, parse_cancel_params, parse_run_params
+from harness9.lsp.params import (
+    ParamsError,
+    parse_cancel_params,
+    parse_checkpoints_params,
+    parse_restore_params,
+    parse_run_params,
+)
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
 
 if TYPE_CHECKING:
@@ -180,6 +186,26 @@ async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
     ls.require_initialized()
     params = _parsed(parse_cancel_params, raw)
     return {"cancelled": await ls.service.cancel(params.run_id, params.session_id)}
+
+
+@server.feature("agent/checkpoints")
+def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """A session's checkpoints, oldest first."""
+    ls.require_initialized()
+    session_id = _parsed(parse_checkpoints_params, raw)
+    from harness9.lsp.checkpoints import list_checkpoints  # loaded on demand, as for agent/run
+
+    return list_checkpoints(ls.service, session_id)
+
+
+@server.feature("agent/restore")
+async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Put the workspace and the session's history back to a checkpoint."""
+    ls.require_initialized()
+    params = _parsed(parse_restore_params, raw)
+    from harness9.lsp.checkpoints import restore
+
+    return await restore(ls.service, params)
 
 
 @server.feature("agent/tools")

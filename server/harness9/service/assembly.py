@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from harness9.engine import AgentEngine, EventBus
+from harness9.engine.batch import BatchObserver
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, Event, ToolStarted
 from harness9.engine.prompt import default_system_prompt
 from harness9.provider.errors import ConfigError
@@ -27,6 +29,7 @@ from harness9.tools.approval import (
     Approver,
 )
 from harness9.tools.approval_policy import DecidedBy
+from harness9.tools.registry import Middleware
 
 
 def build_engine(
@@ -36,8 +39,13 @@ def build_engine(
     bus: EventBus,
     approver: Approver | None,
     turns: CallTurns,
+    *,
+    batch_observer: BatchObserver | None = None,
+    middleware: Sequence[Middleware] = (),
 ) -> AgentEngine:
-    """The engine of one run on `root`, reporting to `bus`, asking `approver`."""
+    """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
+    comes after the approval step (it sees only calls that may run), `batch_observer` hears
+    each tool batch."""
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -47,7 +55,7 @@ def build_engine(
         observer=ApprovalEvents(bus, turns),
     )
     registry = default_registry(
-        root, environment=tool_environment(settings), middleware=[step]
+        root, environment=tool_environment(settings), middleware=[step, *middleware]
     )
     return AgentEngine(
         provider,
@@ -60,6 +68,7 @@ def build_engine(
         workspace_root=root,
         system_prompt=default_system_prompt(root),
         max_parallel_tools=settings.max_parallel_tools,
+        batch_observer=batch_observer,
     )
 
 

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness9.schema import ChangedFile
 from harness9.service.shadow_git import GitError, ShadowGit, git_executable
 from harness9.service.state import state_dir, workspace_key
 from harness9.tools.safe_path import resolve_beneath
@@ -46,19 +47,12 @@ DEFAULT_EXCLUDES = [
 MAX_FILES = 20_000
 MAX_BYTES = 500 * 1024 * 1024
 _REF_PREFIX = "refs/harness9/checkpoints/"
+__all__ = ["ChangedFile", "Checkpoint", "CheckpointsOff", "Limits", "Restored", "ShadowRepo"]
 _LOCK_RETRIES = 20  # another daemon's git holds the shadow index: wait up to about a second
 
 
 class CheckpointsOff(Exception):
     """Checkpoints cannot be taken for this workspace; the message says why, for the user."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChangedFile:
-    """A path whose content differs between two checkpoints."""
-
-    path: str
-    status: str  # "added" | "modified" | "deleted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +118,17 @@ class ShadowRepo:
             files = await self._changes(last.tree, tree) if last is not None else ()
             # No parent: each checkpoint stands alone, so pruning one frees its objects.
             commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
-            number = len(await self._refs()) + 1
-            await self.git.run("update-ref", f"{_REF_PREFIX}{number:09d}", commit)
+            name = f"{_REF_PREFIX}{await self._next_number():09d}"
+            await self.git.run("update-ref", name, commit)
             await self.git.run("update-ref", "refs/harness9/head", commit)
             self._last = Checkpoint(commit, tree, time.time(), tuple(files))
             return self._last
+
+    async def current_tree(self) -> str:
+        """The tree of the workspace as it is now, without keeping a checkpoint (for telling
+        what one tool call changed)."""
+        async with self._lock:
+            return await self._write_tree()
 
     async def changes(self, older: str, newer: str) -> list[ChangedFile]:
         """What differs between two checkpoints (ids or trees), by path."""
@@ -171,6 +171,14 @@ class ShadowRepo:
         )
         pairs = (line.split() for line in out.decode().splitlines())
         return [(name, commit) for name, commit in pairs]
+
+    async def _next_number(self) -> int:
+        """One more than the newest checkpoint's number (not the count: pruning leaves gaps)."""
+        out = await self.git.run(
+            "for-each-ref", "--sort=-refname", "--count=1", "--format=%(refname)", _REF_PREFIX
+        )
+        newest = out.decode().strip()
+        return int(newest.rsplit("/", 1)[1]) + 1 if newest else 1
 
     async def prune(self, keep: int) -> int:
         """Drop all but the newest `keep` checkpoints and let git reclaim their space."""

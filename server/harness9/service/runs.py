@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,12 @@ from harness9.engine.events import Event, RunFinished, Subscriber
 from harness9.provider.errors import ProviderError
 from harness9.schema import Usage
 from harness9.service.assembly import CallTurns, build_engine
-from harness9.service.sessions import Session, SessionStore, new_id
+from harness9.service.checkpoints import Restored
+from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
+from harness9.service.sessions import Session, SessionCheckpoint, SessionStore, new_id
 from harness9.service.settings import RunSettings
+from harness9.service.shadow_git import GitError
+from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
 
 _log = logging.getLogger("harness9.engine")
@@ -44,6 +49,14 @@ class UnknownSession(LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"unknown session {session_id!r}")
         self.session_id = session_id
+
+
+class UnknownCheckpoint(LookupError):
+    """The session has no checkpoint with that id (or it was pruned)."""
+
+    def __init__(self, checkpoint_id: str, why: str = "the session has no such checkpoint") -> None:
+        super().__init__(f"unknown checkpoint {checkpoint_id!r}: {why}")
+        self.checkpoint_id = checkpoint_id
 
 
 class RunCancelled(Exception):
@@ -118,14 +131,14 @@ class AgentService:
 
     def __init__(self) -> None:
         self.sessions = SessionStore()
+        self._workspaces: dict[str, WorkspaceCheckpoints] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     def session(self, session_id: str | None) -> Session:
         """The session to continue, or a new one; `UnknownSession`, or a `busy` `RunError`."""
         if session_id is None:
             return self.sessions.create()
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise UnknownSession(session_id)
+        session = self.known_session(session_id)
         if session.active is not None:
             raise RunError(
                 f"session {session_id} is still running {session.active.run_id}; "
@@ -134,7 +147,59 @@ class AgentService:
                 sessionId=session_id,
                 runId=session.active.run_id,
             )
+        if session.restoring:
+            raise RunError(
+                f"session {session_id} is being restored to a checkpoint; try again in a moment",
+                "busy",
+                sessionId=session_id,
+            )
         return session
+
+    def known_session(self, session_id: str) -> Session:
+        """The session with this id; `UnknownSession` otherwise."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise UnknownSession(session_id)
+        return session
+
+    def workspace(self, root: str) -> WorkspaceCheckpoints:
+        """The checkpoint state of a workspace root (one per real path, for every session)."""
+        key = os.path.realpath(root)
+        if key not in self._workspaces:
+            self._workspaces[key] = WorkspaceCheckpoints(root)
+        return self._workspaces[key]
+
+    def checkpoints(self, session_id: str) -> list[SessionCheckpoint]:
+        """The session's checkpoints, oldest first; `UnknownSession`."""
+        return list(self.known_session(session_id).checkpoints)
+
+    async def restore(self, session_id: str, checkpoint_id: str) -> Restored:
+        """Put the workspace back as it was at a checkpoint of the session, and cut the
+        session's history back to what it was then; the session's later checkpoints are
+        dropped with the history they belonged to.
+
+        `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while the session runs).
+        """
+        session = self.session(session_id)
+        entry = session.checkpoint(checkpoint_id)
+        if entry is None:
+            raise UnknownCheckpoint(checkpoint_id)
+        repo = await self.workspace(entry.root).repo()
+        if repo is None:
+            raise RunError(self.workspace(entry.root).off or "checkpoints are off", "config")
+        session.restoring = True
+        try:
+            restored = await repo.restore(entry.checkpoint_id)
+            self.workspace(entry.root).kept += 1  # the restore's own undo checkpoint
+        except KeyError:
+            raise UnknownCheckpoint(checkpoint_id, "it is no longer kept") from None
+        except GitError as exc:
+            raise RunError(f"restore failed: {exc}", "internal", sessionId=session_id) from None
+        finally:
+            session.restoring = False
+        del session.history[entry.history_len :]
+        del session.checkpoints[session.checkpoints.index(entry) + 1 :]
+        return restored
 
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
         """Run `request` in the current task (which cancelling the run cancels)."""
@@ -144,12 +209,20 @@ class AgentService:
         active = self.sessions.start(session, ids.run_id, task)
         finish, turns = _Finish(), CallTurns()
         bus = EventBus(finish, turns)
+        workspace = self.workspace(request.root) if request.settings.checkpoints else None
+        if workspace is not None:
+            workspace.runs += 1
         try:
             wiring = await wire(RunContext(ids, turns.turn_of))
             for subscriber in wiring.subscribers:
                 bus.subscribe(subscriber)
+            observer, steps = None, []
+            if workspace is not None:
+                observer = RunCheckpoints(workspace, session, ids.run_id, bus, len(session.history))
+                steps = [FileChangesStep(workspace)]
             engine = build_engine(
-                request.root, request.settings, session, bus, wiring.approver, turns
+                request.root, request.settings, session, bus, wiring.approver, turns,
+                batch_observer=observer, middleware=steps,
             )
             result = await engine.run(request.prompt, session.history)
             _close(bus, finish, result.status)
@@ -168,6 +241,16 @@ class AgentService:
             raise RunError(message, "internal", **_ids(ids)) from None
         finally:
             self.sessions.finish(session, active)
+            if workspace is not None:
+                workspace.runs -= 1
+                if workspace.needs_pruning():
+                    self._in_background(workspace.prune())
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Start `work` without waiting for it (kept referenced until it ends)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
         """Cancel a run by its id or its session's; returns once it has ended (False: none)."""

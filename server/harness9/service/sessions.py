@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from dataclasses import dataclass, field
 
-from harness9.schema import Message
+from harness9.schema import ChangedFile, Message
 from harness9.tools.approval_policy import SessionApprovals
 
 
@@ -25,6 +25,20 @@ class ActiveRun:
     answered: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+@dataclass(frozen=True, slots=True)
+class SessionCheckpoint:
+    """A checkpoint of a session: where it was taken, what changed since the one before, and
+    the history length a restore cuts back to."""
+
+    checkpoint_id: str
+    run_id: str
+    turn: int
+    created_at: float
+    files: tuple[ChangedFile, ...]
+    history_len: int
+    root: str
+
+
 @dataclass(slots=True)
 class Session:
     """One conversation: its history goes back to the model on every run, and what the user
@@ -34,6 +48,12 @@ class Session:
     history: list[Message] = field(default_factory=list)
     active: ActiveRun | None = None
     approvals: SessionApprovals = field(default_factory=SessionApprovals)
+    checkpoints: list[SessionCheckpoint] = field(default_factory=list)
+    restoring: bool = False  # a restore is under way: no run may start
+
+    def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
+        """This session's checkpoint with that id."""
+        return next((c for c in self.checkpoints if c.checkpoint_id == checkpoint_id), None)
 
 
 class SessionStore:

@@ -56,6 +56,7 @@ class RunSettings:
     tool_environment: EnvironmentGlobs = NO_GLOBS
     approvals: Mapping[str, Any] | None = None  # the `approvals` object, validated
     approvals_mode: str = "ask"  # the default mode: HARNESS9_APPROVALS, else ask
+    checkpoints: bool = True  # snapshot the workspace around each tool batch
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
@@ -126,6 +127,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "firstByteTimeoutMs": ("first_byte_timeout_ms", _positive_int),
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
     "approvals": ("approvals", _approvals),
+    "checkpoints": ("checkpoints", _boolean),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {

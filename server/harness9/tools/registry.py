@@ -17,6 +17,7 @@ from harness9.tools.base import (
     ToolOutput,
     ToolRefused,
     ToolTimeoutError,
+    as_output,
 )
 
 _log = logging.getLogger(__name__)
@@ -233,16 +234,14 @@ def _elapsed_ms(started: float) -> float:
 
 
 def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolResult:
-    if isinstance(output, ToolOutput):
-        text, size, truncated = output.text, output.bytes, output.truncated
-    else:
-        text, size, truncated = output, len(output.encode("utf-8", "replace")), False
+    out = as_output(output)
     return ToolResult(
         tool_call_id=call.id,
-        output=text,
-        bytes=size,
-        truncated=truncated,
+        output=out.text,
+        bytes=out.bytes,
+        truncated=out.truncated,
         duration_ms=_elapsed_ms(started),
+        changes=out.changes,
     )
 
 
