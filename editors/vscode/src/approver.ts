@@ -64,6 +64,7 @@ export class Approver implements vscode.Disposable {
         cancelSub?.dispose();
         this.pending.delete(id);
         this.refresh();
+        this.closeDiffs(id);
         resolve(reply);
       };
       this.pending.set(id, { card, finish });
@@ -139,14 +140,33 @@ export class Approver implements vscode.Disposable {
     if (before === undefined || after === undefined) {
       // The file changed since the daemon asked: show the change as the daemon sent it.
       const doc = await vscode.workspace.openTextDocument({ content: card.diff, language: 'diff' });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.One });
       return;
     }
     const left = this.virtual(card, 'before', before);
     const right = this.virtual(card, 'after', after);
+    // Beside the run view, never over it: the question stays in sight while the diff is read.
+    const viewColumn = this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${card.path}: proposed change (harness9)`, {
       preview: true,
+      viewColumn,
     });
+  }
+
+  /** An answered question's diff editor shows a change that is no longer proposed: close it. */
+  private closeDiffs(id: string): void {
+    const ours = (uri: vscode.Uri): boolean => uri.scheme === SCHEME && uri.query.startsWith(`${id}-`);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.modified));
+    if (tabs.length > 0) {
+      void vscode.window.tabGroups.close(tabs, true);
+    }
+    for (const key of [...this.documents.keys()]) {
+      if (ours(vscode.Uri.parse(key))) {
+        this.documents.delete(key);
+      }
+    }
   }
 
   private virtual(card: ApprovalCard, side: string, text: string): vscode.Uri {

@@ -27,7 +27,10 @@ const STATUS_LABEL: Readonly<Record<string, string>> = {
   error: '✗ failed',
 };
 
-const TOOL_ICON: Readonly<Record<string, string>> = { waiting: '⏸', running: '⟳', ok: '✓', failed: '✗', refused: '⊘' };
+/** The pause sign of a call waiting for the user; U+2016, which common fonts have (U+23F8 is rarer). */
+export const WAITING_ICON = '‖';
+
+const TOOL_ICON: Readonly<Record<string, string>> = { waiting: WAITING_ICON, running: '⟳', ok: '✓', failed: '✗', refused: '⊘' };
 
 /** Words for the reasons of refused calls, beside the approval line that says who refused. */
 const REFUSAL_META: Readonly<Record<string, string>> = { rejected: 'rejected', denied: 'denied' };
@@ -68,7 +71,7 @@ export function renderApproval(a: ApprovalView | undefined, waiting: boolean): s
   if (a.decision === undefined) {
     const what = a.title ?? 'this call';
     return waiting
-      ? `<div class="approval-note waiting" role="status">⏸ waiting for you: <code>${esc(what)}</code></div>`
+      ? `<div class="approval-note waiting" role="status">${WAITING_ICON} waiting for you: <code>${esc(what)}</code></div>`
       : '';
   }
   const { allowed, text } = describeResolution(a.decision, a.by ?? '', a.rule);
@@ -167,7 +170,8 @@ export function renderDiff(diff: string): string {
             : 'ctx';
     return `<span class="d-${cls}">${esc(line)}</span>`;
   });
-  return `<pre class="diff" tabindex="0" aria-label="proposed change">${lines.join('\n')}</pre>`;
+  // Each line is a block (its background spans the width), so no newline goes between them.
+  return `<pre class="diff" tabindex="0" aria-label="proposed change">${lines.join('')}</pre>`;
 }
 
 function renderSubject(card: ApprovalCard): string {
@@ -204,7 +208,7 @@ export function renderApprovalCard(card: ApprovalCard): string {
     .join('');
   const turn = card.turn !== undefined ? ` · turn ${card.turn}` : '';
   return `<section class="approval-card" data-approval="${key}" role="group" aria-label="${esc(`harness9 asks: ${card.title}`)}">
-<div class="approval-head"><span class="approval-icon">⏸</span> harness9 asks to run <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
+<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> harness9 asks to run <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
 ${renderSubject(card)}
 <div class="approval-actions">${buttons}</div>
 <label class="reason-label" for="${reasonId}">Reason for rejecting (optional, sent to the agent; Ctrl+Enter rejects)</label>

@@ -34,6 +34,11 @@ export class RunView implements vscode.Disposable {
     return this.panel?.visible ?? false;
   }
 
+  /** The editor column the panel is in, if it is open. */
+  get column(): vscode.ViewColumn | undefined {
+    return this.panel?.viewColumn;
+  }
+
   /**
    * Opens the panel (or brings it forward), by default without taking the focus from the
    * editor; `focus` also moves the keyboard to the first open question.

@@ -52,6 +52,8 @@ function paint(runs: RunState[]): void {
  * being typed and the focus survive; new ones are added, answered or withdrawn ones removed.
  */
 function paintApprovals(cards: ApprovalCard[]): void {
+  const scroller = document.scrollingElement ?? document.documentElement;
+  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
   const wanted = new Set(cards.map((c) => c.id));
   questions.querySelectorAll<HTMLElement>('[data-approval]').forEach((el) => {
     if (!wanted.has(el.dataset.approval ?? '')) {
@@ -68,6 +70,10 @@ function paintApprovals(cards: ApprovalCard[]): void {
     }
   }
   document.body.classList.toggle('asking', cards.length > 0);
+  // Keep the reader at the end, where the waiting call is, rather than under the card.
+  if (atBottom) {
+    scroller.scrollTop = scroller.scrollHeight;
+  }
 }
 
 function cardElement(id: string): HTMLElement | undefined {

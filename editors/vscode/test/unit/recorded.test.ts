@@ -104,7 +104,7 @@ describe('recorded from the daemon', () => {
     const edit = Object.values(asking.tools).find((t) => t.name === 'edit_file');
     assert.equal(edit?.status, 'waiting');
     const html = renderRuns([asking]);
-    assert.match(html, /⏸ waiting for you: <code>edit_file: a.txt<\/code>/);
+    assert.match(html, /‖ waiting for you: <code>edit_file: a.txt<\/code>/);
     assert.match(html, /<span class="meta">waiting for approval<\/span>/);
     const allowed = upTo('approval_resolved', 'edit_file');
     assert.equal(Object.values(allowed.tools).find((t) => t.name === 'edit_file')?.status, 'running');

@@ -77,7 +77,7 @@ describe('approval cards', () => {
     const html = renderApprovalCard(approvalCardFrom('q1', asked[0]));
     assert.match(html, /data-approval="q1"/);
     assert.match(html, /harness9 asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
-    assert.match(html, /<span class="d-del">-hello from a\.txt<\/span>\n<span class="d-add">\+hello, world, from a\.txt<\/span>/);
+    assert.match(html, /<span class="d-del">-hello from a\.txt<\/span><span class="d-add">\+hello, world, from a\.txt<\/span>/);
     assert.match(html, /<span class="d-add">\+1<\/span> <span class="d-del">−1<\/span>/);
     assert.match(html, /data-action="open-diff">Open in diff editor</);
     const buttons = [...html.matchAll(/data-decision="([^"]+)">([^<]+)</g)].map((m) => [m[1], m[2]]);
