@@ -24,7 +24,18 @@ export interface DaemonSettings {
   thinking: boolean | null;
   stream: boolean | null;
   replayFile: string | null;
+  approvals: ApprovalsSetting | null;
 }
+
+/** The daemon's `approvals` setting; a part left out takes the daemon's default. */
+export interface ApprovalsSetting {
+  mode?: string;
+  allow?: string[];
+  deny?: string[];
+}
+
+/** The approval modes the daemon knows; `default` in the settings means "the daemon's". */
+export const APPROVAL_MODES: readonly string[] = ['ask', 'auto-edit', 'yolo', 'read-only'];
 
 /** Splits a command line on whitespace; single or double quotes group words. */
 export function splitCommand(line: string): string[] {
@@ -86,7 +97,35 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
     thinking: boolean(get('thinking')),
     stream: boolean(get('stream')),
     replayFile: nonEmpty(get('replayFile')),
+    approvals: approvalsFrom(get),
   };
+}
+
+function rules(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => r.trim())
+    : [];
+}
+
+/**
+ * `harness9.approvals.mode` / `.allow` / `.deny` as the daemon's `approvals` object; null when
+ * all three are at their defaults, so the daemon's own default (ask) applies.
+ */
+export function approvalsFrom(get: SettingGetter): ApprovalsSetting | null {
+  const mode = get('approvals.mode');
+  const out: ApprovalsSetting = {};
+  if (typeof mode === 'string' && APPROVAL_MODES.includes(mode)) {
+    out.mode = mode;
+  }
+  const allow = rules(get('approvals.allow'));
+  const deny = rules(get('approvals.deny'));
+  if (allow.length > 0) {
+    out.allow = allow;
+  }
+  if (deny.length > 0) {
+    out.deny = deny;
+  }
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /** Resolves a command the way a shell would (PATH lookup unless it has a slash); undefined if absent. */

@@ -1,9 +1,12 @@
 /**
  * The harness9 daemon as a language client: starts `harness9 serve` (or `harness9.serverCommand`),
  * says clearly when it cannot, restarts it when it crashes, keeps its settings in step and stops it.
+ * It announces that it answers `agent/requestApproval` and passes those questions on.
  */
 import * as vscode from 'vscode';
 import {
+  type CancellationToken,
+  type ClientCapabilities,
   CloseAction,
   type CloseHandlerResult,
   ErrorAction,
@@ -14,6 +17,7 @@ import {
   RevealOutputChannelOn,
   type ServerOptions,
   State,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
 import { daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
 
@@ -59,6 +63,26 @@ class CrashHandler {
   }
 }
 
+/** Answers one `agent/requestApproval` (resolves with the answer, or a ResponseError). */
+export type ApprovalHandler = (params: unknown, token: CancellationToken) => Promise<unknown>;
+
+/** Tells the daemon, in `capabilities.experimental.harness9`, that this client answers approval requests. */
+export class ApprovalRequestsFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    const ours = (experimental.harness9 ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, harness9: { ...ours, approvalRequests: true } };
+  }
+
+  initialize(): void {}
+
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  }
+
+  clear(): void {}
+}
+
 export class Daemon implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
@@ -68,6 +92,7 @@ export class Daemon implements vscode.Disposable {
   constructor(
     readonly output: vscode.OutputChannel,
     private readonly onNotification: (method: string, params: unknown) => void,
+    private readonly onApprovalRequest: ApprovalHandler,
   ) {
     this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => this.configChanged(e)));
   }
@@ -136,6 +161,8 @@ export class Daemon implements vscode.Disposable {
       initializationFailedHandler: () => false,
     };
     const client = new LanguageClient('harness9', 'harness9', serverOptions, clientOptions);
+    client.registerFeature(new ApprovalRequestsFeature());
+    client.onRequest('agent/requestApproval', (params: unknown, token) => this.onApprovalRequest(params, token));
     client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
     // The daemon's log messages repeat lines of its stderr, which the log already shows.
     client.onNotification('window/logMessage', () => undefined);

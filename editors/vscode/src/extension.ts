@@ -1,8 +1,10 @@
 /**
- * Entry point of the harness9 extension: wires the daemon, the runner and the run view to the
- * four commands. The daemon starts on the first command and stops when the extension deactivates.
+ * Entry point of the harness9 extension: wires the daemon, the runner, the approver and the run
+ * view to the commands. The daemon starts on the first command and stops when the extension
+ * deactivates.
  */
 import * as vscode from 'vscode';
+import { Approver } from './approver';
 import { Daemon } from './daemon';
 import { Runner } from './runner';
 import { RunView } from './runView';
@@ -13,9 +15,19 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('harness9');
   const view = new RunView(context.extensionUri);
   let runner: Runner | undefined;
-  daemon = new Daemon(output, (method, params) => {
-    if (method === 'agent/progress') {
-      runner?.onProgress(params);
+  const approver = new Approver(view, () => runner?.workspaceRoot());
+  daemon = new Daemon(
+    output,
+    (method, params) => {
+      if (method === 'agent/progress') {
+        runner?.onProgress(params);
+      }
+    },
+    (params, token) => approver.handle(params, token),
+  );
+  daemon.onDidChangeRunning((running) => {
+    if (!running) {
+      approver.clear();
     }
   });
   runner = new Runner(daemon, view);
@@ -23,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     output,
     view,
+    approver,
     daemon,
     vscode.commands.registerCommand('harness9.runAgent', (prompt?: unknown) =>
       r.runAgent(typeof prompt === 'string' ? prompt : undefined),
@@ -30,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('harness9.cancelRun', () => r.cancelRun()),
     vscode.commands.registerCommand('harness9.showLog', () => output.show(true)),
     vscode.commands.registerCommand('harness9.newSession', () => r.newSession()),
+    vscode.commands.registerCommand('harness9.showApproval', () => approver.showFirst()),
   );
 }
 

@@ -2,7 +2,8 @@
  * Renders run states as HTML for the run view. Pure (no `vscode`, no DOM): the webview calls it
  * on each state it receives, and unit tests call it directly.
  */
-import type { RunState, ToolItem, TurnView } from './runState';
+import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
+import type { ApprovalView, RunState, ToolItem, TurnView } from './runState';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -26,7 +27,13 @@ const STATUS_LABEL: Readonly<Record<string, string>> = {
   error: '✗ failed',
 };
 
-const TOOL_ICON: Readonly<Record<string, string>> = { running: '⟳', ok: '✓', failed: '✗' };
+/** The pause sign of a call waiting for the user; U+2016, which common fonts have (U+23F8 is rarer). */
+export const WAITING_ICON = '‖';
+
+const TOOL_ICON: Readonly<Record<string, string>> = { waiting: WAITING_ICON, running: '⟳', ok: '✓', failed: '✗', refused: '⊘' };
+
+/** Words for the reasons of refused calls, beside the approval line that says who refused. */
+const REFUSAL_META: Readonly<Record<string, string>> = { rejected: 'rejected', denied: 'denied' };
 
 /** A short one-line summary of tool arguments, e.g. `echo hi` for bash. */
 export function argSummary(args: unknown): string {
@@ -56,18 +63,42 @@ function formatDuration(ms: number | undefined): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function renderTool(runKey: string, t: ToolItem): string {
-  const detail = [
-    t.status === 'running' ? 'running' : formatDuration(t.durationMs),
+/** The timeline line of a call's approval: waiting for you, then who allowed or refused it. */
+export function renderApproval(a: ApprovalView | undefined, waiting: boolean): string {
+  if (a === undefined) {
+    return '';
+  }
+  if (a.decision === undefined) {
+    const what = a.title ?? 'this call';
+    return waiting
+      ? `<div class="approval-note waiting" role="status">${WAITING_ICON} waiting for you: <code>${esc(what)}</code></div>`
+      : '';
+  }
+  const { allowed, text } = describeResolution(a.decision, a.by ?? '', a.rule);
+  const cls = allowed ? 'allowed' : 'refused';
+  return `<div class="approval-note ${cls}">${allowed ? '✓' : '✗'} ${esc(text)}</div>`;
+}
+
+function toolMeta(t: ToolItem): string[] {
+  if (t.status === 'waiting') {
+    return ['waiting for approval'];
+  }
+  return [
+    t.status === 'running' ? 'running' : t.status === 'refused' ? '' : formatDuration(t.durationMs),
     t.status === 'failed' ? t.reason ?? 'error' : '',
+    t.status === 'refused' ? REFUSAL_META[t.reason ?? ''] ?? t.reason ?? 'refused' : '',
     t.truncated ? `truncated, ${t.bytes ?? '?'} bytes` : '',
   ].filter((s) => s !== '');
+}
+
+function renderTool(runKey: string, t: ToolItem): string {
+  const detail = toolMeta(t);
   const args = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments, null, 2);
   return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}">
 <summary><span class="icon">${TOOL_ICON[t.status]}</span> <span class="tool-name">${esc(t.name)}</span> <code class="args">${esc(argSummary(t.arguments))}</code> <span class="meta">${esc(detail.join(' · '))}</span></summary>
 <div class="label">arguments</div><pre class="arguments">${esc(args ?? '')}</pre>
 ${t.output !== undefined ? `<div class="label">output</div><pre class="output">${esc(t.output)}</pre>` : ''}
-</details>`;
+</details>${renderApproval(t.approval, t.status === 'waiting')}`;
 }
 
 function renderTurn(s: RunState, runKey: string, t: TurnView): string {
@@ -123,4 +154,64 @@ export function renderRuns(runs: readonly RunState[]): string {
     return '<p class="empty">No run yet. Use "harness9: Run Agent" to start one.</p>';
   }
   return runs.map((r, i) => renderRun(r, i)).join('\n');
+}
+
+/** A unified diff with its added, removed and hunk lines marked for colouring. */
+export function renderDiff(diff: string): string {
+  const lines = diff.replace(/\n$/, '').split('\n').map((line) => {
+    const cls = line.startsWith('+++') || line.startsWith('---')
+      ? 'file'
+      : line.startsWith('@@')
+        ? 'hunk'
+        : line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'del'
+            : 'ctx';
+    return `<span class="d-${cls}">${esc(line)}</span>`;
+  });
+  // Each line is a block (its background spans the width), so no newline goes between them.
+  return `<pre class="diff" tabindex="0" aria-label="proposed change">${lines.join('')}</pre>`;
+}
+
+function renderSubject(card: ApprovalCard): string {
+  const command = commandOf(card);
+  if (command !== undefined) {
+    return `<div class="label">command</div><pre class="command">${esc(command)}</pre>`;
+  }
+  if (card.diff !== undefined) {
+    const { added, removed } = diffStats(card.diff);
+    const where = card.path ?? argSummary(card.arguments);
+    return `<div class="label">change to <code>${esc(where)}</code> · <span class="d-add">+${added}</span> <span class="d-del">−${removed}</span>
+<button type="button" class="link" data-action="open-diff">Open in diff editor</button></div>
+${renderDiff(card.diff)}`;
+  }
+  const args = typeof card.arguments === 'string' ? card.arguments : JSON.stringify(card.arguments, null, 2);
+  return `<div class="label">arguments</div><pre class="arguments">${esc(args ?? '')}</pre>`;
+}
+
+const BUTTON_CLASS: Readonly<Record<string, string>> = {
+  allow_once: 'primary',
+  allow_session: 'secondary',
+  reject: 'danger',
+};
+
+/**
+ * An open question: what the agent wants to do (the command, or the diff of the file change)
+ * and the three answers, with a reason box for a rejection. `data-approval` keys it.
+ */
+export function renderApprovalCard(card: ApprovalCard): string {
+  const key = esc(card.id);
+  const reasonId = `reason-${key}`;
+  const buttons = card.options
+    .map((o) => `<button type="button" class="${BUTTON_CLASS[o.id] ?? 'secondary'}" data-decision="${esc(o.id)}">${esc(o.label)}</button>`)
+    .join('');
+  const turn = card.turn !== undefined ? ` · turn ${card.turn}` : '';
+  return `<section class="approval-card" data-approval="${key}" role="group" aria-label="${esc(`harness9 asks: ${card.title}`)}">
+<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> harness9 asks to run <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
+${renderSubject(card)}
+<div class="approval-actions">${buttons}</div>
+<label class="reason-label" for="${reasonId}">Reason for rejecting (optional, sent to the agent; Ctrl+Enter rejects)</label>
+<textarea id="${reasonId}" class="reason" rows="2" placeholder="e.g. do not delete files; run the tests instead"></textarea>
+</section>`;
 }

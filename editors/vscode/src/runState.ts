@@ -7,7 +7,19 @@
  */
 
 export type RunStatus = 'starting' | 'running' | 'completed' | 'max_turns' | 'cancelled' | 'error';
-export type ToolStatus = 'running' | 'ok' | 'failed';
+/** `waiting`: asked the user, not started; `refused`: denied by the settings or rejected by the user. */
+export type ToolStatus = 'waiting' | 'running' | 'ok' | 'failed' | 'refused';
+
+/** What the approval step did with a call (absent: the mode simply allowed it). */
+export interface ApprovalView {
+  /** The question shown to the user (`approval_requested`), e.g. `bash: npm test`. */
+  readonly title?: string;
+  /** From `approval_resolved`: `allow_once`, `allow_session`, `reject` (user), `allow`, `deny`. */
+  readonly decision?: string;
+  /** From `approval_resolved`: `user`, `rule`, `session`, `mode`. */
+  readonly by?: string;
+  readonly rule?: string;
+}
 
 export interface ToolItem {
   readonly id: string;
@@ -20,6 +32,7 @@ export interface ToolItem {
   readonly truncated?: boolean;
   readonly durationMs?: number;
   readonly reason?: string;
+  readonly approval?: ApprovalView;
 }
 
 export interface TurnView {
@@ -29,6 +42,8 @@ export interface TurnView {
   /** True once `assistant_message` replaced the streamed deltas with the whole text. */
   readonly complete: boolean;
   readonly toolCallIds: readonly string[];
+  /** The arguments of each call of the turn, from `assistant_message`. */
+  readonly callArguments?: Readonly<Record<string, unknown>>;
   /** Context size (in messages) after this turn's tool results were added. */
   readonly observationMessages?: number;
 }
@@ -127,9 +142,11 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   text_delta: (s, n) =>
     withTurn(s, num(n.turn) ?? 1, (t) => (t.complete ? t : { ...t, text: t.text + (str(n.text) ?? '') })),
   assistant_message: onAssistantMessage,
-  tool_started: onToolStarted,
+  approval_requested: onApprovalRequested,
+  approval_resolved: onApprovalResolved,
+  tool_started: (s, n) => onToolStarted(s, n, 'running'),
   tool_completed: (s, n) => onToolEnded(s, n, 'ok'),
-  tool_failed: (s, n) => onToolEnded(s, n, 'failed'),
+  tool_failed: (s, n) => onToolEnded(s, n, REFUSALS.includes(str(n.reason) ?? '') ? 'refused' : 'failed'),
   observation: (s, n) =>
     withTurn(s, num(n.turn) ?? 1, (t) => ({ ...t, observationMessages: num(n.messages) })),
   usage: (s, n) => ({
@@ -151,16 +168,17 @@ function withTurn(s: RunState, turn: number, f: (t: TurnView) => TurnView): RunS
 }
 
 function onAssistantMessage(s: RunState, n: ProgressNotification): RunState {
-  const calls = Array.isArray(n.toolCalls) ? n.toolCalls : [];
-  const ids = calls
-    .map((c: unknown) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).id) : undefined))
-    .filter((id): id is string => id !== undefined);
+  const calls = (Array.isArray(n.toolCalls) ? n.toolCalls : [])
+    .map((c: unknown) => (c && typeof c === 'object' ? (c as Record<string, unknown>) : {}))
+    .filter((c) => str(c.id) !== undefined);
+  const ids = calls.map((c) => str(c.id) as string);
   const text = str(n.text);
   const next = withTurn(s, num(n.turn) ?? 1, (t) => ({
     ...t,
     text: text ?? t.text,
     complete: true,
     toolCallIds: mergeIds(t.toolCallIds, ids),
+    callArguments: { ...t.callArguments, ...Object.fromEntries(calls.map((c) => [str(c.id), c.arguments])) },
   }));
   return calls.length === 0 && text !== undefined ? { ...next, finalText: text } : next;
 }
@@ -169,7 +187,14 @@ function mergeIds(a: readonly string[], b: readonly string[]): string[] {
   return [...a, ...b.filter((id) => !a.includes(id))];
 }
 
-function onToolStarted(s: RunState, n: ProgressNotification): RunState {
+/** `tool_failed` reasons that are a decision, not an error. */
+const REFUSALS: readonly string[] = ['denied', 'rejected'];
+
+/**
+ * Adds or updates the call's item. `status` applies to a new item or one still waiting for the
+ * user; an item already further along keeps its status (notifications may repeat).
+ */
+function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -181,11 +206,51 @@ function onToolStarted(s: RunState, n: ProgressNotification): RunState {
     id,
     name: str(n.tool) ?? old?.name ?? '?',
     turn,
-    status: old?.status ?? 'running',
-    arguments: n.arguments ?? old?.arguments,
+    status: old === undefined || old.status === 'waiting' ? status : old.status,
+    arguments: n.arguments ?? old?.arguments ?? argumentsFromMessage(s, turn, id),
   };
   const next = withTurn(s, turn, (t) => ({ ...t, toolCallIds: mergeIds(t.toolCallIds, [id]) }));
   return { ...next, tools: { ...next.tools, [id]: item } };
+}
+
+/** The arguments of call `id` from the turn's `assistant_message`, kept for calls not yet started. */
+function argumentsFromMessage(s: RunState, turn: number, id: string): unknown {
+  return s.turns.find((t) => t.turn === turn)?.callArguments?.[id];
+}
+
+function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
+  const id = str(n.toolCallId);
+  if (id === undefined) {
+    return s;
+  }
+  const next = onToolStarted(s, n, 'waiting');
+  const old = next.tools[id];
+  const item: ToolItem = {
+    ...old,
+    // The call was announced (tool_started) before the approval step; it waits now.
+    status: old.status === 'running' ? 'waiting' : old.status,
+    approval: { ...old.approval, title: str(n.title) ?? old.approval?.title },
+  };
+  return { ...next, tools: { ...next.tools, [id]: item } };
+}
+
+function onApprovalResolved(s: RunState, n: ProgressNotification): RunState {
+  const id = str(n.toolCallId);
+  if (id === undefined) {
+    return s;
+  }
+  const next = onToolStarted(s, n, 'running');
+  const old = next.tools[id];
+  const approval: ApprovalView = {
+    ...old.approval,
+    decision: str(n.decision),
+    by: str(n.by),
+    rule: str(n.rule),
+  };
+  // Allowed: it runs now. Refused: it stays as it was until its tool_failed.
+  const allowed = approval.decision?.startsWith('allow') ?? false;
+  const status = allowed && old.status === 'waiting' ? 'running' : old.status;
+  return { ...next, tools: { ...next.tools, [id]: { ...old, status, approval } } };
 }
 
 function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): RunState {
@@ -193,7 +258,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
   if (id === undefined) {
     return s;
   }
-  const started = s.tools[id] ? s : onToolStarted(s, n);
+  const started = s.tools[id] ? s : onToolStarted(s, n, status);
   const old = started.tools[id];
   const item: ToolItem = {
     ...old,
@@ -202,7 +267,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     bytes: num(n.bytes) ?? old.bytes,
     truncated: bool(n.truncated) ?? old.truncated,
     durationMs: num(n.durationMs) ?? old.durationMs,
-    reason: status === 'failed' ? str(n.reason) ?? 'error' : undefined,
+    reason: status === 'failed' || status === 'refused' ? str(n.reason) ?? 'error' : undefined,
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
 }
@@ -235,11 +300,12 @@ function nonEmpty(text: string | undefined): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/** Tools still shown as running when the run ended did not finish: mark them failed. */
+/** Tools still running or waiting when the run ended did not finish: mark them failed. */
 function settleRunningTools(tools: Readonly<Record<string, ToolItem>>): Record<string, ToolItem> {
   const out: Record<string, ToolItem> = {};
   for (const [id, t] of Object.entries(tools)) {
-    out[id] = t.status === 'running' ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled' } : t;
+    const open = t.status === 'running' || t.status === 'waiting';
+    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled' } : t;
   }
   return out;
 }

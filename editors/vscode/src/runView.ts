@@ -1,24 +1,54 @@
 /**
- * The run view: a webview panel showing the runs of the current session. The extension posts
- * run states; the webview renders them with the same pure renderer the tests use.
+ * The run view: a webview panel showing the runs of the current session and the approval
+ * questions open now. The extension posts run states and questions; the webview renders them
+ * with the same pure renderer the tests use and posts back the user's answers.
  */
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
+import type { ApprovalCard } from './approvals';
 import type { RunState } from './runState';
+
+/** What the webview sends when the user acts on a question. */
+export type ApprovalAction =
+  | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
+  | { readonly type: 'openDiff'; readonly id: string };
 
 const POST_INTERVAL_MS = 50;
 
 export class RunView implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private runs: RunState[] = [];
+  private approvals: readonly ApprovalCard[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly actionListeners: ((action: ApprovalAction) => void)[] = [];
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
-  /** Opens the panel (or brings it forward) without taking the focus from the editor. */
-  show(): void {
+  /** Called when the user answers a question or asks for its diff in the view. */
+  onApprovalAction(listener: (action: ApprovalAction) => void): void {
+    this.actionListeners.push(listener);
+  }
+
+  /** True when the panel is open and on screen (not behind another tab). */
+  get visible(): boolean {
+    return this.panel?.visible ?? false;
+  }
+
+  /** The editor column the panel is in, if it is open. */
+  get column(): vscode.ViewColumn | undefined {
+    return this.panel?.viewColumn;
+  }
+
+  /**
+   * Opens the panel (or brings it forward), by default without taking the focus from the
+   * editor; `focus` also moves the keyboard to the first open question.
+   */
+  show(focus = false): void {
     if (this.panel) {
-      this.panel.reveal(undefined, true);
+      this.panel.reveal(undefined, !focus);
+      if (focus) {
+        void this.panel.webview.postMessage({ type: 'focusApproval' });
+      }
       return;
     }
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
@@ -29,15 +59,18 @@ export class RunView implements vscode.Disposable {
       { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [dist] },
     );
     panel.webview.html = this.html(panel.webview, dist);
-    panel.webview.onDidReceiveMessage((m: { type?: string }) => {
-      if (m?.type === 'ready') {
-        this.post();
-      }
-    });
+    panel.webview.onDidReceiveMessage((m: unknown) => this.received(m));
     panel.onDidDispose(() => {
       this.panel = undefined;
     });
     this.panel = panel;
+  }
+
+  /** Shows exactly these open questions (an empty list removes every card). */
+  setApprovals(cards: readonly ApprovalCard[]): void {
+    this.approvals = cards;
+    // Questions are rare and the user waits for them: post at once, not with the 20 Hz batch.
+    this.postApprovals();
   }
 
   /** Adds a run (shown last) or replaces the one with the same index. */
@@ -69,6 +102,34 @@ export class RunView implements vscode.Disposable {
     void this.panel?.webview.postMessage({ type: 'runs', runs: this.runs });
   }
 
+  private postApprovals(): void {
+    void this.panel?.webview.postMessage({ type: 'approvals', approvals: this.approvals });
+  }
+
+  private received(raw: unknown): void {
+    const m = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+    if (m.type === 'ready') {
+      this.post();
+      this.postApprovals();
+      return;
+    }
+    if (typeof m.id !== 'string') {
+      return;
+    }
+    if (m.type === 'decide' && typeof m.decision === 'string') {
+      const message = typeof m.message === 'string' ? m.message : undefined;
+      this.emit({ type: 'decide', id: m.id, decision: m.decision, message });
+    } else if (m.type === 'openDiff') {
+      this.emit({ type: 'openDiff', id: m.id });
+    }
+  }
+
+  private emit(action: ApprovalAction): void {
+    for (const l of this.actionListeners) {
+      l(action);
+    }
+  }
+
   private html(webview: vscode.Webview, dist: vscode.Uri): string {
     const nonce = crypto.randomBytes(16).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
@@ -84,7 +145,7 @@ export class RunView implements vscode.Disposable {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style.toString()}">
 <title>harness9 Run</title></head>
-<body><main id="runs"></main>
+<body><main id="runs"></main><aside id="approvals" aria-live="assertive"></aside>
 <script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
   }
 

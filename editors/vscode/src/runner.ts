@@ -19,6 +19,7 @@ interface ActiveRun {
   state: RunState;
   readonly index: number;
   readonly client: LanguageClient;
+  readonly folder: vscode.Uri;
   readonly cancel: vscode.CancellationTokenSource;
 }
 
@@ -95,6 +96,11 @@ export class Runner {
     void vscode.window.showInformationMessage('harness9: the next run starts a new session.');
   }
 
+  /** The folder the run in progress works on, else the one the next run would take. */
+  workspaceRoot(): vscode.Uri | undefined {
+    return this.active?.folder ?? activeFolder()?.uri;
+  }
+
   /** Feeds an `agent/progress` notification to the active run's state. */
   onProgress(params: unknown): void {
     const run = this.active;
@@ -113,6 +119,7 @@ export class Runner {
       state: initialRunState(prompt, this.sessionId),
       index: this.view.nextIndex(),
       client,
+      folder: folder.uri,
       cancel: new vscode.CancellationTokenSource(),
     };
     this.active = run;

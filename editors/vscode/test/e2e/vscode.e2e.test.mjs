@@ -1,5 +1,6 @@
 // End to end in a real VS Code (code-server in headless Chromium) against the real harness9
-// daemon with a scripted model: the commands, the run view, cancel, sessions, restarts.
+// daemon with a scripted model: the commands, the run view, cancel, sessions, restarts, and
+// approvals (the daemon's default: the user allows or rejects in the run view).
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
@@ -15,7 +16,8 @@ import {
 } from './codeServer.mjs';
 import { daemonPids, waitFor } from './processes.mjs';
 import {
-  answerInputBox, cancelFromNotification, readRun, runCommand, runViewFrame, waitForRunStatus,
+  answerInputBox, approvalNote, cancelFromNotification, readApprovalCard, readRun, runCommand, runViewFrame,
+  waitForRunStatus,
 } from './workbench.mjs';
 
 const env = (name) => {
@@ -76,7 +78,26 @@ const userSettings = {
   'harness9.serverCommand': [daemonLink, 'serve'],
   'harness9.provider': 'replay',
   'harness9.replayFile': replayFile,
+  // The tests before the approval ones are about other things: nothing asks there.
+  'harness9.approvals.mode': 'yolo',
 };
+
+const GREET_TURNS = [
+  {
+    text: "I'll greet the world.",
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'greet.txt', source_text: 'hello', target_text: 'hello, world' } }],
+  },
+  { text: 'greet.txt now greets the world.' },
+];
+const CLEANUP_TURNS = [
+  { text: 'Cleaning up.', tool_calls: [{ name: 'bash', arguments: { command: 'rm greet.txt' } }] },
+  { text: 'I left greet.txt alone, as you asked.' },
+];
+const PLANT_TURNS = [
+  { text: 'Planting a file.', tool_calls: [{ name: 'bash', arguments: { command: 'touch planted.txt' } }] },
+  { text: 'Planted.' },
+];
+const greetFile = path.join(workspace, 'greet.txt');
 
 let server;
 let browser;
@@ -102,6 +123,29 @@ async function runUntilStatus(wanted, prompt) {
   return status;
 }
 
+/**
+ * Runs the agent until the run view shows an approval question; returns the run's index. The
+ * editor notices a changed settings file after a moment, and runs before that do not ask:
+ * `reset` puts the workspace back before each attempt.
+ */
+async function runUntilAsked(prompt, reset) {
+  for (let attempt = 1; attempt <= 5; attempt += 1) {
+    reset();
+    await page.waitForTimeout(1000);
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, `${prompt} (${attempt}).`);
+    const card = frame.locator('.approval-card');
+    const ended = frame.locator('article.run').nth(index)
+      .and(frame.locator('.status-completed, .status-max_turns, .status-error, .status-cancelled'));
+    await card.or(ended).first().waitFor({ timeout: 30_000 });
+    if ((await card.count()) > 0) {
+      return index;
+    }
+  }
+  throw new Error('no approval question after 5 runs: the approvals setting did not reach the daemon');
+}
+
 async function shot(name) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
@@ -114,7 +158,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     installExtension(CODE_SERVER, profile, VSIX);
     const port = await freePort();
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
-    const daemonEnv = { HARNESS9_REPLAY: '' };
+    // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
+    const daemonEnv = { HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '' };
     server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -256,5 +301,93 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await view.locator('article.run.status-completed').first().waitFor({ timeout: 30_000 });
     const [next] = daemonPids(server.pid, daemonLink);
     assert.ok(next !== undefined && next !== pid);
+  });
+
+  it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
+    // Back to the daemon's default (sent as null): ask.
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.approvals.mode': 'default' }));
+    playNext(GREET_TURNS);
+    frame = await runViewFrame(page);
+    const index = await runUntilAsked('Greet the world', () => fs.writeFileSync(greetFile, 'hello\n'));
+    const card = await readApprovalCard(frame);
+    assert.deepEqual(card, {
+      title: 'edit_file: greet.txt',
+      command: undefined,
+      added: ['+hello, world'],
+      removed: ['-hello'],
+      buttons: ['Allow once', 'Allow for this session', 'Reject'],
+    });
+    assert.equal(await approvalNote(frame, index), '‖ waiting for you: edit_file: greet.txt');
+    assert.equal((await readRun(frame, index)).tools[0].icon, '‖');
+    await page.locator('.statusbar-item', { hasText: 'harness9 asks: edit_file: greet.txt' }).waitFor({ timeout: 10_000 });
+    assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello\n', 'nothing changes before the user answers');
+    await shot('5-approval-diff');
+
+    await frame.locator('.approval-card [data-action="open-diff"]').click();
+    const diffEditor = page.locator('.monaco-diff-editor');
+    await diffEditor.first().waitFor({ timeout: 15_000 });
+    await page.locator('.tab', { hasText: 'greet.txt: proposed change' }).first().waitFor({ timeout: 10_000 });
+    await diffEditor.locator('.view-line', { hasText: 'hello, world' }).first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(500);
+    await shot('6-approval-diff-editor');
+
+    await frame.locator('.approval-card button', { hasText: 'Allow once' }).click();
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello, world\n');
+    assert.equal(await frame.locator('.approval-card').count(), 0);
+    // The change is no longer proposed: its diff editor closes with the question.
+    await page.locator('.tab', { hasText: 'greet.txt: proposed change' }).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await approvalNote(frame, index), '✓ allowed by you, once');
+    const run = await readRun(frame, index);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✓', 'edit_file', 'greet.txt']]);
+    await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
+    await shot('7-approval-allowed');
+  });
+
+  it('"Reject" with a reason: the command does not run, the view says so and the agent gets the reason', async () => {
+    playNext(CLEANUP_TURNS);
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, 'Clean up.');
+    const card = await readApprovalCard(frame);
+    assert.equal(card.title, 'bash: rm greet.txt');
+    assert.equal(card.command, 'rm greet.txt');
+    assert.deepEqual([card.added, card.removed], [[], []]);
+    await frame.locator('.approval-card textarea.reason').fill('keep greet.txt, it is the greeting');
+    await shot('8-approval-command');
+    await frame.locator('.approval-card button', { hasText: 'Reject' }).click();
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.ok(fs.existsSync(greetFile), 'the rejected command did not run');
+    assert.equal(await frame.locator('.approval-card').count(), 0);
+    assert.equal(await approvalNote(frame, index), '✗ rejected by you');
+    const run = await readRun(frame, index);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status, t.meta]), [
+      ['⊘', 'bash', 'rm greet.txt', 'refused', 'rejected'],
+    ]);
+    assert.equal(run.finalText, 'I left greet.txt alone, as you asked.');
+    const item = frame.locator('article.run').nth(index).locator('details.tool').first();
+    await item.locator('summary').click();
+    await item.locator('pre.output', { hasText: 'the user rejected this bash call: keep greet.txt, it is the greeting' })
+      .waitFor({ timeout: 5_000 });
+    await shot('9-approval-rejected');
+  });
+
+  it('cancelling the run while it asks withdraws the question; nothing runs', async () => {
+    playNext(PLANT_TURNS);
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, 'Plant a file.');
+    assert.equal((await readApprovalCard(frame)).command, 'touch planted.txt');
+    await runCommand(page, 'harness9: Cancel Run');
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
+    await frame.locator('.approval-card').waitFor({ state: 'detached', timeout: 10_000 });
+    await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
+    const run = await readRun(frame, index);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.name]), [['✗', 'bash']]);
+    assert.match(run.tools[0].meta, /cancelled/);
+    assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
+    fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
   });
 });

@@ -102,3 +102,24 @@ export async function cancelFromNotification(page) {
   await toast.hover();
   await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Cancel' }).first().click();
 }
+
+/** What the open approval card shows: title, command or diff lines, and its buttons. */
+export async function readApprovalCard(frame) {
+  const card = frame.locator('.approval-card').first();
+  await card.waitFor({ timeout: 30_000 });
+  const command = card.locator('pre.command');
+  const texts = async (selector) => (await card.locator(selector).allTextContents()).map((t) => t.trim());
+  return {
+    title: (await card.locator('.approval-title').textContent())?.trim(),
+    command: (await command.count()) > 0 ? (await command.textContent())?.trim() : undefined,
+    added: await texts('pre.diff .d-add'),
+    removed: await texts('pre.diff .d-del'),
+    buttons: await texts('.approval-actions button'),
+  };
+}
+
+/** The approval line of the tool item at `toolIndex` of the run at `runIndex`. */
+export async function approvalNote(frame, runIndex, toolIndex = 0) {
+  const note = frame.locator('article.run').nth(runIndex).locator('details.tool + .approval-note').nth(toolIndex);
+  return (await note.textContent())?.trim();
+}

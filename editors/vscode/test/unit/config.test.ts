@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand } from '../../src/config';
+import { approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand } from '../../src/config';
 
 describe('serverCommandFrom', () => {
   it('defaults to harness9 serve', () => {
@@ -34,6 +34,7 @@ describe('daemonSettingsFrom', () => {
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
+      approvals: null,
     });
   });
 
@@ -43,8 +44,24 @@ describe('daemonSettingsFrom', () => {
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
-      replayFile: '/tmp/s.json',
+      replayFile: '/tmp/s.json', approvals: null,
     });
+  });
+
+  it('sends the approval settings as one approvals object, leaving out the parts at their default', () => {
+    const values: Record<string, unknown> = {
+      'approvals.mode': 'auto-edit', 'approvals.allow': ['bash(npm test)', ' ', 3], 'approvals.deny': [],
+    };
+    assert.deepEqual(daemonSettingsFrom((k) => values[k]).approvals, { mode: 'auto-edit', allow: ['bash(npm test)'] });
+    assert.deepEqual(approvalsFrom((k) => ({ 'approvals.deny': [' bash(rm *) '] })[k]), { deny: ['bash(rm *)'] });
+  });
+
+  it('sends approvals as null when the mode is "default" (or unknown) and there are no rules', () => {
+    assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'default', 'approvals.allow': [] })[k]), null);
+    assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'sometimes' })[k]), null);
+    for (const mode of ['ask', 'auto-edit', 'yolo', 'read-only']) {
+      assert.deepEqual(approvalsFrom((k) => ({ 'approvals.mode': mode })[k]), { mode });
+    }
   });
 });
 

@@ -77,4 +77,57 @@ describe('recorded from the daemon', () => {
     assert.equal(state.finalText, undefined);
     assert.match(renderRuns([state]), /class="error">network: openai: cannot reach the service/);
   });
+
+  it('approvals: an edit allowed once runs, a command rejected with a reason is refused, not failed', () => {
+    const { state } = replay('approvals');
+    const [edit, bash, read] = state.turns[0].toolCallIds.map((id) => state.tools[id]);
+    assert.deepEqual([edit.name, edit.status, edit.approval], [
+      'edit_file', 'ok', { title: 'edit_file: a.txt', decision: 'allow_once', by: 'user', rule: undefined },
+    ]);
+    assert.deepEqual([bash.name, bash.status, bash.reason, bash.approval?.decision], ['bash', 'refused', 'rejected', 'reject']);
+    assert.match(bash.output ?? '', /the user rejected this bash call: keep the file, please/);
+    assert.deepEqual([read.name, read.status, read.approval], ['read_file', 'ok', undefined]);
+    const html = renderRuns([state]);
+    assert.match(html, /class="approval-note allowed">✓ allowed by you, once</);
+    assert.match(html, /class="approval-note refused">✗ rejected by you</);
+    assert.match(html, /<span class="icon">⊘<\/span> <span class="tool-name">bash<\/span> <code class="args">rm a.txt<\/code> <span class="meta">rejected<\/span>/);
+    assert.doesNotMatch(html, /waiting for you/);
+  });
+
+  it('approvals: while the question is open the call waits, then runs once allowed', () => {
+    const { recording } = replay('approvals');
+    const upTo = (kind: string, tool: string): RunState => {
+      const i = recording.notifications.findIndex((n) => n.kind === kind && n.tool === tool);
+      return reduceAll(initialRunState('Record me.'), recording.notifications.slice(0, i + 1));
+    };
+    const asking = upTo('approval_requested', 'edit_file');
+    const edit = Object.values(asking.tools).find((t) => t.name === 'edit_file');
+    assert.equal(edit?.status, 'waiting');
+    const html = renderRuns([asking]);
+    assert.match(html, /‖ waiting for you: <code>edit_file: a.txt<\/code>/);
+    assert.match(html, /<span class="meta">waiting for approval<\/span>/);
+    const allowed = upTo('approval_resolved', 'edit_file');
+    assert.equal(Object.values(allowed.tools).find((t) => t.name === 'edit_file')?.status, 'running');
+  });
+
+  it('approvals: rules and the mode refuse without asking, and a rule may allow', () => {
+    const { state, recording } = replay('approvals-denied');
+    assert.deepEqual((recording as Recording & { asked: unknown[] }).asked, []);
+    const tools = state.turns[0].toolCallIds.map((id) => state.tools[id]);
+    assert.deepEqual(tools.map((t) => [t.name, t.status, t.reason]), [
+      ['bash', 'refused', 'denied'], ['write_file', 'refused', 'denied'], ['bash', 'ok', undefined],
+    ]);
+    const html = renderRuns([state]);
+    assert.match(html, /✗ denied by the rule bash\(rm \*\)/);
+    assert.match(html, /✗ denied by the approvals mode/);
+    assert.match(html, /✓ allowed by the rule bash\(npm test\)/);
+  });
+
+  it('approvals: a run cancelled while asking ends the waiting call as cancelled', () => {
+    const { state } = replay('approval-cancelled');
+    assert.equal(state.status, 'cancelled');
+    const [tool] = Object.values(state.tools);
+    assert.deepEqual([tool.status, tool.reason, tool.approval?.title], ['failed', 'cancelled', 'bash: touch planted']);
+    assert.doesNotMatch(renderRuns([state]), /waiting for you/);
+  });
 });

@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { argSummary, esc, renderRuns } from '../../src/render';
+import { approvalCardFrom } from '../../src/approvals';
+import { argSummary, esc, renderApprovalCard, renderDiff, renderRuns } from '../../src/render';
 import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
 
 const FIXTURES = path.join(__dirname, '..', '..', '..', 'test', 'fixtures');
@@ -64,5 +65,39 @@ describe('helpers', () => {
     assert.equal(argSummary('not json'), 'not json');
     assert.equal(argSummary({ a: 1 }), '{"a":1}');
     assert.equal(argSummary({ command: 'x'.repeat(200) }).length, 80);
+  });
+});
+
+describe('approval cards', () => {
+  const asked = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'daemon-approvals.json'), 'utf8')) as {
+    asked: unknown[];
+  }).asked;
+
+  it('a file change: the title, the coloured diff with counts, a diff editor button and the three answers', () => {
+    const html = renderApprovalCard(approvalCardFrom('q1', asked[0]));
+    assert.match(html, /data-approval="q1"/);
+    assert.match(html, /harness9 asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
+    assert.match(html, /<span class="d-del">-hello from a\.txt<\/span><span class="d-add">\+hello, world, from a\.txt<\/span>/);
+    assert.match(html, /<span class="d-add">\+1<\/span> <span class="d-del">−1<\/span>/);
+    assert.match(html, /data-action="open-diff">Open in diff editor</);
+    const buttons = [...html.matchAll(/data-decision="([^"]+)">([^<]+)</g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(buttons, [['allow_once', 'Allow once'], ['allow_session', 'Allow for this session'], ['reject', 'Reject']]);
+    assert.match(html, /<label class="reason-label" for="reason-q1">/);
+    assert.match(html, /<textarea id="reason-q1" class="reason"/);
+  });
+
+  it('a command: shown whole, no diff', () => {
+    const html = renderApprovalCard(approvalCardFrom('q2', asked[1]));
+    assert.match(html, /<div class="label">command<\/div><pre class="command">rm a\.txt<\/pre>/);
+    assert.doesNotMatch(html, /open-diff/);
+  });
+
+  it('escapes the title, the command and the diff', () => {
+    const html = renderApprovalCard(approvalCardFrom('q"3', {
+      tool: 'bash', title: 'bash: <b>x</b>', arguments: { command: 'echo "<script>"' },
+    }));
+    assert.ok(!html.includes('<b>') && !html.includes('<script>'));
+    assert.match(html, /data-approval="q&quot;3"/);
+    assert.match(renderDiff('+<i>\n'), /<span class="d-add">\+&lt;i&gt;<\/span>/);
   });
 });

@@ -1,0 +1,198 @@
+/**
+ * Answers the daemon's `agent/requestApproval`: each question becomes a card in the run view
+ * (brought forward when it is not on screen) and a status bar item, and gets exactly one answer:
+ * the user's, or a cancellation when the daemon withdraws it (the run was cancelled) or stops.
+ */
+import * as vscode from 'vscode';
+import { type CancellationToken, LSPErrorCodes, ResponseError } from 'vscode-languageclient/node';
+import {
+  answerFor,
+  type ApprovalAnswer,
+  type ApprovalCard,
+  approvalCardFrom,
+  applyUnifiedDiff,
+  type Decision,
+} from './approvals';
+import type { ApprovalAction, RunView } from './runView';
+
+const SCHEME = 'harness9-approval';
+
+type Reply = ApprovalAnswer | ResponseError<void>;
+
+interface Pending {
+  readonly card: ApprovalCard;
+  readonly finish: (reply: Reply) => void;
+}
+
+let counter = 0;
+
+export class Approver implements vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly documents = new Map<string, string>();
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  /** `workspaceRoot`: the folder the asking run works on (file tools' paths are relative to it). */
+  constructor(
+    private readonly view: RunView,
+    private readonly workspaceRoot: () => vscode.Uri | undefined,
+  ) {
+    this.statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 1000);
+    this.statusItem.command = 'harness9.showApproval';
+    this.statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    view.onApprovalAction((a) => this.acted(a));
+    this.disposables.push(
+      this.statusItem,
+      vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+        provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '',
+      }),
+    );
+  }
+
+  /** The `agent/requestApproval` handler: resolves once, with the user's answer or a cancel. */
+  handle(params: unknown, token: CancellationToken): Promise<Reply> {
+    const id = `q${++counter}`;
+    const card = approvalCardFrom(id, params);
+    return new Promise<Reply>((resolve) => {
+      let done = false;
+      let cancelSub: vscode.Disposable | undefined;
+      const finish = (reply: Reply): void => {
+        if (done) {
+          return;
+        }
+        done = true;
+        cancelSub?.dispose();
+        this.pending.delete(id);
+        this.refresh();
+        this.closeDiffs(id);
+        resolve(reply);
+      };
+      this.pending.set(id, { card, finish });
+      // The daemon withdraws the question ($/cancelRequest) when the run is cancelled.
+      cancelSub = token.onCancellationRequested(() =>
+        finish(new ResponseError(LSPErrorCodes.RequestCancelled, 'the question was withdrawn')),
+      );
+      this.refresh();
+      if (!this.view.visible) {
+        this.view.show();
+      }
+    });
+  }
+
+  /** "harness9: Show Approval Request": the view in front with the keyboard on the question. */
+  showFirst(): void {
+    if (this.pending.size === 0) {
+      void vscode.window.showInformationMessage('harness9: no approval request is waiting.');
+      return;
+    }
+    this.view.show(true);
+  }
+
+  /** The daemon stopped: nobody is left to answer, so every card goes. */
+  clear(): void {
+    for (const p of [...this.pending.values()]) {
+      p.finish(new ResponseError(LSPErrorCodes.RequestCancelled, 'the daemon stopped'));
+    }
+  }
+
+  private refresh(): void {
+    const cards = [...this.pending.values()].map((p) => p.card);
+    this.view.setApprovals(cards);
+    if (cards.length === 0) {
+      this.statusItem.hide();
+      return;
+    }
+    const first = cards[0];
+    const more = cards.length > 1 ? ` (+${cards.length - 1})` : '';
+    this.statusItem.text = `$(question) harness9 asks: ${first.title}${more}`;
+    this.statusItem.tooltip = `harness9 waits for your approval to run ${first.title}. Click to answer in the run view.`;
+    this.statusItem.show();
+  }
+
+  private acted(action: ApprovalAction): void {
+    const p = this.pending.get(action.id);
+    if (!p) {
+      return; // already answered or withdrawn
+    }
+    if (action.type === 'openDiff') {
+      void this.openDiff(p.card);
+      return;
+    }
+    const option = p.card.options.find((o) => o.id === action.decision);
+    if (option) {
+      p.finish(answerFor(option.id as Decision, action.message));
+    }
+  }
+
+  /** VS Code's diff editor: the file as it is now beside the file as the call would leave it. */
+  private async openDiff(card: ApprovalCard): Promise<void> {
+    if (card.diff === undefined || card.path === undefined) {
+      return;
+    }
+    const before = card.diff.startsWith('--- /dev/null') ? '' : await this.currentText(card.path);
+    const content = (card.arguments as Record<string, unknown> | undefined)?.content;
+    const after =
+      card.tool === 'write_file' && typeof content === 'string'
+        ? content
+        : before !== undefined
+          ? applyUnifiedDiff(before, card.diff)
+          : undefined;
+    if (before === undefined || after === undefined) {
+      // The file changed since the daemon asked: show the change as the daemon sent it.
+      const doc = await vscode.workspace.openTextDocument({ content: card.diff, language: 'diff' });
+      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.One });
+      return;
+    }
+    const left = this.virtual(card, 'before', before);
+    const right = this.virtual(card, 'after', after);
+    // Beside the run view, never over it: the question stays in sight while the diff is read.
+    const viewColumn = this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${card.path}: proposed change (harness9)`, {
+      preview: true,
+      viewColumn,
+    });
+  }
+
+  /** An answered question's diff editor shows a change that is no longer proposed: close it. */
+  private closeDiffs(id: string): void {
+    const ours = (uri: vscode.Uri): boolean => uri.scheme === SCHEME && uri.query.startsWith(`${id}-`);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.modified));
+    if (tabs.length > 0) {
+      void vscode.window.tabGroups.close(tabs, true);
+    }
+    for (const key of [...this.documents.keys()]) {
+      if (ours(vscode.Uri.parse(key))) {
+        this.documents.delete(key);
+      }
+    }
+  }
+
+  private virtual(card: ApprovalCard, side: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${card.path}`, query: `${card.id}-${side}` });
+    this.documents.set(uri.toString(), text);
+    return uri;
+  }
+
+  /** The file's text as the daemon reads it: the open document, else the disk; undefined if unreadable. */
+  private async currentText(relative: string): Promise<string | undefined> {
+    const root = this.workspaceRoot();
+    if (!root) {
+      return undefined;
+    }
+    try {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root, relative));
+      return doc.getText();
+    } catch {
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    this.clear();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
