@@ -2,37 +2,46 @@
 
 Stable API: `default_registry(workdir)` → `Registry` with `available_tools()` and
 `await execute(ToolCall(...))` → `ToolResult`.
+
+The names below load on first use: importing one light module of this package (the approval
+policy, say, which the daemon's settings need at start-up) does not load every tool.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
-from harness9.tools.bash import BashTool
-from harness9.tools.edit_file import EditFileTool
-from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
-from harness9.tools.read_file import ReadFileTool
-from harness9.tools.registry import Middleware, Registry
-from harness9.tools.write_file import WriteFileTool
+if TYPE_CHECKING:
+    from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
+    from harness9.tools.bash import BashTool
+    from harness9.tools.defaults import default_registry
+    from harness9.tools.edit_file import EditFileTool
+    from harness9.tools.environment import ToolEnvironment
+    from harness9.tools.read_file import ReadFileTool
+    from harness9.tools.registry import Registry
+    from harness9.tools.write_file import WriteFileTool
+
+_HOMES = {
+    "BaseTool": "base",
+    "ToolError": "base",
+    "ToolOutput": "base",
+    "ToolTimeoutError": "base",
+    "BashTool": "bash",
+    "default_registry": "defaults",
+    "EditFileTool": "edit_file",
+    "ToolEnvironment": "environment",
+    "ReadFileTool": "read_file",
+    "Registry": "registry",
+    "WriteFileTool": "write_file",
+}
 
 
-def default_registry(
-    workdir: str | os.PathLike[str],
-    *,
-    environment: ToolEnvironment = DEFAULT_TOOL_ENVIRONMENT,
-    middleware: Sequence[Middleware] = (),
-) -> Registry:
-    """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed;
-    `environment` filters what the processes they start see of the daemon's environment, and
-    every call passes `middleware` (none by default: the seed's behaviour, no approval step)."""
-    registry = Registry(middleware)
-    registry.register(ReadFileTool(workdir))
-    registry.register(WriteFileTool(workdir))
-    registry.register(EditFileTool(workdir))
-    registry.register(BashTool(workdir, environment=environment))
-    return registry
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 
 __all__ = [
