@@ -75,3 +75,19 @@ def test_first_call_imports_the_sdk_without_blocking_the_loop() -> None:
     # The import takes hundreds of milliseconds; the loop kept ticking through most of it.
     assert int(ticks) >= 10, out.stdout
     assert float(took) > 0.1, out.stdout
+
+
+DAEMON_START = """
+import sys
+import harness9.lsp.server
+heavy = ("harness9.engine.agent_loop", "harness9.tools.bash", "harness9.tools.edit_file",
+         "harness9.service.runs", "harness9.provider.factory")
+print(sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+@pytest.mark.timeout(30)
+def test_the_daemon_starts_without_the_engine_and_the_tools() -> None:
+    out = subprocess.run([sys.executable, "-c", DAEMON_START], capture_output=True, text=True,
+                         check=True, timeout=25, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stderr
