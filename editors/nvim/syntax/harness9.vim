@@ -9,6 +9,11 @@ syntax match harness9Ok      /^  ✓ [^:]*:/
 syntax match harness9Failed  /^  ✗ .*/
 syntax match harness9Output  /^    │ .*/
 syntax match harness9Thought /^  \~ .*/
+syntax match harness9Added    /^    + .*/
+syntax match harness9Modified /^    \~ .*/
+syntax match harness9Deleted  /^    - .*/
+syntax match harness9Shared   /^    (may include changes .*/
+syntax match harness9Restored /^↺ .*/
 syntax match harness9Done    /^■ \(completed\|max_turns\).*/
 syntax match harness9Stopped /^■ \(cancelled\|error\|cancelling\).*/
 highlight default link harness9Prompt  Title
@@ -18,6 +23,11 @@ highlight default link harness9Ok      String
 highlight default link harness9Failed  ErrorMsg
 highlight default link harness9Output  Comment
 highlight default link harness9Thought Comment
+highlight default link harness9Added    String
+highlight default link harness9Modified Type
+highlight default link harness9Deleted  WarningMsg
+highlight default link harness9Shared   Comment
+highlight default link harness9Restored Title
 highlight default link harness9Done    Statement
 highlight default link harness9Stopped ErrorMsg
 let b:current_syntax = 'harness9'

@@ -1,5 +1,5 @@
 -- Headless end-to-end test of the plugin against the real daemon with a scripted model.
--- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock), H9_DAEMON,
+-- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock | restore), H9_DAEMON,
 -- H9_REPLAY, H9_WORKSPACE.
 -- The daemon is configured through init_options only (the environment names no provider).
 -- Exits 0 on success; on a mismatch prints the run buffer and the log to stderr and exits 1.
@@ -193,7 +193,7 @@ end
 
 -- Replaces vim.ui.select with a picker that records each question (prompt, labels, the preview
 -- shown meanwhile) and answers, later as an asynchronous picker does, with the next label of
--- `answers`; for `false` it never answers and calls `unanswered()`. Returns the list of questions.
+-- `answers` (a number picks that item); for `false` it never answers and calls `unanswered()`. Returns the list of questions.
 local function fake_select(answers, unanswered)
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
@@ -207,6 +207,9 @@ local function fake_select(answers, unanswered)
       return unanswered()
     end
     vim.schedule(function()
+      if type(want) == "number" then
+        return on_choice(items[want], want)
+      end
       for i, label in ipairs(labels) do
         if label == want then
           return on_choice(items[i], i)
@@ -302,6 +305,75 @@ local function scenario_approvecancel()
   }, vim.tbl_filter(function(line)
     return not line:match("^    │ ")
   end, lines))
+end
+
+-- A run whose bash call changes two files lists them under the call; :Harness9Restore with the
+-- first checkpoint (before the run's tools) puts both back and reloads the open buffer of a.txt.
+-- Parallel bash calls cannot tell their changes apart: the view says so under each (the daemon
+-- sends changedFilesSharedWith then; its timing is not scriptable here, so events are fed in).
+local function check_shared_note()
+  local view = require("harness9.view")
+  local state = view.new()
+  view.start(state, "two at once")
+  for _, ev in ipairs({
+    { kind = "tool_started", runId = "r-1", turn = 1, toolCallId = "c1", tool = "bash", arguments = { command = "make" } },
+    { kind = "tool_completed", runId = "r-1", turn = 1, toolCallId = "c1", tool = "bash", durationMs = 5, output = "",
+      changedFiles = { { path = "out/x", status = "added" }, { path = "old", status = "deleted" } },
+      changedFilesSharedWith = { "c2" } },
+  }) do
+    view.apply(state, ev)
+  end
+  expect_equal("a call whose changes are shared", {
+    "» two at once",
+    "── turn 1",
+    "  ✓ bash: make  (5 ms)",
+    "    + out/x",
+    "    - old",
+    "    (may include changes of 1 other call that ran at the same time)",
+  }, view.lines(state))
+end
+
+local function scenario_restore()
+  check_shared_note()
+  local ok, message = harness9.restore()
+  expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },
+    { ok, message })
+  vim.cmd("Harness9Run change two files")
+  wait_for("the end of the run", function()
+    return not harness9.running()
+  end)
+  local lines = normalized_lines()
+  expect_lines({
+    "» change two files",
+    "── turn 1",
+    "Changing two files.",
+    "  ✓ bash: echo changed >> a.txt; echo new > b.txt  (N ms)",
+    "    ~ a.txt",
+    "    + b.txt",
+    "    │ (no output)",
+    "── turn 2",
+    "Done.",
+    "■ completed · 2 turns · 1 tool call · N in / N out tokens",
+  }, lines)
+  local ws = os.getenv("H9_WORKSPACE")
+  vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/a.txt"))
+  local a_buf = vim.api.nvim_get_current_buf()
+  expect_equal("a.txt's buffer after the run", { "hello from a.txt", "changed" },
+    vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
+  local asked = fake_select({ 1, "Restore" })
+  vim.cmd("Harness9Restore")
+  wait_for("the restore", has_line("^↺ "))
+  expect_equal("questions", 2, #asked)
+  local label = asked[1].labels[1]
+  if not label:match("^turn 1 · 0 files · %d%d:%d%d:%d%d$") then
+    fail("the first checkpoint's label: " .. label)
+  end
+  expect_equal("the confirmation", { "Restore", "Cancel" }, asked[2].labels)
+  expect_equal("a.txt (restored)", "hello from a.txt\n", workspace_file("a.txt"))
+  expect_equal("b.txt (restored)", nil, workspace_file("b.txt"))
+  expect_equal("a.txt's buffer (reloaded)", { "hello from a.txt" }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
+  lines = normalized_lines()
+  expect_equal("the note", "↺ restored 2 files (back to " .. label .. ")", lines[#lines])
 end
 
 -- A client as the stock recipe starts it (no plugin handlers, no approvalRequests capability):
@@ -413,6 +485,7 @@ local function main()
     approve = scenario_approve,
     approvecancel = scenario_approvecancel,
     stock = scenario_stock,
+    restore = scenario_restore,
   })[scenario_name]
   if not scenario then
     fail("unknown H9_SCENARIO " .. tostring(scenario_name))

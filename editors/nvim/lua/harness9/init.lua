@@ -1,10 +1,12 @@
 -- harness9 for Neovim: `:Harness9Run {prompt}` runs the agent in the workspace and renders the
 -- run live in a scratch buffer from agent/progress; `:Harness9Cancel` stops it; `:Harness9Log`
--- shows every notification the daemon sent. Tool calls that need the user's approval are asked
+-- shows every notification the daemon sent; `:Harness9Restore` brings the workspace back to a
+-- checkpoint of the session (see restore.lua). Tool calls that need the user's approval are asked
 -- with a preview and `vim.ui.select` (see approval.lua). Works on Neovim 0.7 and later.
 local approval = require("harness9.approval")
 local client_mod = require("harness9.client")
 local buffer = require("harness9.buffer")
+local restore = require("harness9.restore")
 local view = require("harness9.view")
 
 local M = {}
@@ -175,6 +177,24 @@ function M.cancel()
   return true
 end
 
+--- Offers the current session's checkpoints (`vim.ui.select`), confirms and restores the one
+--- picked; the outcome is reported with `vim.notify` and noted in the run buffer.
+function M.restore()
+  if active then
+    return false, "harness9: a run is in progress; restore once it ends (:Harness9Cancel stops it)"
+  end
+  local client = client_mod.find(M.config)
+  local session_id = client and sessions[client.id]
+  if not session_id then
+    return false, "harness9: no session to restore yet (:Harness9Run starts one)"
+  end
+  restore.pick(client, session_id, function(message, checkpoint)
+    view.note(state, string.format("↺ %s (back to %s)", message, restore.label(checkpoint)))
+    schedule_render()
+  end)
+  return true
+end
+
 --- Opens the log buffer: every agent/progress notification and daemon log message.
 function M.open_log()
   local buf = buffer.get("harness9://log", "harness9log")
@@ -210,6 +230,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Cancel", function()
     report(M.cancel())
   end, { desc = "Cancel the harness9 run in progress" })
+  vim.api.nvim_create_user_command("Harness9Restore", function()
+    report(M.restore())
+  end, { desc = "Restore the workspace to a checkpoint of the harness9 session" })
   vim.api.nvim_create_user_command("Harness9Log", function()
     M.open_log()
   end, { desc = "Show the harness9 notification log" })

@@ -104,6 +104,7 @@ local function on_tool_ended(run, ev)
   end
   block.status = ev.kind == "tool_completed" and "ok" or "failed"
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
+  block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
 end
 
 local function on_approval_requested(run, ev)
@@ -154,6 +155,12 @@ local handlers = {
   end,
 }
 
+--- Adds a line of its own after the runs (e.g. that a checkpoint was restored).
+function M.note(state, text)
+  -- run_id false: events never bind to a note (find_run binds only to nil).
+  table.insert(state.runs, { note = text, run_id = false })
+end
+
 --- Folds one agent/progress notification into the state; returns the run it touched.
 function M.apply(state, ev)
   local run = find_run(state, ev.runId)
@@ -191,6 +198,31 @@ local function add_all(lines, items)
   end
 end
 
+local function plural(n, noun)
+  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
+end
+
+local CHANGE_MARK = { added = "+", modified = "~", deleted = "-" }
+
+--- The lines listing what a bash call changed in the workspace (its `changedFiles`).
+local function changed_lines(block)
+  local lines = {}
+  if type(block.changed) ~= "table" then
+    return lines
+  end
+  for _, file in ipairs(block.changed) do
+    if type(file) == "table" and file.path then
+      table.insert(lines, string.format("    %s %s", CHANGE_MARK[file.status] or "?", file.path))
+    end
+  end
+  -- Changes of calls that ran at the same time cannot be told apart from this call's.
+  if type(block.shared) == "table" and #block.shared > 0 and #lines > 0 then
+    table.insert(lines, string.format("    (may include changes of %s that ran at the same time)",
+      plural(#block.shared, "other call")))
+  end
+  return lines
+end
+
 local function tool_lines(block, max_output)
   local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
   if block.status == "asking" then
@@ -206,6 +238,7 @@ local function tool_lines(block, max_output)
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
   local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" }
+  add_all(lines, changed_lines(block))
   local text = (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)
   for i = 1, math.min(#out, max_output) do
@@ -217,9 +250,6 @@ local function tool_lines(block, max_output)
   return lines
 end
 
-local function plural(n, noun)
-  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
-end
 
 local function footer(run)
   if not run.status then
@@ -242,6 +272,9 @@ local function footer(run)
 end
 
 local function run_lines(run, max_output)
+  if run.note then
+    return { run.note }
+  end
   local lines = {}
   for i, line in ipairs(split(run.prompt)) do
     table.insert(lines, (i == 1 and "» " or "  ") .. line)
