@@ -34,8 +34,10 @@ export class Restorer {
       return;
     }
     const uri = vscode.Uri.joinPath(base, ...relative.split('/'));
+    // Beside the run view, which stays in sight, rather than over it.
+    const viewColumn = this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Beside : vscode.ViewColumn.One;
     try {
-      await vscode.window.showTextDocument(uri, { preview: true, viewColumn: vscode.ViewColumn.One });
+      await vscode.window.showTextDocument(uri, { preview: true, viewColumn });
     } catch (err) {
       void vscode.window.showErrorMessage(`harness9: cannot open ${relative}: ${err instanceof Error ? err.message : String(err)}`);
     }
