@@ -134,6 +134,10 @@ function renderRestoreNote(s: RunState, cp: CheckpointView): string {
 export function renderCheckpoint(s: RunState, cp: CheckpointView): string {
   const when = cp.beforeTools ? 'before the tools' : 'after the tools';
   const changed = cp.files.length > 0 ? ` · ${plural(cp.files.length, 'file')} changed` : '';
+  if (cp.dropped) {
+    // Nothing to click: the daemon dropped it with the history a restore cut.
+    return `<div class="checkpoint dropped" data-checkpoint="${esc(cp.checkpointId)}"><span class="meta">checkpoint ${esc(when)}${esc(changed)} · gone: a restore went back before it</span></div>`;
+  }
   return `<div class="checkpoint" data-checkpoint="${esc(cp.checkpointId)}">
 <button type="button" class="link" data-action="restore" data-checkpoint="${esc(cp.checkpointId)}">↺ Restore to here</button> <span class="meta">checkpoint ${esc(when)}${esc(changed)}</span>
 ${renderRestoreNote(s, cp)}</div>`;

@@ -2,7 +2,7 @@
  * The words and numbers of "Restore to here": which files a restore may touch, the question
  * asked before it and the error shown after it. Pure (no `vscode`), for the unit tests.
  */
-import type { RunState } from './runState';
+import type { CheckpointView, RunState } from './runState';
 
 /** The JSON-RPC code of a request the daemon refuses because the session is busy. */
 export const BUSY_CODE = -32803;
@@ -30,4 +30,18 @@ export function restoreErrorText(code: number | undefined, message: string, data
     return 'the session is busy (a run is in progress); wait for it to end or cancel it, then restore';
   }
   return message;
+}
+
+/**
+ * The runs after a restore to `checkpointId`: the checkpoints newer than it are marked dropped,
+ * as the daemon dropped them with the history it cut.
+ */
+export function dropCheckpointsAfter(runs: readonly RunState[], checkpointId: string): RunState[] {
+  let found = false;
+  const mark = (c: CheckpointView): CheckpointView => {
+    const drop = found;
+    found ||= c.checkpointId === checkpointId;
+    return drop && !c.dropped ? { ...c, dropped: true } : c;
+  };
+  return runs.map((r) => (r.checkpoints ? { ...r, checkpoints: r.checkpoints.map(mark) } : r));
 }

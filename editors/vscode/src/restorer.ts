@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-languageclient/node';
 import type { Daemon } from './daemon';
-import { filesAfterCheckpoint, restoreErrorText, restoreQuestion } from './restore';
+import { dropCheckpointsAfter, filesAfterCheckpoint, restoreErrorText, restoreQuestion } from './restore';
 import { applyRestore, type RestoreView } from './runState';
 import type { RunAction, RunView } from './runView';
 
@@ -79,10 +79,15 @@ export class Restorer {
   }
 
   private show(run: number, outcome: RestoreView): void {
-    // The latest run's state may have moved on while the user read the question.
-    const state = this.view.shownRuns[run];
-    if (state) {
-      this.view.setRun(run, applyRestore(state, outcome));
-    }
+    // Read the runs again: the latest one may have moved on while the user read the question.
+    const runs = outcome.error === undefined
+      ? dropCheckpointsAfter(this.view.shownRuns, outcome.checkpointId)
+      : [...this.view.shownRuns];
+    runs.forEach((r, i) => {
+      const next = i === run ? applyRestore(r, outcome) : r;
+      if (next !== this.view.shownRuns[i]) {
+        this.view.setRun(i, next);
+      }
+    });
   }
 }

@@ -36,6 +36,8 @@ export interface CheckpointView {
   readonly files: readonly string[];
   /** True when taken before any tool of its turn started (the snapshot before the batch). */
   readonly beforeTools: boolean;
+  /** True once a restore to an earlier checkpoint dropped it (the daemon no longer has it). */
+  readonly dropped?: boolean;
 }
 
 /** What the last "Restore to here" of this run did, or why it failed. */

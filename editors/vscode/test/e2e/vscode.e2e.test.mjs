@@ -324,6 +324,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await restored.textContent()).trim(), '↺ restored 2 files');
     assert.equal(fs.readFileSync(aFile, 'utf8'), before);
     assert.ok(!fs.existsSync(path.join(workspace, 'b.txt')), 'the added file is gone');
+    // The checkpoint after the batch went with the history the restore cut: no action on it now.
+    await run.locator('.checkpoint.dropped').waitFor({ timeout: 5_000 });
+    assert.equal(await run.locator('[data-action="restore"]').count(), 1);
     await shot('12-restored');
   });
 

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderChangedFiles, renderRuns } from '../../src/render';
-import { BUSY_CODE, filesAfterCheckpoint, restoreErrorText, restoreQuestion } from '../../src/restore';
+import { BUSY_CODE, dropCheckpointsAfter, filesAfterCheckpoint, restoreErrorText, restoreQuestion } from '../../src/restore';
 import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
 
 const base = { runId: 'r-1', sessionId: 's-1' };
@@ -43,6 +43,15 @@ describe('changed files and checkpoints', () => {
     assert.deepEqual(filesAfterCheckpoint([state], 'c1'), ['one.txt', 'three.txt']);
     assert.deepEqual(filesAfterCheckpoint([state], 'unknown'), []);
     assert.equal(renderRuns([state]).match(/Restore to here/g)?.length, 3);
+  });
+
+  it('a restore drops the later checkpoints: they show without a restore action', () => {
+    const [after] = dropCheckpointsAfter([state], 'c1');
+    assert.deepEqual(after.checkpoints?.map((c) => [c.checkpointId, c.dropped ?? false]), [['c0', false], ['c1', false], ['c2', true]]);
+    const html = renderRuns([after]);
+    assert.equal(html.match(/Restore to here/g)?.length, 2);
+    assert.match(html, /<div class="checkpoint dropped" data-checkpoint="c2"><span class="meta">checkpoint before the tools · 2 files changed · gone: a restore went back before it<\/span><\/div>/);
+    assert.deepEqual(dropCheckpointsAfter([state], 'unknown')[0].checkpoints?.map((c) => c.dropped), [undefined, undefined, undefined]);
   });
 
   it('checkpoints_off is said in the run', () => {
