@@ -1,11 +1,12 @@
 /**
- * Entry point of the harness9 extension: wires the daemon, the runner, the approver and the run
- * view to the commands. The daemon starts on the first command and stops when the extension
- * deactivates.
+ * Entry point of the harness9 extension: wires the daemon, the runner, the approver, the
+ * restorer and the run view to the commands. The daemon starts on the first command and stops
+ * when the extension deactivates.
  */
 import * as vscode from 'vscode';
 import { Approver } from './approver';
 import { Daemon } from './daemon';
+import { Restorer } from './restorer';
 import { Runner } from './runner';
 import { RunView } from './runView';
 
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   runner = new Runner(daemon, view);
   const r = runner;
+  new Restorer(daemon, view, () => r.workspaceRoot());
   context.subscriptions.push(
     output,
     view,

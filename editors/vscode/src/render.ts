@@ -3,7 +3,7 @@
  * on each state it receives, and unit tests call it directly.
  */
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
-import type { ApprovalView, RunState, ToolItem, TurnView } from './runState';
+import type { ApprovalView, ChangedFile, CheckpointView, RunState, ToolItem, TurnView } from './runState';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -91,6 +91,58 @@ function toolMeta(t: ToolItem): string[] {
   ].filter((s) => s !== '');
 }
 
+const CHANGE_ICON: Readonly<Record<string, string>> = { added: '+', modified: '~', deleted: '−' };
+
+function renderChangedFile(f: ChangedFile): string {
+  const icon = `<span class="change-icon" title="${esc(f.status)}">${CHANGE_ICON[f.status] ?? '?'}</span>`;
+  // A deleted file has nothing to open.
+  const name = f.status === 'deleted'
+    ? `<span class="path">${esc(f.path)}</span>`
+    : `<button type="button" class="link path" data-action="open-file" data-path="${esc(f.path)}">${esc(f.path)}</button>`;
+  return `<li class="changed ${esc(f.status)}">${icon} ${name}</li>`;
+}
+
+/** The files a bash call changed, with a note when calls running beside it may have changed some. */
+export function renderChangedFiles(t: ToolItem): string {
+  const files = t.changedFiles ?? [];
+  if (files.length === 0) {
+    return '';
+  }
+  const others = t.changedFilesSharedWith?.length ?? 0;
+  const shared = others > 0
+    ? `<div class="shared-note">shared: ${others} other call${others === 1 ? '' : 's'} ran at the same time; these changes may include theirs</div>`
+    : '';
+  return `<div class="changed-files" aria-label="files changed"><ul>${files.map(renderChangedFile).join('')}</ul>${shared}</div>`;
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function renderRestoreNote(s: RunState, cp: CheckpointView): string {
+  const r = s.restore;
+  if (r === undefined || r.checkpointId !== cp.checkpointId) {
+    return '';
+  }
+  if (r.error !== undefined) {
+    return `<div class="restore-note error" role="alert">✗ restore failed: ${esc(r.error)}</div>`;
+  }
+  return `<div class="restore-note" role="status">↺ restored ${plural(r.restored?.length ?? 0, 'file')}</div>`;
+}
+
+/** A checkpoint as a "Restore to here" action on its turn, with what the last restore did. */
+export function renderCheckpoint(s: RunState, cp: CheckpointView): string {
+  const when = cp.beforeTools ? 'before the tools' : 'after the tools';
+  const changed = cp.files.length > 0 ? ` · ${plural(cp.files.length, 'file')} changed` : '';
+  if (cp.dropped) {
+    // Nothing to click: the daemon dropped it with the history a restore cut.
+    return `<div class="checkpoint dropped" data-checkpoint="${esc(cp.checkpointId)}"><span class="meta">checkpoint ${esc(when)}${esc(changed)} · gone: a restore went back before it</span></div>`;
+  }
+  return `<div class="checkpoint" data-checkpoint="${esc(cp.checkpointId)}">
+<button type="button" class="link" data-action="restore" data-checkpoint="${esc(cp.checkpointId)}">↺ Restore to here</button> <span class="meta">checkpoint ${esc(when)}${esc(changed)}</span>
+${renderRestoreNote(s, cp)}</div>`;
+}
+
 function renderTool(runKey: string, t: ToolItem): string {
   const detail = toolMeta(t);
   const args = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments, null, 2);
@@ -98,7 +150,7 @@ function renderTool(runKey: string, t: ToolItem): string {
 <summary><span class="icon">${TOOL_ICON[t.status]}</span> <span class="tool-name">${esc(t.name)}</span> <code class="args">${esc(argSummary(t.arguments))}</code> <span class="meta">${esc(detail.join(' · '))}</span></summary>
 <div class="label">arguments</div><pre class="arguments">${esc(args ?? '')}</pre>
 ${t.output !== undefined ? `<div class="label">output</div><pre class="output">${esc(t.output)}</pre>` : ''}
-</details>${renderApproval(t.approval, t.status === 'waiting')}`;
+</details>${renderApproval(t.approval, t.status === 'waiting')}${renderChangedFiles(t)}`;
 }
 
 function renderTurn(s: RunState, runKey: string, t: TurnView): string {
@@ -109,6 +161,10 @@ function renderTurn(s: RunState, runKey: string, t: TurnView): string {
   if (t.text) {
     parts.push(`<div class="assistant${t.complete ? '' : ' streaming'}">${esc(t.text)}</div>`);
   }
+  const checkpoints = (s.checkpoints ?? []).filter((c) => c.turn === t.turn);
+  for (const cp of checkpoints.filter((c) => c.beforeTools)) {
+    parts.push(renderCheckpoint(s, cp));
+  }
   for (const id of t.toolCallIds) {
     const tool = s.tools[id];
     if (tool) {
@@ -117,6 +173,9 @@ function renderTurn(s: RunState, runKey: string, t: TurnView): string {
   }
   if (t.observationMessages !== undefined) {
     parts.push(`<div class="observation">observation: tool results added · context ${t.observationMessages} messages</div>`);
+  }
+  for (const cp of checkpoints.filter((c) => !c.beforeTools)) {
+    parts.push(renderCheckpoint(s, cp));
   }
   return `<section class="turn">${parts.join('\n')}</section>`;
 }
@@ -132,14 +191,15 @@ function renderFooter(s: RunState): string {
       ? `<div class="final"><div class="label">answer</div><div class="final-text">${esc(s.finalText)}</div></div>`
       : '';
   const error = s.error ? `<div class="error">${esc(s.error)}</div>` : '';
-  return `${answer}${error}<div class="usage">${esc(facts.join(' · '))}</div>`;
+  const off = s.checkpointsOff ? `<div class="checkpoints-off">checkpoints off: ${esc(s.checkpointsOff)}</div>` : '';
+  return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
 }
 
 /** The HTML of one run: prompt, turns with their tool items, final answer, status and usage. */
 export function renderRun(s: RunState, index: number): string {
   const runKey = s.runId ?? `run-${index}`;
   const where = [s.provider, s.model].filter((x) => x).join(' · ');
-  return `<article class="run status-${s.status}" data-run="${esc(runKey)}">
+  return `<article class="run status-${s.status}" data-run="${esc(runKey)}" data-index="${index}">
 <header><div class="prompt">${esc(s.prompt)}</div>
 <div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>
 ${where ? `<div class="where">${esc(where)}</div>` : ''}</header>

@@ -21,6 +21,32 @@ export interface ApprovalView {
   readonly rule?: string;
 }
 
+/** One file a bash call changed (`changedFiles` of its `tool_completed`). */
+export interface ChangedFile {
+  readonly path: string;
+  /** `added`, `modified` or `deleted`. */
+  readonly status: string;
+}
+
+/** A workspace snapshot taken around a turn's tool batch (progress kind `checkpoint`). */
+export interface CheckpointView {
+  readonly checkpointId: string;
+  readonly turn: number;
+  /** The paths that changed since the previous checkpoint (empty for a run's first). */
+  readonly files: readonly string[];
+  /** True when taken before any tool of its turn started (the snapshot before the batch). */
+  readonly beforeTools: boolean;
+  /** True once a restore to an earlier checkpoint dropped it (the daemon no longer has it). */
+  readonly dropped?: boolean;
+}
+
+/** What the last "Restore to here" of this run did, or why it failed. */
+export interface RestoreView {
+  readonly checkpointId: string;
+  readonly restored?: readonly string[];
+  readonly error?: string;
+}
+
 export interface ToolItem {
   readonly id: string;
   readonly name: string;
@@ -33,6 +59,10 @@ export interface ToolItem {
   readonly durationMs?: number;
   readonly reason?: string;
   readonly approval?: ApprovalView;
+  /** Bash only: the files the call changed. */
+  readonly changedFiles?: readonly ChangedFile[];
+  /** Calls that ran at the same time, whose changes `changedFiles` may include. */
+  readonly changedFilesSharedWith?: readonly string[];
 }
 
 export interface TurnView {
@@ -71,6 +101,11 @@ export interface RunState {
   readonly toolCallCount?: number;
   readonly finalText?: string;
   readonly error?: string;
+  /** The run's checkpoints, oldest first. */
+  readonly checkpoints?: readonly CheckpointView[];
+  /** Why the run has no checkpoints (progress kind `checkpoints_off`). */
+  readonly checkpointsOff?: string;
+  readonly restore?: RestoreView;
 }
 
 /** One `agent/progress` notification, as loosely typed as the wire allows. */
@@ -156,6 +191,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
       outputTokens: num(n.totalOutputTokens) ?? s.usage.outputTokens + (num(n.outputTokens) ?? 0),
     },
   }),
+  checkpoint: onCheckpoint,
+  checkpoints_off: (s, n) => ({ ...s, checkpointsOff: str(n.message) ?? 'checkpoints are off' }),
   run_finished: onRunFinished,
 };
 
@@ -268,8 +305,35 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     truncated: bool(n.truncated) ?? old.truncated,
     durationMs: num(n.durationMs) ?? old.durationMs,
     reason: status === 'failed' || status === 'refused' ? str(n.reason) ?? 'error' : undefined,
+    changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,
+    changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
+}
+
+function changedFilesOf(v: unknown): ChangedFile[] | undefined {
+  if (!Array.isArray(v)) {
+    return undefined;
+  }
+  return v
+    .map((f: unknown) => (f && typeof f === 'object' ? (f as Record<string, unknown>) : {}))
+    .filter((f) => str(f.path) !== undefined)
+    .map((f) => ({ path: str(f.path) as string, status: str(f.status) ?? 'modified' }));
+}
+
+function stringsOf(v: unknown): string[] | undefined {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+function onCheckpoint(s: RunState, n: ProgressNotification): RunState {
+  const checkpointId = str(n.checkpointId);
+  if (checkpointId === undefined || s.checkpoints?.some((c) => c.checkpointId === checkpointId)) {
+    return s;
+  }
+  const turn = num(n.turn) ?? 1;
+  const started = s.turns.find((t) => t.turn === turn)?.toolCallIds.some((id) => s.tools[id] !== undefined) ?? false;
+  const cp: CheckpointView = { checkpointId, turn, files: stringsOf(n.files) ?? [], beforeTools: !started };
+  return { ...withTurn(s, turn, (t) => t), checkpoints: [...(s.checkpoints ?? []), cp] };
 }
 
 const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'max_turns', 'cancelled', 'error'];
@@ -357,4 +421,10 @@ export function applyRequestError(s: RunState, code: number | undefined, message
 /** True once the run has ended, whatever the way. */
 export function isFinished(s: RunState): boolean {
   return FINAL_STATUSES.includes(s.status);
+}
+
+
+/** Records the outcome of a restore of one of this run's checkpoints. */
+export function applyRestore(s: RunState, restore: RestoreView): RunState {
+  return { ...s, restore };
 }

@@ -13,6 +13,11 @@ export type ApprovalAction =
   | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
   | { readonly type: 'openDiff'; readonly id: string };
 
+/** What the webview sends when the user acts on a run: open a changed file, restore a checkpoint. */
+export type RunAction =
+  | { readonly type: 'openFile'; readonly run: number; readonly path: string }
+  | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string };
+
 const POST_INTERVAL_MS = 50;
 
 export class RunView implements vscode.Disposable {
@@ -21,12 +26,18 @@ export class RunView implements vscode.Disposable {
   private approvals: readonly ApprovalCard[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly actionListeners: ((action: ApprovalAction) => void)[] = [];
+  private readonly runActionListeners: ((action: RunAction) => void)[] = [];
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
   /** Called when the user answers a question or asks for its diff in the view. */
   onApprovalAction(listener: (action: ApprovalAction) => void): void {
     this.actionListeners.push(listener);
+  }
+
+  /** Called when the user opens a changed file or asks to restore a checkpoint in the view. */
+  onRunAction(listener: (action: RunAction) => void): void {
+    this.runActionListeners.push(listener);
   }
 
   /** True when the panel is open and on screen (not behind another tab). */
@@ -79,6 +90,11 @@ export class RunView implements vscode.Disposable {
     this.schedulePost();
   }
 
+  /** The runs shown, oldest first. */
+  get shownRuns(): readonly RunState[] {
+    return this.runs;
+  }
+
   /** Index a new run will take. */
   nextIndex(): number {
     return this.runs.length;
@@ -111,6 +127,15 @@ export class RunView implements vscode.Disposable {
     if (m.type === 'ready') {
       this.post();
       this.postApprovals();
+      return;
+    }
+    const run = typeof m.run === 'number' ? m.run : undefined;
+    if (run !== undefined && m.type === 'openFile' && typeof m.path === 'string') {
+      this.runActionListeners.forEach((l) => l({ type: 'openFile', run, path: m.path as string }));
+      return;
+    }
+    if (run !== undefined && m.type === 'restore' && typeof m.checkpointId === 'string') {
+      this.runActionListeners.forEach((l) => l({ type: 'restore', run, checkpointId: m.checkpointId as string }));
       return;
     }
     if (typeof m.id !== 'string') {

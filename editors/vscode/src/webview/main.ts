@@ -92,6 +92,20 @@ function decide(card: HTMLElement, decision: string): void {
   vscode.postMessage({ type: 'decide', id: card.dataset.approval, decision, message: reason });
 }
 
+// Run actions: open a changed file, restore a checkpoint (the extension asks to confirm).
+root.addEventListener('click', (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
+  const index = Number(target?.closest<HTMLElement>('article.run')?.dataset.index);
+  if (!target || !Number.isInteger(index)) {
+    return;
+  }
+  if (target.dataset.action === 'open-file') {
+    vscode.postMessage({ type: 'openFile', run: index, path: target.dataset.path });
+  } else if (target.dataset.action === 'restore') {
+    vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
+  }
+});
+
 questions.addEventListener('click', (event) => {
   const target = event.target as HTMLElement;
   const card = target.closest<HTMLElement>('[data-approval]');

@@ -98,6 +98,10 @@ const PLANT_TURNS = [
   { text: 'Planted.' },
 ];
 const greetFile = path.join(workspace, 'greet.txt');
+const CHANGE_TURNS = [
+  { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
+  { text: 'a.txt grew and b.txt is new.' },
+];
 
 let server;
 let browser;
@@ -159,7 +163,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const port = await freePort();
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
     // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
-    const daemonEnv = { HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '' };
+    // Checkpoints live under the test's temporary folder, never the real home.
+    const daemonEnv = { HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state') };
     server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -288,6 +293,41 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.match(await answerInputBox(page, 'Fresh start.'), /new session/);
     await waitForRunStatus(frame, 0, 'completed');
     await shot('4-new-session');
+  });
+
+  it('a bash call lists the two files it changed; "Restore to here" brings them back after a confirmation', async () => {
+    playNext(CHANGE_TURNS);
+    const aFile = path.join(workspace, 'a.txt');
+    const before = fs.readFileSync(aFile, 'utf8');
+    const index = await frame.locator('article.run').count();
+    await runCommand(page, 'harness9: Run Agent');
+    await answerInputBox(page, 'Change two files.');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(fs.readFileSync(path.join(workspace, 'b.txt'), 'utf8'), 'new\n');
+    const run = frame.locator('article.run').nth(index);
+    const changed = run.locator('.changed-files li');
+    assert.deepEqual((await changed.allTextContents()).map((t) => t.trim()), ['~ a.txt', '+ b.txt']);
+    await run.locator('[data-action="open-file"]', { hasText: 'a.txt' }).click();
+    await page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.monaco-editor .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
+    await shot('10-changed-files');
+
+    // The checkpoint before the batch: the files as they were before the command ran.
+    await run.locator('[data-action="restore"]').first().click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match(await dialog.textContent(), /Restore 2 files to the checkpoint of turn 1\?/);
+    await shot('11-restore-confirm');
+    await dialog.locator('.monaco-button', { hasText: /^Restore$/ }).click();
+    const restored = run.locator('.restore-note');
+    await restored.waitFor({ timeout: 15_000 });
+    assert.equal((await restored.textContent()).trim(), '↺ restored 2 files');
+    assert.equal(fs.readFileSync(aFile, 'utf8'), before);
+    assert.ok(!fs.existsSync(path.join(workspace, 'b.txt')), 'the added file is gone');
+    // The checkpoint after the batch went with the history the restore cut: no action on it now.
+    await run.locator('.checkpoint.dropped').waitFor({ timeout: 5_000 });
+    assert.equal(await run.locator('[data-action="restore"]').count(), 1);
+    await shot('12-restored');
   });
 
   it('stops the daemon when the extension deactivates (window reload)', async () => {

@@ -4,8 +4,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { renderRuns } from '../../src/render';
+import { filesAfterCheckpoint } from '../../src/restore';
 import {
   applyRequestError,
+  applyRestore,
   applyResult,
   initialRunState,
   type ProgressNotification,
@@ -129,5 +131,38 @@ describe('recorded from the daemon', () => {
     const [tool] = Object.values(state.tools);
     assert.deepEqual([tool.status, tool.reason, tool.approval?.title], ['failed', 'cancelled', 'bash: touch planted']);
     assert.doesNotMatch(renderRuns([state]), /waiting for you/);
+  });
+
+  it('checkpoints: the bash call lists the two files it changed; each checkpoint is a restore action on its turn', () => {
+    const { state } = replay('checkpoints');
+    const [bash] = Object.values(state.tools);
+    assert.deepEqual(bash.changedFiles, [{ path: 'a.txt', status: 'modified' }, { path: 'b.txt', status: 'added' }]);
+    assert.equal(bash.changedFilesSharedWith, undefined);
+    assert.deepEqual(state.checkpoints?.map((c) => [c.turn, c.files, c.beforeTools]), [
+      [1, [], true], [1, ['a.txt', 'b.txt'], false],
+    ]);
+    const [before, after] = state.checkpoints ?? [];
+    assert.deepEqual(filesAfterCheckpoint([state], before.checkpointId), ['a.txt', 'b.txt']);
+    assert.deepEqual(filesAfterCheckpoint([state], after.checkpointId), []);
+    const html = renderRuns([state]);
+    assert.match(html, /<li class="changed modified"><span class="change-icon" title="modified">~<\/span> <button type="button" class="link path" data-action="open-file" data-path="a.txt">a.txt<\/button><\/li>/);
+    assert.match(html, /<li class="changed added"><span class="change-icon" title="added">\+<\/span> <button [^>]*data-path="b.txt">b.txt<\/button><\/li>/);
+    assert.doesNotMatch(html, /shared:/);
+    // The snapshot before the batch comes before the tool item, the one after it below.
+    const restores = [...html.matchAll(/data-action="restore" data-checkpoint="([0-9a-f]+)">↺ Restore to here/g)].map((m) => m[1]);
+    assert.deepEqual(restores, [before.checkpointId, after.checkpointId]);
+    assert.ok(html.indexOf(before.checkpointId) < html.indexOf('class="tool ') && html.indexOf('class="tool ') < html.indexOf(after.checkpointId));
+    assert.match(html, /checkpoint after the tools · 2 files changed/);
+    assert.match(html, /data-index="0"/);
+  });
+
+  it('checkpoints: a restore shows "restored N files" on its checkpoint, a refusal its error', () => {
+    const { state } = replay('checkpoints');
+    const [before, after] = state.checkpoints ?? [];
+    const done = renderRuns([applyRestore(state, { checkpointId: before.checkpointId, restored: ['a.txt', 'b.txt'] })]);
+    assert.match(done, new RegExp(`data-checkpoint="${before.checkpointId}">\\n<button[^\\n]*\\n<div class="restore-note" role="status">↺ restored 2 files</div>`));
+    assert.equal(done.match(/restore-note/g)?.length, 1);
+    const busy = renderRuns([applyRestore(state, { checkpointId: after.checkpointId, error: 'the session is busy' })]);
+    assert.match(busy, /class="restore-note error" role="alert">✗ restore failed: the session is busy</);
   });
 });

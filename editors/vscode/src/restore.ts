@@ -1,0 +1,47 @@
+/**
+ * The words and numbers of "Restore to here": which files a restore may touch, the question
+ * asked before it and the error shown after it. Pure (no `vscode`), for the unit tests.
+ */
+import type { CheckpointView, RunState } from './runState';
+
+/** The JSON-RPC code of a request the daemon refuses because the session is busy. */
+export const BUSY_CODE = -32803;
+
+/**
+ * The files a restore to `checkpointId` may touch: those changed in the checkpoints after it,
+ * over the session's runs shown (oldest first).
+ */
+export function filesAfterCheckpoint(runs: readonly RunState[], checkpointId: string): string[] {
+  const all = runs.flatMap((r) => r.checkpoints ?? []);
+  const i = all.findIndex((c) => c.checkpointId === checkpointId);
+  return i < 0 ? [] : [...new Set(all.slice(i + 1).flatMap((c) => c.files))].sort();
+}
+
+/** The confirmation asked before a restore. */
+export function restoreQuestion(turn: number, files: readonly string[]): string {
+  const what = files.length === 1 ? '1 file' : `${files.length} files`;
+  return `Restore ${what} to the checkpoint of turn ${turn}? The files go back to how they were then, and the conversation is cut back to that point.`;
+}
+
+/** A refused or failed restore in words; a busy session says what to do. */
+export function restoreErrorText(code: number | undefined, message: string, data: unknown): string {
+  const kind = data && typeof data === 'object' ? (data as Record<string, unknown>).kind : undefined;
+  if (code === BUSY_CODE || kind === 'busy') {
+    return 'the session is busy (a run is in progress); wait for it to end or cancel it, then restore';
+  }
+  return message;
+}
+
+/**
+ * The runs after a restore to `checkpointId`: the checkpoints newer than it are marked dropped,
+ * as the daemon dropped them with the history it cut.
+ */
+export function dropCheckpointsAfter(runs: readonly RunState[], checkpointId: string): RunState[] {
+  let found = false;
+  const mark = (c: CheckpointView): CheckpointView => {
+    const drop = found;
+    found ||= c.checkpointId === checkpointId;
+    return drop && !c.dropped ? { ...c, dropped: true } : c;
+  };
+  return runs.map((r) => (r.checkpoints ? { ...r, checkpoints: r.checkpoints.map(mark) } : r));
+}
