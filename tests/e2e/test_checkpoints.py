@@ -123,7 +123,8 @@ async def test_restore_brings_back_the_files_and_cuts_the_history(
     assert (workspace / "b.txt").read_bytes() == b"new\n"
     assert not (workspace / "c.txt").exists() and not (workspace / "blob.bin").exists()
     listed = await daemon.request("agent/checkpoints", {"sessionId": sid})
-    assert listed["checkpoints"][-1]["checkpointId"] == turn2["checkpointId"]
+    assert listed["checkpoints"][-2]["checkpointId"] == turn2["checkpointId"]
+    assert listed["checkpoints"][-1]["undoes"] == turn2["checkpointId"]  # the restore's own
 
     fake_llm.script([Reply("continued")])
     await daemon.run(prompt="next", sessionId=sid)
@@ -132,6 +133,24 @@ async def test_restore_brings_back_the_files_and_cuts_the_history(
     assert "printf 'three" not in sent  # turn 3 is gone from the history
     last_two = fake_llm.requests[-1].messages[-2:]
     assert last_two[0]["role"] == "tool" and last_two[1] == {"role": "user", "content": "next"}
+
+
+async def test_a_restore_can_be_undone(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script(THREE_TURNS)
+    daemon = await daemon_on(start, fake_llm, workspace)
+    result = await daemon.run(prompt="go")
+    sid = result["sessionId"]
+    after_run = {p.name: p.read_bytes() for p in workspace.iterdir() if p.is_file()}
+    first = of_kind(daemon, result["runId"], "checkpoint")[0]
+    await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": first["checkpointId"]})
+    assert {p.name for p in workspace.iterdir() if p.is_file()} != set(after_run)
+    listed = (await daemon.request("agent/checkpoints", {"sessionId": sid}))["checkpoints"]
+    undo = listed[-1]
+    assert undo["undoes"] == first["checkpointId"]
+    await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": undo["checkpointId"]})
+    assert {p.name: p.read_bytes() for p in workspace.iterdir() if p.is_file()} == after_run
 
 
 async def test_restoring_a_runs_first_checkpoint_drops_its_prompt(

@@ -374,6 +374,14 @@ local function scenario_restore()
   expect_equal("a.txt's buffer (reloaded)", { "hello from a.txt" }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
   lines = normalized_lines()
   expect_equal("the note", "↺ restored 2 files (back to " .. label .. ")", lines[#lines])
+  -- The restore's own checkpoint is offered next, to undo it.
+  asked = fake_select({ 2, "Restore" })
+  vim.cmd("Harness9Restore")
+  wait_for("the undo", function() return workspace_file("b.txt") ~= nil end)
+  if not asked[1].labels[2]:match("^undo the restore · 2 files · %d%d:%d%d:%d%d$") then
+    fail("the undo checkpoint's label: " .. tostring(asked[1].labels[2]))
+  end
+  expect_equal("a.txt (undone)", "hello from a.txt\nchanged\n", workspace_file("a.txt"))
 end
 
 -- A client as the stock recipe starts it (no plugin handlers, no approvalRequests capability):

@@ -37,13 +37,16 @@ async def restore(service: AgentService, params: RestoreParams) -> dict[str, Any
 
 
 def _wire(checkpoint: SessionCheckpoint) -> dict[str, Any]:
-    return {
+    fields: dict[str, Any] = {
         "checkpointId": checkpoint.checkpoint_id,
         "runId": checkpoint.run_id,
         "turn": checkpoint.turn,
         "createdAt": iso_time(checkpoint.created_at),
         "files": [f.path for f in checkpoint.files],
     }
+    if checkpoint.undoes is not None:
+        fields["undoes"] = checkpoint.undoes
+    return fields
 
 
 def iso_time(seconds: float) -> str:

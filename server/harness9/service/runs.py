@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from harness9.engine import EventBus, RunResult
 from harness9.engine.events import Event, RunFinished, Subscriber
 from harness9.provider.errors import ProviderError
-from harness9.schema import Usage
+from harness9.schema import ChangedFile, Usage
 from harness9.service.assembly import CallTurns, build_engine
 from harness9.service.checkpoints import Restored
 from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
@@ -199,6 +200,13 @@ class AgentService:
             session.restoring = False
         del session.history[entry.history_len :]
         del session.checkpoints[session.checkpoints.index(entry) + 1 :]
+        # The checkpoint the restore took first is offered too: restoring to it undoes the
+        # restore's changes to the files (the conversation stays where the restore cut it).
+        changed = tuple(ChangedFile(path, "modified") for path in restored.paths)
+        session.checkpoints.append(SessionCheckpoint(
+            restored.undo, entry.run_id, entry.turn, time.time(), changed,
+            len(session.history), entry.root, undoes=entry.checkpoint_id,
+        ))
         return restored
 
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:

@@ -37,6 +37,7 @@ class SessionCheckpoint:
     files: tuple[ChangedFile, ...]
     history_len: int
     root: str
+    undoes: str | None = None  # set on the checkpoint a restore took of what it replaced
 
 
 @dataclass(slots=True)

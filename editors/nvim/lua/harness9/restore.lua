@@ -26,10 +26,13 @@ function M.local_time(iso, now)
   return os.date("%Y-%m-%d %H:%M:%S", at)
 end
 
---- The picker's label of a checkpoint: `turn 2 · 3 files · 15:11:30`.
+--- The picker's label of a checkpoint: `turn 2 · 3 files · 15:11:30`, or, for the one a
+--- restore took of what it replaced, `undo the restore · 3 files · 15:12:02`.
 function M.label(checkpoint, now)
   local count = type(checkpoint.files) == "table" and #checkpoint.files or 0
-  return string.format("turn %s · %d file%s · %s", tostring(checkpoint.turn), count,
+  local what = type(checkpoint.undoes) == "string" and "undo the restore"
+    or ("turn " .. tostring(checkpoint.turn))
+  return string.format("%s · %d file%s · %s", what, count,
     count == 1 and "" or "s", M.local_time(checkpoint.createdAt, now))
 end
 
