@@ -135,6 +135,10 @@ async def test_restore_brings_back_the_files_and_cuts_the_history(
     assert last_two[0]["role"] == "tool" and last_two[1] == {"role": "user", "content": "next"}
 
 
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
 async def test_a_restore_can_be_undone(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
@@ -142,15 +146,15 @@ async def test_a_restore_can_be_undone(
     daemon = await daemon_on(start, fake_llm, workspace)
     result = await daemon.run(prompt="go")
     sid = result["sessionId"]
-    after_run = {p.name: p.read_bytes() for p in workspace.iterdir() if p.is_file()}
+    after_run = files_of(workspace)
     first = of_kind(daemon, result["runId"], "checkpoint")[0]
     await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": first["checkpointId"]})
-    assert {p.name for p in workspace.iterdir() if p.is_file()} != set(after_run)
+    assert files_of(workspace) != after_run
     listed = (await daemon.request("agent/checkpoints", {"sessionId": sid}))["checkpoints"]
     undo = listed[-1]
     assert undo["undoes"] == first["checkpointId"]
     await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": undo["checkpointId"]})
-    assert {p.name: p.read_bytes() for p in workspace.iterdir() if p.is_file()} == after_run
+    assert files_of(workspace) == after_run
 
 
 async def test_restoring_a_runs_first_checkpoint_drops_its_prompt(
