@@ -32,6 +32,7 @@ CASES = (
     "sandbox",
     "approvals",
     "checkpoints",
+    "sessions",
 )
 
 
