@@ -43,9 +43,7 @@ THREE_TURNS = [
 async def test_a_three_turn_run_sends_a_checkpoint_before_and_after_each_batch(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script(THREE_TURNS)
-    daemon = await daemon_on(start, fake_llm, workspace)
-    result = await daemon.run(prompt="go")
+    daemon, result = await three_turns(start, fake_llm, workspace)
     notes = of_kind(daemon, result["runId"], "checkpoint")
     assert [(n["turn"], sorted(n["files"])) for n in notes] == [
         (1, []),
@@ -110,14 +108,11 @@ async def test_parallel_bash_calls_say_their_changes_cannot_be_told_apart(
 async def test_restore_brings_back_the_files_and_cuts_the_history(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script(THREE_TURNS)
-    daemon = await daemon_on(start, fake_llm, workspace)
-    result = await daemon.run(prompt="go")
+    daemon, result = await three_turns(start, fake_llm, workspace)
     sid = result["sessionId"]
     turn2 = next(n for n in of_kind(daemon, result["runId"], "checkpoint") if n["turn"] == 2)
     assert (workspace / "c.txt").exists()
-    answer = await daemon.request("agent/restore", {"sessionId": sid,
-                                                    "checkpointId": turn2["checkpointId"]})
+    answer = await restore(daemon, sid, turn2["checkpointId"])
     assert sorted(answer["restored"]) == ["a.txt", "b.txt", "c.txt"]
     assert (workspace / "a.txt").read_bytes() == b"two\n"
     assert (workspace / "b.txt").read_bytes() == b"new\n"
@@ -135,6 +130,21 @@ async def test_restore_brings_back_the_files_and_cuts_the_history(
     assert last_two[0]["role"] == "tool" and last_two[1] == {"role": "user", "content": "next"}
 
 
+async def three_turns(
+    start: StartDaemon, fake: FakeLLM, workspace: Path
+) -> tuple[Daemon, dict[str, Any]]:
+    """A daemon on `workspace` that has run the three-turn script: it and the run's result."""
+    fake.script(THREE_TURNS)
+    daemon = await daemon_on(start, fake, workspace)
+    return daemon, await daemon.run(prompt="go")
+
+
+async def restore(daemon: Daemon, session_id: str, checkpoint_id: str) -> dict[str, Any]:
+    """`agent/restore` of one checkpoint of the session."""
+    params = {"sessionId": session_id, "checkpointId": checkpoint_id}
+    return dict(await daemon.request("agent/restore", params))
+
+
 def files_of(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
@@ -142,18 +152,16 @@ def files_of(folder: Path) -> dict[str, bytes]:
 async def test_a_restore_can_be_undone(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script(THREE_TURNS)
-    daemon = await daemon_on(start, fake_llm, workspace)
-    result = await daemon.run(prompt="go")
+    daemon, result = await three_turns(start, fake_llm, workspace)
     sid = result["sessionId"]
     after_run = files_of(workspace)
     first = of_kind(daemon, result["runId"], "checkpoint")[0]
-    await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": first["checkpointId"]})
+    await restore(daemon, sid, first["checkpointId"])
     assert files_of(workspace) != after_run
     listed = (await daemon.request("agent/checkpoints", {"sessionId": sid}))["checkpoints"]
     undo = listed[-1]
     assert undo["undoes"] == first["checkpointId"]
-    await daemon.request("agent/restore", {"sessionId": sid, "checkpointId": undo["checkpointId"]})
+    await restore(daemon, sid, undo["checkpointId"])
     assert files_of(workspace) == after_run
 
 
@@ -165,8 +173,7 @@ async def test_restoring_a_runs_first_checkpoint_drops_its_prompt(
     result = await daemon.run(prompt="the first prompt")
     sid = result["sessionId"]
     first = of_kind(daemon, result["runId"], "checkpoint")[0]
-    await daemon.request("agent/restore", {"sessionId": sid,
-                                           "checkpointId": first["checkpointId"]})
+    await restore(daemon, sid, first["checkpointId"])
     assert (workspace / "a.txt").read_bytes() == b"alpha\n"
     assert os.listdir(workspace) == ["a.txt"]
     fake_llm.script([Reply("fresh")])
