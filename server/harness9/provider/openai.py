@@ -17,7 +17,7 @@ run's `RequestLimits` (a service's SSE comments are no sign of life: the SDK ski
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from harness9.provider._sdk import shared_client, translated_errors
@@ -32,12 +32,29 @@ from harness9.schema import (
     ToolCall,
     ToolDefinition,
     Usage,
+    shared_prefix,
 )
 
 
 def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The conversation in Chat Completions form."""
     return [_to_message(m) for m in messages]
+
+
+class MessageCache:
+    """Converts each call's conversation, reusing the conversions of the messages it shares
+    with the previous call: a run's conversation only grows between calls, so a turn costs
+    the conversion of its new messages, not of the whole history."""
+
+    def __init__(self) -> None:
+        self._messages: list[Message] = []
+        self._converted: list[dict[str, Any]] = []
+
+    def __call__(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        common = shared_prefix(messages, self._messages)
+        converted = self._converted[:common] + [_to_message(m) for m in messages[common:]]
+        self._messages, self._converted = list(messages), converted
+        return list(converted)
 
 
 def _to_message(message: Message) -> dict[str, Any]:
@@ -73,10 +90,14 @@ def to_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def to_request(
-    model: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition] | None,
+    convert: Callable[[Sequence[Message]], list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of `chat.completions.create` (without the streaming options)."""
-    request: dict[str, Any] = {"model": model, "messages": to_messages(messages)}
+    """The keyword arguments of `chat.completions.create` (without the streaming options);
+    `convert` turns the messages into their wire form (default: `to_messages`)."""
+    request: dict[str, Any] = {"model": model, "messages": (convert or to_messages)(messages)}
     if tools is not None:
         request["tools"] = to_tools(tools)
     return request
@@ -134,6 +155,7 @@ class OpenAIProvider:
         self._limits = limits
         self._sdk: Any = None
         self._client: Any = None
+        self._convert = MessageCache()
 
     async def _connect(self) -> Any:
         """The shared SDK client, on first use (the SDK is imported off the event loop)."""
@@ -154,7 +176,7 @@ class OpenAIProvider:
         ):
             completion = await pacer.first(client.post(
                 "/chat/completions",
-                body=to_request(self.model, messages, tools),
+                body=to_request(self.model, messages, tools, self._convert),
                 cast_to=self._sdk.types.chat.ChatCompletion,
             ))
             return from_completion(completion)
@@ -164,7 +186,7 @@ class OpenAIProvider:
     ) -> AsyncIterator[StreamChunk]:
         """One streamed completion: text deltas as they arrive, then the assembled message."""
         client = await self._connect()
-        request = to_request(self.model, messages, tools)
+        request = to_request(self.model, messages, tools, self._convert)
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage = Usage()

@@ -32,7 +32,7 @@ class SessionRecorder:
     def __call__(self, event: Event) -> None:
         match event:
             case ObservationAdded():
-                self._store.save(self._session)
+                self._store.save(self._session, meta=False)
             case UsageReported():
                 file = self._store.file(self._session)
                 if file is not None:

@@ -1,9 +1,9 @@
 """A session's file while this daemon holds it: what changed is written at the end of each turn.
 
 The history is append-only on disk, but in memory it can shrink (a restore) or change in the
-middle (a compaction). Each save compares the history with what the file already holds, by
-identity of the message objects (messages are immutable: a changed one is a new object), writes
-a cut back to the common prefix when they differ, then the new messages, and makes it durable.
+middle (a compaction). Each save finds the prefix the history shares with what the file holds
+(`shared_prefix`), writes a cut back to it when they differ, then the new messages, and makes
+it durable.
 Checkpoints and "allow for this session" answers go into the metadata beside it.
 """
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness9.schema import ChangedFile, Message, Usage
+from harness9.schema import ChangedFile, Message, Usage, shared_prefix
 from harness9.service.session_log import LoadedSession, SessionLog, SessionMeta, title_of
 from harness9.service.sessions import Session, SessionCheckpoint
 from harness9.tools.approval_policy import SessionApprovals
@@ -26,23 +26,28 @@ class SessionFile:
         self.log = log
         self.meta = meta
         self._stored = list(stored)
+        self._meta_written = bool(stored)
 
     @classmethod
     def create(cls, folder: Path, session_id: str, root: str) -> SessionFile:
         """A new session's file; `SessionLocked` (or an `OSError`) when it cannot be had."""
         return cls(SessionLog(folder, session_id), SessionMeta(session_id, root), [])
 
-    def save(self, session: Session) -> None:
-        """Write what changed in the session since the last save, durably."""
+    def save(self, session: Session, *, meta: bool = True) -> None:
+        """Write what changed in the session since the last save, durably; the metadata too
+        unless `meta` is False (the end of a turn inside a run: the history is what must
+        survive a crash, and the run's end writes the metadata), but always the first time,
+        so that a session is listed from its first turn on."""
         history = session.history
-        common = 0
-        limit = min(len(history), len(self._stored))
-        while common < limit and history[common] is self._stored[common]:
-            common += 1
+        common = shared_prefix(history, self._stored)
         if common < len(self._stored):
             self.log.cut(common)
         self.log.add(history[common:])
         self._stored = list(history)
+        if not meta and self._meta_written:
+            self.log.commit()
+            return
+        self._meta_written = True
         self.meta.checkpoints = [checkpoint_record(c) for c in session.checkpoints]
         self.meta.approvals = {
             "tools": sorted(session.approvals.tools),

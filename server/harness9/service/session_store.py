@@ -95,11 +95,12 @@ class SessionStore:
         """The stored side of a session in memory (None: kept in memory only)."""
         return self._files.get(session.id)
 
-    def save(self, session: Session) -> None:
-        """Write what changed in `session` (nothing when it is not stored)."""
+    def save(self, session: Session, *, meta: bool = True) -> None:
+        """Write what changed in `session` (nothing when it is not stored); `meta=False` at
+        the end of a turn (see `SessionFile.save`)."""
         file = self._files.get(session.id)
         if file is not None:
-            self._guarded(lambda: file.save(session))
+            self._guarded(lambda: file.save(session, meta=meta))
 
     def _guarded(self, write: Callable[[], None]) -> None:
         """Do a write; a failing disk costs the stored copy, never the run."""
