@@ -146,3 +146,23 @@ def test_unknown_ids_never_reach_the_file_system(tmp_path: Path) -> None:
         with pytest.raises(UnknownSession):
             service.session_view(bad)
     assert not os.path.exists(state_dir() / "sessions")
+
+
+async def test_idle_stored_sessions_are_let_go_and_come_back(
+    fake: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness9.service import session_store
+
+    monkeypatch.setattr(session_store, "HELD", 2)
+    fake.script([Reply(f"answer {n}") for n in range(5)])
+    service = AgentService()
+    ids = [(await service.run(request(tmp_path, f"p{n}"), Recorder().wire)).ids.session_id
+           for n in range(4)]
+    assert service.sessions.get(ids[0]) is None and service.sessions.get(ids[3]) is not None
+    other = AgentService()  # the released session's lock is free for another daemon
+    assert other.known_session(ids[0]).history[-1].content == "answer 0"
+    with pytest.raises(RunError):
+        other.known_session(ids[3])  # still held by the first
+    other.close()
+    await service.run(request(tmp_path, "again", ids[0]), Recorder().wire)
+    assert fake.requests[-1].messages[-2]["content"] == "answer 0"

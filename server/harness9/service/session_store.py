@@ -24,6 +24,7 @@ from harness9.service.sessions import ActiveRun, Session, new_id
 from harness9.service.state import workspace_key
 
 _log = logging.getLogger("harness9.sessions")
+HELD = 32  # stored sessions a daemon keeps open (and locked) at most; the idle rest are let go
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
@@ -51,6 +52,7 @@ class SessionStore:
             except OSError as exc:
                 self._warn(exc)
         self._sessions[session.id] = session
+        self._let_go()
         return session
 
     def get(self, session_id: str) -> Session | None:
@@ -60,8 +62,9 @@ class SessionStore:
     def open(self, session_id: str) -> Session | None:
         """The session with this id, taken from disk when it is not in memory; None when there
         is none. `SessionLocked` when another daemon holds it."""
-        session = self._sessions.get(session_id)
+        session = self._sessions.pop(session_id, None)
         if session is not None:
+            self._sessions[session_id] = session  # the most recently used last
             return session
         folder = self._where(session_id)
         if folder is None:
@@ -78,7 +81,18 @@ class SessionStore:
         session = session_from(session_id, loaded)
         self._sessions[session_id] = session
         self._files[session_id] = file
+        self._let_go()
         return session
+
+    def _let_go(self) -> None:
+        """Release the least recently used idle stored sessions beyond `HELD`: a daemon that
+        lives for days must not hold a descriptor and a history per session it ever ran. A
+        released session is read again from disk when it is needed."""
+        idle = [s for s in self._sessions.values()
+                if s.id in self._files and s.active is None and not s.restoring]
+        for session in idle[: max(0, len(self._files) - HELD)]:
+            del self._sessions[session.id]
+            self._files.pop(session.id).close()
 
     def read(self, session_id: str) -> tuple[Session, int] | None:
         """A session to show (from memory, else read from disk without taking it) and the
