@@ -23,6 +23,7 @@ from typing import Any
 from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.errors import MalformedResponseError
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
+from harness9.provider.message_cache import MessageCache
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
     Message,
@@ -32,29 +33,12 @@ from harness9.schema import (
     ToolCall,
     ToolDefinition,
     Usage,
-    shared_prefix,
 )
 
 
 def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The conversation in Chat Completions form."""
     return [_to_message(m) for m in messages]
-
-
-class MessageCache:
-    """Converts each call's conversation, reusing the conversions of the messages it shares
-    with the previous call: a run's conversation only grows between calls, so a turn costs
-    the conversion of its new messages, not of the whole history."""
-
-    def __init__(self) -> None:
-        self._messages: list[Message] = []
-        self._converted: list[dict[str, Any]] = []
-
-    def __call__(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        common = shared_prefix(messages, self._messages)
-        converted = self._converted[:common] + [_to_message(m) for m in messages[common:]]
-        self._messages, self._converted = list(messages), converted
-        return list(converted)
 
 
 def _to_message(message: Message) -> dict[str, Any]:
@@ -155,7 +139,7 @@ class OpenAIProvider:
         self._limits = limits
         self._sdk: Any = None
         self._client: Any = None
-        self._convert = MessageCache()
+        self._convert = MessageCache(_to_message)
 
     async def _connect(self) -> Any:
         """The shared SDK client, on first use (the SDK is imported off the event loop)."""
