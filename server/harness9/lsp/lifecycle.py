@@ -16,7 +16,7 @@ METHODS = ["agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "age
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
     "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
-    "observation", "usage", "run_finished", "checkpoint", "checkpoints_off",
+    "observation", "usage", "run_finished", "checkpoint", "checkpoints_off", "tool_output",
 ]
 
 
