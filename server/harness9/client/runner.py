@@ -45,8 +45,11 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(str(exc))
         return 2
+    from harness9.client.lines import no_control_echo
+
     try:
-        return asyncio.run(run_agent(options, notes))
+        with no_control_echo():
+            return asyncio.run(run_agent(options, notes))
     except KeyboardInterrupt:
         # Ctrl-C before the handler is in place (while starting): the daemon sees its stdin
         # close and exits by itself.
