@@ -46,6 +46,7 @@ class RunOptions:
     demo: bool = False
     interactive: bool = False
     approvals: str | None = None  # the mode asked for on the command line, if any
+    resume: str | None = None  # --resume: a session id, or "" for the workspace's newest
 
 
 def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
@@ -96,6 +97,7 @@ def options_from_args(
         interactive=bool(getattr(args, "interactive", False)),
         demo=bool(getattr(args, "demo", False)),
         approvals=approvals,
+        resume=getattr(args, "resume", None),
     )
 
 

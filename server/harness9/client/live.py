@@ -89,6 +89,11 @@ class LiveView:
             self._live.start()
             self._refresh()
 
+    def show(self, note: RenderableType) -> None:
+        """Print a note above the run."""
+        self._emit(note)
+        self._refresh()
+
     def cancelling(self) -> None:
         """Show that a cancel is under way."""
         self._note = "cancelling… (Ctrl-C again to stop at once)"
