@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from harness9 import __version__
 
 RUN_EPILOG = """environment:
-  OPENAI_API_KEY, OPENAI_BASE_URL        an OpenAI-compatible service
-  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  an Anthropic-compatible service
+  OPENAI_API_KEY, OPENAI_BASE_URL        OpenAI (the URL: another compatible service)
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic (the URL: another compatible service)
   HARNESS9_PROVIDER, HARNESS9_MODEL      which provider and model (the flags win)
 
 exit codes:
