@@ -4,7 +4,8 @@
 peak RSS (VmHWM) may grow by at most 20 MB and the tool must finish within 1 s (first
 `tool_started` to `tool_completed`/`tool_failed`, as the client sees them). Floors, for
 information: the same command with its output sent to /dev/null, and reading the file's first
-4 KB directly.
+4 KB directly. For bash, the live output (`tool_output`) the client got: at most 10 notifications
+a second (over the call's duration, at least 1 s) and 64 KiB of text.
 """
 
 from __future__ import annotations
@@ -64,7 +65,15 @@ def _rows(name: str, out: RunOutcome, growth: float, floor_s: float) -> list[Row
     time_row = limit_row(f"{name}: tool time", seconds, floor_s, "s", TIME_LIMIT_S)
     time_row.notes.append(f"tool reported {done.get('bytes')} bytes, "
                           f"truncated={done.get('truncated')}, {len(done['output'])} chars kept")
-    return [time_row, limit_row(f"{name}: peak RSS growth", growth, None, "MB", RSS_LIMIT_MB)]
+    rows = [time_row, limit_row(f"{name}: peak RSS growth", growth, None, "MB", RSS_LIMIT_MB)]
+    live = out.progress("tool_output")
+    if live:  # bash's live output: at most 10 notifications a second and 64 KiB in all
+        sent = sum(len(str(n.params.get("text", "")).encode()) for n in live)
+        per_second = len(live) / max(seconds, 1.0)
+        row = limit_row(f"{name}: live output notifications/s", per_second, None, "/s", 10.0)
+        row.notes.append(f"{len(live)} tool_output notifications, {sent} bytes of text")
+        rows.append(row)
+    return rows
 
 
 async def run(config: Config) -> list[Row]:

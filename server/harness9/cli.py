@@ -1,4 +1,5 @@
-"""The `harness9` command: `serve` (the daemon), `run` (the terminal client) and `tools`.
+"""The `harness9` command: `serve` (the daemon), `run` (the terminal client), `sessions` and
+`tools`.
 
 Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
 nothing but the daemon itself.
@@ -10,9 +11,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from harness9 import __version__
+
 RUN_EPILOG = """environment:
-  OPENAI_API_KEY, OPENAI_BASE_URL        an OpenAI-compatible service
-  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  an Anthropic-compatible service
+  OPENAI_API_KEY, OPENAI_BASE_URL        OpenAI (the URL: another compatible service)
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic (the URL: another compatible service)
   HARNESS9_PROVIDER, HARNESS9_MODEL      which provider and model (the flags win)
 
 exit codes:
@@ -29,8 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="harness9", description="A coding agent for any editor, and for the terminal."
     )
+    parser.add_argument("--version", action="version", version=f"harness9 {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("serve", help="run the daemon on stdin/stdout (editors start this)")
+    sessions = sub.add_parser("sessions", help="list the stored sessions of a workspace")
+    sessions.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    sessions.add_argument("--json", action="store_true", help='print {"sessions": [...]} as JSON')
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
     _add_run_parser(sub)
@@ -59,7 +66,15 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--session",
         metavar="ID",
-        help="sessionId to continue (sessions live in one daemon; -i keeps one across prompts)",
+        help="sessionId to continue (-i keeps one session across prompts)",
+    )
+    run.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="SESSION",
+        help="continue a stored session, showing what it was about (default: the workspace's "
+        "newest; list them with: harness9 sessions)",
     )
     run.add_argument(
         "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 20)"
@@ -105,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
+    if args.command == "sessions":
+        from harness9.client.sessions import sessions_command
+
+        sys.exit(sessions_command(args.workspace, args.json))
     from harness9.client.runner import run_command
 
     sys.exit(run_command(args))

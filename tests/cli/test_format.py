@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from harness9.client import format as fmt
+from harness9.client import summary
+from harness9.client.tool_row import live_tail
 
 
 def test_sizes_and_durations_read_naturally() -> None:
@@ -32,3 +34,50 @@ def test_tokens_line() -> None:
     assert fmt.tokens({"inputTokens": 1234, "outputTokens": 56}) == "1,234 in · 56 out tokens"
     assert fmt.tokens({"inputTokens": 0, "outputTokens": 0}) == ""
     assert fmt.tokens(None) == ""
+
+
+def test_context_fill_names_the_share_of_the_window() -> None:
+    usage = {"inputTokens": 1, "contextTokens": 122_000, "contextWindow": 200_000}
+    assert fmt.context_fill(usage) == "context 61% of 200k"
+    assert fmt.context_fill({"contextTokens": 5, "contextWindow": 1_000_000}) == (
+        "context 0% of 1M"
+    )
+    assert fmt.context_fill({"inputTokens": 10}) == ""
+    assert fmt.context_fill(None) == ""
+
+
+def test_rows_say_what_a_call_did_in_english() -> None:
+    read = {"output": "a\nb\nc\n", "bytes": 6, "durationMs": 3}
+    assert summary.finished("read_file", {"path": "p.py"}, read, ok=True) == "read p.py · 3 lines"
+    page = {"output": "x\n" * 50 + "\n\n[truncated: showed bytes 0-99 …]", "bytes": 12_000,
+            "truncated": True}
+    assert summary.finished("read_file", {"path": "big"}, page, ok=True) == (
+        "read big · 50 lines of 12.0 kB"
+    )
+    edit = {"output": "成功修改文件: p.py", "durationMs": 4}
+    args = {"path": "p.py", "source_text": "a\nb\n", "target_text": "a\nB\nc\n"}
+    assert summary.finished("edit_file", args, edit, ok=True) == "edited p.py +2 −1"
+    told = {**edit, "added": 7, "removed": 3, "diff": "…"}
+    assert summary.finished("edit_file", args, told, ok=True) == "edited p.py +7 −3"
+    wrote = {"output": "成功将 4 字节写入到文件: n.txt"}
+    assert summary.finished("write_file", {"path": "n.txt", "content": "a\nb\n"}, wrote,
+                            ok=True) == "wrote n.txt · 2 lines"
+    ran = {"output": "F\nFAILED\nexit status 1", "durationMs": 291.4}
+    command = {"command": "python3 -m unittest"}
+    assert summary.finished("bash", command, ran, ok=True) == (
+        "ran `python3 -m unittest` · exit 1 · 291 ms"
+    )
+    killed = {"output": "killed by signal SIGKILL (9)", "durationMs": 5}
+    assert summary.finished("bash", command, killed, ok=True).endswith("· killed (SIGKILL) · 5 ms")
+    failed = {"output": "Error: file not found: x", "reason": "error"}
+    assert summary.finished("read_file", {"path": "x"}, failed, ok=False) == "read x · error"
+    assert summary.finished("bash", command, {"reason": "rejected"}, ok=False) == (
+        "run `python3 -m unittest` · rejected"
+    )
+    assert summary.running("bash", command) == "running `python3 -m unittest`"
+    assert summary.running("edit_file", {"path": "p.py"}) == "editing p.py"
+
+
+def test_live_tail_keeps_the_last_lines_as_a_terminal_leaves_them() -> None:
+    text = "".join(f"step {i}\n" for i in range(9)) + "10%\r50%\r100%\r\n\n"
+    assert live_tail(text, 3) == ["step 7", "step 8", "100%"]

@@ -96,12 +96,13 @@ def test_live_view_shows_text_tools_and_status(workspace: Path, replay: Any) -> 
     out = done.out
     assert "● turn 1" in out
     assert "Reading the notes." in out
-    assert "✓ read_file  notes.txt" in out
-    assert "│ alpha" in out
-    assert "✓ bash  echo out; exit 3" in out
-    assert "exit status 3" in out
-    assert "✗ read_file  missing.txt" in out
-    assert "error" in out
+    assert "✓ read notes.txt · 2 lines" in out
+    assert "│ alpha" not in out  # the file's text is the model's, not the transcript's
+    assert "✓ ran `echo out; exit 3` · exit 3 · " in out
+    assert "│ out" in out
+    assert "exit status 3" not in out  # said once, in the row
+    assert "✗ read missing.txt · error" in out
+    assert "│ Error: file not found: missing.txt" in out
     assert "The notes say alpha and beta." in out
     assert "✓ completed · 2 turns · 3 tool calls" in out
     assert "daemon log: " in out

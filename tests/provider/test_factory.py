@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from harness9.provider.errors import ConfigError
 from harness9.provider.factory import (
+    DEFAULT_BASE_URLS,
     DEFAULT_MODELS,
     ProviderSettings,
     create_provider,
@@ -48,15 +50,32 @@ def test_models_default_per_provider_and_from_environment() -> None:
 
 
 @pytest.mark.parametrize(
-    ("provider", "missing"),
-    [("openai", "OPENAI_API_KEY"), ("openai", "OPENAI_BASE_URL"),
-     ("anthropic", "ANTHROPIC_API_KEY"), ("anthropic", "ANTHROPIC_BASE_URL")],
+    ("provider", "missing"), [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")]
 )
 def test_missing_variable_is_named(provider: str, missing: str) -> None:
     env = {k: v for k, v in FULL_ENV.items() if k != missing}
     with pytest.raises(ConfigError, match=missing) as caught:
         create_provider(ProviderSettings(provider=provider, env=env))
     assert caught.value.kind == "config"
+
+
+@pytest.mark.parametrize(
+    ("provider", "key", "url"),
+    [("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+     ("anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")],
+)
+def test_a_key_alone_talks_to_the_services_own_endpoint(
+    provider: str, key: str, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = create_provider(ProviderSettings(provider=provider, env={key: "k"}))
+    assert built.base_url == DEFAULT_BASE_URLS[provider]
+    # ... which is where the SDK itself goes when no base URL is given.
+    monkeypatch.delenv(url, raising=False)
+    sdk = importlib.import_module(provider)
+    client = getattr(sdk, "OpenAI" if provider == "openai" else "Anthropic")(api_key="k")
+    assert str(client.base_url).rstrip("/") == DEFAULT_BASE_URLS[provider]
+    env = {key: "k", url: " http://x/ "}
+    assert create_provider(ProviderSettings(provider=provider, env=env)).base_url == "http://x/"
 
 
 def test_unknown_provider() -> None:

@@ -11,10 +11,11 @@ from typing import Any
 
 NO_PROVIDER = """harness9: no model provider is configured.
 
-Set the variables of one provider in the environment:
-  OpenAI-compatible:     OPENAI_API_KEY=...     OPENAI_BASE_URL=https://api.openai.com/v1
-  Anthropic-compatible:  ANTHROPIC_API_KEY=...  ANTHROPIC_BASE_URL=https://api.anthropic.com
-(the base URL may point at any compatible server), and optionally:
+Set the API key of one provider in the environment:
+  OpenAI:     OPENAI_API_KEY=...
+  Anthropic:  ANTHROPIC_API_KEY=...
+and, for another compatible server, its base URL (OPENAI_BASE_URL or ANTHROPIC_BASE_URL;
+the default is the service's own). Optionally:
   HARNESS9_PROVIDER=openai|anthropic   which provider to use (or --provider)
   HARNESS9_MODEL=<name>                which model to ask for (or --model)
 
@@ -46,6 +47,7 @@ class RunOptions:
     demo: bool = False
     interactive: bool = False
     approvals: str | None = None  # the mode asked for on the command line, if any
+    resume: str | None = None  # --resume: a session id, or "" for the workspace's newest
 
 
 def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
@@ -96,6 +98,7 @@ def options_from_args(
         interactive=bool(getattr(args, "interactive", False)),
         demo=bool(getattr(args, "demo", False)),
         approvals=approvals,
+        resume=getattr(args, "resume", None),
     )
 
 

@@ -70,6 +70,24 @@ def tokens(usage: dict[str, Any] | None) -> str:
     return f"{sent:,} in · {received:,} out tokens"
 
 
+def context_fill(usage: dict[str, Any] | None) -> str:
+    """`context 61% of 200k` from a usage notification, or "" when it has no window."""
+    if not usage:
+        return ""
+    used, window = usage.get("contextTokens"), usage.get("contextWindow")
+    if not isinstance(used, int) or not isinstance(window, int) or window <= 0:
+        return ""
+    return f"context {round(100 * used / window)}% of {_short_count(window)}"
+
+
+def _short_count(count: int) -> str:
+    if count >= 1_000_000 and count % 100_000 == 0:
+        return f"{count / 1_000_000:g}M"
+    if count >= 1000:
+        return f"{round(count / 1000)}k"
+    return str(count)
+
+
 CHANGED_LINES = 8
 _CHANGE_MARKS = {"added": "+", "modified": "~", "deleted": "-"}
 

@@ -49,6 +49,12 @@ class JsonLinesView:
     def cancelling(self) -> None:
         """Nothing to show: the `cancelled` answer will be the last line."""
 
+    def show(self, note: Any) -> None:
+        """Notes are for people: on stderr, as plain text."""
+        plain = getattr(note, "plain", None)
+        self._err.write(f"{plain if isinstance(plain, str) else note}\n")
+        self._err.flush()
+
     def finished(self, outcome: Outcome, notes: list[tuple[str, Path]]) -> None:
         """The last line: `{"result": …}` or `{"error": …}`, then the notes on stderr."""
         if outcome.error is not None:

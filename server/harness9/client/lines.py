@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
+from collections.abc import Iterator
 
 
 def read_line(prompt: str = "") -> asyncio.Future[str | None]:
@@ -36,3 +38,29 @@ def _readline() -> str:
     if not line:
         raise EOFError
     return line
+
+
+@contextlib.contextmanager
+def no_control_echo() -> Iterator[None]:
+    """While the block runs, the terminal does not echo control keys (`^C`).
+
+    The echo lands wherever the live view left the cursor; at the end of a full-width line it
+    wraps to a new line the view does not know of, and its next redraw then leaves a line of the
+    old region behind (a turn's header shown twice). Without a terminal this does nothing.
+    """
+    import termios
+
+    try:
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError, ValueError):  # not a terminal
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHOCTL
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)

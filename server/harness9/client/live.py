@@ -14,7 +14,9 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.segment import Segment, Segments
 from rich.spinner import Spinner
 from rich.text import Text
 
@@ -45,6 +47,7 @@ class LiveView:
         self._finished: dict[str, Any] = {}
         self._note: str | None = None
         self._pending: list[RenderableType] = []
+        self._usage: dict[str, Any] | None = None
         self._closed = False
         self._live.start()
         self._refresh()
@@ -85,6 +88,11 @@ class LiveView:
             self._live = self._new_live()
             self._live.start()
             self._refresh()
+
+    def show(self, note: RenderableType) -> None:
+        """Print a note above the run."""
+        self._emit(note)
+        self._refresh()
 
     def cancelling(self) -> None:
         """Show that a cancel is under way."""
@@ -136,8 +144,15 @@ class LiveView:
 
     def _on_tool_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
-        row = ToolRow(str(p.get("tool")), fmt.tool_summary(str(p.get("tool")), p.get("arguments")))
-        self._rows[str(p.get("toolCallId"))] = row
+        self._rows[str(p.get("toolCallId"))] = ToolRow(str(p.get("tool")), p.get("arguments"))
+
+    def _on_tool_output(self, p: dict[str, Any]) -> None:
+        row = self._rows.get(str(p.get("toolCallId")))
+        if row is not None:
+            row.output(str(p.get("text", "")))
+
+    def _on_usage(self, p: dict[str, Any]) -> None:
+        self._usage = p
 
     def _on_tool_completed(self, p: dict[str, Any]) -> None:
         self._row(p).finish(p, ok=True)
@@ -171,7 +186,7 @@ class LiveView:
         self._text_printed = True
         self._print_header()
         if self._text.strip():
-            self._emit(Padding(Text(self._text.strip()), (0, 0, 0, 2), expand=False))
+            self._emit(Padding(Markdown(self._text.strip()), (0, 0, 0, 2)))
 
     def _print_header(self) -> None:
         if self._header_printed or not self._turn:
@@ -200,7 +215,9 @@ class LiveView:
         if self._closed:
             return
         try:
-            self._live.update(self._live_state(), refresh=not pending)
+            # Refreshed before printing: each print redraws the region below it from what was
+            # last rendered, and a stale region (the turn's text just printed) would show twice.
+            self._live.update(self._live_state(), refresh=True)
             for renderable in pending:
                 self.console.print(renderable)
         except (BrokenPipeError, SystemExit):
@@ -211,23 +228,36 @@ class LiveView:
         parts: list[RenderableType] = []
         if self._turn and not self._text_printed:
             parts.extend(self._streaming())
-        parts.extend(row.render() for row in self._rows.values())
+        parts.extend(self._rows.values())
         if self._note:
             parts.append(Spinner("dots", Text(self._note, style="yellow")))
         if not parts and not self._finished:
             label = f"turn {self._turn} · waiting for the model" if self._turn else "starting"
             parts.append(Spinner("dots", Text(label, style="dim")))
+        fill = fmt.context_fill(self._usage)
+        if fill and not self._finished:
+            parts.append(Text(fill, style="dim"))
         return Group(*parts)
 
     def _streaming(self) -> list[RenderableType]:
         header = Text(f"● turn {self._turn}", style="bold cyan")
         if not self._text:
             return [Spinner("dots", header)] if not self._header_printed else []
-        room = max(3, self.console.size.height - 4)
-        lines = Text(self._text).wrap(self.console, max(20, self.console.size.width - 2))
-        shown = Text("\n").join(list(lines)[-room:])
-        body = Padding(shown, (0, 0, 0, 2), expand=False)
+        body = Padding(self._text_tail(), (0, 0, 0, 2), expand=False)
         return [body] if self._header_printed else [header, body]
+
+    def _text_tail(self) -> RenderableType:
+        """The streamed text as markdown, its last lines when it is taller than the screen."""
+        room = max(3, self.console.size.height - 5)
+        width = max(20, self.console.size.width - 2)
+        lines = self.console.render_lines(
+            Markdown(self._text), self.console.options.update_width(width), pad=False
+        )
+        segments: list[Segment] = []
+        for line in lines[-room:]:
+            segments.extend(line)
+            segments.append(Segment.line())
+        return Segments(segments[:-1])
 
     def _summary(self, outcome: Outcome) -> Text:
         glyph, style = STATUS_STYLE.get(outcome.status, ("✗", "red"))
@@ -242,6 +272,9 @@ class LiveView:
         usage = fmt.tokens(result.get("usage") or self._finished.get("usage"))
         if usage:
             parts.append(usage)
+        fill = fmt.context_fill(self._usage)
+        if fill:
+            parts.append(fill)
         parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
         line = Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
         if outcome.error is not None and outcome.status != "cancelled":

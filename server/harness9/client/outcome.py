@@ -43,6 +43,9 @@ class View(Protocol):
     def cancelling(self) -> None:
         """The user asked to cancel; the daemon has been told."""
 
+    def show(self, note: Any) -> None:
+        """Print a note (a rich renderable) above the run."""
+
     def aside(self) -> AbstractContextManager[None]:
         """Step out of the way of a question to the user for the block."""
 

@@ -21,6 +21,7 @@ from harness9.client.process import spawn_daemon
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
+    from harness9.client.outcome import Outcome
     from harness9.client.rpc import DaemonClient
     from harness9.client.session import CtrlC
 
@@ -45,8 +46,11 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(str(exc))
         return 2
+    from harness9.client.lines import no_control_echo
+
     try:
-        return asyncio.run(run_agent(options, notes))
+        with no_control_echo():
+            return asyncio.run(run_agent(options, notes))
     except KeyboardInterrupt:
         # Ctrl-C before the handler is in place (while starting): the daemon sees its stdin
         # close and exits by itself.
@@ -120,7 +124,9 @@ async def _converse(
     from harness9.client.interactive import converse
     from harness9.client.session import initialize, run_once
 
-    outcome = await initialize(client, options, ctrl_c)
+    init_result, outcome = await initialize(client, options, ctrl_c)
+    if outcome is None and options.resume is not None:
+        outcome = await _resume(client, options, init_result, slot)
     if outcome is None and options.interactive:
         return await converse(client, options, ctrl_c, slot, notes)
     if outcome is None:
@@ -128,6 +134,25 @@ async def _converse(
     # Shown before the daemon's own shutdown, which the user need not wait for.
     slot.current().finished(outcome, notes)
     return outcome.exit_code
+
+
+async def _resume(
+    client: DaemonClient, options: RunOptions, init_result: object, slot: ViewSlot
+) -> Outcome | None:
+    """Point the run at the session to resume and show what it was about; an Outcome when
+    there is nothing to resume."""
+    from harness9.client.outcome import Outcome
+    from harness9.client.sessions import ResumeError, resume
+
+    assert options.resume is not None
+    try:
+        session_id, recap = await resume(client, init_result, options.workspace, options.resume)
+    except ResumeError as exc:
+        message = str(exc).strip().removeprefix("harness9: ")
+        return Outcome("error", error={"code": -32602, "message": message, "data": None})
+    options.run_params["sessionId"] = session_id
+    slot.recap(recap)
+    return None
 
 
 def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:

@@ -40,10 +40,11 @@ class CtrlC:
             self.client.kill()
 
 
-async def initialize(client: DaemonClient, options: RunOptions, ctrl_c: CtrlC) -> Outcome | None:
-    """The LSP handshake; an Outcome only when it failed."""
-    _, failed = await _guard(ctrl_c, client.initialize(options.workspace, options.init_options))
-    return failed
+async def initialize(
+    client: DaemonClient, options: RunOptions, ctrl_c: CtrlC
+) -> tuple[Any, Outcome | None]:
+    """The LSP handshake: the `initialize` result, or an Outcome when it failed."""
+    return await _guard(ctrl_c, client.initialize(options.workspace, options.init_options))
 
 
 async def run_once(client: DaemonClient, params: dict[str, Any], ctrl_c: CtrlC) -> Outcome:

@@ -1,7 +1,9 @@
-"""One tool call in the live view: a spinner while it runs, then ✓/✗ with its numbers."""
+"""One tool call in the live view: while it runs, a spinner with its elapsed time and the live
+tail of its output; once it ended, ✓/✗ with what it did in English, and its diff or output."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -10,51 +12,93 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from harness9.client import format as fmt
+from harness9.client import summary
+from harness9.client.diff_view import diff_lines
+
+LIVE_LINES = 5
+LIVE_KEEP = 8192  # characters of live output kept: enough for the tail, bounded however long
+STOP_HINT = "Ctrl-C to stop"
 
 
 class ToolRow:
-    """The state and rendering of a single tool call."""
+    """The state and rendering of a single tool call (a rich renderable: rendered anew on each
+    refresh, so the elapsed time moves)."""
 
-    def __init__(self, tool: str, summary: str) -> None:
+    def __init__(self, tool: str, arguments: Any) -> None:
         self.tool = tool
-        self.summary = summary
+        self.arguments = arguments
         self.ok: bool | None = None  # None while running
-        self.details = ""
+        self.headline = summary.running(tool, arguments)
         self.lines: list[str] = []
         self.changed: list[str] = []
-        self._spinner = Spinner("dots", self._label(), style="cyan")
+        self.diff: RenderableType | None = None
+        self.live = ""
+        self._started = time.monotonic()
+        self._spinner = Spinner("dots", style="cyan")
+
+    def output(self, text: str) -> None:
+        """Add a piece of the call's live output (`tool_output`)."""
+        self.live = (self.live + text)[-LIVE_KEEP:]
 
     def finish(self, params: dict[str, Any], *, ok: bool) -> None:
         """Record a `tool_completed` (ok) or `tool_failed` notification."""
         self.ok = ok
-        details = [fmt.human_duration(float(params.get("durationMs", 0)))]
-        details.append(fmt.human_bytes(int(params.get("bytes", 0))))
-        if params.get("truncated"):
-            details.append("truncated")
-        if not ok and params.get("reason"):
-            details.append(str(params["reason"]))
-        self.details = " · ".join(details)
-        self.lines = fmt.preview(self.tool, str(params.get("output", "")))
+        self.headline = summary.finished(self.tool, self.arguments, params, ok=ok)
+        output = str(params.get("output", ""))
+        self.lines = self._body(output, ok)
         self.changed = fmt.changed_files(
             params.get("changedFiles"), params.get("changedFilesSharedWith")
         )
+        if ok and isinstance(params.get("diff"), str) and params["diff"].strip():
+            self.diff = diff_lines(params["diff"], truncated=bool(params.get("diffTruncated")))
 
-    def _label(self) -> Text:
-        return Text.assemble((self.tool, "bold"), "  ", self.summary)
+    def _body(self, output: str, ok: bool) -> list[str]:
+        if not ok:
+            return fmt.preview(self.tool, output, limit=2)
+        if self.tool == "bash":
+            return fmt.preview("bash", summary.bash_output(output))
+        if self.tool in ("read_file", "write_file", "edit_file"):
+            return []  # the headline says it; the text is the model's
+        return fmt.preview(self.tool, output)
+
+    def __rich__(self) -> RenderableType:
+        return self.render()
 
     def render(self) -> RenderableType:
-        """The row, and below it a few lines of output and the files it changed once it
-        finished."""
+        """The row as it stands now."""
         if self.ok is None:
-            return Padding(self._spinner, (0, 0, 0, 2))
+            return self._running()
         glyph = Text("✓ ", style="green") if self.ok else Text("✗ ", style="red")
-        head = Text.assemble("  ", glyph, self._label(), "  ", (self.details, "dim"))
-        body = [
-            Text(f"      │ {line}", style="dim", no_wrap=True, overflow="ellipsis")
-            for line in self.lines
-        ]
+        head = Text.assemble("  ", glyph, _headline(self.headline))
+        body = [_quoted(line) for line in self.lines]
         changed = [
             Text(f"      {line}", style="yellow", no_wrap=True, overflow="ellipsis")
             for line in self.changed
         ]
-        return Group(head, *body, *changed)
+        diff = [self.diff] if self.diff is not None else []
+        return Group(head, *body, *diff, *changed)
+
+    def _running(self) -> RenderableType:
+        elapsed = fmt.human_duration((time.monotonic() - self._started) * 1000)
+        self._spinner.update(text=Text.assemble(_headline(self.headline), "  ", (elapsed, "dim")))
+        parts: list[RenderableType] = [Padding(self._spinner, (0, 0, 0, 2))]
+        parts.extend(_quoted(line) for line in live_tail(self.live))
+        if self.tool == "bash":
+            parts.append(Text(f"      {STOP_HINT}", style="dim italic"))
+        return Group(*parts)
+
+
+def live_tail(text: str, limit: int = LIVE_LINES) -> list[str]:
+    """The last `limit` non-empty lines of live output, each as a terminal would leave it after
+    carriage returns (progress bars redraw one line)."""
+    lines = [line.rstrip("\r").rsplit("\r", 1)[-1].rstrip() for line in text.split("\n")]
+    return [line for line in lines if line.strip()][-limit:]
+
+
+def _headline(text: str) -> Text:
+    verb, _, rest = text.partition(" ")
+    return Text.assemble((verb, "bold"), " ", rest) if rest else Text(verb, style="bold")
+
+
+def _quoted(line: str) -> Text:
+    return Text(f"      │ {line}", style="dim", no_wrap=True, overflow="ellipsis")

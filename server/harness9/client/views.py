@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness9.client.outcome import View
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def make_view(json: bool) -> View:
@@ -44,6 +47,19 @@ class ViewSlot:
         """Forward a daemon message."""
         if self._view is not None:
             self._view.log(message)
+
+    def recap(self, text: Text) -> None:
+        """Show a note before the run (what a resumed session was about): in the run's view
+        when one is open, else straight to the terminal; on stderr in JSON mode."""
+        if self._view is not None:
+            self._view.show(text)
+        elif self.json:
+            sys.stderr.write(text.plain + "\n")
+            sys.stderr.flush()
+        else:
+            from rich.console import Console
+
+            Console(highlight=False).print(text)
 
     def notes(self, notes: list[tuple[str, Path]]) -> None:
         """Print labelled paths at the very end (on stderr in JSON mode)."""

@@ -95,6 +95,18 @@ class ToolStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolOutputShown(Event):
+    """The newest output of a running tool call (bash), for the user to watch; `truncated` is
+    set once, on the last piece, when the call's live output reached its cap."""
+
+    kind: ClassVar[str] = "tool_output"
+    turn: int
+    call: ToolCall
+    text: str
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
     """The user is being asked whether a call may run (it has not started yet)."""
 

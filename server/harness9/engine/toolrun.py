@@ -7,7 +7,9 @@ import time
 from collections.abc import Iterator, Sequence
 
 from harness9.engine.events import EventBus, ToolFinished, ToolStarted
+from harness9.engine.live_output import LiveOutput
 from harness9.schema import ToolCall, ToolResult
+from harness9.tools.base import OUTPUT_SINK
 from harness9.tools.registry import Registry, cancelled_result
 
 DEFAULT_MAX_PARALLEL = 8
@@ -39,7 +41,7 @@ async def execute_concurrently(
         # Taking from one shared iterator is safe: there is no await between check and take.
         for index, call in pending:
             bus.emit(ToolStarted(turn=turn, call=call))
-            result = await registry.execute(call, timeout)
+            result = await _execute(registry, call, timeout, LiveOutput(bus, turn, call))
             results[index] = result
             bus.emit(ToolFinished(turn=turn, call=call, result=result))
 
@@ -60,3 +62,15 @@ async def execute_concurrently(
                 results[index] = result
                 bus.emit(ToolFinished(turn=turn, call=call, result=result))
         raise
+
+
+async def _execute(
+    registry: Registry, call: ToolCall, timeout: float | None, live: LiveOutput
+) -> ToolResult:
+    """Run one call with its live output connected (tools that stream it report there)."""
+    token = OUTPUT_SINK.set(live.feed)
+    try:
+        return await registry.execute(call, timeout)
+    finally:
+        OUTPUT_SINK.reset(token)
+        live.close()

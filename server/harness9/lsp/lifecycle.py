@@ -20,7 +20,7 @@ PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
     "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
     "observation", "usage", "run_finished", "checkpoint", "checkpoints_off",
-    "context_compacted",
+    "context_compacted", "tool_output",
 ]
 
 

@@ -22,6 +22,7 @@ from harness9.engine.events import (
     TextDelta,
     ThinkingDone,
     ToolFinished,
+    ToolOutputShown,
     ToolStarted,
     TurnStarted,
     UsageReported,
@@ -88,6 +89,10 @@ def event_fields(event: Event) -> dict[str, Any] | None:
         case ToolStarted():
             return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.id,
                     "tool": event.call.name, "arguments": wire_arguments(event.call.arguments)}
+        case ToolOutputShown():
+            fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.id,
+                      "text": event.text}
+            return {**fields, "truncated": True} if event.truncated else fields
         case ToolFinished():
             return _tool_finished(event)
         case CheckpointTaken():

@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
     JsonRpcServerNotInitialized,
 )
 from pygls.lsp.server import LanguageServer
@@ -82,6 +83,8 @@ class Harness9Server(LanguageServer):
             self._send_error_null_id(-32700, f"Parse error: {error}")
         elif isinstance(error, JsonRpcException) and source is JsonRpcException:
             self._send_error_null_id(-32600, f"Invalid request: {error}")
+        elif isinstance(error, JsonRpcRequestCancelled):
+            _log.info("request cancelled: %s", error)  # the user's choice, not a fault
         else:
             _log.error("server error (%s): %s", getattr(source, "__name__", source), error)
 

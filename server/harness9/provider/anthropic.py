@@ -206,6 +206,7 @@ class AnthropicProvider:
         limits: RequestLimits = DEFAULT_LIMITS,
     ) -> None:
         self.model = model
+        self.base_url = base_url
         self.max_tokens = max_tokens
         # The client's explicit timeout (from `limits`) also keeps a large `max_tokens` usable
         # without streaming: the SDK refuses such calls only under its own default timeout.

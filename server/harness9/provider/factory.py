@@ -2,11 +2,14 @@
 
 API keys and base URLs come only from the environment:
 
-| provider  | variables (all required)                  | default model        |
-|-----------|-------------------------------------------|----------------------|
-| openai    | `OPENAI_API_KEY`, `OPENAI_BASE_URL`       | `gpt-5.4-mini`       |
-| anthropic | `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` | `claude-sonnet-4-6`  |
-| replay    | the script: `replay_file`, else `HARNESS9_REPLAY` | `replay`     |
+| provider  | variables                                           | default model       |
+|-----------|-----------------------------------------------------|---------------------|
+| openai    | `OPENAI_API_KEY`; `OPENAI_BASE_URL` optional        | `gpt-5.4-mini`      |
+| anthropic | `ANTHROPIC_API_KEY`; `ANTHROPIC_BASE_URL` optional  | `claude-sonnet-4-6` |
+| replay    | the script: `replay_file`, else `HARNESS9_REPLAY`   | `replay`            |
+
+Without a base URL a provider talks to its service's own endpoint, as the SDKs do by default
+(`DEFAULT_BASE_URLS`); set one for any compatible server.
 
 `HARNESS9_MODEL` overrides the default model; `model` in the settings overrides both. The
 default provider is `HARNESS9_PROVIDER`, else the first of openai/anthropic whose API key is set.
@@ -32,6 +35,11 @@ DEFAULT_MODELS = {"openai": "gpt-5.4-mini", "anthropic": "claude-sonnet-4-6", "r
 DEFAULT_MAX_TOKENS = 8192
 _KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+# The services' own endpoints, as the SDKs default to them: a key alone is enough to start.
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
 # The variables holding provider credentials: tool processes never get them.
 CREDENTIAL_VARIABLES = tuple(_KEYS.values())
 
@@ -74,7 +82,7 @@ def create_provider(settings: ProviderSettings) -> LLMProvider:
     if name == "replay":
         return _replay(settings, model)
     api_key = _required(settings.env, _KEYS[name], name)
-    base_url = _required(settings.env, _URLS[name], name)
+    base_url = settings.env.get(_URLS[name], "").strip() or DEFAULT_BASE_URLS[name]
     if name == "openai":
         return OpenAIProvider(api_key=api_key, base_url=base_url, model=model,
                               max_retries=settings.max_retries, limits=settings.limits)

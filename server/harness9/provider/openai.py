@@ -131,6 +131,7 @@ class OpenAIProvider:
         limits: RequestLimits = DEFAULT_LIMITS,
     ) -> None:
         self.model = model
+        self.base_url = base_url
         self._options: dict[str, Any] = {
             "api_key": api_key,
             "base_url": base_url,

@@ -92,9 +92,10 @@ def provider_settings(settings: RunSettings) -> ProviderSettings:
     name = settings.provider or default_provider_name(os.environ)
     if name is None:
         raise ConfigError(
-            "no LLM provider is configured: set OPENAI_API_KEY and OPENAI_BASE_URL, or "
-            "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (HARNESS9_PROVIDER and HARNESS9_MODEL "
-            "choose between them), or use the provider \"replay\" with a script"
+            "no LLM provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY (and "
+            "OPENAI_BASE_URL or ANTHROPIC_BASE_URL for another compatible server; "
+            "HARNESS9_PROVIDER and HARNESS9_MODEL choose between them), or use the provider "
+            "\"replay\" with a script"
         )
     limits = RequestLimits(
         connect=settings.connect_timeout_ms / 1000,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -19,6 +20,12 @@ from harness9.schema import FileChanges, ToolDefinition, ToolFailure
 # engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
 # still return the output they collected instead of being cancelled empty-handed.
 DEADLINE: ContextVar[float | None] = ContextVar("harness9_tool_deadline", default=None)
+
+OutputSink = Callable[[bytes], None]
+
+# Where the current tool call may report its output while it runs (bash does, as it reads it),
+# set by whoever runs the call. Tools never depend on it: what they return is the result.
+OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", default=None)
 
 
 def seconds_left(cap: float) -> float:

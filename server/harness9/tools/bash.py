@@ -7,6 +7,8 @@ where build and test tools put what matters; its environment is the daemon's wit
 secrets (`environment.ToolEnvironment`); and when the call ends its whole process group is
 killed, background jobs included, so nothing outlives a call unless the command detached it into
 a new session on purpose, and nothing at all outlives the daemon (see `process_reaper`).
+While it runs, its output also goes, as it is read, to the call's `OUTPUT_SINK` when one is set
+(the engine shows it to the user live); the result is the same either way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import signal
 
 from harness9.schema import ToolDefinition
 from harness9.tools.base import (
+    OUTPUT_SINK,
     ToolError,
     ToolOutput,
     ToolTimeoutError,
@@ -88,7 +91,9 @@ class BashTool:
             raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
         try:
             env = self._environment.apply(os.environ)
-            result = await run_shell(command, self._workdir, budget, self._max_output, env)
+            result = await run_shell(
+                command, self._workdir, budget, self._max_output, env, OUTPUT_SINK.get()
+            )
         except OSError as exc:
             raise ToolError(f"Error: cannot start bash: {exc.strerror or exc}") from None
         if result.timed_out:

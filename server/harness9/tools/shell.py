@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harness9.tools.process_reaper import REAPER, kill_group
@@ -74,11 +74,17 @@ class ShellResult:
 
 
 async def run_shell(
-    command: str, cwd: str, budget: float, cap: int, env: Mapping[str, str] | None = None
+    command: str,
+    cwd: str,
+    budget: float,
+    cap: int,
+    env: Mapping[str, str] | None = None,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ShellResult:
     """Run `bash -c command` in `cwd` for at most `budget` seconds, keeping `cap` bytes of output.
 
     `env` is the command's environment (default: the daemon's), marked for the process reaper.
+    `on_output`, when given, hears every piece of output as it is read, uncapped and in order.
 
     When bash exits (or the budget is spent, or the caller is cancelled) its whole process group
     is SIGKILLed, background jobs included, and the process is reaped before this returns.
@@ -87,7 +93,7 @@ async def run_shell(
     REAPER.ensure_watching()
     proc, pipe = _spawn(command, cwd, REAPER.tool_environment(env))
     REAPER.register(proc.pid)
-    reader = _PipeReader(pipe, output)
+    reader = _PipeReader(pipe, output, on_output)
     watch = _ExitWatch(proc.pid)
     exited = emptied = False
     try:
@@ -156,11 +162,15 @@ def _spawn(
 
 
 class _PipeReader:
-    """Feeds the pipe's bytes to an `OutputBuffer` from the event loop as they arrive."""
+    """Feeds the pipe's bytes to an `OutputBuffer` (and a listener) from the event loop as
+    they arrive."""
 
-    def __init__(self, fd: int, output: OutputBuffer) -> None:
+    def __init__(
+        self, fd: int, output: OutputBuffer, listener: Callable[[bytes], None] | None = None
+    ) -> None:
         self._fd: int | None = fd
         self._output = output
+        self._listener = listener
         self._loop = asyncio.get_running_loop()
         self._eof = self._loop.create_future()
         self._loop.add_reader(fd, self._on_readable)
@@ -175,11 +185,16 @@ class _PipeReader:
         except OSError:
             data = b""
         if data:
-            self._output.feed(data)
+            self._take(data)
         else:
             self._loop.remove_reader(self._fd)
             if not self._eof.done():
                 self._eof.set_result(None)
+
+    def _take(self, data: bytes) -> None:
+        self._output.feed(data)
+        if self._listener is not None:
+            self._listener(data)
 
     async def wait_eof(self, grace: float) -> None:
         """Wait up to `grace` seconds for every writer to close the pipe."""
@@ -198,7 +213,7 @@ class _PipeReader:
                 data = os.read(fd, _CHUNK)
                 if not data:
                     break
-                self._output.feed(data)
+                self._take(data)
         os.close(fd)
         if not self._eof.done():
             self._eof.cancel()
