@@ -1,0 +1,172 @@
+"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/prompt` and
+`session/cancel` on the front-end-neutral service (see docs/acp.md for the mapping)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from acp import PROTOCOL_VERSION, Client, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    StopReason,
+    Usage,
+)
+
+from harness9 import __version__
+from harness9.acp.history import replay
+from harness9.acp.permissions import ClientApprover
+from harness9.acp.prompt import prompt_text
+from harness9.acp.stream import UpdateStream
+from harness9.acp.updates import RunUpdates
+from harness9.engine.events import Subscriber
+from harness9.engine.log import BlockLogger
+from harness9.service.runs import (
+    AgentService,
+    RunCancelled,
+    RunContext,
+    RunError,
+    RunRequest,
+    RunWiring,
+    UnknownSession,
+)
+from harness9.service.settings import from_environment, resolve
+
+_log = logging.getLogger("harness9.acp")
+_block_log = logging.getLogger("harness9.engine")
+
+REQUEST_FAILED = -32803  # the LSP front-end's RequestFailed: same code, same `data.kind`
+_STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
+
+
+def _invalid(field: str, reason: str) -> RequestError:
+    """-32602 naming the field, as the LSP front-end answers bad params."""
+    return RequestError(-32602, f"{field}: {reason}", {"field": field})
+
+
+class Harness9Agent:
+    """One client connection: its sessions' workspace roots, on one `AgentService`, with the
+    settings of `--settings` over the environment's."""
+
+    def __init__(
+        self, service: AgentService | None = None, settings: dict[str, Any] | None = None
+    ) -> None:
+        self.service = service if service is not None else AgentService()
+        self.settings = settings or {}  # `--settings`, over the environment
+        self._client: Client | None = None
+        self._roots: dict[str, str] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        """Keep the connection: updates and permission requests go through it."""
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        """The client connection (set before the first message is read)."""
+        assert self._client is not None, "on_connect runs before any request"
+        return self._client
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        """Protocol version 1; sessions load; prompts take text and embedded context."""
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(),  # stdio only (ACP's baseline)
+            ),
+            agent_info=Implementation(name="harness9", title="harness9", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """No authentication: the model's API keys come from the environment."""
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """A new session whose tools act on `cwd`."""
+        root = _workspace_root(cwd)
+        _mcp_unsupported(mcp_servers)
+        session = self.service.session(None)
+        self._roots[session.id] = root
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Show a session again (`session/update`s of its history), then answer."""
+        root = _workspace_root(cwd)
+        _mcp_unsupported(mcp_servers)
+        try:
+            session = self.service.known_session(session_id)
+        except UnknownSession as exc:
+            raise _invalid("sessionId", str(exc)) from None
+        self._roots[session_id] = root
+        stream = UpdateStream(self.client, session_id)
+        replay(session.history, stream, root)
+        await stream.drain()
+        return LoadSessionResponse()
+
+    async def prompt(self, session_id: str, prompt: Sequence[Any], **kwargs: Any) -> PromptResponse:
+        """One run on the session; answers when it ends, after its last update."""
+        root = self._roots.get(session_id)
+        if root is None:
+            raise _invalid("sessionId", f"unknown session {session_id!r}")
+        text = prompt_text(prompt, root)
+        settings = resolve(from_environment(os.environ), self.settings)
+        stream = UpdateStream(self.client, session_id)
+
+        async def wire(context: RunContext) -> RunWiring:
+            subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
+            return RunWiring(subscribers, ClientApprover(self.client, session_id, root))
+
+        try:
+            outcome = await self.service.run(RunRequest(text, root, settings, session_id), wire)
+        except RunCancelled:
+            return PromptResponse(stop_reason="cancelled")
+        except UnknownSession as exc:
+            raise _invalid("sessionId", str(exc)) from None
+        except RunError as exc:
+            data = {"kind": exc.kind, **exc.data}
+            raise RequestError(REQUEST_FAILED, exc.message, data) from None
+        finally:
+            await stream.drain()
+        result = outcome.result
+        usage = result.usage
+        return PromptResponse(
+            stop_reason=_STOP_REASONS.get(result.status, "end_turn"),
+            usage=Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                total_tokens=usage.input_tokens + usage.output_tokens,
+            ),
+        )
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
+        await self.service.cancel(None, session_id)
+
+
+def _workspace_root(cwd: str) -> str:
+    """`cwd` as the workspace root: an absolute path to an existing folder."""
+    if not os.path.isabs(cwd):
+        raise _invalid("cwd", f"must be an absolute path, got {cwd!r}")
+    if not os.path.isdir(cwd):
+        raise _invalid("cwd", f"{cwd} is not a folder")
+    return cwd
+
+
+def _mcp_unsupported(servers: Sequence[Any] | None) -> None:
+    if servers:
+        names = ", ".join(getattr(s, "name", "?") for s in servers)
+        _log.warning("MCP servers are not supported yet; not starting: %s", names)
