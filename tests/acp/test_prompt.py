@@ -147,3 +147,16 @@ async def test_bad_params_name_the_field(start: StartAgent, workspace: Path) -> 
     with pytest.raises(RequestError) as info:
         await agent.prompt("s-nope", "x")
     assert info.value.code == -32602 and str(info.value).startswith("sessionId:")
+
+
+async def test_a_malformed_initialize_gets_the_sdks_error_and_the_agent_goes_on(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai(fake_llm), initialize=False)
+    with pytest.raises(RequestError) as info:
+        await agent.conn._conn.send_request("initialize", {"clientCapabilities": {}})
+    assert info.value.code == -32602
+    await agent.conn.initialize(protocol_version=1)
+    fake_llm.script([Reply("fine")])
+    session = await agent.new_session(workspace)
+    assert (await agent.prompt(session, "x")).stop_reason == "end_turn"

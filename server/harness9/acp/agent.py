@@ -8,21 +8,17 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from acp import PROTOCOL_VERSION, Client, RequestError
+from acp import Client, RequestError
 from acp.schema import (
-    AgentCapabilities,
-    Implementation,
     InitializeResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     StopReason,
     Usage,
 )
 
-from harness9 import __version__
+from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt import prompt_text
@@ -76,17 +72,9 @@ class Harness9Agent:
         return self._client
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        """Protocol version 1; sessions load; prompts take text and embedded context."""
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
-                mcp_capabilities=McpCapabilities(),  # stdio only (ACP's baseline)
-            ),
-            agent_info=Implementation(name="harness9", title="harness9", version=__version__),
-            auth_methods=[],
-        )
+        """Protocol version 1; sessions load; prompts take text and embedded context (the
+        answer `hello` gives when it answers before the SDK has loaded)."""
+        return InitializeResponse.model_validate(INITIALIZE_RESULT)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """No authentication: the model's API keys come from the environment."""

@@ -6,8 +6,10 @@ import asyncio
 import json
 import logging
 import os
+import threading
 from typing import Any, cast
 
+from harness9.acp.hello import answer_initialize
 from harness9.service import stdio
 from harness9.service.settings import merge_client
 
@@ -16,10 +18,15 @@ _log = logging.getLogger("harness9.acp")
 STREAM_LIMIT = 50 * 1024 * 1024  # one message may carry a large embedded resource
 
 
-async def _pipes(rpc_in: int, rpc_out: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """asyncio streams over the protocol's private file descriptors."""
+async def _pipes(
+    rpc_in: int, rpc_out: int, unread: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """asyncio streams over the protocol's private file descriptors (`unread`: bytes already
+    taken from `rpc_in` that the SDK must still read)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=STREAM_LIMIT)
+    if unread:
+        reader.feed_data(unread)
     await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(rpc_in, "rb", 0)
     )
@@ -47,17 +54,22 @@ def read_settings(raw: str | None) -> dict[str, Any]:
     return settings
 
 
-async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any]) -> None:
+async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], unread: bytes) -> None:
     """Serve one client until it closes the connection."""
     from acp import Agent, run_agent
 
     from harness9.acp.agent import Harness9Agent
 
-    reader, writer = await _pipes(rpc_in, rpc_out)
+    reader, writer = await _pipes(rpc_in, rpc_out, unread)
     # The SDK's `Agent` protocol lists every optional method; the router answers "method not
     # found" for those an agent leaves out, as we do for session modes, forks and the like.
     agent = cast(Agent, Harness9Agent(settings=settings))
     await run_agent(agent, writer, reader)
+
+
+def _load() -> None:
+    """Import the SDK and the agent while the client's `initialize` is answered without them."""
+    import harness9.acp.agent  # noqa: F401
 
 
 def main(raw_settings: str | None = None) -> None:
@@ -66,8 +78,10 @@ def main(raw_settings: str | None = None) -> None:
     settings = read_settings(raw_settings)
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
+    threading.Thread(target=_load, name="harness9-acp-load", daemon=True).start()
+    unread = answer_initialize(rpc_in, rpc_out)
     try:
-        asyncio.run(serve(rpc_in, rpc_out, settings))
+        asyncio.run(serve(rpc_in, rpc_out, settings, unread))
     finally:
         from harness9.tools.process_reaper import kill_all_groups
 
