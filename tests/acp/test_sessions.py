@@ -117,3 +117,22 @@ async def test_mcp_servers_are_accepted_and_reported_unsupported(
     fake_llm.script([Reply("ok")])
     await agent.prompt(session, "x")
     assert "MCP servers are not supported yet; not starting: files" in agent.stderr.read_text()
+
+
+async def test_a_client_that_goes_away_takes_the_tool_processes_with_it(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    marker = workspace / "pid"
+    fake_llm.script([Reply("", [Call("bash", {"command": f"echo $$ > {marker}; sleep 30"})])])
+    agent = await start(env=openai(fake_llm))
+    session = await agent.new_session(workspace)
+    turn = asyncio.ensure_future(agent.prompt(session, "sleep"))
+    async with asyncio.timeout(10):
+        while not (marker.exists() and marker.read_text().strip()):
+            await asyncio.sleep(0.02)
+    agent.process.stdin.close()
+    async with asyncio.timeout(10):
+        assert await agent.process.wait() == 0
+    with pytest.raises(ProcessLookupError):
+        os.killpg(int(marker.read_text()), 0)
+    turn.cancel()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Sequence
@@ -118,9 +119,16 @@ class Harness9Agent:
             subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
             return RunWiring(subscribers, ClientApprover(self.client, session_id, root))
 
+        # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
+        # this handler's task means the connection is closing and must stay a cancellation.
+        run = asyncio.ensure_future(
+            self.service.run(RunRequest(text, root, settings, session_id), wire)
+        )
         try:
-            outcome = await self.service.run(RunRequest(text, root, settings, session_id), wire)
+            outcome = await run
         except RunCancelled:
+            if _closing():
+                raise asyncio.CancelledError from None
             return PromptResponse(stop_reason="cancelled")
         except UnknownSession as exc:
             raise _invalid("sessionId", str(exc)) from None
@@ -143,6 +151,12 @@ class Harness9Agent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
         await self.service.cancel(None, session_id)
+
+
+def _closing() -> bool:
+    """Whether the current task is being cancelled (the SDK closing the connection)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _workspace_root(cwd: str) -> str:
