@@ -45,6 +45,8 @@ class RecordingClient:
     ) -> RequestPermissionResponse:
         self.permissions.append({
             "sessionId": session_id,
+            "callAnnounced": any(getattr(u, "tool_call_id", None) == tool_call.tool_call_id
+                                 for _, u in self.updates),
             "toolCall": tool_call.model_dump(by_alias=True, exclude_none=True),
             "options": [o.model_dump(by_alias=True, exclude_none=True) for o in options],
         })

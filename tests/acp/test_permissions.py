@@ -31,6 +31,7 @@ async def test_allow_once_runs_the_call_and_the_question_shows_the_diff(
     assert (await agent.prompt(session, "edit")).stop_reason == "end_turn"
     [asked] = agent.client.permissions
     assert asked["sessionId"] == session
+    assert asked["callAnnounced"]  # its tool_call went out before the question
     assert [(o["optionId"], o["kind"]) for o in asked["options"]] == [
         ("allow_once", "allow_once"), ("allow_session", "allow_always"),
         ("reject", "reject_once"),

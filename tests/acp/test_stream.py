@@ -1,14 +1,19 @@
-"""The update stream: in order, text merged while the client is behind, drained on demand."""
+"""The update stream: in order, text merged while the client is behind, drained before a
+permission question; and `--settings`."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from acp import text_block, tool_content, update_tool_call
+from acp import start_tool_call, text_block, tool_content, update_tool_call
+from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from harness9.acp.main import read_settings
+from harness9.acp.permissions import ClientApprover
 from harness9.acp.stream import UpdateStream
+from harness9.schema import ToolCall
+from harness9.tools.approval import Answer, ApprovalRequest
 
 
 class SlowSink:
@@ -70,3 +75,28 @@ def test_settings_are_validated_like_initialization_options(tmp_path: Any) -> No
     file.write_text('{"checkpoints": false}')
     assert read_settings(f"@{file}") == {"checkpoints": False}
     assert read_settings(None) == {}
+
+
+async def test_a_question_goes_out_after_the_updates_queued_before_it() -> None:
+    sink = SlowSink()
+
+    class Asker:
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        async def request_permission(self, session_id: str, tool_call: Any, options: Any,
+                                     **kwargs: Any) -> RequestPermissionResponse:
+            self.seen = [u["sessionUpdate"] for u in sink.sent]
+            return RequestPermissionResponse(
+                outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+
+    stream = UpdateStream(sink, "s-1")
+    asker = Asker()
+    stream.push(start_tool_call("c-1", "bash: ls", kind="execute", status="pending"))
+    stream.push(update_tool_call("c-1", status="in_progress"))
+    asyncio.get_running_loop().call_later(0.05, sink.gate.set)
+    call = ToolCall("c-1", "bash", '{"command": "ls"}')
+    approver = ClientApprover(asker, "s-1", "/tmp", stream)
+    answer = await approver.ask(ApprovalRequest(call, {"command": "ls"}, "bash: ls"))
+    assert answer.decision is Answer.ALLOW_ONCE
+    assert asker.seen == ["tool_call", "tool_call_update"]

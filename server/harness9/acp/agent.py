@@ -117,7 +117,7 @@ class Harness9Agent:
 
         async def wire(context: RunContext) -> RunWiring:
             subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
-            return RunWiring(subscribers, ClientApprover(self.client, session_id, root))
+            return RunWiring(subscribers, ClientApprover(self.client, session_id, root, stream))
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.

@@ -17,6 +17,7 @@ from acp import text_block, tool_content
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from harness9.acp.calls import kind_of, locations_of, raw_input
+from harness9.acp.stream import UpdateStream
 from harness9.acp.updates import ToolContent
 from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest
 
@@ -45,13 +46,17 @@ class PermissionAsker(Protocol):
 class ClientApprover:
     """The `Approver` of one prompt turn."""
 
-    def __init__(self, client: PermissionAsker, session_id: str, root: str) -> None:
+    def __init__(
+        self, client: PermissionAsker, session_id: str, root: str, updates: UpdateStream
+    ) -> None:
         self._client = client
         self._session_id = session_id
         self._root = root
+        self._updates = updates
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Ask the client; anything but a selected allow option is a rejection."""
+        await self._updates.drain()  # the client knows the call before it is asked about it
         try:
             response = await self._client.request_permission(
                 session_id=self._session_id, tool_call=self._tool_call(request), options=OPTIONS
