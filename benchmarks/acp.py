@@ -140,10 +140,10 @@ async def turn_overhead(turns: int, reps: int) -> Row:
             settings = {**CHECKPOINTS_OFF, "maxTurns": turns}
             async with started(env, root, settings=CHECKPOINTS_OFF) as daemon, \
                     acp_agent(env, settings) as agent:
-                session = (await agent.request(
-                    "session/new", {"cwd": str(root), "mcpServers": []}))["sessionId"]
-
                 async def through_acp() -> float:
+                    # A fresh session each time, as each `agent/run` without a sessionId is.
+                    session = (await agent.request(
+                        "session/new", {"cwd": str(root), "mcpServers": []}))["sessionId"]
                     started_at = now()
                     answer = await agent.request("session/prompt", {
                         "sessionId": session, "prompt": [{"type": "text", "text": PROMPT}],
