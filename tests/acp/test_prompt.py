@@ -27,20 +27,23 @@ async def test_initialize_announces_version_1_and_what_prompts_take(start: Start
     assert caps["loadSession"] is True
     assert caps["promptCapabilities"]["embeddedContext"] is True
     assert caps["promptCapabilities"]["image"] is False
+    assert caps["sessionCapabilities"] == {"list": {}}
     assert wire["agentInfo"]["name"] == "harness9"
 
 
 async def test_text_streams_as_message_chunks_and_the_turn_ends(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script([Reply("Hello from the fake model", chunk_chars=4)])
-    agent = await start(env=openai(fake_llm))
+    fake_llm.script([Reply("Hello from the fake model", chunk_chars=4, usage=(1200, 30))])
+    agent = await start(env=openai(fake_llm), settings={"contextWindow": 50000})
     session = await agent.new_session(workspace)
     answer = await agent.prompt(session, "say hello")
     assert answer.stop_reason == "end_turn"
-    assert answer.usage is not None and answer.usage.output_tokens > 0
+    assert answer.usage is not None and answer.usage.output_tokens == 30
     client = agent.client
-    assert set(client.kinds(session)) == {"agent_message_chunk"}
+    assert set(client.kinds(session)) == {"agent_message_chunk", "usage_update"}
+    [usage] = [u for u in client.of(session) if u["sessionUpdate"] == "usage_update"]
+    assert (usage["used"], usage["size"]) == (1230, 50000)
     assert client.text(session) == "Hello from the fake model"
     assert fake_llm.requests[-1].messages[-1]["content"] == "say hello"
 

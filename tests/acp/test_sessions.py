@@ -136,3 +136,28 @@ async def test_a_client_that_goes_away_takes_the_tool_processes_with_it(
     with pytest.raises(ProcessLookupError):
         os.killpg(int(marker.read_text()), 0)
     turn.cancel()
+
+
+async def test_a_stored_session_is_listed_and_loads_after_a_restart(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"}, id="c-read")]),
+                     Reply("it says alpha")])
+    first = await start(env=openai(fake_llm))
+    session = await first.new_session(workspace)
+    await first.prompt(session, "what is in a.txt?")
+    first.process.stdin.close()
+    async with asyncio.timeout(10):
+        await first.process.wait()
+    again = await start(env=openai(fake_llm))
+    listed = await again.conn.list_sessions(cwd=str(workspace))
+    [info] = listed.sessions
+    assert info.session_id == session and info.cwd == str(workspace)
+    assert info.title == "what is in a.txt?" and info.updated_at is not None
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    kinds = again.client.kinds(session)
+    assert kinds == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    fake_llm.script([Reply("still alpha")])
+    assert (await again.prompt(session, "and now?")).stop_reason == "end_turn"
+    sent = fake_llm.requests[-1].messages
+    assert any("what is in a.txt?" in str(m.get("content")) for m in sent)

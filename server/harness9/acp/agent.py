@@ -12,9 +12,11 @@ from typing import Any
 from acp import Client, RequestError
 from acp.schema import (
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    SessionInfo,
     StopReason,
     Usage,
 )
@@ -36,6 +38,7 @@ from harness9.service.runs import (
     RunWiring,
     UnknownSession,
 )
+from harness9.service.sessions import iso_time
 from harness9.service.settings import from_environment, resolve
 
 _log = logging.getLogger("harness9.acp")
@@ -86,7 +89,7 @@ class Harness9Agent:
         """A new session whose tools act on `cwd`."""
         root = _workspace_root(cwd)
         _mcp_unsupported(mcp_servers)
-        session = self.service.session(None)
+        session = self.service.session(None, root)
         self._roots[session.id] = root
         return NewSessionResponse(session_id=session.id)
 
@@ -147,6 +150,24 @@ class Harness9Agent:
                 total_tokens=usage.input_tokens + usage.output_tokens,
             ),
         )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The stored sessions of `cwd` (else of every workspace this client opened), newest
+        first; all in one page."""
+        roots = [_workspace_root(cwd)] if cwd is not None else sorted(set(self._roots.values()))
+        metas = [meta for root in roots for meta in self.service.stored_sessions(root)]
+        metas.sort(key=lambda meta: meta.updated_at, reverse=True)
+        return ListSessionsResponse(sessions=[
+            SessionInfo(
+                session_id=meta.session_id,
+                cwd=meta.workspace_root,
+                title=meta.title or None,
+                updated_at=iso_time(meta.updated_at),
+            )
+            for meta in metas
+        ])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""

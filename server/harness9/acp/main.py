@@ -63,8 +63,11 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], unread: byt
     reader, writer = await _pipes(rpc_in, rpc_out, unread)
     # The SDK's `Agent` protocol lists every optional method; the router answers "method not
     # found" for those an agent leaves out, as we do for session modes, forks and the like.
-    agent = cast(Agent, Harness9Agent(settings=settings))
-    await run_agent(agent, writer, reader)
+    agent = Harness9Agent(settings=settings)
+    try:
+        await run_agent(cast(Agent, agent), writer, reader)
+    finally:
+        agent.service.close()  # release the stored sessions this process holds
 
 
 def _load() -> None:

@@ -19,6 +19,7 @@ from acp.schema import (
     FileEditToolCallContent,
     TerminalToolCallContent,
     ToolCallStatus,
+    UsageUpdate,
 )
 
 from harness9.acp.calls import kind_of, locations_of, raw_input, target_path, title_of
@@ -30,6 +31,7 @@ from harness9.engine.events import (
     ThinkingDone,
     ToolFinished,
     ToolStarted,
+    UsageReported,
 )
 from harness9.schema import ToolCall, ToolResult
 from harness9.tools.approval_policy import EDIT_TOOLS
@@ -104,6 +106,11 @@ class RunUpdates:
                 self._started(event.call)
             case ToolFinished():
                 self._finished(event.call, event.result)
+            case UsageReported() if event.context_window > 0:
+                used = event.usage.input_tokens + event.usage.output_tokens
+                self._stream.push(UsageUpdate(
+                    session_update="usage_update", used=used, size=event.context_window
+                ))
 
     def _message(self, event: AssistantMessage) -> None:
         if event.turn not in self._streamed_turns:  # not streamed: the text comes whole
