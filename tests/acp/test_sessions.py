@@ -161,3 +161,16 @@ async def test_a_stored_session_is_listed_and_loads_after_a_restart(
     assert (await again.prompt(session, "and now?")).stop_reason == "end_turn"
     sent = fake_llm.requests[-1].messages
     assert any("what is in a.txt?" in str(m.get("content")) for m in sent)
+
+
+async def test_a_session_another_process_holds_is_busy(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("hi")])
+    first = await start(env=openai(fake_llm))
+    session = await first.new_session(workspace)
+    await first.prompt(session, "hello")
+    second = await start(env=openai(fake_llm))
+    with pytest.raises(RequestError) as info:
+        await second.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    assert info.value.code == -32803 and info.value.data["kind"] == "busy"

@@ -53,6 +53,11 @@ def _invalid(field: str, reason: str) -> RequestError:
     return RequestError(-32602, f"{field}: {reason}", {"field": field})
 
 
+def _failed(exc: RunError) -> RequestError:
+    """-32803 classified by `data.kind`, as the LSP front-end answers a failed run."""
+    return RequestError(REQUEST_FAILED, exc.message, {"kind": exc.kind, **exc.data})
+
+
 class Harness9Agent:
     """One client connection: its sessions' workspace roots, on one `AgentService`, with the
     settings of `--settings` over the environment's."""
@@ -103,6 +108,8 @@ class Harness9Agent:
             session = self.service.known_session(session_id)
         except UnknownSession as exc:
             raise _invalid("sessionId", str(exc)) from None
+        except RunError as exc:  # another harness9 process holds it
+            raise _failed(exc) from None
         self._roots[session_id] = root
         stream = UpdateStream(self.client, session_id)
         replay(session.history, stream, root)
@@ -136,8 +143,7 @@ class Harness9Agent:
         except UnknownSession as exc:
             raise _invalid("sessionId", str(exc)) from None
         except RunError as exc:
-            data = {"kind": exc.kind, **exc.data}
-            raise RequestError(REQUEST_FAILED, exc.message, data) from None
+            raise _failed(exc) from None
         finally:
             await stream.drain()
         result = outcome.result
