@@ -7,7 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from acp import RequestError, embedded_text_resource, resource_block, resource_link_block
+from acp import (
+    RequestError,
+    embedded_text_resource,
+    image_block,
+    resource_block,
+    resource_link_block,
+)
 from acp.schema import McpServerStdio
 
 from tests.acp.agent import StartAgent
@@ -174,3 +180,15 @@ async def test_a_session_another_process_holds_is_busy(
     with pytest.raises(RequestError) as info:
         await second.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     assert info.value.code == -32803 and info.value.data["kind"] == "busy"
+
+
+async def test_images_are_refused_naming_the_prompt(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai(fake_llm))
+    session = await agent.new_session(workspace)
+    with pytest.raises(RequestError) as info:
+        await agent.prompt(session, "look", image_block("aGk=", "image/png"))
+    assert info.value.code == -32602
+    assert str(info.value) == "prompt: image content is not supported"
+    assert not fake_llm.requests

@@ -1,5 +1,5 @@
-"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/prompt` and
-`session/cancel` on the front-end-neutral service (see docs/acp.md for the mapping)."""
+"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
+`session/prompt` and `session/cancel` on the front-end-neutral service (see docs/acp.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from acp import Client, RequestError
+from acp import Client
 from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
@@ -21,6 +21,7 @@ from acp.schema import (
     Usage,
 )
 
+from harness9.acp.errors import invalid_params, request_failed
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.permissions import ClientApprover
@@ -44,18 +45,7 @@ from harness9.service.settings import from_environment, resolve
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
 
-REQUEST_FAILED = -32803  # the LSP front-end's RequestFailed: same code, same `data.kind`
 _STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
-
-
-def _invalid(field: str, reason: str) -> RequestError:
-    """-32602 naming the field, as the LSP front-end answers bad params."""
-    return RequestError(-32602, f"{field}: {reason}", {"field": field})
-
-
-def _failed(exc: RunError) -> RequestError:
-    """-32803 classified by `data.kind`, as the LSP front-end answers a failed run."""
-    return RequestError(REQUEST_FAILED, exc.message, {"kind": exc.kind, **exc.data})
 
 
 class Harness9Agent:
@@ -107,9 +97,9 @@ class Harness9Agent:
         try:
             session = self.service.known_session(session_id)
         except UnknownSession as exc:
-            raise _invalid("sessionId", str(exc)) from None
+            raise invalid_params("sessionId", str(exc)) from None
         except RunError as exc:  # another harness9 process holds it
-            raise _failed(exc) from None
+            raise request_failed(exc) from None
         self._roots[session_id] = root
         stream = UpdateStream(self.client, session_id)
         replay(session.history, stream, root)
@@ -120,7 +110,7 @@ class Harness9Agent:
         """One run on the session; answers when it ends, after its last update."""
         root = self._roots.get(session_id)
         if root is None:
-            raise _invalid("sessionId", f"unknown session {session_id!r}")
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
         settings = resolve(from_environment(os.environ), self.settings)
         stream = UpdateStream(self.client, session_id)
@@ -141,9 +131,9 @@ class Harness9Agent:
                 raise asyncio.CancelledError from None
             return PromptResponse(stop_reason="cancelled")
         except UnknownSession as exc:
-            raise _invalid("sessionId", str(exc)) from None
+            raise invalid_params("sessionId", str(exc)) from None
         except RunError as exc:
-            raise _failed(exc) from None
+            raise request_failed(exc) from None
         finally:
             await stream.drain()
         result = outcome.result
@@ -189,9 +179,9 @@ def _closing() -> bool:
 def _workspace_root(cwd: str) -> str:
     """`cwd` as the workspace root: an absolute path to an existing folder."""
     if not os.path.isabs(cwd):
-        raise _invalid("cwd", f"must be an absolute path, got {cwd!r}")
+        raise invalid_params("cwd", f"must be an absolute path, got {cwd!r}")
     if not os.path.isdir(cwd):
-        raise _invalid("cwd", f"{cwd} is not a folder")
+        raise invalid_params("cwd", f"{cwd} is not a folder")
     return cwd
 
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from acp import RequestError
 from acp.schema import (
     BlobResourceContents,
     EmbeddedResourceContentBlock,
@@ -22,6 +21,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
+from harness9.acp.errors import invalid_params
 from harness9.tools.base import ToolError
 from harness9.tools.safe_path import open_beneath
 
@@ -33,7 +33,7 @@ def prompt_text(blocks: Sequence[Any], root: str) -> str:
     parts = [_part(block, root) for block in blocks]
     text = "\n\n".join(part for part in parts if part)
     if not text.strip():
-        raise RequestError.invalid_params({"field": "prompt", "reason": "the prompt is empty"})
+        raise invalid_params("prompt", "the prompt is empty")
     return text
 
 
@@ -50,9 +50,7 @@ def _part(block: Any, root: str) -> str:
         case ResourceContentBlock():
             return _link(block, root)
     kind = getattr(block, "type", type(block).__name__)
-    raise RequestError.invalid_params(
-        {"field": "prompt", "reason": f"{kind} content is not supported"}
-    )
+    raise invalid_params("prompt", f"{kind} content is not supported")
 
 
 def _context(uri: str, text: str) -> str:
