@@ -34,6 +34,7 @@ CASES = (
     "checkpoints",
     "sessions",
     "history",
+    "acp",
 )
 
 

@@ -1,5 +1,5 @@
-"""The `harness9` command: `serve` (the daemon), `run` (the terminal client), `sessions` and
-`tools`.
+"""The `harness9` command: `serve` (the daemon), `acp` (the ACP agent), `run` (the terminal
+client), `sessions` and `tools`.
 
 Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
 nothing but the daemon itself.
@@ -38,6 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="list the stored sessions of a workspace")
     sessions.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     sessions.add_argument("--json", action="store_true", help='print {"sessions": [...]} as JSON')
+    acp = sub.add_parser(
+        "acp", help="run as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains)"
+    )
+    acp.add_argument(
+        "--settings",
+        metavar="JSON",
+        help='settings as in initializationOptions, e.g. \'{"maxTurns": 30, "thinking": true}\' '
+        "(@FILE reads them from a file)",
+    )
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
     _add_run_parser(sub)
@@ -117,6 +126,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         from harness9.lsp.server import main as serve_main
 
         serve_main()
+        return
+    if args.command == "acp":
+        from harness9.acp.main import main as acp_main
+
+        acp_main(args.settings)
         return
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))

@@ -3,7 +3,6 @@ and its errors as JSON-RPC errors."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -11,7 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RestoreParams
 from harness9.service.runs import AgentService, RunError, UnknownCheckpoint, UnknownSession
-from harness9.service.sessions import SessionCheckpoint
+from harness9.service.sessions import SessionCheckpoint, iso_time
 
 
 def list_checkpoints(service: AgentService, session_id: str) -> dict[str, Any]:
@@ -47,9 +46,3 @@ def _wire(checkpoint: SessionCheckpoint) -> dict[str, Any]:
     if checkpoint.undoes is not None:
         fields["undoes"] = checkpoint.undoes
     return fields
-
-
-def iso_time(seconds: float) -> str:
-    """A Unix time as ISO 8601 in UTC, to the millisecond: `2026-04-29T15:11:30.123Z`."""
-    moment = datetime.fromtimestamp(seconds, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -6,10 +6,10 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from harness9.lsp.checkpoints import iso_time
 from harness9.lsp.errors import request_failed
 from harness9.service.runs import AgentService, RunError, UnknownSession
 from harness9.service.session_log import SessionMeta, message_record, title_of
+from harness9.service.sessions import iso_time
 from harness9.service.settings import RunSettings
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
-from types import FrameType
 
 from pygls.exceptions import JsonRpcException
+
+from harness9.service import stdio
 
 
 class _AnsweredErrors(logging.Filter):
@@ -20,47 +19,12 @@ class _AnsweredErrors(logging.Filter):
 
 
 def configure_logging(level: str | None = None) -> None:
-    """Everything to stderr; the engine's block log without a prefix, as the seed prints it."""
-    stderr = logging.StreamHandler(sys.stderr)
-    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [stderr]
-    root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
-    engine = logging.getLogger("harness9.engine")
-    plain = logging.StreamHandler(sys.stderr)
-    plain.setFormatter(logging.Formatter("%(message)s"))
-    engine.handlers[:] = [plain]
-    engine.propagate = False
+    """The shared stderr logging, with pygls quiet and our answered errors without tracebacks."""
+    stdio.configure_logging(level)
     pygls_log = logging.getLogger("pygls")
     pygls_log.setLevel(logging.WARNING)  # at INFO it logs every message body
-    for handler in root.handlers:
+    for handler in logging.getLogger().handlers:
         handler.addFilter(_AnsweredErrors())
-
-
-def claim_stdio() -> tuple[int, int]:
-    """Private copies of fds 0 and 1 for the protocol; the real fds point elsewhere.
-
-    A stray print, or a child process inheriting stdout, would otherwise corrupt the JSON-RPC
-    stream for good, and a child inheriting stdin would eat the next client message.
-    """
-    rpc_in = os.dup(0)
-    rpc_out = os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return rpc_in, rpc_out
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    """Kill every tool process group, then leave at once (pygls' shutdown would block on stdin)."""
-    try:
-        from harness9.tools.process_reaper import kill_all_groups
-
-        kill_all_groups()
-    finally:
-        os._exit(128 + signum)
 
 
 def main() -> None:
@@ -70,8 +34,8 @@ def main() -> None:
     `shutdown`, a frame that cannot be read, or a client that stopped taking our output.
     """
     configure_logging()
-    rpc_in, rpc_out = claim_stdio()
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    rpc_in, rpc_out = stdio.claim_stdio()
+    stdio.exit_on_sigterm()
     from harness9.lsp.server import server
     from harness9.lsp.transport import serve_stdio
 

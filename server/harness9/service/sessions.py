@@ -5,10 +5,17 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from harness9.schema import ChangedFile, Message
 from harness9.tools.approval_policy import SessionApprovals
+
+
+def iso_time(seconds: float) -> str:
+    """A Unix time as ISO 8601 in UTC, to the millisecond: `2026-04-29T15:11:30.123Z`."""
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_id(prefix: str) -> str:

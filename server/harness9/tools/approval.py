@@ -157,6 +157,14 @@ class ApprovalStep:
             self._observer.resolved(call, decision.action.value, decision.by, decision.rule)
 
 
+def call_title(tool: str, arguments: dict[str, Any], root: str | None = None) -> str:
+    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name."""
+    path = arguments.get("path")
+    if tool in FILE_TOOLS and isinstance(path, str):
+        return f"{tool}: {relative_path(path, root)}"
+    return _title(tool, arguments)
+
+
 def _title(tool: str, arguments: dict[str, Any]) -> str:
     """`bash: npm test`: the tool and its command (first line, shortened) or its name."""
     command = arguments.get("command")

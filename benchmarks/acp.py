@@ -1,0 +1,177 @@
+"""Case `acp`: the ACP front-end (`harness9 acp`) next to the LSP daemon (`harness9 serve`).
+
+Cold start: spawn until `initialize` is answered, both ways (target ≤ 1.3× the LSP daemon's);
+and, for information, until ACP's `session/new` is answered too (the SDK loaded: what a client
+waits before its first prompt). Per-turn overhead: runs of N `read_file` turns on the same fake
+LLM through each front-end, streaming, checkpoints off (target: within 1 ms of each other).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks.core import (
+    PYTHON,
+    REPO,
+    Config,
+    Row,
+    info_row,
+    interleave,
+    margin_row,
+    median,
+    now,
+    ratio_row,
+)
+from benchmarks.daemon import CHECKPOINTS_OFF, DAEMON, NOTES, llm_env, started, workspace
+from benchmarks.fake_llm import fake_llm
+from benchmarks.rpc import RpcClient, initialize_params
+
+ACP = (PYTHON, "-m", "harness9", "acp")
+COLD_TARGET = 1.3
+TURN_MARGIN_MS = 1.0
+PROMPT = f"bench loop {NOTES}"
+
+
+class NdjsonClient(RpcClient):
+    """`RpcClient` speaking newline-delimited JSON, as ACP does."""
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    async def _read_loop(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        try:
+            while line := await stdout.readline():
+                self._dispatch(json.loads(line))
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the agent closed its output"))
+
+    async def close(self, timeout: float = 5.0) -> int:
+        """Close the agent's input (ACP's way to end), then kill it if it lingers."""
+        with contextlib.suppress(Exception):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            self.proc.kill()
+            code = await self.proc.wait()
+        self._reader.cancel()
+        with contextlib.suppress(BaseException):
+            await self._reader
+        return code
+
+
+@contextlib.asynccontextmanager
+async def acp_agent(
+    env: Mapping[str, str], settings: dict[str, Any] | None = None
+) -> AsyncIterator[NdjsonClient]:
+    """A started, initialized `harness9 acp` with its state in a temporary folder."""
+    argv = (*ACP, "--settings", json.dumps(settings)) if settings else ACP
+    with tempfile.TemporaryDirectory() as state:
+        client = await NdjsonClient.spawn(argv, {**env, "HARNESS9_STATE_DIR": state}, REPO, None)
+        try:
+            await client.request("initialize", {"protocolVersion": 1}, timeout=30)
+            yield client
+        finally:
+            await client.close()
+
+
+async def _acp_start(root: Path, until_session: bool) -> float:
+    env = llm_env(os.environ, "http://127.0.0.1:9")
+    started_at = now()
+    client = await NdjsonClient.spawn(ACP, env, REPO, None)
+    try:
+        await client.request("initialize", {"protocolVersion": 1}, timeout=30)
+        if until_session:
+            await client.request("session/new", {"cwd": str(root), "mcpServers": []}, 30)
+        return now() - started_at
+    finally:
+        await client.close()
+
+
+async def _lsp_start(root: Path) -> float:
+    env = llm_env(os.environ, "http://127.0.0.1:9")
+    started_at = now()
+    client = await RpcClient.spawn(DAEMON, env, REPO, None)
+    try:
+        await client.request("initialize", initialize_params(root), timeout=30)
+        return now() - started_at
+    finally:
+        await client.close()
+
+
+async def cold_start(reps: int, quick: bool) -> list[Row]:
+    """ACP to `initialize` (and to `session/new`) next to the LSP daemon to `initialize`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        if not quick:
+            await _lsp_start(root)  # warm the page cache for both
+            await _acp_start(root, True)
+        acp_init, lsp_init, acp_session = await interleave(
+            reps, lambda: _acp_start(root, False), lambda: _lsp_start(root),
+            lambda: _acp_start(root, True),
+        )
+    lsp_ms = median(lsp_init) * 1000
+    row = ratio_row("acp cold start to initialize", median(acp_init) * 1000, lsp_ms, "ms",
+                    COLD_TARGET)
+    row.notes.append("floor: the LSP daemon (harness9 serve) to its initialize answer")
+    ready = info_row("acp cold start to session/new", median(acp_session) * 1000, lsp_ms, "ms")
+    ready.notes.append("the SDK loaded; floor: the LSP daemon to initialize")
+    return [row, ready]
+
+
+async def turn_overhead(turns: int, reps: int) -> Row:
+    """ms per turn through each front-end, same fake LLM, same workload."""
+    with workspace() as root:
+        async with fake_llm() as fake:
+            env = llm_env(os.environ, fake.url)
+            settings = {**CHECKPOINTS_OFF, "maxTurns": turns}
+            async with started(env, root, settings=CHECKPOINTS_OFF) as daemon, \
+                    acp_agent(env, settings) as agent:
+                async def through_acp() -> float:
+                    # A fresh session each time, as each `agent/run` without a sessionId is.
+                    session = (await agent.request(
+                        "session/new", {"cwd": str(root), "mcpServers": []}))["sessionId"]
+                    started_at = now()
+                    answer = await agent.request("session/prompt", {
+                        "sessionId": session, "prompt": [{"type": "text", "text": PROMPT}],
+                    }, timeout=120)
+                    seconds = now() - started_at
+                    agent.notes.clear()
+                    if answer["stopReason"] != "max_turn_requests":
+                        raise RuntimeError(f"expected max_turn_requests, got {answer}")
+                    return seconds
+
+                async def through_lsp() -> float:
+                    out = await daemon.run(PROMPT, maxTurns=turns, provider="openai")
+                    if out.result["toolCalls"] != turns:
+                        raise RuntimeError(f"expected {turns} tool calls, got {out.result}")
+                    return out.seconds
+
+                await through_acp()  # the first run of each imports the provider's SDK
+                await through_lsp()
+                mine, base = await interleave(reps, through_acp, through_lsp)
+    row = margin_row("acp turn overhead vs LSP", median(mine) / turns * 1000,
+                     median(base) / turns * 1000, "ms/turn", TURN_MARGIN_MS)
+    row.notes.append(f"{turns} read_file turns, openai, streaming: ACP {median(mine):.3f} s, "
+                     f"LSP {median(base):.3f} s (floor: the LSP front-end)")
+    return row
+
+
+async def run(config: Config) -> list[Row]:
+    """Cold start and per-turn overhead."""
+    rows = await cold_start(config.reps, config.quick)
+    rows.append(await turn_overhead(config.size(50, 5), config.reps))
+    return rows

@@ -1,0 +1,1 @@
+"""`harness9 acp`: the Agent Client Protocol front-end (Zed, JetBrains IDEs, …) on the service."""

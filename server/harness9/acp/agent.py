@@ -1,0 +1,191 @@
+"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
+`session/prompt` and `session/cancel` on the front-end-neutral service (see docs/acp.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from acp import Client
+from acp.schema import (
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    SessionInfo,
+    StopReason,
+    Usage,
+)
+
+from harness9.acp.errors import invalid_params, request_failed
+from harness9.acp.hello import INITIALIZE_RESULT
+from harness9.acp.history import replay
+from harness9.acp.permissions import ClientApprover
+from harness9.acp.prompt import prompt_text
+from harness9.acp.stream import UpdateStream
+from harness9.acp.updates import RunUpdates
+from harness9.engine.events import Subscriber
+from harness9.engine.log import BlockLogger
+from harness9.service.runs import (
+    AgentService,
+    RunCancelled,
+    RunContext,
+    RunError,
+    RunRequest,
+    RunWiring,
+    UnknownSession,
+)
+from harness9.service.sessions import iso_time
+from harness9.service.settings import from_environment, resolve
+
+_log = logging.getLogger("harness9.acp")
+_block_log = logging.getLogger("harness9.engine")
+
+_STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
+
+
+class Harness9Agent:
+    """One client connection: its sessions' workspace roots, on one `AgentService`, with the
+    settings of `--settings` over the environment's."""
+
+    def __init__(
+        self, service: AgentService | None = None, settings: dict[str, Any] | None = None
+    ) -> None:
+        self.service = service if service is not None else AgentService()
+        self.settings = settings or {}  # `--settings`, over the environment
+        self._client: Client | None = None
+        self._roots: dict[str, str] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        """Keep the connection: updates and permission requests go through it."""
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        """The client connection (set before the first message is read)."""
+        assert self._client is not None, "on_connect runs before any request"
+        return self._client
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        """Protocol version 1; sessions load; prompts take text and embedded context (the
+        answer `hello` gives when it answers before the SDK has loaded)."""
+        return InitializeResponse.model_validate(INITIALIZE_RESULT)
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """No authentication: the model's API keys come from the environment."""
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """A new session whose tools act on `cwd`."""
+        root = _workspace_root(cwd)
+        _mcp_unsupported(mcp_servers)
+        session = self.service.session(None, root)
+        self._roots[session.id] = root
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Show a session again (`session/update`s of its history), then answer."""
+        root = _workspace_root(cwd)
+        _mcp_unsupported(mcp_servers)
+        try:
+            session = self.service.known_session(session_id)
+        except UnknownSession as exc:
+            raise invalid_params("sessionId", str(exc)) from None
+        except RunError as exc:  # another harness9 process holds it
+            raise request_failed(exc) from None
+        self._roots[session_id] = root
+        stream = UpdateStream(self.client, session_id)
+        replay(session.history, stream, root)
+        await stream.drain()
+        return LoadSessionResponse()
+
+    async def prompt(self, session_id: str, prompt: Sequence[Any], **kwargs: Any) -> PromptResponse:
+        """One run on the session; answers when it ends, after its last update."""
+        root = self._roots.get(session_id)
+        if root is None:
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        text = prompt_text(prompt, root)
+        settings = resolve(from_environment(os.environ), self.settings)
+        stream = UpdateStream(self.client, session_id)
+
+        async def wire(context: RunContext) -> RunWiring:
+            subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
+            return RunWiring(subscribers, ClientApprover(self.client, session_id, root, stream))
+
+        # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
+        # this handler's task means the connection is closing and must stay a cancellation.
+        run = asyncio.ensure_future(
+            self.service.run(RunRequest(text, root, settings, session_id), wire)
+        )
+        try:
+            outcome = await run
+        except RunCancelled:
+            if _closing():
+                raise asyncio.CancelledError from None
+            return PromptResponse(stop_reason="cancelled")
+        except UnknownSession as exc:
+            raise invalid_params("sessionId", str(exc)) from None
+        except RunError as exc:
+            raise request_failed(exc) from None
+        finally:
+            await stream.drain()
+        result = outcome.result
+        usage = result.usage
+        return PromptResponse(
+            stop_reason=_STOP_REASONS.get(result.status, "end_turn"),
+            usage=Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                total_tokens=usage.input_tokens + usage.output_tokens,
+            ),
+        )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The stored sessions of `cwd` (else of every workspace this client opened), newest
+        first; all in one page."""
+        roots = [_workspace_root(cwd)] if cwd is not None else sorted(set(self._roots.values()))
+        metas = [meta for root in roots for meta in self.service.stored_sessions(root)]
+        metas.sort(key=lambda meta: meta.updated_at, reverse=True)
+        return ListSessionsResponse(sessions=[
+            SessionInfo(
+                session_id=meta.session_id,
+                cwd=meta.workspace_root,
+                title=meta.title or None,
+                updated_at=iso_time(meta.updated_at),
+            )
+            for meta in metas
+        ])
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
+        await self.service.cancel(None, session_id)
+
+
+def _closing() -> bool:
+    """Whether the current task is being cancelled (the SDK closing the connection)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _workspace_root(cwd: str) -> str:
+    """`cwd` as the workspace root: an absolute path to an existing folder."""
+    if not os.path.isabs(cwd):
+        raise invalid_params("cwd", f"must be an absolute path, got {cwd!r}")
+    if not os.path.isdir(cwd):
+        raise invalid_params("cwd", f"{cwd} is not a folder")
+    return cwd
+
+
+def _mcp_unsupported(servers: Sequence[Any] | None) -> None:
+    if servers:
+        names = ", ".join(getattr(s, "name", "?") for s in servers)
+        _log.warning("MCP servers are not supported yet; not starting: %s", names)

@@ -1,0 +1,91 @@
+"""Process set-up for `harness9 acp`: newline-delimited JSON-RPC on a private stdio channel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+from typing import Any, cast
+
+from harness9.acp.hello import answer_initialize
+from harness9.service import stdio
+from harness9.service.settings import merge_client
+
+_log = logging.getLogger("harness9.acp")
+
+STREAM_LIMIT = 50 * 1024 * 1024  # one message may carry a large embedded resource
+
+
+async def _pipes(
+    rpc_in: int, rpc_out: int, unread: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """asyncio streams over the protocol's private file descriptors (`unread`: bytes already
+    taken from `rpc_in` that the SDK must still read)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=STREAM_LIMIT)
+    if unread:
+        reader.feed_data(unread)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(rpc_in, "rb", 0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(rpc_out, "wb", 0)
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def read_settings(raw: str | None) -> dict[str, Any]:
+    """`--settings`: a JSON object, or @FILE holding one; validated as client settings
+    (invalid keys are logged and ignored, as for an editor's initializationOptions)."""
+    if raw is None:
+        return {}
+    try:
+        if raw.startswith("@"):
+            with open(raw[1:], encoding="utf-8") as file:
+                raw = file.read()
+        value = json.loads(raw)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SystemExit(f"harness9 acp: --settings: {exc}") from None
+    settings, problems = merge_client({}, value)
+    for problem in problems:
+        _log.warning("ignoring invalid setting: %s", problem)
+    return settings
+
+
+async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], unread: bytes) -> None:
+    """Serve one client until it closes the connection."""
+    from acp import Agent, run_agent
+
+    from harness9.acp.agent import Harness9Agent
+
+    reader, writer = await _pipes(rpc_in, rpc_out, unread)
+    # The SDK's `Agent` protocol lists every optional method; the router answers "method not
+    # found" for those an agent leaves out, as we do for session modes, forks and the like.
+    agent = Harness9Agent(settings=settings)
+    try:
+        await run_agent(cast(Agent, agent), writer, reader)
+    finally:
+        agent.service.close()  # release the stored sessions this process holds
+
+
+def _load() -> None:
+    """Import the SDK and the agent while the client's `initialize` is answered without them."""
+    import harness9.acp.agent  # noqa: F401
+
+
+def main(raw_settings: str | None = None) -> None:
+    """`harness9 acp`: an ACP agent on stdin/stdout; logs go to stderr."""
+    stdio.configure_logging()
+    settings = read_settings(raw_settings)
+    rpc_in, rpc_out = stdio.claim_stdio()
+    stdio.exit_on_sigterm()
+    threading.Thread(target=_load, name="harness9-acp-load", daemon=True).start()
+    unread = answer_initialize(rpc_in, rpc_out)
+    try:
+        asyncio.run(serve(rpc_in, rpc_out, settings, unread))
+    finally:
+        from harness9.tools.process_reaper import kill_all_groups
+
+        kill_all_groups()

@@ -1,0 +1,136 @@
+"""Engine events → ACP `session/update`s: text and thought chunks, tool calls and their updates.
+
+Each tool call of an assistant message is announced (`tool_call`, `pending`) when the message
+is complete, goes `in_progress` when it starts, and ends `completed` or `failed` with its output
+as text content. A call that changed a file also carries `diff` content with the file's text
+before and after: the file is read when the call starts and again when it ends (up to
+`DIFF_LIMIT` bytes; larger or binary files get no diff). Calls running at the same time on the
+same file may show each other's changes, as their `changedFilesSharedWith` says on the LSP side.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from acp import start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    TerminalToolCallContent,
+    ToolCallStatus,
+    UsageUpdate,
+)
+
+from harness9.acp.calls import kind_of, locations_of, raw_input, target_path, title_of
+from harness9.acp.stream import UpdateStream
+from harness9.engine.events import (
+    AssistantMessage,
+    Event,
+    TextDelta,
+    ThinkingDone,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+)
+from harness9.schema import ToolCall, ToolResult
+from harness9.tools.approval_policy import EDIT_TOOLS
+from harness9.tools.base import ToolError
+from harness9.tools.safe_path import open_beneath
+
+DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
+
+_MISSING = object()  # the file does not exist (old text of a new file)
+_UNREADABLE = object()  # too large, binary, or outside the workspace: no diff
+
+ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+
+
+def read_for_diff(root: str, path: str) -> str | object:
+    """The file's text, `_MISSING`, or `_UNREADABLE` (read through the workspace sandbox)."""
+    try:
+        with open_beneath(root, path, os.O_RDONLY) as (fd, _):
+            data = os.read(fd, DIFF_LIMIT + 1)
+    except FileNotFoundError:
+        return _MISSING
+    except (ToolError, OSError):
+        return _UNREADABLE
+    if len(data) > DIFF_LIMIT or b"\0" in data:
+        return _UNREADABLE
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _UNREADABLE
+
+
+def start_update(call: ToolCall, root: str) -> Any:
+    """The `tool_call` announcing `call` (pending)."""
+    return start_tool_call(
+        call.id,
+        title_of(call, root),
+        kind=kind_of(call.name),
+        status="pending",
+        locations=locations_of(call, root),
+        raw_input=raw_input(call),
+    )
+
+
+def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None = None) -> Any:
+    """The `tool_call_update` ending `call`: its status and output (and diff)."""
+    content: list[ToolContent] = [tool_content(text_block(result.output))]
+    if diff is not None:
+        content.append(diff)
+    status: ToolCallStatus = "failed" if result.is_error else "completed"
+    return update_tool_call(call.id, status=status, content=content)
+
+
+class RunUpdates:
+    """The event subscriber of one prompt turn."""
+
+    def __init__(self, stream: UpdateStream, root: str) -> None:
+        self._stream = stream
+        self._root = root
+        self._streamed_turns: set[int] = set()
+        self._before: dict[str, str | object] = {}
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TextDelta():
+                self._streamed_turns.add(event.turn)
+                self._stream.text("message", event.text)
+            case ThinkingDone():
+                self._stream.text("thought", event.text)
+            case AssistantMessage():
+                self._message(event)
+            case ToolStarted():
+                self._started(event.call)
+            case ToolFinished():
+                self._finished(event.call, event.result)
+            case UsageReported() if event.context_window > 0:
+                used = event.usage.input_tokens + event.usage.output_tokens
+                self._stream.push(UsageUpdate(
+                    session_update="usage_update", used=used, size=event.context_window
+                ))
+
+    def _message(self, event: AssistantMessage) -> None:
+        if event.turn not in self._streamed_turns:  # not streamed: the text comes whole
+            self._stream.text("message", event.text)
+        for call in event.tool_calls:
+            self._stream.push(start_update(call, self._root))
+
+    def _started(self, call: ToolCall) -> None:
+        path = target_path(call, self._root) if call.name in EDIT_TOOLS else None
+        if path is not None:
+            self._before[call.id] = read_for_diff(self._root, path)
+        self._stream.push(update_tool_call(call.id, status="in_progress"))
+
+    def _finished(self, call: ToolCall, result: ToolResult) -> None:
+        before = self._before.pop(call.id, _UNREADABLE)
+        diff = None
+        path = target_path(call, self._root)
+        if not result.is_error and before is not _UNREADABLE and path is not None:
+            after = read_for_diff(self._root, path)
+            if isinstance(after, str):
+                old = before if isinstance(before, str) else None
+                diff = tool_diff_content(path, after, old)
+        self._stream.push(finish_update(call, result, diff))

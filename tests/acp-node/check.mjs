@@ -1,0 +1,103 @@
+// An independent ACP client: the official TypeScript SDK runs one prompt against `harness9 acp`
+// (a scripted model, approvals "ask") and checks what comes back. Exit code 0 when all holds.
+//
+// HARNESS9_PYTHON names the Python to run `-m harness9 acp` with (default: the repo's .venv).
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import * as acp from "@agentclientprotocol/sdk";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const python = process.env.HARNESS9_PYTHON ?? resolve(here, "../../.venv/bin/python");
+
+const script = {
+  turns: [
+    {
+      text: "Reading, then editing.",
+      tool_calls: [
+        { id: "c-read", name: "read_file", arguments: { path: "a.txt" } },
+        { id: "c-edit", name: "edit_file",
+          arguments: { path: "a.txt", source_text: "alpha", target_text: "omega" } },
+      ],
+    },
+    { text: "Done: a.txt now says omega." },
+  ],
+};
+
+const root = mkdtempSync(join(tmpdir(), "harness9-acp-node-"));
+const workspace = join(root, "ws");
+const state = join(root, "state");
+mkdirSync(workspace);
+mkdirSync(state);
+writeFileSync(join(workspace, "a.txt"), "alpha\n");
+writeFileSync(join(root, "replay.json"), JSON.stringify(script));
+
+const agent = spawn(python, ["-m", "harness9", "acp"], {
+  stdio: ["pipe", "pipe", "inherit"],
+  env: {
+    ...process.env,
+    HARNESS9_PROVIDER: "replay",
+    HARNESS9_REPLAY: join(root, "replay.json"),
+    HARNESS9_APPROVALS: "ask",
+    HARNESS9_STATE_DIR: state,
+    HARNESS9_LOG_LEVEL: "WARNING",
+  },
+});
+const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
+
+const updates = [];
+const permissions = [];
+const app = acp
+  .client({ name: "harness9-node-check" })
+  .onNotification("session/update", ({ params }) => { updates.push(params.update); })
+  .onRequest("session/request_permission", ({ params }) => {
+    permissions.push(params);
+    return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  });
+
+const timer = setTimeout(() => { console.error("timed out"); process.exit(1); }, 20000);
+try {
+  await app.connectWith(stream, async (ctx) => {
+    const init = await ctx.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    assert.equal(init.protocolVersion, 1);
+    assert.equal(init.agentCapabilities.loadSession, true);
+    const { sessionId } = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+    const answer = await ctx.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "change alpha to omega in a.txt" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+  });
+  const text = updates.filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text).join("");
+  assert.equal(text, "Reading, then editing.Done: a.txt now says omega.");
+  const of = (id) => updates.filter((u) => u.toolCallId === id);
+  for (const id of ["c-read", "c-edit"]) {
+    const statuses = of(id).map((u) => u.status);
+    assert.deepEqual(statuses, ["pending", "in_progress", "completed"], `${id}: ${statuses}`);
+  }
+  assert.equal(of("c-read")[0].kind, "read");
+  assert.equal(of("c-edit")[0].kind, "edit");
+  assert.deepEqual(of("c-edit")[0].locations, [{ path: join(workspace, "a.txt") }]);
+  const diff = of("c-edit").at(-1).content.find((c) => c.type === "diff");
+  assert.deepEqual(diff, { type: "diff", path: join(workspace, "a.txt"),
+                           oldText: "alpha\n", newText: "omega\n" });
+  assert.equal(permissions.length, 1);
+  assert.equal(permissions[0].toolCall.toolCallId, "c-edit");
+  assert.deepEqual(permissions[0].options.map((o) => o.kind),
+                   ["allow_once", "allow_always", "reject_once"]);
+  assert.equal(readFileSync(join(workspace, "a.txt"), "utf8"), "omega\n");
+  console.log(`acp-node: ok (${updates.length} updates, 1 permission request)`);
+} finally {
+  clearTimeout(timer);
+  agent.stdin.end();
+  agent.kill();
+  rmSync(root, { recursive: true, force: true });
+}

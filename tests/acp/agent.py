@@ -1,0 +1,147 @@
+"""Drive `harness9 acp` as a subprocess through the ACP Python SDK's client side."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+from acp import PROTOCOL_VERSION, Agent, Client, spawn_agent_process, text_block
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    PermissionOption,
+    PromptResponse,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
+
+Answer = str | None  # an option id to select, or None for the `cancelled` outcome
+
+
+class RecordingClient:
+    """An ACP client that records every `session/update` and answers permission requests
+    from a script (`answers`, in order; `allow_once` when it runs out)."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.permissions: list[dict[str, Any]] = []
+        self.answers: list[Answer] = []
+        self.answer_delay = 0.0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        self.permissions.append({
+            "sessionId": session_id,
+            "callAnnounced": any(getattr(u, "tool_call_id", None) == tool_call.tool_call_id
+                                 for _, u in self.updates),
+            "toolCall": tool_call.model_dump(by_alias=True, exclude_none=True),
+            "options": [o.model_dump(by_alias=True, exclude_none=True) for o in options],
+        })
+        await asyncio.sleep(self.answer_delay)
+        answer = self.answers.pop(0) if self.answers else "allow_once"
+        if answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=answer)
+        )
+
+    def of(self, session_id: str) -> list[dict[str, Any]]:
+        """The updates of a session as wire dicts, in arrival order."""
+        return [
+            u.model_dump(by_alias=True, exclude_none=True)
+            for sid, u in self.updates if sid == session_id
+        ]
+
+    def kinds(self, session_id: str) -> list[str]:
+        """`sessionUpdate` of each update of the session."""
+        return [u["sessionUpdate"] for u in self.of(session_id)]
+
+    def text(self, session_id: str, kind: str = "agent_message_chunk") -> str:
+        """The joined text of the session's chunks of `kind`."""
+        return "".join(u["content"]["text"] for u in self.of(session_id)
+                       if u["sessionUpdate"] == kind)
+
+    def tool_updates(self, session_id: str, call_id: str) -> list[dict[str, Any]]:
+        """`tool_call` and `tool_call_update`s of one call, in order."""
+        return [u for u in self.of(session_id)
+                if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+                and u["toolCallId"] == call_id]
+
+    async def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20
+                       ) -> None:
+        """Wait until some update satisfies `predicate`."""
+        async with asyncio.timeout(timeout):
+            while not any(predicate(u.model_dump(by_alias=True, exclude_none=True))
+                          for _, u in self.updates):
+                await asyncio.sleep(0.02)
+
+
+class AcpAgent:
+    """A started `harness9 acp`: the connection, its process, and the recording client."""
+
+    def __init__(self, conn: ClientSideConnection, process: Any, client: RecordingClient,
+                 stderr: Path) -> None:
+        self.conn = conn
+        self.process = process
+        self.client = client
+        self.stderr = stderr
+
+    async def new_session(self, root: Path) -> str:
+        """`session/new` on `root`; returns the session id."""
+        return (await self.conn.new_session(cwd=str(root), mcp_servers=[])).session_id
+
+    async def prompt(self, session_id: str, text: str, *blocks: Any) -> PromptResponse:
+        """`session/prompt` with `text` (and more content blocks)."""
+        return await self.conn.prompt(session_id=session_id, prompt=[text_block(text), *blocks])
+
+
+StartAgent = Callable[..., Any]
+
+
+@asynccontextmanager
+async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
+    """Yields `start(env=…, settings=…, initialize=True)`, an async function starting an agent
+    (approvals yolo unless `env` says otherwise); every agent started is stopped afterwards."""
+    async with AsyncExitStack() as stack:
+        count = 0
+
+        async def start(
+            env: dict[str, str] | None = None,
+            settings: dict[str, Any] | None = None,
+            initialize: bool = True,
+        ) -> AcpAgent:
+            nonlocal count
+            count += 1
+            stderr_path = logs / f"acp-{count}.stderr"
+            stderr = stack.enter_context(stderr_path.open("wb"))
+            client = RecordingClient()
+            conn, process = await stack.enter_async_context(spawn_agent_process(
+                cast(Client, client), sys.executable, "-m", "harness9", "acp",
+                *(["--settings", json.dumps(settings)] if settings else []),
+                env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
+                transport_kwargs={"stderr": stderr.fileno()},
+            ))
+            agent = AcpAgent(conn, process, client, stderr_path)
+            if initialize:
+                await conn.initialize(
+                    protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+                )
+            return agent
+
+        yield start
+
+
+__all__ = ["AcpAgent", "Agent", "RecordingClient", "StartAgent", "agent_factory"]
