@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from harness9.schema import ChangedFile, Message
 from harness9.tools.approval_policy import SessionApprovals
+from harness9.tools.seen_files import SeenFiles
 
 
 def new_id(prefix: str) -> str:
@@ -51,6 +52,7 @@ class Session:
     approvals: SessionApprovals = field(default_factory=SessionApprovals)
     checkpoints: list[SessionCheckpoint] = field(default_factory=list)
     restoring: bool = False  # a restore is under way: no run may start
+    seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""
