@@ -26,7 +26,7 @@ from harness9.tools.safe_path import open_beneath, resolve_beneath
 Via = Literal["editor", "disk"]
 NEW_FILE_MODE = 0o644
 # A file larger than this is fingerprinted by its size and time, not by reading all of it.
-_HASHED_BYTES = 64 << 20
+_HASHED_BYTES = 8 << 20
 
 
 @dataclass(frozen=True, slots=True)
