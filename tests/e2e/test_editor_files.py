@@ -130,10 +130,13 @@ async def test_edits_through_the_editor_can_be_turned_off(
     fake_llm.script([Reply("", [edit("alpha", "beta")]), Reply("ok")])
     daemon = await daemon_for(start, fake_llm, workspace, init={"editsThroughEditor": False})
     editor = Editor(daemon)
-    editor.open(workspace / "a.txt", "alpha\n")
+    editor.open(workspace / "a.txt", "alpha\nunsaved\n")
     result = await daemon.run(prompt="edit")
     (done,) = finished(daemon, result["runId"])
     assert (done["kind"], done["via"], editor.edits) == ("tool_completed", "disk", [])
+    # Matched against, and written to, the disk; the buffer is the user's.
+    assert (workspace / "a.txt").read_text() == "beta\n"
+    assert editor.text(workspace / "a.txt") == "alpha\nunsaved\n"
 
 
 async def test_a_document_closed_before_the_edit_is_edited_on_disk(

@@ -81,8 +81,9 @@ class EditorWorkspace(DiskWorkspace):
         return page_of(data, offset, limit, fingerprint, note)
 
     async def read_text(self, path: str) -> FileText | None:
-        """The open document's text, else the file on disk."""
-        document = self.document(path)
+        """The open document's text, else the file on disk. (When edits go to the disk, they
+        are matched against the disk too.)"""
+        document = self.document(path) if self._through_editor else None
         if document is None:
             return await super().read_text(path)
         _, fingerprint = self._encode(document)
