@@ -35,6 +35,7 @@ CASES = (
     "sessions",
     "history",
     "acp",
+    "editor_files",
 )
 
 

@@ -109,9 +109,11 @@ async def started(
     argv: tuple[str, ...] = DAEMON,
     settings: dict[str, Any] | None = None,
     state: Path | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> AsyncIterator[Daemon]:
-    """Spawn `argv`, initialize it on `workspace` with the client `settings`, and shut it down
-    afterwards. Its sessions and checkpoints go to `state`, else a temporary folder.
+    """Spawn `argv`, initialize it on `workspace` with the client `settings` (and client
+    `capabilities`), and shut it down afterwards. Its sessions and checkpoints go to `state`,
+    else a temporary folder.
 
     The child's stderr goes to a temporary file, shown when the child fails to answer.
     """
@@ -123,7 +125,7 @@ async def started(
         client = await RpcClient.spawn(argv, env, REPO, log)
         try:
             try:
-                params = initialize_params(workspace, settings)
+                params = initialize_params(workspace, settings, capabilities)
                 await client.request("initialize", params, timeout=30)
             except Exception as exc:
                 raise RuntimeError(f"{' '.join(argv)} did not start: {_tail(log)}") from exc

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -47,6 +47,7 @@ class RpcClient:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 0
         self._waiters: list[tuple[str, asyncio.Future[Note]]] = []
+        self.on_request: Callable[[str, Any], Any] | None = None
         self._reader = asyncio.ensure_future(self._read_loop())
 
     @classmethod
@@ -128,8 +129,11 @@ class RpcClient:
             else:
                 future.set_result(message.get("result"))
         elif "id" in message:
-            # A request from the server (progress token, configuration): accept it.
-            self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            # A request from the server: `on_request` answers it, else it is accepted (progress
+            # token, configuration).
+            answer = self.on_request(message["method"], message.get("params")) \
+                if self.on_request is not None else None
+            self._send({"jsonrpc": "2.0", "id": message["id"], "result": answer})
         else:
             note = Note(now(), message["method"], message.get("params"))
             run_id = note.params.get("runId") if isinstance(note.params, dict) else None
@@ -177,15 +181,17 @@ def _content_length(header: bytes) -> int:
     raise ConnectionError(f"no Content-Length in {header!r}")
 
 
-def initialize_params(root: Path, settings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`initialize` params for a client with one workspace folder and no optional features,
-    with `settings` as its initializationOptions."""
+def initialize_params(
+    root: Path, settings: dict[str, Any] | None = None, capabilities: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`initialize` params for a client with one workspace folder and `capabilities` (default:
+    no optional features), with `settings` as its initializationOptions."""
     uri = root.as_uri()
     params: dict[str, Any] = {
         "processId": os.getpid(),
         "rootUri": uri,
         "workspaceFolders": [{"uri": uri, "name": root.name}],
-        "capabilities": {},
+        "capabilities": capabilities or {},
     }
     if settings is not None:
         params["initializationOptions"] = settings

@@ -41,6 +41,14 @@ For example (:provider \"openai\" :model \"gpt-4o\"), or with approval rules
 \(:approvals (:mode \"ask\" :allow [\"bash(npm test)\"]))."
   :type 'plist)
 
+(defcustom harness9-synced-modes nil
+  "Major modes whose buffers in the project eglot syncs with the daemon.
+The agent then reads their text as shown, unsaved changes included,
+and its edits of them land in the buffer (through `workspace/applyEdit')
+and in its undo.  A buffer is managed by one eglot server only: list
+modes no other language server handles, e.g. (text-mode markdown-mode)."
+  :type '(repeat symbol))
+
 (defcustom harness9-run-params nil
   "Plist of extra `agent/run' params for every run.
 For example (:maxTurns 10 :thinking t)."
@@ -307,7 +315,8 @@ For example (:maxTurns 10 :thinking t)."
           (setq default-directory root)
           (let ((eglot-sync-connect t)
                 (contact (harness9--contact)))
-            (eglot '(harness9-mode) project (car contact) (cdr contact) "harness9"))))))
+            (eglot (cons 'harness9-mode harness9-synced-modes)
+                   project (car contact) (cdr contact) "harness9"))))))
 
 ;;;; Notifications
 

@@ -40,6 +40,6 @@ if [ -n "${H9_ONLY:-}" ]; then # H9_ONLY="approve stock" runs those scenarios on
   for name in $H9_ONLY; do run_scenario "$name"; done
   exit 0
 fi
-for name in run cancel nodaemon approve approvecancel stock restore; do
+for name in run cancel nodaemon approve approvecancel stock restore applyedit; do
   run_scenario "$name"
 done

@@ -63,6 +63,20 @@ class FileChanges:
 
 
 @dataclass(frozen=True, slots=True)
+class FileEdit:
+    """What a file tool changed in one file: its workspace-relative path, a unified diff (cut
+    at a number of lines, then `diff_truncated`), the lines added and removed, and whether the
+    change went through the user's editor or straight to the disk (`via`)."""
+
+    path: str
+    diff: str
+    added: int
+    removed: int
+    via: str
+    diff_truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one tool call: the text the model will read, and whether it is an error.
 
@@ -78,6 +92,7 @@ class ToolResult:
     truncated: bool = False
     duration_ms: float = 0.0
     changes: FileChanges | None = None  # what the call changed in the workspace, when measured
+    edit: FileEdit | None = None  # what a file tool changed in its file
 
 
 @dataclass(frozen=True, slots=True)

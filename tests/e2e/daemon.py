@@ -43,10 +43,14 @@ class Daemon:
     def __init__(self, client: LanguageClient) -> None:
         self.client = client
         self.progress: list[dict[str, Any]] = []
+        # Called with each notification as it arrives (a test's editor reacting to the run).
+        self.on_progress: Callable[[dict[str, Any]], None] | None = None
 
         @client.feature("agent/progress")
         def _on_progress(ls: Any, params: Any) -> None:  # pygls passes the client as `ls`
             self.progress.append(dict(params))
+            if self.on_progress is not None:
+                self.on_progress(dict(params))
 
     async def request(self, method: str, params: Any, msg_id: int | None = None) -> Any:
         """Send a request and await its result (raising the JSON-RPC error as an exception)."""
@@ -79,8 +83,9 @@ StartDaemon = Callable[..., Awaitable[Daemon]]
 
 @asynccontextmanager
 async def daemon_factory() -> AsyncIterator[StartDaemon]:
-    """Yields `start(root, env=…, init=…, work_done=…, initialize=…, approval_requests=…)`;
-    stops them all. Daemons run with HARNESS9_APPROVALS=yolo unless `env` says otherwise."""
+    """Yields `start(root, env=…, init=…, work_done=…, initialize=…, approval_requests=…,
+    apply_edit=…)`; stops them all. Daemons run with HARNESS9_APPROVALS=yolo unless `env` says
+    otherwise."""
     started: list[LanguageClient] = []
 
     async def start(
@@ -92,6 +97,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         folders: list[Path] | None = None,
         initialize: bool = True,
         approval_requests: bool = False,
+        apply_edit: bool = True,
     ) -> Daemon:
         config = ClientServerConfig(
             server_command=SERVER,
@@ -106,6 +112,8 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
             params = _initialize_params(root, init, work_done, folders)
             if approval_requests:
                 params.capabilities.experimental = {"harness9": {"approvalRequests": True}}
+            if params.capabilities.workspace is not None:
+                params.capabilities.workspace.apply_edit = apply_edit
             await client.initialize_session(params)
         return daemon
 

@@ -62,7 +62,7 @@ async def test_each_level_on_a_big_file(workspace: Path, name: str) -> None:
     data, source, target, expected, level = CASES[name]
     (workspace / "big.py").write_bytes(data)
     arguments = json.dumps({"path": "big.py", "source_text": source, "target_text": target})
-    output = await EditFileTool(workspace).execute(arguments)
+    output = (await EditFileTool(workspace).execute(arguments)).text
     assert (workspace / "big.py").read_bytes() == expected
     assert output.startswith("成功修改文件: big.py")
     assert (f"(matched at level {level}" in output) == (level > 1)

@@ -35,7 +35,7 @@ async def test_case(case: Case, workspace: Path) -> None:
             assert str(refused.value) == case.message
         assert file.read_bytes() == case.file_bytes
         return
-    output = await tool.execute(arguments)
+    output = (await tool.execute(arguments)).text
     assert file.read_bytes() == case.expect_bytes
     assert output.splitlines()[0] == f"成功修改文件: {case.path}"
     if case.message is not None:

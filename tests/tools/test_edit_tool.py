@@ -25,7 +25,7 @@ def args(path: str, source: str, target: str) -> str:
 
 
 async def edit(workspace: Path, path: str, source: str, target: str) -> str:
-    return await EditFileTool(workspace).execute(args(path, source, target))
+    return (await EditFileTool(workspace).execute(args(path, source, target))).text
 
 
 def test_definition_offers_the_seed_parameters(workspace: Path) -> None:
@@ -169,7 +169,7 @@ signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being kill
 resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
 args = json.dumps({"path": "data.txt", "source_text": "old", "target_text": "n" * 1_000_000})
 try:
-    print(asyncio.run(EditFileTool(sys.argv[1]).execute(args)))
+    print(asyncio.run(EditFileTool(sys.argv[1]).execute(args)).text)
 except ToolError as exc:
     print(exc)
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness9.tools.base import ToolError
+from harness9.tools.read_file import ReadFileTool
+from harness9.tools.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
 
 
@@ -27,7 +30,12 @@ def _umask() -> Iterator[None]:
 
 
 async def write(workspace: Path, path: str, content: str) -> str:
-    return await WriteFileTool(workspace).execute(json.dumps({"path": path, "content": content}))
+    """write_file as the model uses it: an existing file is read first (the stale guard)."""
+    seen = SeenFiles()
+    with contextlib.suppress(ToolError):
+        await ReadFileTool(workspace, seen=seen).execute(json.dumps({"path": path}))
+    tool = WriteFileTool(workspace, seen=seen)
+    return (await tool.execute(json.dumps({"path": path, "content": content}))).text
 
 
 async def write_error(workspace: Path, path: str, content: str = "x") -> str:
@@ -134,12 +142,16 @@ async def test_unencodable_content_writes_nothing(workspace: Path) -> None:
 _LIMITED_WRITER = """
 import asyncio, json, resource, signal, sys
 from harness9.tools.base import ToolError
+from harness9.tools.read_file import ReadFileTool
+from harness9.tools.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being killed
 resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
 args = json.dumps({"path": "data.txt", "content": "n" * 1_000_000})
+seen = SeenFiles()
+asyncio.run(ReadFileTool(sys.argv[1], seen=seen).execute('{"path": "data.txt"}'))
 try:
-    print(asyncio.run(WriteFileTool(sys.argv[1]).execute(args)))
+    print(asyncio.run(WriteFileTool(sys.argv[1], seen=seen).execute(args)).text)
 except ToolError as exc:
     print(exc)
 """
@@ -164,9 +176,13 @@ def test_failure_mid_write_leaves_the_old_file_and_no_temp_file(workspace: Path)
 
 _KILLED_WRITER = """
 import asyncio, json, sys
+from harness9.tools.read_file import ReadFileTool
+from harness9.tools.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
 args = json.dumps({"path": "data.txt", "content": "n" * 64_000_000})
-asyncio.run(WriteFileTool(sys.argv[1]).execute(args))
+seen = SeenFiles()
+asyncio.run(ReadFileTool(sys.argv[1], seen=seen).execute('{"path": "data.txt"}'))
+asyncio.run(WriteFileTool(sys.argv[1], seen=seen).execute(args))
 """
 
 

@@ -180,5 +180,32 @@ rejects it too; the buffer and the workspace show all three."
                        "■ completed · 2 turns · 3 tool calls · N in / N out tokens")))
       (harness9-test--check-seqs))))
 
+;; The agent reads a buffer with unsaved text and edits it through eglot's applyEdit handler.
+(ert-deftest harness9-test-apply-edit ()
+  "A synced buffer: read_file sees its unsaved line; the agent's edit shows in the buffer
+and, the same text, on disk."
+  (let ((harness9-synced-modes '(text-mode))
+        (eglot-confirm-server-initiated-edits nil))
+    (harness9-test--with-daemon "applyedit"
+      (let ((buf (find-file-noselect (expand-file-name "a.txt" ws))))
+        (unwind-protect
+            (with-current-buffer buf
+              (should (eglot-managed-p))
+              (goto-char (point-max))
+              (insert "typed, not saved\n")
+              (eglot--signal-textDocument/didChange) ; eglot would send it when idle
+              (should (equal (plist-get (harness9-run-and-wait "edit a.txt") :status)
+                             "completed"))
+              (should (string-match-p "typed, not saved" (harness9-test--text)))
+              (harness9-test--wait "the edit in the buffer"
+                                   (lambda () (equal (buffer-string)
+                                                     "hello from the agent\ntyped, not saved\n")))
+              (should (equal (with-temp-buffer
+                               (insert-file-contents (expand-file-name "a.txt" ws))
+                               (buffer-string))
+                             "hello from the agent\ntyped, not saved\n")))
+          (with-current-buffer buf (set-buffer-modified-p nil))
+          (kill-buffer buf))))))
+
 (provide 'harness9-test)
 ;;; harness9-test.el ends here

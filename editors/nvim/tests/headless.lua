@@ -1,5 +1,6 @@
 -- Headless end-to-end test of the plugin against the real daemon with a scripted model.
--- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock | restore), H9_DAEMON,
+-- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock | restore |
+-- applyedit), H9_DAEMON,
 -- H9_REPLAY, H9_WORKSPACE.
 -- The daemon is configured through init_options only (the environment names no provider).
 -- Exits 0 on success; on a mismatch prints the run buffer and the log to stderr and exits 1.
@@ -455,6 +456,30 @@ local function scenario_stock()
   expect_equal("two.txt (rejected)", nil, workspace_file("two.txt"))
 end
 
+-- The agent reads a buffer with unsaved text and edits it: Neovim's stock workspace/applyEdit
+-- handler applies the edit to the buffer (one undo step, the user's text kept), and the daemon
+-- writes the same text to disk.
+local function scenario_applyedit()
+  local path = os.getenv("H9_WORKSPACE") .. "/a.txt"
+  vim.cmd("edit " .. vim.fn.fnameescape(path)) -- the plugin attaches it to the daemon
+  local buf = vim.api.nvim_get_current_buf()
+  vim.cmd("normal! otyped, not saved")
+  vim.cmd("Harness9Run edit a.txt")
+  wait_for("the end of the run", function()
+    return not harness9.running()
+  end)
+  if not has_line("typed, not saved")() then
+    fail("read_file should have shown the unsaved line of the buffer")
+  end
+  expect_equal("the buffer", { "hello from the agent", "typed, not saved" },
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  expect_equal("a.txt on disk", "hello from the agent\ntyped, not saved\n", workspace_file("a.txt"))
+  vim.api.nvim_set_current_buf(buf)
+  vim.cmd("normal! u")
+  expect_equal("the buffer after u", { "hello from a.txt", "typed, not saved" },
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+end
+
 -- Starts the daemon and, once it is initialized, sends an empty didChangeConfiguration, as
 -- Neovim 0.11+ does on its own right after connecting: the init options must survive it.
 local function connect()
@@ -494,6 +519,7 @@ local function main()
     approvecancel = scenario_approvecancel,
     stock = scenario_stock,
     restore = scenario_restore,
+    applyedit = scenario_applyedit,
   })[scenario_name]
   if not scenario then
     fail("unknown H9_SCENARIO " .. tostring(scenario_name))

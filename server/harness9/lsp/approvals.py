@@ -11,7 +11,6 @@ allow. When the run is cancelled while a question is open, the question is cance
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 
+from harness9.lsp.client_requests import ask_client, field_of
 from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest
 
 _log = logging.getLogger("harness9.lsp")
@@ -29,7 +29,6 @@ OPTIONS = [
     {"id": Answer.REJECT.value, "label": "Reject"},
 ]
 _BY_LABEL = {option["label"]: Answer(option["id"]) for option in OPTIONS}
-_ids = itertools.count(1)
 
 
 def announces_approval_requests(capabilities: Any) -> bool:
@@ -89,15 +88,8 @@ class EditorApprover:
         return params
 
     async def _request(self, method: str, params: Any) -> Any:
-        msg_id = f"harness9-approval-{next(_ids)}"
-        future = self._protocol.send_request(method, params, msg_id=msg_id)
-        try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            # The run was cancelled: withdraw the question from the editor.
-            self._protocol._request_futures.pop(msg_id, None)
-            self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
-            raise
+        # Cancelling the run withdraws the question from the editor.
+        return await ask_client(self._protocol, method, params, "harness9-approval")
 
 
 def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
@@ -115,14 +107,9 @@ def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams
     )
 
 
-def _field(value: Any, name: str) -> Any:
-    """A field of an answer that may arrive as a dict or as an object."""
-    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
-
-
 def _read_answer(result: Any) -> ApprovalAnswer:
-    decision = _field(result, "decision")
-    message = _field(result, "message")
+    decision = field_of(result, "decision")
+    message = field_of(result, "message")
     try:
         answer = Answer(decision)
     except ValueError:
@@ -132,5 +119,5 @@ def _read_answer(result: Any) -> ApprovalAnswer:
 
 
 def _read_action(result: Any) -> ApprovalAnswer:
-    title = _field(result, "title") if result is not None else None
+    title = field_of(result, "title") if result is not None else None
     return ApprovalAnswer(_BY_LABEL.get(title, Answer.REJECT) if title else Answer.REJECT)

@@ -28,7 +28,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.lsp.transport import output_congested
-from harness9.schema import ChangedFile, FileChanges, ToolCall, Usage
+from harness9.schema import ChangedFile, FileChanges, FileEdit, ToolCall, Usage
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
@@ -137,6 +137,20 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields["reason"] = result.failure.value if result.failure else "error"
     if result.changes is not None:
         fields.update(wire_changes(result.changes))
+    if result.edit is not None:
+        fields.update(wire_edit(result.edit))
+    return fields
+
+
+def wire_edit(edit: FileEdit) -> dict[str, Any]:
+    """What a file tool changed: `path`, `diff`, `added`, `removed`, `via`, and
+    `diffTruncated: true` when the diff was cut."""
+    fields: dict[str, Any] = {
+        "path": edit.path, "diff": edit.diff, "added": edit.added, "removed": edit.removed,
+        "via": edit.via,
+    }
+    if edit.diff_truncated:
+        fields["diffTruncated"] = True
     return fields
 
 

@@ -22,6 +22,7 @@ from harness9.engine.events import (
 )
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approvals import EditorApprover, announces_approval_requests
+from harness9.lsp.documents import EditorWorkspace, applies_edits
 from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
@@ -109,7 +110,9 @@ async def execute_run(
         )
         rich = announces_approval_requests(ls.client_capabilities)
         approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
-        return RunWiring(run_observers.subscribers(), approver)
+        through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
+        workspace = EditorWorkspace(root, ls, through_editor=through_editor)
+        return RunWiring(run_observers.subscribers(), approver, workspace)
 
     try:
         return _result(await service.run(request, wire))

@@ -171,6 +171,28 @@ def on_configuration(ls: Harness9Server, params: types.DidChangeConfigurationPar
     ls.apply_client_settings(client_section(params.settings))
 
 
+# Registered so the server announces text document sync (incremental: open, change, close,
+# save); pygls itself keeps the documents, which the file tools read and edit through.
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def on_did_open(ls: Harness9Server, params: types.DidOpenTextDocumentParams) -> None:
+    """pygls has put the document in its workspace."""
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def on_did_change(ls: Harness9Server, params: types.DidChangeTextDocumentParams) -> None:
+    """pygls has applied the change to its copy of the document."""
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def on_did_close(ls: Harness9Server, params: types.DidCloseTextDocumentParams) -> None:
+    """pygls has dropped the document: the disk is the truth for it again."""
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def on_did_save(ls: Harness9Server, params: types.DidSaveTextDocumentParams) -> None:
+    """The buffer was written to disk (by the editor, which wrote it)."""
+
+
 @server.feature("agent/run")
 async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Run the agent loop on one prompt; answers when the loop ends."""

@@ -31,6 +31,7 @@ from harness9.tools.approval import (
 )
 from harness9.tools.approval_policy import DecidedBy
 from harness9.tools.registry import Middleware
+from harness9.tools.workspace import Workspace
 
 
 def build_engine(
@@ -43,10 +44,12 @@ def build_engine(
     *,
     batch_observer: BatchObserver | None = None,
     middleware: Sequence[Middleware] = (),
+    workspace: Workspace | None = None,
 ) -> AgentEngine:
     """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
     comes after the approval step (it sees only calls that may run), `batch_observer` hears
-    each tool batch."""
+    each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
+    session read and wrote on the session (the stale guard)."""
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -56,7 +59,11 @@ def build_engine(
         observer=ApprovalEvents(bus, turns),
     )
     registry = default_registry(
-        root, environment=tool_environment(settings), middleware=[step, *middleware]
+        root,
+        environment=tool_environment(settings),
+        middleware=[step, *middleware],
+        workspace=workspace,
+        seen=session.seen_files,
     )
     return AgentEngine(
         provider,

@@ -38,6 +38,7 @@ from harness9.service.shadow_git import GitError
 from harness9.service.state import state_dir
 from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
+from harness9.tools.workspace import Workspace
 
 _log = logging.getLogger("harness9.engine")
 
@@ -107,11 +108,13 @@ class RunContext:
 
 @dataclass(slots=True)
 class RunWiring:
-    """What a front-end plugs into one run: event subscribers and the approver (None: nobody
-    can be asked, so a call that needs asking is rejected)."""
+    """What a front-end plugs into one run: event subscribers, the approver (None: nobody
+    can be asked, so a call that needs asking is rejected) and the workspace the file tools
+    read and write through (None: the disk)."""
 
     subscribers: Sequence[Subscriber] = ()
     approver: Approver | None = None
+    workspace: Workspace | None = None
 
 
 Wire = Callable[[RunContext], Awaitable[RunWiring]]
@@ -296,7 +299,7 @@ class AgentService:
                 steps = [FileChangesStep(workspace)]
             engine = build_engine(
                 request.root, request.settings, session, bus, wiring.approver, turns,
-                batch_observer=observer, middleware=steps,
+                batch_observer=observer, middleware=steps, workspace=wiring.workspace,
             )
             result = await engine.run(request.prompt, session.history)
             _close(bus, finish, result.status)

@@ -10,6 +10,7 @@ from typing import Any
 
 from harness9.schema import ChangedFile, Message
 from harness9.tools.approval_policy import SessionApprovals
+from harness9.tools.seen_files import SeenFiles
 
 
 def iso_time(seconds: float) -> str:
@@ -61,6 +62,7 @@ class Session:
     restoring: bool = False  # a restore is under way: no run may start
     root: str = ""  # the workspace root of its first run
     runs: list[dict[str, Any]] = field(default_factory=list)  # finished runs, oldest first
+    seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

@@ -60,6 +60,7 @@ class RunSettings:
     context_window: int | None = None  # None: the model's known window, else 128000
     auto_compact: bool = True
     compact_at: float = 0.8  # the fraction of the window that triggers compaction
+    edits_through_editor: bool = True  # edits of open documents go through the editor
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
@@ -140,6 +141,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "contextWindow": ("context_window", _positive_int),
     "autoCompact": ("auto_compact", _boolean),
     "compactAt": ("compact_at", _fraction),
+    "editsThroughEditor": ("edits_through_editor", _boolean),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from harness9.schema import FileChanges, ToolDefinition, ToolFailure
+from harness9.schema import FileChanges, FileEdit, ToolDefinition, ToolFailure
 
 # The monotonic time by which the current tool call must finish, set by the registry from the
 # engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
@@ -55,12 +55,14 @@ class ToolRefused(ToolError):
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
     """Tool output with its accounting: the full size before truncation and whether it was cut,
-    and (added by a middleware that measured it) what the call changed in the workspace."""
+    (added by a middleware that measured it) what the call changed in the workspace, and (from
+    a file tool) the change it made to its file."""
 
     text: str
     bytes: int
     truncated: bool = False
     changes: FileChanges | None = None
+    edit: FileEdit | None = None
 
 
 def as_output(output: str | ToolOutput) -> ToolOutput:

@@ -10,6 +10,8 @@ from harness9.tools.edit_file import EditFileTool
 from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.tools.read_file import ReadFileTool
 from harness9.tools.registry import Middleware, Registry
+from harness9.tools.seen_files import SeenFiles
+from harness9.tools.workspace import DiskWorkspace, Workspace
 from harness9.tools.write_file import WriteFileTool
 
 
@@ -18,13 +20,19 @@ def default_registry(
     *,
     environment: ToolEnvironment = DEFAULT_TOOL_ENVIRONMENT,
     middleware: Sequence[Middleware] = (),
+    workspace: Workspace | None = None,
+    seen: SeenFiles | None = None,
 ) -> Registry:
     """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed;
     `environment` filters what the processes they start see of the daemon's environment, and
-    every call passes `middleware` (none by default: the seed's behaviour, no approval step)."""
+    every call passes `middleware` (none by default: the seed's behaviour, no approval step).
+    The file tools read and write through `workspace` (default: the disk) and share `seen`,
+    the files the session has read or written (default: none yet)."""
+    files = workspace if workspace is not None else DiskWorkspace(workdir)
+    known = seen if seen is not None else SeenFiles()
     registry = Registry(middleware)
-    registry.register(ReadFileTool(workdir))
-    registry.register(WriteFileTool(workdir))
-    registry.register(EditFileTool(workdir))
+    registry.register(ReadFileTool(workdir, workspace=files, seen=known))
+    registry.register(WriteFileTool(workdir, workspace=files, seen=known))
+    registry.register(EditFileTool(workdir, workspace=files, seen=known))
     registry.register(BashTool(workdir, environment=environment))
     return registry

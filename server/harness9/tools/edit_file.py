@@ -1,33 +1,35 @@
 """The `edit_file` tool: replace one unique piece of an existing workspace file.
 
-Matching is `apply_edit`'s five-level ladder (see `edit_apply`). The file is read and written as
-bytes, so its line endings, BOM and every byte outside the edit stay as they were; the write is
-atomic and keeps the file's mode and owner. Writes to one file are serialized across the whole
-daemon, and a file changed by another program between the read and the rename is read again,
-so no edit loses a concurrent change.
+Matching is `apply_edit`'s five-level ladder (see `edit_apply`), against the file's current
+text as the workspace port gives it (the editor's text of an open document, else the disk's).
+The text is read and written whole, so its line endings, BOM and everything outside the edit
+stay as they were; on disk the write is atomic and keeps the file's mode and owner. Writes to
+one file are serialized across the whole daemon, and a file changed by another program between
+the read and the write is read again, so no edit loses a concurrent change.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import stat
 from typing import Any
 
 from harness9.schema import ToolDefinition
-from harness9.tools.atomic import Owner, replace_in_folder
+from harness9.tools.approval_policy import relative_path
 from harness9.tools.base import (
     PATH_PROPERTY,
     ToolError,
+    ToolOutput,
     parse_arguments,
     string_property,
     tool_definition,
 )
-from harness9.tools.diff import unified_diff
+from harness9.tools.diff import file_edit, unified_diff
 from harness9.tools.edit_apply import EditOutcome, apply_edit
 from harness9.tools.edit_errors import EditError
 from harness9.tools.file_lock import file_lock
-from harness9.tools.safe_path import Location, open_beneath, safe_path
+from harness9.tools.safe_path import safe_path
+from harness9.tools.seen_files import SeenFiles
+from harness9.tools.workspace import DiskWorkspace, FileText, Moved, Workspace, Written
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
 
@@ -53,8 +55,16 @@ class EditFileTool:
 
     name = "edit_file"
 
-    def __init__(self, workdir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        workdir: str | os.PathLike[str],
+        *,
+        workspace: Workspace | None = None,
+        seen: SeenFiles | None = None,
+    ) -> None:
         self._workdir = workdir
+        self._workspace = workspace if workspace is not None else DiskWorkspace(workdir)
+        self._seen = seen if seen is not None else SeenFiles()
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -74,22 +84,61 @@ class EditFileTool:
             ["path", "source_text", "target_text"],
         )
 
-    async def execute(self, arguments: str) -> str:
-        """Apply the edit and report `成功修改文件: <path>` (plus the level when not exact)."""
+    async def execute(self, arguments: str) -> ToolOutput:
+        """Apply the edit and report `成功修改文件: <path>` (plus the level when not exact),
+        with the change as a diff."""
         args = parse_arguments(arguments)
         path, source, target = (_text(args, key) for key in ("path", "source_text", "target_text"))
         # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
-        async with file_lock(str(safe_path(self._workdir, path))):
-            outcome = await asyncio.to_thread(_edit, self._workdir, path, source, target)
+        key = str(safe_path(self._workdir, path))
+        async with file_lock(key):
+            before, outcome, written = await self._edit(path, source, target)
+        self._seen.saw(key, written.fingerprint)
         note = outcome.note()
         done = f"成功修改文件: {path}"
-        return done if note is None else f"{done}\n{note}"
+        text = done if note is None else f"{done}\n{note}"
+        shown = relative_path(path, os.fspath(self._workdir))
+        edit = file_edit(shown, before.text, outcome.content, written.via)
+        return ToolOutput(text, len(text.encode()), edit=edit)
 
     async def preview(self, arguments: dict[str, Any], shown: str) -> str:
         """The diff this call would make, labelled `shown`, without making it; raises the
         error the call itself would report."""
         path, source, target = (_text(arguments, k) for k in ("path", "source_text", "target_text"))
-        return await asyncio.to_thread(_preview, self._workdir, path, shown, source, target)
+        before = await self._current(path)
+        return unified_diff(shown, before.text, _apply(before.text, path, source, target).content)
+
+    async def _edit(
+        self, path: str, source: str, target: str
+    ) -> tuple[FileText, EditOutcome, Written]:
+        """Match against the current text and write the result, reading again when the file
+        changed in between."""
+        for _ in range(_ATTEMPTS):
+            before = await self._current(path)
+            outcome = _apply(before.text, path, source, target)
+            try:
+                written = await self._workspace.write_text(
+                    path, outcome.content, tool=self.name, base=before
+                )
+            except Moved:
+                continue
+            return before, outcome, written
+        raise ToolError(
+            f"Error: {path} kept changing while it was being edited (another program or the "
+            "user is writing it); it was not changed. Read it again and retry"
+        )
+
+    async def _current(self, path: str) -> FileText:
+        before = await self._workspace.read_text(path)
+        if before is None:
+            raise _missing(path)
+        if before.bad_byte is not None:
+            byte, offset = before.bad_byte
+            raise ToolError(
+                f"Error: {path} is not UTF-8 text (byte 0x{byte:02x} at offset {offset} is "
+                "invalid), so edit_file will not change it; the file is unchanged"
+            )
+        return before
 
 
 def _text(args: dict[str, object], key: str) -> str:
@@ -99,36 +148,6 @@ def _text(args: dict[str, object], key: str) -> str:
     return value
 
 
-def _edit(workdir: str | os.PathLike[str], shown: str, source: str, target: str) -> EditOutcome:
-    """Read, edit and atomically rewrite the file (blocking; run it in a thread)."""
-    for _ in range(_ATTEMPTS):
-        try:
-            with open_beneath(workdir, shown, os.O_RDONLY | os.O_NONBLOCK) as (fd, where):
-                info = _regular_file(fd, shown)
-                content = _decode(_read_all(fd), shown)
-                outcome = _apply(content, shown, source, target)
-                if _replace_if_unchanged(where, info, outcome, shown):
-                    return outcome
-        except FileNotFoundError:
-            raise _missing(shown) from None
-    raise ToolError(
-        f"Error: {shown} kept changing on disk while it was being edited (another program is "
-        "writing it); it was not changed. Read it again and retry"
-    )
-
-
-def _preview(
-    workdir: str | os.PathLike[str], path: str, shown: str, source: str, target: str
-) -> str:
-    try:
-        with open_beneath(workdir, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-            _regular_file(fd, path)
-            content = _decode(_read_all(fd), path)
-    except FileNotFoundError:
-        raise _missing(path) from None
-    return unified_diff(shown, content, _apply(content, path, source, target).content)
-
-
 def _missing(shown: str) -> ToolError:
     return ToolError(
         f"Error: {shown} does not exist. edit_file only changes existing files; check the "
@@ -136,64 +155,8 @@ def _missing(shown: str) -> ToolError:
     )
 
 
-def _regular_file(fd: int, shown: str) -> os.stat_result:
-    info = os.fstat(fd)
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"Error: {shown} is a folder; give the path of a file inside it")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"Error: {shown} is not a regular file, so it cannot be edited")
-    return info
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _apply(content: str, shown: str, source: str, target: str) -> EditOutcome:
     try:
         return apply_edit(content, source, target)
     except EditError as exc:
         raise exc.in_file(shown) from None
-
-
-def _replace_if_unchanged(
-    where: Location, read: os.stat_result, outcome: EditOutcome, shown: str
-) -> bool:
-    """Write the edited content unless the file changed since it was read (then False)."""
-    try:
-        data = outcome.content.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ToolError(
-            f"Error: target_text is not valid Unicode text (an unpaired surrogate at character "
-            f"{exc.start}); {shown} was not changed"
-        ) from None
-    try:
-        now = os.stat(where.name, dir_fd=where.dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    if _version(now) != _version(read):
-        return False
-    try:
-        replace_in_folder(where.dir_fd, where.name, data, Owner.of(read))
-    except OSError as exc:
-        raise ToolError(
-            f"Error: cannot write {shown}: {exc.strerror or exc}; the file was left unchanged"
-        ) from None
-    return True
-
-
-def _version(info: os.stat_result) -> tuple[int, int, int, int]:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
-def _decode(data: bytes, shown: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ToolError(
-            f"Error: {shown} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-            f"{exc.start} is invalid), so edit_file will not change it; the file is unchanged"
-        ) from None

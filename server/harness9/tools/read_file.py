@@ -1,17 +1,15 @@
 """The `read_file` tool: one bounded page of a workspace file, never the whole file.
 
-A call reads at most `limit + 1` bytes (4096 + 1 by default) at `offset`, so a 1 GB file costs the
-same as a small one; the extra byte tells whether the file goes on. A cut page ends on a UTF-8
+A call reads at most `limit + 1` bytes (4096 + 1 by default) at `offset` through the workspace
+port (the editor's text of an open document, else the disk), so a 1 GB file costs little more
+than a small one; the extra byte tells whether the file goes on. A cut page ends on a UTF-8
 character boundary and carries a notice with the total size and the offset to read on from.
 """
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import os
-import stat
-from dataclasses import dataclass
 from typing import Any
 
 from harness9.schema import ToolDefinition
@@ -22,7 +20,9 @@ from harness9.tools.base import (
     parse_arguments,
     tool_definition,
 )
-from harness9.tools.safe_path import open_beneath
+from harness9.tools.safe_path import safe_path
+from harness9.tools.seen_files import SeenFiles
+from harness9.tools.workspace import DiskWorkspace, Page, Workspace
 
 MAX_READ_BYTES = 4096
 
@@ -37,22 +37,21 @@ default {MAX_READ_BYTES}) asks for a smaller page. Invalid UTF-8 bytes are shown
 Folders cannot be read (list them with the bash tool)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Page:
-    """What one read produced: the raw bytes, the file size and whether more follows."""
-
-    data: bytes
-    size: int
-    more: bool
-
-
 class ReadFileTool:
     """Reads one page of a file inside the workspace."""
 
     name = "read_file"
 
-    def __init__(self, workdir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        workdir: str | os.PathLike[str],
+        *,
+        workspace: Workspace | None = None,
+        seen: SeenFiles | None = None,
+    ) -> None:
         self._workdir = workdir
+        self._workspace = workspace if workspace is not None else DiskWorkspace(workdir)
+        self._seen = seen if seen is not None else SeenFiles()
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -81,7 +80,14 @@ class ReadFileTool:
         args = parse_arguments(arguments)
         path: str = args["path"]
         offset, limit = _page_bounds(args)
-        page = await asyncio.to_thread(_read_page, self._workdir, path, offset, limit)
+        key = str(safe_path(self._workdir, path))
+        page = await self._workspace.read_page(path, offset, limit)
+        if not page.data and (offset > 0 or page.size > 0):
+            raise ToolError(
+                f"Error: offset {offset} is at or past the end of {path} ({page.size} bytes); "
+                f"pass an offset below {page.size}"
+            )
+        self._seen.saw(key, page.fingerprint)
         return _render(page, path, offset)
 
 
@@ -97,39 +103,10 @@ def _page_bounds(args: dict[str, Any]) -> tuple[int, int]:
     return offset, min(limit, MAX_READ_BYTES)
 
 
-def _read_page(
-    workdir: str | os.PathLike[str], shown: str, offset: int, limit: int
-) -> _Page:
-    """Read `limit + 1` bytes at `offset` of a regular file (blocking; run it in a thread)."""
-    try:
-        # O_NONBLOCK: opening a FIFO must not hang.
-        with open_beneath(workdir, shown, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise ToolError(_folder_error(shown))
-            if not stat.S_ISREG(info.st_mode):
-                raise ToolError(f"Error: {shown} is not a regular file (a device, socket or pipe)")
-            data = os.pread(fd, limit + 1, offset)
-    except FileNotFoundError:
-        raise ToolError(f"Error: file not found: {shown}") from None
-    except OSError as exc:
-        raise ToolError(f"Error: cannot read {shown}: {exc.strerror or exc}") from None
-    size = max(info.st_size, offset + len(data))
-    if not data and (offset > 0 or size > 0):
-        raise ToolError(
-            f"Error: offset {offset} is at or past the end of {shown} ({size} bytes); "
-            f"pass an offset below {size}"
-        )
-    return _Page(data=data[:limit], size=size, more=len(data) > limit)
-
-
-def _folder_error(shown: str) -> str:
-    return f"Error: {shown} is a folder, not a file; list it with the bash tool (e.g. `ls {shown}`)"
-
-
-def _render(page: _Page, shown: str, offset: int) -> str | ToolOutput:
+def _render(page: Page, shown: str, offset: int) -> str | ToolOutput:
+    note = "" if page.note is None else f"\n\n[{page.note}]"
     if page.size == 0:
-        return f"({shown} is empty: 0 bytes)"
+        return f"({shown} is empty: 0 bytes){note}"
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     # Not final when the file goes on: an incomplete character at the cut stays in the decoder
     # instead of becoming U+FFFD, and the next page starts with it.
@@ -145,4 +122,4 @@ def _render(page: _Page, shown: str, offset: int) -> str | ToolOutput:
         )
     elif offset > 0:
         text += f"\n\n[end of file: showed bytes {offset}-{end - 1} of {page.size} bytes]"
-    return ToolOutput(text=text, bytes=page.size - offset, truncated=page.more)
+    return ToolOutput(text=text + note, bytes=page.size - offset, truncated=page.more)

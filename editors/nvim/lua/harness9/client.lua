@@ -4,8 +4,9 @@ local M = {}
 
 M.name = "harness9"
 
--- Set by the plugin: handlers and an exit callback for the clients it starts.
+-- Set by the plugin: handlers, and callbacks for the clients it starts (once ready, on exit).
 M.handlers = {}
+M.on_ready = nil
 M.on_exit = nil
 
 local has_011 = vim.fn.has("nvim-0.11") == 1
@@ -125,6 +126,9 @@ local function start(opts, on_ready)
       M.call(client, "notify", "workspace/didChangeConfiguration", { settings = { harness9 = opts.settings } })
     end
     vim.schedule(function()
+      if M.on_ready then
+        M.on_ready(client)
+      end
       on_ready(client)
     end)
   end

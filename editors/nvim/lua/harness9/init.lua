@@ -223,6 +223,12 @@ function M.setup(opts)
   }
   client_mod.register(M.config)
   client_mod.on_exit = on_exit
+  if M.config.sync_buffers ~= false then
+    client_mod.on_ready = require("harness9.attach").all
+    require("harness9.attach").setup(function()
+      return client_mod.find(M.config)
+    end)
+  end
   approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
     report(M.run(args.args, { new_session = args.bang }))

@@ -1,0 +1,142 @@
+"""The smallest edits that turn a document's text into a new one, as LSP `TextEdit`s.
+
+An edit sent to the editor replaces only the spans that changed, so the user's cursor, marks
+and folds elsewhere in the buffer survive. Unchanged lines are found with `difflib` on the
+lines between the common head and tail of the two texts; each changed block is then trimmed to
+the characters that differ. An edit never starts or ends between the CR and the LF of a CRLF
+(a position there has no meaning in LSP). Positions count in the client's position encoding
+(UTF-16 code units unless both sides agreed on another).
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """Replace `old[start:end]` (code point offsets into the old text) with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def minimal_edits(old: str, new: str) -> list[Replacement]:
+    """Non-overlapping replacements, in order, that turn `old` into `new` (none if equal)."""
+    if old == new:
+        return []
+    head = _common_head(old, new)
+    tail = _common_tail(old, new, head)
+    old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
+    old_lines, new_lines = _lines(old_mid), _lines(new_mid)
+    if len(old_lines) < 2 or len(new_lines) < 2:
+        return [_snap(old, new, Replacement(head, len(old) - tail, new_mid))]
+    return [_snap(old, new, r) for r in _line_blocks(old_lines, new_lines, head)]
+
+
+def apply_replacements(old: str, edits: list[Replacement]) -> str:
+    """`old` with `edits` applied (they refer to `old`'s offsets and must not overlap)."""
+    parts, at = [], 0
+    for edit in edits:
+        parts += [old[at : edit.start], edit.text]
+        at = edit.end
+    parts.append(old[at:])
+    return "".join(parts)
+
+
+def text_edits(old: str, edits: list[Replacement], encoding: str | None) -> list[types.TextEdit]:
+    """`edits` as LSP text edits on the document whose text is `old`."""
+    starts = [0] + [m.end() for m in _BREAK.finditer(old)]
+    count = _counter(encoding)
+
+    def position(offset: int) -> types.Position:
+        line = bisect.bisect_right(starts, offset) - 1
+        return types.Position(line, count(old[starts[line] : offset]))
+
+    return [
+        types.TextEdit(types.Range(position(e.start), position(e.end)), e.text) for e in edits
+    ]
+
+
+def _counter(encoding: str | None) -> Callable[[str], int]:
+    if encoding == types.PositionEncodingKind.Utf8:
+        return lambda s: len(s.encode("utf-8", "surrogatepass"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return len
+    return lambda s: len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _common_head(old: str, new: str) -> int:
+    limit = min(len(old), len(new))
+    low, high = 0, limit
+    while low < high:  # the longest common prefix, by halving (fast on long texts)
+        mid = (low + high + 1) // 2
+        if old[:mid] == new[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_tail(old: str, new: str, head: int) -> int:
+    limit = min(len(old), len(new)) - head
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _lines(text: str) -> list[str]:
+    return _LINE.findall(text)
+
+
+def _line_blocks(old_lines: list[str], new_lines: list[str], base: int) -> list[Replacement]:
+    """One replacement per changed block of lines, trimmed to the characters that differ."""
+    old_at = _offsets(old_lines, base)
+    new_at = _offsets(new_lines, 0)
+    new_mid = "".join(new_lines)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    blocks = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        before = "".join(old_lines[i1:i2])
+        after = new_mid[new_at[j1] : new_at[j2]]
+        head = _common_head(before, after)
+        tail = _common_tail(before, after, head)
+        start, end = old_at[i1] + head, old_at[i2] - tail
+        blocks.append(Replacement(start, end, after[head : len(after) - tail]))
+    return blocks
+
+
+def _offsets(lines: list[str], base: int) -> list[int]:
+    """The offset of each line's start, and of the end."""
+    offsets = [base]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    return offsets
+
+
+def _snap(old: str, new: str, edit: Replacement) -> Replacement:
+    """Widen `edit` so it neither starts nor ends inside a CRLF of `old`. The characters it
+    takes in are common to both texts, so the replacement text takes them in too."""
+    start, end, text = edit.start, edit.end, edit.text
+    if start > 0 and old[start - 1 : start + 1] == "\r\n":
+        start, text = start - 1, "\r" + text
+    if end > 0 and old[end - 1 : end + 1] == "\r\n":
+        end, text = end + 1, text + "\n"
+    return Replacement(start, end, text)
