@@ -26,6 +26,7 @@ from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
 from harness9.lsp.workdone import WorkDoneProgress
+from harness9.service.attachments import ContextItem
 from harness9.service.runs import (
     AgentService,
     RunCancelled,
@@ -94,9 +95,11 @@ async def execute_run(
     params: RunParams,
     settings: RunSettings,
     root: str,
+    context: tuple[ContextItem, ...] = (),
 ) -> dict[str, Any]:
-    """Run the agent for `params` and return the `agent/run` result, or raise its error."""
-    request = RunRequest(params.prompt, root, settings, params.session_id)
+    """Run the agent for `params` (with its `context` items placed in `root`) and return the
+    `agent/run` result, or raise its error."""
+    request = RunRequest(params.prompt, root, settings, params.session_id, context)
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []
 

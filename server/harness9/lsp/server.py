@@ -28,6 +28,7 @@ from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.params import (
     ParamsError,
+    bind_context,
     parse_cancel_params,
     parse_checkpoints_params,
     parse_restore_params,
@@ -172,12 +173,13 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     ls.require_initialized()
     params = _parsed(parse_run_params, raw)
     root = ls.resolve_root(params.workspace_folder)
+    context = _parsed(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
     # `initialize` is answered sooner, and the first run pays about a tenth of a second.
     from harness9.lsp.runs import execute_run
 
-    return await execute_run(ls, ls.service, params, settings, root)
+    return await execute_run(ls, ls.service, params, settings, root, context)
 
 
 @server.feature("agent/cancel")

@@ -22,6 +22,7 @@ from harness9.engine.events import Event, RunFinished, Subscriber
 from harness9.provider.errors import ProviderError
 from harness9.schema import ChangedFile, Usage
 from harness9.service.assembly import CallTurns, build_engine
+from harness9.service.attachments import ContextItem, render_attachments, with_attachments
 from harness9.service.checkpoints import Restored
 from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.sessions import Session, SessionCheckpoint, SessionStore, new_id
@@ -72,12 +73,14 @@ class RunCancelled(Exception):
 @dataclass(frozen=True, slots=True)
 class RunRequest:
     """What to run: the prompt, the session to continue (None: a new one), the workspace root
-    the tools act on, and the settings after precedence."""
+    the tools act on, the settings after precedence, and the editor context attached to the
+    prompt."""
 
     prompt: str
     root: str
     settings: RunSettings
     session_id: str | None = None
+    context: tuple[ContextItem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +235,7 @@ class AgentService:
                 request.root, request.settings, session, bus, wiring.approver, turns,
                 batch_observer=observer, middleware=steps,
             )
-            result = await engine.run(request.prompt, session.history)
+            result = await engine.run(await _user_message(request), session.history)
             _close(bus, finish, result.status)
             return RunOutcome(ids, result)
         except asyncio.CancelledError:
@@ -270,6 +273,14 @@ class AgentService:
         # waiter wakes.
         await asyncio.wait({run.task})
         return True
+
+
+async def _user_message(request: RunRequest) -> str:
+    """The prompt with its attachments (reading files off the event loop)."""
+    if not request.context:
+        return request.prompt
+    rendered = await asyncio.to_thread(render_attachments, request.root, request.context)
+    return with_attachments(request.prompt, rendered)
 
 
 def _close(
