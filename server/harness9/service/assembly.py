@@ -18,6 +18,11 @@ from harness9.provider.factory import (
 )
 from harness9.provider.limits import RequestLimits
 from harness9.schema import ToolCall
+from harness9.service.instructions import (
+    NestedInstructions,
+    project_instructions,
+    with_instructions,
+)
 from harness9.service.sessions import Session
 from harness9.service.settings import RunSettings
 from harness9.tools import ToolEnvironment, default_registry
@@ -54,9 +59,10 @@ def build_engine(
         memory=session.approvals,
         observer=ApprovalEvents(bus, turns),
     )
-    registry = default_registry(
-        root, environment=tool_environment(settings), middleware=[step, *middleware]
-    )
+    steps = [step, *middleware]
+    if settings.instructions:
+        steps.append(NestedInstructions(root, session.instructions_seen))
+    registry = default_registry(root, environment=tool_environment(settings), middleware=steps)
     return AgentEngine(
         provider,
         registry,
@@ -66,10 +72,18 @@ def build_engine(
         stream=settings.stream,
         bus=bus,
         workspace_root=root,
-        system_prompt=default_system_prompt(root),
+        system_prompt=system_prompt(root, settings) if not session.history else None,
         max_parallel_tools=settings.max_parallel_tools,
         batch_observer=batch_observer,
     )
+
+
+def system_prompt(root: str, settings: RunSettings) -> str:
+    """A new conversation's system prompt: ours, then the project instructions (when on)."""
+    prompt = default_system_prompt(root)
+    if not settings.instructions:
+        return prompt
+    return with_instructions(prompt, project_instructions(root))
 
 
 def tool_environment(settings: RunSettings) -> ToolEnvironment:

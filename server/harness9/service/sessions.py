@@ -51,6 +51,7 @@ class Session:
     approvals: SessionApprovals = field(default_factory=SessionApprovals)
     checkpoints: list[SessionCheckpoint] = field(default_factory=list)
     restoring: bool = False  # a restore is under way: no run may start
+    instructions_seen: set[str] = field(default_factory=set)  # nested AGENTS.md already added
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

@@ -57,6 +57,7 @@ class RunSettings:
     approvals: Mapping[str, Any] | None = None  # the `approvals` object, validated
     approvals_mode: str = "ask"  # the default mode: HARNESS9_APPROVALS, else ask
     checkpoints: bool = True  # snapshot the workspace around each tool batch
+    instructions: bool = True  # read AGENTS.md files into the conversation
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
@@ -128,6 +129,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
     "approvals": ("approvals", _approvals),
     "checkpoints": ("checkpoints", _boolean),
+    "instructions": ("instructions", _boolean),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {
