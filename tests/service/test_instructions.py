@@ -50,7 +50,8 @@ def test_each_file_is_capped_with_a_note(workspace: Path) -> None:
     (workspace / "AGENTS.md").write_text("a" * (MAX_BYTES + 500))
     text = project_instructions(str(workspace))
     body = text.split(":\n", 1)[1]
-    assert body == "a" * MAX_BYTES + f"\n[cut: only the first {MAX_BYTES} bytes of this file are shown]"
+    note = f"\n[cut: only the first {MAX_BYTES} bytes of this file are shown]"
+    assert body == "a" * MAX_BYTES + note
 
 
 def test_a_root_file_linking_out_of_the_workspace_is_not_read(
