@@ -19,6 +19,7 @@ from harness9.engine.events import (
     Subscriber,
     ToolFinished,
     ToolStarted,
+    ToolsWarning,
 )
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approvals import EditorApprover, announces_approval_requests
@@ -62,7 +63,7 @@ class _Observers:
         ]
 
     def _warn(self, event: Event) -> None:
-        if isinstance(event, CheckpointsUnavailable):
+        if isinstance(event, CheckpointsUnavailable | ToolsWarning):
             params = types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"harness9: {event.message}"
             )

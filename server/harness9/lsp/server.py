@@ -211,18 +211,21 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 
 
 @server.feature("agent/tools")
-def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Exactly what the model is offered."""
+async def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Exactly what the model is offered: the built-in tools and those of the MCP servers
+    (starting the configured servers that are not running yet)."""
     ls.require_initialized()
-    from harness9.tools import default_registry  # loaded on demand, as for agent/run
+    from harness9.lsp.tools import list_tools  # loaded on demand, as for agent/run
 
-    folders = ls.folders()
-    registry = default_registry(folders[0] if folders else os.getcwd())
-    tools = [
-        {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
-        for t in registry.available_tools()
-    ]
-    return {"tools": tools}
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    return await list_tools(ls, ls.service, settings, ls.folders())
+
+
+@server.feature(types.SHUTDOWN)
+async def on_shutdown(ls: Harness9Server, params: Any) -> None:
+    """Stop the MCP servers (and their process groups) before answering."""
+    if ls._service is not None:
+        await ls._service.shutdown()
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from harness9.tools.approval import (
     Approver,
 )
 from harness9.tools.approval_policy import DecidedBy
+from harness9.tools.base import BaseTool
 from harness9.tools.registry import Middleware
 
 
@@ -47,10 +48,11 @@ def build_engine(
     *,
     batch_observer: BatchObserver | None = None,
     middleware: Sequence[Middleware] = (),
+    extra_tools: Sequence[BaseTool] = (),
 ) -> AgentEngine:
     """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
     comes after the approval step (it sees only calls that may run), `batch_observer` hears
-    each tool batch."""
+    each tool batch; `extra_tools` (MCP tools) are offered after the built-in ones."""
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -63,6 +65,8 @@ def build_engine(
     if settings.instructions:
         steps.append(NestedInstructions(root, session.instructions_seen))
     registry = default_registry(root, environment=tool_environment(settings), middleware=steps)
+    for tool in extra_tools:
+        registry.register(tool)
     return AgentEngine(
         provider,
         registry,

@@ -15,10 +15,10 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness9.engine import EventBus, RunResult
-from harness9.engine.events import Event, RunFinished, Subscriber
+from harness9.engine.events import Event, RunFinished, Subscriber, ToolsWarning
 from harness9.provider.errors import ProviderError
 from harness9.schema import ChangedFile, Usage
 from harness9.service.assembly import CallTurns, build_engine
@@ -30,6 +30,10 @@ from harness9.service.settings import RunSettings
 from harness9.service.shadow_git import GitError
 from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
+from harness9.tools.base import BaseTool
+
+if TYPE_CHECKING:
+    from harness9.mcp.manager import McpManager
 
 _log = logging.getLogger("harness9.engine")
 
@@ -137,6 +141,7 @@ class AgentService:
         self.sessions = SessionStore()
         self._workspaces: dict[str, WorkspaceCheckpoints] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._mcp: McpManager | None = None
 
     def session(self, session_id: str | None) -> Session:
         """The session to continue, or a new one; `UnknownSession`, or a `busy` `RunError`."""
@@ -231,9 +236,12 @@ class AgentService:
             if workspace is not None:
                 observer = RunCheckpoints(workspace, session, ids.run_id, bus, len(session.history))
                 steps = [FileChangesStep(workspace)]
+            mcp_tools = await self.mcp_tools(
+                request.settings, lambda message: bus.emit(ToolsWarning(message))
+            )
             engine = build_engine(
                 request.root, request.settings, session, bus, wiring.approver, turns,
-                batch_observer=observer, middleware=steps,
+                batch_observer=observer, middleware=steps, extra_tools=mcp_tools,
             )
             result = await engine.run(await _user_message(request), session.history)
             _close(bus, finish, result.status)
@@ -256,6 +264,24 @@ class AgentService:
                 workspace.runs -= 1
                 if workspace.needs_pruning():
                     self._in_background(workspace.prune())
+
+    async def mcp_tools(
+        self, settings: RunSettings, warn: Callable[[str], None]
+    ) -> Sequence[BaseTool]:
+        """The tools of the configured MCP servers, starting those not running yet (the SDK
+        loads only once a server is configured); `warn` hears about servers left out."""
+        if not settings.mcp_servers and self._mcp is None:
+            return ()
+        if self._mcp is None:
+            from harness9.mcp.manager import McpManager
+
+            self._mcp = McpManager()
+        return await self._mcp.tools(settings.mcp_servers, warn)
+
+    async def shutdown(self) -> None:
+        """Stop what the daemon started for its runs (the MCP servers)."""
+        if self._mcp is not None:
+            await self._mcp.shutdown()
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         """Start `work` without waiting for it (kept referenced until it ends)."""
