@@ -25,6 +25,7 @@ PREFIXES = {
     "floods": "flood: ",
     "many_runs": "concurrent runs",
     "memory": "memory: ",
+    "mcp": "mcp: ",
 }
 
 
