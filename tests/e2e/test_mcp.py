@@ -231,22 +231,23 @@ async def test_shutdown_leaves_no_mcp_process(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
 ) -> None:
     pids = tmp_path / "pids"
-    servers = {"a": edge(env={"EDGE_PID_FILE": str(pids)}),
-               "b": edge(env={"EDGE_PID_FILE": str(pids)})}
+    lingering = {"EDGE_PID_FILE": str(pids), "EDGE_LINGER": "1"}  # survives its stdin closing
+    servers = {"a": edge(env=lingering), "b": edge(env=lingering)}
     daemon = await daemon_for(start, fake_llm, workspace, servers)
     await daemon.request("agent/tools", {})
     started = [int(p) for p in pids.read_text().split()]
     assert len(started) == 2 and all(alive(p) for p in started)
-    await daemon.client.shutdown_session()
+    await daemon.request("shutdown", None)  # stopped when `shutdown` is answered, before `exit`
     assert not any(alive(p) for p in started)
+    daemon.client.protocol.notify("exit", None)
 
 
 async def test_a_killed_daemon_leaves_no_mcp_process(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
 ) -> None:
     pids = tmp_path / "pids"
-    daemon = await daemon_for(start, fake_llm, workspace,
-                              {"a": edge(env={"EDGE_PID_FILE": str(pids)})})
+    lingering = {"EDGE_PID_FILE": str(pids), "EDGE_LINGER": "1"}  # survives its stdin closing
+    daemon = await daemon_for(start, fake_llm, workspace, {"a": edge(env=lingering)})
     await daemon.request("agent/tools", {})
     (pid,) = [int(p) for p in pids.read_text().split()]
     server = daemon.client._server  # the daemon's subprocess, as pytest-lsp started it

@@ -2,7 +2,9 @@
 `MCPServer`; run as `python tests/mcp/edge_server.py [MODE]` (stdio).
 
 MODE `fail-start` writes a line to stderr and exits 1 before speaking MCP. With the environment
-variable `EDGE_PID_FILE` set, the server appends its pid to that file when it starts.
+variable `EDGE_PID_FILE` set, the server appends its pid to that file when it starts; with
+`EDGE_LINGER` set, it stays alive after its stdin closes (as a careless server would), so only
+its client's kill ends it.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -80,6 +83,8 @@ def main() -> None:
         with open(pid_file, "a") as handle:
             handle.write(f"{os.getpid()}\n")
     server.run("stdio")
+    if os.environ.get("EDGE_LINGER"):
+        time.sleep(3600)
 
 
 if __name__ == "__main__":
