@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from harness9.mcp.config import McpServerConfig
 from harness9.mcp.connection import ServerConnection, ServerGone, StartFailed
@@ -81,7 +82,7 @@ class McpManager:
             raise ServerGone(server.failure or "the daemon is shutting down")
         if server.connection is not None:  # it was running and has died
             if server.restarts >= RESTARTS:
-                return self._give_up(server, warn, "it stopped again after a restart", True)
+                self._give_up(server, warn, "it stopped again after a restart", True)
             server.restarts += 1
             _tell(server, warn, f"MCP server {server.config.name!r} stopped; restarting it once")
             server.connection = None
@@ -90,14 +91,15 @@ class McpManager:
         try:
             connection = await asyncio.shield(server.starting)
         except StartFailed as exc:
-            return self._give_up(server, warn, str(exc), False)
+            self._give_up(server, warn, str(exc), False)
         finally:
             if server.starting is not None and server.starting.done():
                 server.starting = None
         server.connection = connection
         return connection
 
-    def _give_up(self, server: _Server, warn: Warn, why: str, died: bool) -> ServerConnection:
+    def _give_up(self, server: _Server, warn: Warn, why: str, died: bool) -> NoReturn:
+        """Leave the server out from now on (until its entry changes), saying why."""
         server.failure = (
             f"MCP server {server.config.name!r}: {why}; its tools are left out"
             if died else f"{why}\n(its tools are left out)"
