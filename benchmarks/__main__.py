@@ -36,6 +36,7 @@ CASES = (
     "history",
     "acp",
     "editor_files",
+    "mcp",
 )
 
 

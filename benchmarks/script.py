@@ -10,6 +10,8 @@ serves any number of runs, concurrent or not, with no state. Scenarios:
 - `parallel <k> <seconds>`: `k` bash calls of `sleep <seconds>` at once, then `done`.
 - `bash <command…>` / `read <path>`: one tool call, then `done`.
 - `stream <n> <delay>`: a text of `n` deltas, `delay` seconds apart (see `delta_text`).
+- `mcp <tool> <turns>`: call the MCP tool `tool` (no arguments but `text: "x"`) on `turns`
+  turns, then `done`.
 - anything else: `done`.
 """
 
@@ -39,6 +41,9 @@ def respond(request: Request) -> Reply:
         return Reply(tool_calls=[Call("bash", {"command": f"echo {turn} >> {args[0]}"})])
     if scenario == "runs":
         return _read(args[2]) if turn < int(args[1]) else Reply(f"answer {args[0]}")
+    if scenario == "mcp":
+        done = turn >= int(args[1])
+        return Reply("done") if done else Reply(tool_calls=[Call(args[0], {"text": "x"})])
     if turn > 0:
         return Reply("done")
     if scenario == "parallel":

@@ -32,6 +32,8 @@ _apply_guard()
 _STATE = tempfile.mkdtemp(prefix="harness9-test-state-")
 os.environ["HARNESS9_STATE_DIR"] = _STATE
 os.environ["XDG_STATE_HOME"] = _STATE
+# The user's own settings (AGENTS.md) of a developer's machine must not reach any test.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="harness9-test-config-")
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +50,9 @@ def _no_real_llm(monkeypatch: pytest.MonkeyPatch) -> None:
 def _private_state(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Each test keeps its sessions and checkpoints in a state folder of its own."""
+    """Each test keeps its sessions and checkpoints in a state folder of its own, and its user
+    configuration (XDG_CONFIG_HOME) too."""
     state = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("HARNESS9_STATE_DIR", str(state))
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))

@@ -8,8 +8,10 @@ nothing but the daemon itself.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness9 import __version__
 
@@ -69,6 +71,15 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: current dir)")
     run.add_argument(
+        "--file",
+        action="append",
+        type=file_context,
+        default=[],
+        dest="files",
+        metavar="PATH[:START-END]",
+        help="attach a file, or lines START to END of it (1-based), to the prompt; repeatable",
+    )
+    run.add_argument(
         "--provider", choices=["openai", "anthropic", "replay"], help="which model adapter"
     )
     run.add_argument("--model", metavar="M", help="model name passed to the provider")
@@ -110,6 +121,25 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
     )
     run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
+
+
+def file_context(text: str) -> dict[str, Any]:
+    """A `--file` argument as an `agent/run` context item: `PATH`, `PATH:LINE` or
+    `PATH:START-END` (1-based lines; a path that itself ends in `:digits` can be given as
+    `PATH:1-999999`)."""
+    from pathlib import Path  # here: `serve` never needs it
+
+    path, _, lines = text.rpartition(":")
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", lines) if path else None
+    if match is None:
+        return {"uri": Path(text).absolute().as_uri(), "kind": "file"}
+    start = int(match[1])
+    end = int(match[2] or start)
+    if start < 1 or end < start:
+        raise argparse.ArgumentTypeError(f"{lines}: lines are START-END with 1 ≤ START ≤ END")
+    line_range = {"start": {"line": start - 1, "character": 0},
+                  "end": {"line": end, "character": 0}}
+    return {"uri": Path(path).absolute().as_uri(), "kind": "selection", "range": line_range}
 
 
 def _positive_int(text: str) -> int:

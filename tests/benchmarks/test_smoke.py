@@ -26,6 +26,7 @@ PREFIXES = {
     "many_runs": "concurrent runs",
     "memory": "memory: ",
     "acp": "acp ",
+    "mcp": "mcp: ",
 }
 
 

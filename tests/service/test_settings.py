@@ -102,3 +102,26 @@ def test_checkpoints_is_a_run_setting_defaulting_to_on() -> None:
     with pytest.raises(SettingsError) as info:
         parse_overrides({"checkpoints": "no"})
     assert info.value.field == "checkpoints"
+
+
+def test_mcp_servers_come_from_client_settings_or_the_environment_never_a_run() -> None:
+    raw = {"time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]}}
+    good, problems = parse_lenient({"mcpServers": raw})
+    assert problems == []
+    (server,) = resolve(good).mcp_servers
+    assert (server.name, server.command, server.args) == (
+        "time", "mcp-server-time", ("--local-timezone", "UTC"))
+    env = from_environment({"HARNESS9_MCP_SERVERS": '{"t": {"command": "x"}}'})
+    assert [s.name for s in env["mcp_servers"]] == ["t"]
+    assert from_environment({"HARNESS9_MCP_SERVERS": "not json"}) == {}
+    with pytest.raises(SettingsError, match="mcpServers: is daemon-wide"):
+        parse_overrides({"mcpServers": raw})
+    _, problems = parse_lenient({"mcpServers": {"t": {"args": []}}})
+    assert problems == ["mcpServers: t.command must be a non-empty string, got None"]
+
+
+def test_instructions_switch() -> None:
+    assert RunSettings().instructions is True
+    assert resolve(parse_overrides({"instructions": False})).instructions is False
+    with pytest.raises(SettingsError, match="instructions: must be true or false"):
+        parse_overrides({"instructions": "no"})

@@ -122,4 +122,6 @@ def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[st
         params["thinking"] = True
     if args.no_stream:
         params["stream"] = False
+    if getattr(args, "files", None):
+        params["context"] = list(args.files)
     return params

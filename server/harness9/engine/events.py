@@ -163,6 +163,15 @@ class CheckpointTaken(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolsWarning(Event):
+    """Some tools cannot be offered (an MCP server failed to start or died, a name clashed);
+    the run goes on without them. `message` says which and why, for the user."""
+
+    kind: ClassVar[str] = "tools_warning"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointsUnavailable(Event):
     """Checkpoints cannot be taken for this workspace (git missing, too big); the run goes on
     without them. Sent once per workspace and daemon; `message` says why, for the user."""

@@ -19,6 +19,7 @@ from harness9.engine.events import (
     Subscriber,
     ToolFinished,
     ToolStarted,
+    ToolsWarning,
 )
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approvals import EditorApprover, announces_approval_requests
@@ -27,6 +28,7 @@ from harness9.lsp.errors import request_failed
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
 from harness9.lsp.workdone import WorkDoneProgress
+from harness9.service.attachments import ContextItem
 from harness9.service.runs import (
     AgentService,
     RunCancelled,
@@ -62,7 +64,7 @@ class _Observers:
         ]
 
     def _warn(self, event: Event) -> None:
-        if isinstance(event, CheckpointsUnavailable):
+        if isinstance(event, CheckpointsUnavailable | ToolsWarning):
             params = types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"harness9: {event.message}"
             )
@@ -95,9 +97,11 @@ async def execute_run(
     params: RunParams,
     settings: RunSettings,
     root: str,
+    context: tuple[ContextItem, ...] = (),
 ) -> dict[str, Any]:
-    """Run the agent for `params` and return the `agent/run` result, or raise its error."""
-    request = RunRequest(params.prompt, root, settings, params.session_id)
+    """Run the agent for `params` (with its `context` items placed in `root`) and return the
+    `agent/run` result, or raise its error."""
+    request = RunRequest(params.prompt, root, settings, params.session_id, context)
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []
 

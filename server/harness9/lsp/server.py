@@ -29,6 +29,7 @@ from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.params import (
     ParamsError,
+    bind_context,
     parse_cancel_params,
     parse_checkpoints_params,
     parse_restore_params,
@@ -199,12 +200,13 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     ls.require_initialized()
     params = _parsed(parse_run_params, raw)
     root = ls.resolve_root(params.workspace_folder)
+    context = _parsed(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
     # `initialize` is answered sooner, and the first run pays about a tenth of a second.
     from harness9.lsp.runs import execute_run
 
-    return await execute_run(ls, ls.service, params, settings, root)
+    return await execute_run(ls, ls.service, params, settings, root, context)
 
 
 @server.feature("agent/cancel")
@@ -277,18 +279,21 @@ async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 
 
 @server.feature("agent/tools")
-def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Exactly what the model is offered."""
+async def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Exactly what the model is offered: the built-in tools and those of the MCP servers
+    (starting the configured servers that are not running yet)."""
     ls.require_initialized()
-    from harness9.tools import default_registry  # loaded on demand, as for agent/run
+    from harness9.lsp.tools import list_tools  # loaded on demand, as for agent/run
 
-    folders = ls.folders()
-    registry = default_registry(folders[0] if folders else os.getcwd())
-    tools = [
-        {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
-        for t in registry.available_tools()
-    ]
-    return {"tools": tools}
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    return await list_tools(ls, ls.service, settings, ls.folders())
+
+
+@server.feature(types.SHUTDOWN)
+async def on_shutdown(ls: Harness9Server, params: Any) -> None:
+    """Stop the MCP servers (and their process groups) before answering."""
+    if ls._service is not None:
+        await ls._service.shutdown()
 
 
 def main() -> None:

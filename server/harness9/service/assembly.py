@@ -19,6 +19,11 @@ from harness9.provider.factory import (
 )
 from harness9.provider.limits import RequestLimits
 from harness9.schema import ToolCall
+from harness9.service.instructions import (
+    NestedInstructions,
+    project_instructions,
+    with_instructions,
+)
 from harness9.service.sessions import Session
 from harness9.service.settings import RunSettings
 from harness9.tools import ToolEnvironment, default_registry
@@ -30,6 +35,7 @@ from harness9.tools.approval import (
     Approver,
 )
 from harness9.tools.approval_policy import DecidedBy
+from harness9.tools.base import BaseTool
 from harness9.tools.registry import Middleware
 from harness9.tools.workspace import Workspace
 
@@ -45,11 +51,13 @@ def build_engine(
     batch_observer: BatchObserver | None = None,
     middleware: Sequence[Middleware] = (),
     workspace: Workspace | None = None,
+    extra_tools: Sequence[BaseTool] = (),
 ) -> AgentEngine:
     """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
     comes after the approval step (it sees only calls that may run), `batch_observer` hears
     each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
-    session read and wrote on the session (the stale guard)."""
+    session read and wrote on the session (the stale guard); `extra_tools` (MCP tools) are
+    offered after the built-in ones."""
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -58,13 +66,18 @@ def build_engine(
         memory=session.approvals,
         observer=ApprovalEvents(bus, turns),
     )
+    steps = [step, *middleware]
+    if settings.instructions:
+        steps.append(NestedInstructions(root, session.instructions_seen))
     registry = default_registry(
         root,
         environment=tool_environment(settings),
-        middleware=[step, *middleware],
+        middleware=steps,
         workspace=workspace,
         seen=session.seen_files,
     )
+    for tool in extra_tools:
+        registry.register(tool)
     return AgentEngine(
         provider,
         registry,
@@ -74,7 +87,7 @@ def build_engine(
         stream=settings.stream,
         bus=bus,
         workspace_root=root,
-        system_prompt=default_system_prompt(root),
+        system_prompt=system_prompt(root, settings) if not session.history else None,
         max_parallel_tools=settings.max_parallel_tools,
         batch_observer=batch_observer,
         context=context_policy(settings, provider.model),
@@ -86,6 +99,14 @@ def context_policy(settings: RunSettings, model: str) -> ContextPolicy:
     return ContextPolicy(
         window_for(model, settings.context_window), settings.auto_compact, settings.compact_at
     )
+
+
+def system_prompt(root: str, settings: RunSettings) -> str:
+    """A new conversation's system prompt: ours, then the project instructions (when on)."""
+    prompt = default_system_prompt(root)
+    if not settings.instructions:
+        return prompt
+    return with_instructions(prompt, project_instructions(root))
 
 
 def tool_environment(settings: RunSettings) -> ToolEnvironment:

@@ -16,17 +16,18 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness9.engine import EventBus, RunResult
 from harness9.engine.compaction import Compaction
 from harness9.engine.compaction import compact as compact_history
 from harness9.engine.context import messages_tokens
-from harness9.engine.events import Event, RunFinished, Subscriber
+from harness9.engine.events import Event, RunFinished, Subscriber, ToolsWarning
 from harness9.provider.errors import ProviderError
 from harness9.provider.factory import create_provider
 from harness9.schema import ChangedFile, Usage
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
+from harness9.service.attachments import ContextItem, render_attachments, with_attachments
 from harness9.service.checkpoints import Restored
 from harness9.service.recorder import SessionRecorder
 from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
@@ -38,7 +39,11 @@ from harness9.service.shadow_git import GitError
 from harness9.service.state import state_dir
 from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
+from harness9.tools.base import BaseTool
 from harness9.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness9.mcp.manager import McpManager
 
 _log = logging.getLogger("harness9.engine")
 
@@ -82,12 +87,14 @@ class RunCancelled(Exception):
 @dataclass(frozen=True, slots=True)
 class RunRequest:
     """What to run: the prompt, the session to continue (None: a new one), the workspace root
-    the tools act on, and the settings after precedence."""
+    the tools act on, the settings after precedence, and the editor context attached to the
+    prompt."""
 
     prompt: str
     root: str
     settings: RunSettings
     session_id: str | None = None
+    context: tuple[ContextItem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +154,7 @@ class AgentService:
         self.sessions = SessionStore(state_dir() if state == "default" else state)
         self._workspaces: dict[str, WorkspaceCheckpoints] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._mcp: McpManager | None = None
 
     def session(self, session_id: str | None, root: str = "") -> Session:
         """The session to continue (also a stored one), or a new one on `root`;
@@ -297,11 +305,15 @@ class AgentService:
             if workspace is not None:
                 observer = RunCheckpoints(workspace, session, ids.run_id, bus, len(session.history))
                 steps = [FileChangesStep(workspace)]
+            mcp_tools = await self.mcp_tools(
+                request.settings, lambda message: bus.emit(ToolsWarning(message))
+            )
             engine = build_engine(
                 request.root, request.settings, session, bus, wiring.approver, turns,
                 batch_observer=observer, middleware=steps, workspace=wiring.workspace,
+                extra_tools=mcp_tools,
             )
-            result = await engine.run(request.prompt, session.history)
+            result = await engine.run(await _user_message(request), session.history)
             _close(bus, finish, result.status)
             return RunOutcome(ids, result)
         except asyncio.CancelledError:
@@ -323,6 +335,24 @@ class AgentService:
                 if workspace.needs_pruning():
                     self._in_background(workspace.prune())
 
+    async def mcp_tools(
+        self, settings: RunSettings, warn: Callable[[str], None]
+    ) -> Sequence[BaseTool]:
+        """The tools of the configured MCP servers, starting those not running yet (the SDK
+        loads only once a server is configured); `warn` hears about servers left out."""
+        if not settings.mcp_servers and self._mcp is None:
+            return ()
+        if self._mcp is None:
+            from harness9.mcp.manager import McpManager
+
+            self._mcp = McpManager()
+        return await self._mcp.tools(settings.mcp_servers, warn)
+
+    async def shutdown(self) -> None:
+        """Stop what the daemon started for its runs (the MCP servers)."""
+        if self._mcp is not None:
+            await self._mcp.shutdown()
+
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         """Start `work` without waiting for it (kept referenced until it ends)."""
         task = asyncio.get_running_loop().create_task(work)
@@ -339,6 +369,14 @@ class AgentService:
         # waiter wakes.
         await asyncio.wait({run.task})
         return True
+
+
+async def _user_message(request: RunRequest) -> str:
+    """The prompt with its attachments (reading files off the event loop)."""
+    if not request.context:
+        return request.prompt
+    rendered = await asyncio.to_thread(render_attachments, request.root, request.context)
+    return with_attachments(request.prompt, rendered)
 
 
 def _close(

@@ -63,6 +63,7 @@ class Session:
     root: str = ""  # the workspace root of its first run
     runs: list[dict[str, Any]] = field(default_factory=list)  # finished runs, oldest first
     seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
+    instructions_seen: set[str] = field(default_factory=set)  # nested AGENTS.md already added
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

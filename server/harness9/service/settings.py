@@ -9,10 +9,12 @@ didChangeConfiguration right after connecting, which must not erase the initiali
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
+from harness9.mcp.config import McpServerConfig, parse_mcp_servers
 from harness9.tools.approval_policy import MODES, ApprovalPolicy, PolicyError
 
 PROVIDERS = ("openai", "anthropic", "replay")
@@ -61,6 +63,8 @@ class RunSettings:
     auto_compact: bool = True
     compact_at: float = 0.8  # the fraction of the window that triggers compaction
     edits_through_editor: bool = True  # edits of open documents go through the editor
+    instructions: bool = True  # read AGENTS.md files into the conversation
+    mcp_servers: tuple[McpServerConfig, ...] = ()  # daemon-wide: client settings only
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
@@ -142,11 +146,13 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "autoCompact": ("auto_compact", _boolean),
     "compactAt": ("compact_at", _fraction),
     "editsThroughEditor": ("edits_through_editor", _boolean),
+    "instructions": ("instructions", _boolean),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {
     **_FIELDS,
     "toolEnvironment": ("tool_environment", _environment_globs),
+    "mcpServers": ("mcp_servers", parse_mcp_servers),
 }
 WIRE_NAMES = tuple(_CLIENT_FIELDS)
 
@@ -215,17 +221,29 @@ def client_section(settings: Any) -> Any:
 
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
-    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY and HARNESS9_APPROVALS
-    (the default approval mode); invalid ones ignored."""
+    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY, HARNESS9_APPROVALS
+    (the default approval mode) and HARNESS9_MCP_SERVERS (`mcpServers` as JSON); invalid ones
+    ignored."""
     raw = {
         "provider": env.get("HARNESS9_PROVIDER") or None,
         "model": env.get("HARNESS9_MODEL") or None,
         "replayFile": env.get("HARNESS9_REPLAY") or None,
+        "mcpServers": _json(env.get("HARNESS9_MCP_SERVERS")),
     }
     settings, _ = parse_lenient(raw)
     if env.get("HARNESS9_APPROVALS") in MODES:  # an unknown mode keeps ask, the safe side
         settings["approvals_mode"] = env["HARNESS9_APPROVALS"]
     return settings
+
+
+def _json(text: str | None) -> Any:
+    """The JSON value of an environment variable; None when it is unset or not JSON."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def resolve(*layers: Mapping[str, Any]) -> RunSettings:

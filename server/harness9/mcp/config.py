@@ -1,0 +1,63 @@
+"""The `mcpServers` setting: `{"name": {"command", "args", "env", "enabled", "toolTimeoutMs"}}`.
+
+Validation only; nothing here loads the MCP SDK (the daemon's settings import it at start-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs")
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerConfig:
+    """One configured server. Equal configs describe the same server process."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    enabled: bool = True
+    tool_timeout_ms: int | None = None  # None: the run's toolTimeoutMs alone bounds a call
+
+
+def parse_mcp_servers(value: Any) -> tuple[McpServerConfig, ...]:
+    """The servers of an `mcpServers` value, in its order; `TypeError` naming the bad part."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f'must be an object {{"name": {{"command": …}}}}, got {value!r}')
+    return tuple(_server(str(name), entry) for name, entry in value.items())
+
+
+def _server(name: str, entry: Any) -> McpServerConfig:
+    if not name:
+        raise TypeError("a server name must not be empty")
+    if not isinstance(entry, Mapping):
+        raise TypeError(f"{name} must be an object with a command, got {entry!r}")
+    unknown = sorted(str(key) for key in entry if key not in _KEYS)
+    if unknown:
+        raise TypeError(f"{name}: unknown key {unknown[0]!r} (known: {', '.join(_KEYS)})")
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        raise TypeError(f"{name}.command must be a non-empty string, got {command!r}")
+    args = entry.get("args") or []
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise TypeError(f"{name}.args must be a list of strings, got {args!r}")
+    env = entry.get("env") or {}
+    if not isinstance(env, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise TypeError(f"{name}.env must be an object of strings, got {env!r}")
+    enabled = entry.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"{name}.enabled must be true or false, got {enabled!r}")
+    timeout = entry.get("toolTimeoutMs")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
+    ):
+        raise TypeError(f"{name}.toolTimeoutMs must be an integer ≥ 1, got {timeout!r}")
+    return McpServerConfig(
+        name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout
+    )

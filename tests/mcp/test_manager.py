@@ -1,0 +1,74 @@
+"""The MCP manager in-process, with the edge server as a real subprocess: names, clashes,
+configuration changes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness9.mcp.config import McpServerConfig, parse_mcp_servers
+from harness9.mcp.manager import McpManager
+from harness9.mcp.tool import tool_name
+
+pytestmark = pytest.mark.timeout(60)
+
+EDGE = str(Path(__file__).resolve().parent / "edge_server.py")
+
+
+def edge(name: str, **extra: object) -> McpServerConfig:
+    (config,) = parse_mcp_servers({name: {"command": sys.executable, "args": [EDGE], **extra}})
+    return config
+
+
+def test_names_fit_what_both_providers_accept() -> None:
+    assert tool_name("time", "get_current_time") == "mcp__time__get_current_time"
+    assert tool_name("my.server", "do it/now") == "mcp__my_server__do_it_now"
+    long = tool_name("s" * 40, "t" * 40)
+    assert len(long) == 64 and long.startswith("mcp__" + "s" * 40)
+    assert long != tool_name("s" * 40, "t" * 41)  # the hash keeps shortened names apart
+
+
+def test_bad_settings_name_the_part() -> None:
+    cases = [
+        ([], "must be an object"),
+        ({"a": {"args": []}}, "a.command must be a non-empty string"),
+        ({"a": {"command": "x", "args": "y"}}, "a.args must be a list of strings"),
+        ({"a": {"command": "x", "env": {"K": 1}}}, "a.env must be an object of strings"),
+        ({"a": {"command": "x", "enabled": "no"}}, "a.enabled must be true or false"),
+        ({"a": {"command": "x", "toolTimeoutMs": 0}}, "a.toolTimeoutMs must be an integer"),
+        ({"a": {"command": "x", "cwd": "/"}}, "a: unknown key 'cwd'"),
+    ]
+    for value, expected in cases:
+        with pytest.raises(TypeError, match=expected.replace(".", r"\.")):
+            parse_mcp_servers(value)
+
+
+async def test_a_clash_is_reported_and_the_later_tool_left_out() -> None:
+    manager = McpManager()
+    warnings: list[str] = []
+    try:
+        tools = await manager.tools([edge("e.x"), edge("e_x")], warnings.append)
+        names = [t.name for t in tools]
+        assert names.count("mcp__e_x__echo") == 1
+        assert next(t for t in tools if t.name == "mcp__e_x__echo").server == "e.x"
+        assert ("MCP tool 'echo' of server 'e_x' is left out: its name mcp__e_x__echo clashes "
+                "with tool 'echo' of server 'e.x'") in warnings
+    finally:
+        await manager.shutdown()
+
+
+async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> None:
+    manager = McpManager()
+    try:
+        first = await manager.tools([edge("a")], print)
+        assert {t.server for t in first} == {"a"}
+        connection = manager._servers["a"].connection
+        assert connection is not None and connection.running
+        changed = await manager.tools([edge("a", env={"X": "1"})], print)
+        assert connection.closed.is_set() and changed
+        assert await manager.tools([], print) == []
+        assert manager._servers == {}
+    finally:
+        await manager.shutdown()
