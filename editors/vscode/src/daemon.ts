@@ -88,6 +88,8 @@ export class Daemon implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateListeners: ((running: boolean) => void)[] = [];
+  /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
+  private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
 
   constructor(
     readonly output: vscode.OutputChannel,
@@ -100,6 +102,18 @@ export class Daemon implements vscode.Disposable {
   /** Called with false whenever the daemon stops (its sessions are gone), true when it runs. */
   onDidChangeRunning(listener: (running: boolean) => void): void {
     this.stateListeners.push(listener);
+  }
+
+  /** Where the daemon's extra environment comes from; read each time it starts. */
+  setEnvironmentSource(source: () => Promise<Record<string, string>>): void {
+    this.extraEnv = source;
+  }
+
+  /** True when the running daemon serves `method` (its `capabilities.experimental.harness9.methods`). */
+  supports(method: string): boolean {
+    const experimental = this.client?.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
+    const ours = experimental?.harness9 as { methods?: unknown } | undefined;
+    return Array.isArray(ours?.methods) && ours.methods.includes(method);
   }
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
@@ -129,7 +143,7 @@ export class Daemon implements vscode.Disposable {
       this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
       return undefined;
     }
-    const client = this.createClient(argv, cwd);
+    const client = this.createClient(argv, cwd, { ...process.env, ...(await this.extraEnv().catch(() => ({}))) });
     try {
       await client.start();
     } catch (err) {
@@ -141,12 +155,13 @@ export class Daemon implements vscode.Disposable {
     return client;
   }
 
-  private createClient(argv: string[], cwd: string | undefined): LanguageClient {
+  private createClient(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv): LanguageClient {
     const serverOptions: ServerOptions = {
       command: argv[0],
       args: argv.slice(1),
-      // The daemon inherits the editor's environment: that is where API keys come from.
-      options: { cwd, env: process.env },
+      // The daemon inherits the editor's environment (where API keys come from) and the keys
+      // stored in VS Code's secret storage.
+      options: { cwd, env },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
@@ -208,7 +223,8 @@ export class Daemon implements vscode.Disposable {
     }
   }
 
-  private async restart(): Promise<void> {
+  /** Stops the daemon if it runs and starts it again (new environment, new settings). */
+  async restart(): Promise<void> {
     const old = this.client;
     this.client = undefined;
     await old?.stop().catch(() => undefined);
