@@ -24,7 +24,9 @@ export function statusText(a: AgentActivity): { text: string; tooltip: string; a
     };
   }
   if (a.running) {
-    const what = a.message ?? (a.turn !== undefined ? `turn ${a.turn}` : 'starting');
+    // The daemon's message names its turn; one of an earlier turn is stale.
+    const current = a.turn !== undefined && a.message?.startsWith(`turn ${a.turn} `) ? a.message : undefined;
+    const what = current ?? (a.turn !== undefined ? `turn ${a.turn}` : 'starting');
     return { text: `$(sync~spin) harness9: ${what}`, tooltip: 'harness9 is running. Click to show the chat.', asking: false };
   }
   return { text: '$(comment-discussion) harness9', tooltip: 'harness9: idle. Click to open the chat.', asking: false };

@@ -69,6 +69,8 @@ export interface ToolItem {
   readonly liveOutput?: string;
   /** True once the daemon stopped sending live output for the call (its cap was reached). */
   readonly liveTruncated?: boolean;
+  /** True when it ended while still waiting for the user: it never ran. */
+  readonly neverRan?: boolean;
   /** write_file and edit_file: the change made (`tool_completed`, editor-true files). */
   readonly change?: FileChange;
 }
@@ -367,6 +369,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
     change: fileChangeOf(n) ?? old.change,
     liveOutput: undefined,
+    neverRan: old.status === 'waiting' || undefined,
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
 }
@@ -468,7 +471,7 @@ function settleRunningTools(tools: Readonly<Record<string, ToolItem>>): Record<s
   const out: Record<string, ToolItem> = {};
   for (const [id, t] of Object.entries(tools)) {
     const open = t.status === 'running' || t.status === 'waiting';
-    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled' } : t;
+    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled', neverRan: t.status === 'waiting' || undefined } : t;
   }
   return out;
 }

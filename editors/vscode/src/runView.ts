@@ -252,7 +252,6 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 <button type="button" class="chip-add" data-attach="selection" title="Attach the selected text of the active editor">+ Selection</button>
 <button type="button" class="chip-add" data-attach="file" title="Attach the active file">+ File</button>
 <button type="button" class="chip-add" data-attach="problems" title="Attach the active file's problems (diagnostics)">+ Problems</button>
-<span class="spacer"></span>
 <button type="button" id="stop" class="danger" hidden>Stop</button>
 <button type="button" id="send" class="primary">Send</button>
 </div>

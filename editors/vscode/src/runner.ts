@@ -29,6 +29,8 @@ interface ActiveRun {
 
 /** Where the session the chat continues is remembered (per workspace). */
 const SESSION_KEY = 'harness9.sessionId';
+/** True when the daemon that ran that session stores sessions (a reload may show it again). */
+const STORED_KEY = 'harness9.sessionStored';
 let tokenCounter = 0;
 
 export class Runner {
@@ -40,6 +42,10 @@ export class Runner {
     private readonly status: StatusItem,
     private readonly memory: vscode.Memento,
   ) {
+    // A new daemon (this window's) has none of the sessions of one that did not store them.
+    if (!this.sessionStored) {
+      this.sessionId = undefined;
+    }
     // A restarted daemon without stored sessions has none of the old ones.
     daemon.onDidChangeRunning((running) => {
       if (!running && !daemon.supports('agent/sessions')) {
@@ -55,6 +61,12 @@ export class Runner {
 
   set sessionId(id: string | undefined) {
     void this.memory.update(SESSION_KEY, id);
+    void this.memory.update(STORED_KEY, id !== undefined && this.daemon.supports('agent/session'));
+  }
+
+  /** True when the remembered session can be read back from the daemon (after a reload). */
+  get sessionStored(): boolean {
+    return this.sessionId !== undefined && this.memory.get<boolean>(STORED_KEY) === true;
   }
 
   /** True while a run is in progress. */
@@ -175,7 +187,7 @@ export class Runner {
       params.context = context;
     }
     const progress = client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
-      if (v.kind !== 'end' && v.message) {
+      if (v.kind === 'report' && v.message) {
         this.status.update({ message: v.message });
       }
     });

@@ -71,7 +71,8 @@ export class SessionPicker {
   /** After a reload: the chat shows the session it continues, if the daemon still has it. */
   async restore(): Promise<void> {
     const id = this.runner.sessionId;
-    if (id === undefined || this.view.shownRuns.length > 0 || this.runner.busy) {
+    // Only a daemon that stores sessions is worth starting for this.
+    if (id === undefined || !this.runner.sessionStored || this.view.shownRuns.length > 0 || this.runner.busy) {
       return;
     }
     const client = await this.daemon.ensureStarted();

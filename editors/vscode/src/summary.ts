@@ -78,7 +78,9 @@ export function summarize(t: ToolItem, now?: number): ToolSummary {
   const known = VERBS[t.name];
   const subjectText = t.name === 'bash' ? args.command : t.change?.path ?? args.path;
   const subject = typeof subjectText === 'string' ? oneLine(subjectText) : oneLine(JSON.stringify(t.arguments ?? ''));
-  const verb = known?.[t.status] ?? 'called';
+  const verb = t.status === 'failed' && t.reason === 'cancelled' && known
+    ? t.neverRan ? known.refused : 'stopped'
+    : known?.[t.status] ?? 'called';
   const facts: string[] = [];
   const exit = t.name === 'bash' ? exitStatusOf(t) : undefined;
   if (exit !== undefined) {

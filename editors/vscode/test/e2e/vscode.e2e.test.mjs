@@ -1,6 +1,7 @@
 // End to end in a real VS Code (code-server in headless Chromium) against the real harness9
-// daemon with a scripted model: the commands, the run view, cancel, sessions, restarts, and
-// approvals (the daemon's default: the user allows or rejects in the run view).
+// daemon with a scripted model: the chat view and its prompt box, the commands, stop, sessions,
+// restarts, context chips, and approvals (the daemon's default: the user allows or rejects in
+// the chat).
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
@@ -16,7 +17,7 @@ import {
 } from './codeServer.mjs';
 import { daemonPids, waitFor } from './processes.mjs';
 import {
-  answerInputBox, approvalNote, cancelFromNotification, readApprovalCard, readRun, runCommand, runViewFrame,
+  answerInputBox, approvalNote, readApprovalCard, readRun, runCommand, runViewFrame, sendFromChat, stopFromChat,
   waitForRunStatus,
 } from './workbench.mjs';
 
@@ -57,9 +58,16 @@ const SLOW_TURNS = [
   { text: 'The slow job finished.' },
 ];
 
-function playNext(turns) {
-  fs.writeFileSync(replayFile, JSON.stringify({ turns, delta_chars: 6, delta_delay_ms: 5 }));
+function playNext(turns, { deltaChars = 6, deltaDelayMs = 5 } = {}) {
+  fs.writeFileSync(replayFile, JSON.stringify({ turns, delta_chars: deltaChars, delta_delay_ms: deltaDelayMs }));
 }
+
+// A markdown answer streamed slowly enough to be seen arriving.
+const STREAM_TURNS = [
+  {
+    text: 'a.txt holds **one line**:\n\n```python\nprint("hello from a.txt")\n```\n\n- it is short\n- it greets\n\nThat is all there is to it, and nothing else in the folder refers to it.',
+  },
+];
 
 fs.mkdirSync(workspace, { recursive: true });
 fs.mkdirSync(scripts, { recursive: true });
@@ -80,6 +88,8 @@ const userSettings = {
   'harness9.replayFile': replayFile,
   // The tests before the approval ones are about other things: nothing asks there.
   'harness9.approvals.mode': 'yolo',
+  // The messages to and from the daemon go to its log, where the test reads what a run sent.
+  'harness9.trace.server': 'verbose',
 };
 
 const GREET_TURNS = [
@@ -150,6 +160,20 @@ async function runUntilAsked(prompt, reset) {
   throw new Error('no approval question after 5 runs: the approvals setting did not reach the daemon');
 }
 
+/** The text of each log file under `dir` that mentions `needle` (the extension's output channel is one). */
+function logsMentioning(dir, needle) {
+  const found = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.log')) {
+      const text = fs.readFileSync(path.join(entry.parentPath ?? entry.path, entry.name), 'utf8');
+      if (text.includes(needle)) {
+        found.push(text);
+      }
+    }
+  }
+  return found;
+}
+
 async function shot(name) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
@@ -209,14 +233,17 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const run = await readRun(frame, 0);
     assert.equal(run.prompt, 'What does a.txt say? Write it down.');
     assert.equal(run.status, '✓ completed');
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status]), [
-      ['✓', 'bash', 'echo hello from bash', 'ok'],
-      ['✓', 'read_file', 'a.txt', 'ok'],
-      ['✓', 'write_file', 'notes/summary.txt', 'ok'],
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args, t.status]), [
+      ['✓', 'ran', 'echo hello from bash', 'ok'],
+      ['✓', 'read', 'a.txt', 'ok'],
+      ['✓', 'wrote', 'notes/summary.txt', 'ok'],
     ]);
-    for (const t of run.tools) {
+    assert.match(run.tools[0].meta, /^exit 0 · \d+ ms$/);
+    for (const t of run.tools.slice(1)) {
       assert.match(t.meta, /^\d+ ms$/);
     }
+    // The answer shows once, as the last turn's text.
+    assert.equal(await frame.locator('article.run').nth(0).getByText('All done: a.txt says hello').count(), 1);
     assert.equal(run.finalText, 'All done: a.txt says hello, and notes/summary.txt records it.');
     assert.match(run.usage, /2 turns · 3 tool calls · tokens in \d+ · out \d+/);
     assert.equal(fs.readFileSync(path.join(workspace, 'notes', 'summary.txt'), 'utf8'), 'a.txt says hello\n');
@@ -225,32 +252,67 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await shot('1-completed');
   });
 
-  it('cancelling the progress notification cancels the run; the session continues', async () => {
+  it('a prompt typed in the chat streams its markdown answer; Up recalls the prompt', async () => {
+    playNext(STREAM_TURNS, { deltaChars: 4, deltaDelayMs: 40 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'What is in a.txt?\nAnswer briefly.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('.prompt', { hasText: 'What is in a.txt?' }).waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('textarea#prompt').inputValue(), '', 'the prompt box empties on send');
+    // Part of the text is there while the rest is still coming.
+    await run.locator('.assistant.streaming').waitFor({ timeout: 15_000 });
+    await page.locator('.statusbar-item', { hasText: /harness9: turn 1/ }).first().waitFor({ timeout: 10_000 });
+    await shot('1a-streaming');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal((await run.locator('.prompt').textContent()).trim(), 'What is in a.txt?\nAnswer briefly.');
+    const answer = run.locator('.final-text');
+    assert.equal(await answer.locator('strong').textContent(), 'one line');
+    assert.deepEqual(await answer.locator('li').allTextContents(), ['it is short', 'it greets']);
+    await answer.locator('pre code .hljs-built_in, pre code .hljs-string').first().waitFor({ timeout: 5_000 });
+    assert.match(await run.locator('.usage').textContent(), /^1 turn · 0 tool calls · tokens in \d+ · out \d+$/);
+    await page.locator('.statusbar-item', { hasText: /^harness9$/ }).first().waitFor({ timeout: 10_000 });
+    await shot('1b-chat');
+    const box = frame.locator('textarea#prompt');
+    await box.click();
+    await box.press('ArrowUp');
+    assert.equal(await box.inputValue(), 'What is in a.txt?\nAnswer briefly.');
+    await box.fill('');
+  });
+
+  it('the Stop button stops the run, without a progress toast over the view; the session continues', async () => {
     playNext(SLOW_TURNS);
-    await runCommand(page, 'harness9: Run Agent');
-    assert.match(await answerInputBox(page, 'Run the slow job.'), /continuing the session/);
-    await frame.locator('article.run').nth(1).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Run the slow job.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('details.tool.running').waitFor({ timeout: 30_000 });
+    // Its clock runs while it does.
+    await run.locator('details.tool.running .meta', { hasText: /^[1-9][\d.]* s$/ }).waitFor({ timeout: 10_000 });
+    await page.locator('.statusbar-item', { hasText: /harness9: turn 1/ }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.notification-toast', { hasText: 'harness9' }).count(), 0);
     await shot('2-running');
     const t0 = Date.now();
-    await cancelFromNotification(page);
-    await waitForRunStatus(frame, 1, 'cancelled', 15_000);
+    await stopFromChat(frame);
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
     const took = Date.now() - t0;
-    const run = await readRun(frame, 1);
-    assert.equal(run.status, '✗ cancelled');
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✗', 'bash', 'sleep 30']]);
-    assert.match(run.tools[0].meta, /cancelled/);
-    console.log(`cancel from the notification to "cancelled" in the view: ${took} ms`);
+    const state = await readRun(frame, index);
+    assert.equal(state.status, '✗ cancelled');
+    assert.deepEqual(state.tools.map((t) => [t.icon, t.verb, t.args]), [['✗', 'stopped', 'sleep 30']]);
+    assert.match(state.tools[0].meta, /cancelled/);
+    assert.equal(state.finalText, undefined, 'a cancelled run has no answer');
+    console.log(`Stop in the chat to "cancelled" in the view: ${took} ms`);
     assert.ok(took < 10_000, `cancel took ${took} ms`);
+    await frame.locator('button#stop').waitFor({ state: 'hidden', timeout: 5_000 });
     await shot('3-cancelled');
   });
 
-  it('"Cancel Run" cancels through agent/cancel', async () => {
+  it('"Stop" from the palette cancels through agent/cancel', async () => {
+    const index = await frame.locator('article.run').count();
     await runCommand(page, 'harness9: Run Agent');
-    await answerInputBox(page, 'Run the slow job again.');
-    await frame.locator('article.run').nth(2).locator('details.tool.running').waitFor({ timeout: 30_000 });
-    await runCommand(page, 'harness9: Cancel Run');
-    await waitForRunStatus(frame, 2, 'cancelled', 15_000);
-    assert.equal((await readRun(frame, 2)).tools[0].icon, '✗');
+    assert.match(await answerInputBox(page, 'Run the slow job again.'), /continuing the session/);
+    await frame.locator('article.run').nth(index).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    await runCommand(page, 'harness9: Stop');
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
+    assert.equal((await readRun(frame, index)).tools[0].icon, '✗');
   });
 
   it('sends changed settings to the daemon (workspace settings: maxTurns 1, then unset)', async () => {
@@ -286,13 +348,44 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await waitForRunStatus(frame, index, 'completed');
   });
 
-  it('"New Session" clears the view and the next run starts a new session', async () => {
-    await runCommand(page, 'harness9: New Session');
+  it('"New Chat" clears the view and the next run starts a new session', async () => {
+    await runCommand(page, 'harness9: New Chat');
     await frame.locator('p.empty').waitFor({ timeout: 10_000 });
     await runCommand(page, 'harness9: Run Agent');
     assert.match(await answerInputBox(page, 'Fresh start.'), /new session/);
     await waitForRunStatus(frame, 0, 'completed');
     await shot('4-new-session');
+  });
+
+  it('a selection attached as a chip goes with the prompt as a context item; the chip can be removed', async () => {
+    playNext([{ text: 'That line greets.' }]);
+    // a.txt in the editor, all of it selected.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('a.txt');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'a.txt' }).first().click();
+    await page.locator('.monaco-editor .view-line', { hasText: 'hello from a.txt' }).first().click();
+    await page.keyboard.press('Control+A');
+    await frame.locator('[data-attach="selection"]').click();
+    await frame.locator('[data-attach="file"]').click();
+    const chips = frame.locator('#chips .chip');
+    await chips.nth(1).waitFor({ timeout: 10_000 });
+    assert.deepEqual((await chips.allTextContents()).map((t) => t.replace('×', '').trim()), ['a.txt:1', 'a.txt']);
+    await shot('13-context-chips');
+    await chips.nth(1).locator('.chip-remove').click();
+    await frame.locator('#chips .chip').nth(1).waitFor({ state: 'detached', timeout: 5_000 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'What does this say?');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(await frame.locator('#chips .chip').count(), 0, 'the chips went with the prompt');
+    // The request as the daemon's log (verbose trace) recorded it.
+    const sent = await waitFor(() => logsMentioning(profile.userData, 'What does this say?'), (l) => l.length > 0, 10_000);
+    const request = sent.join('\n');
+    assert.match(request, /"kind": "selection"/);
+    assert.match(request, /"text": "hello from a\.txt\\n"/);
+    assert.doesNotMatch(request, /"kind": "file"/, 'the removed chip is not sent');
   });
 
   it('a bash call lists the two files it changed; "Restore to here" brings them back after a confirmation', async () => {
@@ -381,7 +474,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await page.locator('.tab', { hasText: 'greet.txt: proposed change' }).waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await approvalNote(frame, index), '✓ allowed by you, once');
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✓', 'edit_file', 'greet.txt']]);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args]), [['✓', 'edited', 'greet.txt']]);
     await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
     await shot('7-approval-allowed');
   });
@@ -403,8 +496,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(await frame.locator('.approval-card').count(), 0);
     assert.equal(await approvalNote(frame, index), '✗ rejected by you');
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status, t.meta]), [
-      ['⊘', 'bash', 'rm greet.txt', 'refused', 'rejected'],
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args, t.status, t.meta]), [
+      ['⊘', 'did not run', 'rm greet.txt', 'refused', 'rejected'],
     ]);
     assert.equal(run.finalText, 'I left greet.txt alone, as you asked.');
     const item = frame.locator('article.run').nth(index).locator('details.tool').first();
@@ -420,12 +513,12 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await runCommand(page, 'harness9: Run Agent');
     await answerInputBox(page, 'Plant a file.');
     assert.equal((await readApprovalCard(frame)).command, 'touch planted.txt');
-    await runCommand(page, 'harness9: Cancel Run');
+    await runCommand(page, 'harness9: Stop');
     await waitForRunStatus(frame, index, 'cancelled', 15_000);
     await frame.locator('.approval-card').waitFor({ state: 'detached', timeout: 10_000 });
     await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name]), [['✗', 'bash']]);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb]), [['✗', 'did not run']]);
     assert.match(run.tools[0].meta, /cancelled/);
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });

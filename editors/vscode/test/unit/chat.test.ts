@@ -130,7 +130,23 @@ describe('the status bar', () => {
     assert.equal(statusText({ running: true, turn: 2, questions: [] }).text, '$(sync~spin) harness9: turn 2');
     assert.equal(statusText({ running: true, turn: 2, message: 'turn 2 · bash: npm test', questions: [] }).text,
       '$(sync~spin) harness9: turn 2 · bash: npm test');
+    assert.equal(statusText({ running: true, turn: 3, message: 'turn 2 · bash: npm test', questions: [] }).text,
+      '$(sync~spin) harness9: turn 3');
     const asking = statusText({ running: true, turn: 2, questions: ['bash: npm test', 'edit_file: a'] });
     assert.deepEqual([asking.text, asking.asking], ['$(question) harness9 asks: bash: npm test (+1)', true]);
+  });
+});
+
+describe('cancelled calls', () => {
+  it('one cancelled while waiting for the user "did not run"; one cancelled while running was "stopped"', () => {
+    const s = reduceAll(initialRunState('p'), [
+      n('tool_started', { toolCallId: 'w', tool: 'bash', arguments: { command: 'touch planted' } }),
+      n('approval_requested', { toolCallId: 'w', tool: 'bash', title: 'bash: touch planted' }),
+      n('tool_failed', { toolCallId: 'w', tool: 'bash', reason: 'cancelled', durationMs: 3.3 }),
+      n('tool_started', { toolCallId: 'x', tool: 'bash', arguments: { command: 'sleep 30' } }),
+      n('tool_failed', { toolCallId: 'x', tool: 'bash', reason: 'cancelled', durationMs: 812 }),
+    ]);
+    assert.equal(summaryLine(s.tools.w), 'did not run touch planted · cancelled · 3 ms');
+    assert.equal(summaryLine(s.tools.x), 'stopped sleep 30 · cancelled · 812 ms');
   });
 });

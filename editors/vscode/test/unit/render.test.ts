@@ -55,7 +55,7 @@ describe('renderRuns', () => {
   it('marks cancelled tools and runs with ✗ and the reason', () => {
     const html = renderRuns([run('cancelled.json', 'wait')]);
     assert.match(html, /✗ cancelled/);
-    assert.match(html, /<span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">sleep 30<\/code> <span class="meta">cancelled · 812 ms<\/span>/);
+    assert.match(html, /<span class="icon">✗<\/span> <span class="verb">stopped<\/span> <code class="args">sleep 30<\/code> <span class="meta">cancelled · 812 ms<\/span>/);
   });
 
   it('shows the error of a failed run and its thinking', () => {
