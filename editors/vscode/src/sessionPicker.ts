@@ -23,7 +23,9 @@ export class SessionPicker {
   ) {
     // A started daemon tells whether it keeps sessions: the chat shows its Sessions button then.
     daemon.onDidChangeRunning((running) => {
-      this.view.setComposer({ sessions: running && daemon.supports('agent/sessions') });
+      const supported = running && daemon.supports('agent/sessions');
+      this.view.setComposer({ sessions: supported });
+      void vscode.commands.executeCommand('setContext', 'harness9.sessions', supported);
     });
   }
 

@@ -174,10 +174,30 @@ function logsMentioning(dir, needle) {
   return found;
 }
 
-async function shot(name) {
+/**
+ * A screenshot into the artifacts; `readmeName` also copies it into README_SCREENSHOTS (when set,
+ * e.g. editors/vscode/media/screenshots) for the extension's README.
+ */
+async function shot(name, readmeName) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
   console.log(`screenshot: ${file}`);
+  if (readmeName && process.env.README_SCREENSHOTS) {
+    fs.copyFileSync(file, path.join(process.env.README_SCREENSHOTS, `${readmeName}.png`));
+  }
+}
+
+/** Drags the side bar's edge so the chat is `width` pixels wide, as a user would. */
+async function widenSideBar(width) {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) {
+    return;
+  }
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(bar.x + bar.width - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + width, y, { steps: 5 });
+  await page.mouse.up();
 }
 
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
@@ -188,7 +208,11 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
     // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
     // Checkpoints live under the test's temporary folder, never the real home.
-    const daemonEnv = { HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state') };
+    // No API key nor provider from the environment either: the onboarding test needs none.
+    const daemonEnv = {
+      HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state'),
+      HARNESS9_PROVIDER: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '',
+    };
     server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -229,6 +253,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const title = await answerInputBox(page, 'What does a.txt say? Write it down.');
     assert.match(title, /new session/);
     frame = await runViewFrame(page);
+    await widenSideBar(520);
     await waitForRunStatus(frame, 0, 'completed');
     const run = await readRun(frame, 0);
     assert.equal(run.prompt, 'What does a.txt say? Write it down.');
@@ -270,8 +295,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.deepEqual(await answer.locator('li').allTextContents(), ['it is short', 'it greets']);
     await answer.locator('pre code .hljs-built_in, pre code .hljs-string').first().waitFor({ timeout: 5_000 });
     assert.match(await run.locator('.usage').textContent(), /^1 turn · 0 tool calls · tokens in \d+ · out \d+$/);
-    await page.locator('.statusbar-item', { hasText: /^harness9$/ }).first().waitFor({ timeout: 10_000 });
-    await shot('1b-chat');
+    await page.locator('.statusbar-item', { hasText: /^\s*harness9\s*$/ }).first().waitFor({ timeout: 10_000 });
+    await shot('1b-chat', 'chat');
     const box = frame.locator('textarea#prompt');
     await box.click();
     await box.press('ArrowUp');
@@ -456,7 +481,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await readRun(frame, index)).tools[0].icon, '‖');
     await page.locator('.statusbar-item', { hasText: 'harness9 asks: edit_file: greet.txt' }).waitFor({ timeout: 10_000 });
     assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello\n', 'nothing changes before the user answers');
-    await shot('5-approval-diff');
+    await shot('5-approval-diff', 'approval');
 
     await frame.locator('.approval-card [data-action="open-diff"]').click();
     const diffEditor = page.locator('.monaco-diff-editor');
@@ -522,5 +547,43 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.match(run.tools[0].meta, /cancelled/);
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+  });
+
+  it('without a provider the error offers a stored API key, which the restarted daemon gets', async () => {
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
+    playNext([{ text: 'The settings did not reach the daemon yet.' }]);
+    const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
+    for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
+      await page.waitForTimeout(1000);
+      const index = await frame.locator('article.run').count();
+      await sendFromChat(frame, `Anything (${attempt}).`);
+      const ended = frame.locator('article.run').nth(index).and(frame.locator('.status-completed, .status-error'));
+      await ended.waitFor({ timeout: 15_000 });
+    }
+    await toast.waitFor({ timeout: 5_000 });
+    await toast.hover();
+    const buttons = (await toast.locator('.monaco-button').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(buttons.filter((b) => b !== ''), ['Store API Key', 'Open Settings', 'Try the Offline Demo']);
+    await shot('14-no-provider');
+    const [before] = daemonPids(server.pid, daemonLink);
+    await toast.locator('.monaco-button', { hasText: 'Store API Key' }).click();
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'OPENAI_API_KEY' }).first();
+    await pick.waitFor({ timeout: 10_000 });
+    await pick.click();
+    await answerInputBox(page, 'sk-e2e-not-a-real-key', 'OPENAI_API_KEY');
+    // A new daemon, with the key in its environment (never in the settings or on the wire).
+    const [after] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== before, 30_000);
+    const environ = fs.readFileSync(`/proc/${after}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('OPENAI_API_KEY=sk-e2e-not-a-real-key'), 'the daemon has the stored key');
+    // Remove it again; nothing ran with it.
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    await runCommand(page, 'harness9: Store API Key');
+    await pick.waitFor({ timeout: 10_000 });
+    await pick.click();
+    await answerInputBox(page, '', 'OPENAI_API_KEY');
+    const [last] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== after, 20_000);
+    assert.ok(!fs.readFileSync(`/proc/${last}/environ`, 'utf8').includes('sk-e2e-not-a-real-key'), 'the key is gone');
   });
 });
