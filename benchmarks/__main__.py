@@ -33,6 +33,7 @@ CASES = (
     "approvals",
     "checkpoints",
     "sessions",
+    "history",
 )
 
 

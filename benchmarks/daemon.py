@@ -108,17 +108,18 @@ async def started(
     workspace: Path,
     argv: tuple[str, ...] = DAEMON,
     settings: dict[str, Any] | None = None,
+    state: Path | None = None,
 ) -> AsyncIterator[Daemon]:
     """Spawn `argv`, initialize it on `workspace` with the client `settings`, and shut it down
-    afterwards. Its sessions and checkpoints go to a temporary state folder.
+    afterwards. Its sessions and checkpoints go to `state`, else a temporary folder.
 
     The child's stderr goes to a temporary file, shown when the child fails to answer.
     """
     if argv == DAEMON and PROFILE_DIR:
         out = tempfile.mktemp(suffix=".prof", prefix="daemon-", dir=PROFILE_DIR[0])
         argv = (PYTHON, "-m", "cProfile", "-o", out, *DAEMON[1:])
-    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as state:
-        env = {**env, "HARNESS9_STATE_DIR": state}
+    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as temporary:
+        env = {**env, "HARNESS9_STATE_DIR": str(state or temporary)}
         client = await RpcClient.spawn(argv, env, REPO, log)
         try:
             try:

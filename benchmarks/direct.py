@@ -18,9 +18,13 @@ MAX_TOKENS = 4096
 class DirectLoop:
     """An agent loop reduced to its floor: SDK call, tool call, append, repeat."""
 
-    def __init__(self, provider: str, url: str, stream: bool, workdir: str) -> None:
+    def __init__(self, provider: str, url: str, stream: bool, workdir: str,
+                 raw: bool = False) -> None:
+        """`raw` (OpenAI, not streamed): post the body as the daemon does, without the SDK's
+        parameter transformation, whose cost grows with the conversation."""
         from harness9.tools import default_registry
 
+        self.raw = raw
         self.provider = provider
         self.stream = stream
         registry = default_registry(workdir)
@@ -40,9 +44,12 @@ class DirectLoop:
             self.schema = [{"name": d.name, "description": d.description,
                             "input_schema": d.input_schema} for d in defs]
 
-    async def run(self, prompt: str, turns: int) -> float:
-        """Seconds for `turns` model calls, each followed by its tool calls."""
+    async def run(self, prompt: str, turns: int, history: int = 0, output: str = "") -> float:
+        """Seconds for `turns` model calls, each followed by its tool calls, after `history`
+        earlier turns (a read_file call of `notes.txt` answered with `output` each)."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        for k in range(history):
+            self._append(messages, [(f"h{k}", "read_file", '{"path": "notes.txt"}')], [output])
         started = now()
         for _ in range(turns):
             calls = await self.call(messages)
@@ -83,8 +90,15 @@ class DirectLoop:
         return output if isinstance(output, str) else output.text
 
     async def _openai(self, messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-        reply = await self.client.chat.completions.create(
-            model=MODEL, messages=messages, tools=self.schema)
+        if self.raw:
+            from openai.types.chat import ChatCompletion
+
+            reply = await self.client.post(
+                "/chat/completions", cast_to=ChatCompletion,
+                body={"model": MODEL, "messages": messages, "tools": self.schema})
+        else:
+            reply = await self.client.chat.completions.create(
+                model=MODEL, messages=messages, tools=self.schema)
         return [(c.id, c.function.name, c.function.arguments)
                 for c in reply.choices[0].message.tool_calls or []]
 

@@ -5,6 +5,7 @@ This module is a leaf: it imports nothing from harness9, so every layer can depe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -156,3 +157,14 @@ class StreamChunk:
     text: str = ""
     message: Message | None = None
     usage: Usage = field(default_factory=Usage)
+
+
+def shared_prefix(a: Sequence[Message], b: Sequence[Message]) -> int:
+    """How many leading messages `a` and `b` share, as the same objects. Messages are
+    immutable, so a message that changed is a new object: this finds where two versions of a
+    conversation part in time proportional to the prefix, without comparing contents."""
+    limit = min(len(a), len(b))
+    common = 0
+    while common < limit and a[common] is b[common]:
+        common += 1
+    return common

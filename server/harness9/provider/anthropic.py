@@ -22,13 +22,14 @@ argument text reaches the tool as a failure the model can fix. Every call keeps 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.anthropic_stream import StreamAssembler, dump_input, usage_of
 from harness9.provider.errors import MalformedResponseError
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
+from harness9.provider.message_cache import MessageCache
 from harness9.schema import (
     Message,
     Role,
@@ -42,20 +43,29 @@ from harness9.schema import (
 DEFAULT_MAX_TOKENS = 8192
 
 
-def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+BlocksOf = Callable[[Sequence[Message]], list[list[dict[str, Any]]]]
+
+
+def blocks_of(messages: Sequence[Message]) -> list[list[dict[str, Any]]]:
+    """Each message's content blocks (a provider caches this: see `MessageCache`)."""
+    return [_blocks(m) for m in messages]
+
+
+def to_messages(
+    messages: Sequence[Message], convert: BlocksOf = blocks_of
+) -> list[dict[str, Any]]:
     """The non-system conversation as alternating user/assistant messages of content blocks."""
     out: list[dict[str, Any]] = []
-    for message in messages:
+    for message, blocks in zip(messages, convert(messages), strict=True):
         if message.role is Role.SYSTEM:
             continue
-        blocks = _blocks(message)
         if not blocks:
             continue  # the API rejects empty content; dropping it keeps roles alternating
         role = "assistant" if message.role is Role.ASSISTANT else "user"
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
+        else:  # a list of its own: merging and trimming must not touch the cached blocks
+            out.append({"role": role, "content": list(blocks)})
     _trim_prefill(out)
     return out
 
@@ -138,13 +148,15 @@ def to_request(
     messages: Sequence[Message],
     tools: Sequence[ToolDefinition] | None,
     run_tools: Sequence[ToolDefinition] | None = None,
+    convert: BlocksOf = blocks_of,
 ) -> dict[str, Any]:
     """The keyword arguments of `messages.create`; `run_tools` are the tools remembered for a
-    call made with `tools=None` over a history that holds tool blocks."""
+    call made with `tools=None` over a history that holds tool blocks; `convert` gives each
+    message's blocks."""
     request: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,
-        "messages": to_messages(messages),
+        "messages": to_messages(messages, convert),
     }
     system = to_system(messages)
     if system is not None:
@@ -204,6 +216,7 @@ class AnthropicProvider:
         }
         self._limits = limits
         self._run_tools: list[ToolDefinition] | None = None
+        self._convert = MessageCache(_blocks)
         self._sdk: Any = None
         self._client: Any = None
 
@@ -220,7 +233,9 @@ class AnthropicProvider:
     ) -> dict[str, Any]:
         if tools is not None:
             self._run_tools = list(tools)
-        return to_request(self.model, self.max_tokens, messages, tools, self._run_tools)
+        return to_request(
+            self.model, self.max_tokens, messages, tools, self._run_tools, self._convert
+        )
 
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None

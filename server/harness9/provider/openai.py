@@ -17,12 +17,13 @@ run's `RequestLimits` (a service's SSE comments are no sign of life: the SDK ski
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from harness9.provider._sdk import shared_client, translated_errors
 from harness9.provider.errors import MalformedResponseError
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
+from harness9.provider.message_cache import MessageCache
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
     Message,
@@ -73,10 +74,14 @@ def to_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def to_request(
-    model: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition] | None,
+    convert: Callable[[Sequence[Message]], list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of `chat.completions.create` (without the streaming options)."""
-    request: dict[str, Any] = {"model": model, "messages": to_messages(messages)}
+    """The keyword arguments of `chat.completions.create` (without the streaming options);
+    `convert` turns the messages into their wire form (default: `to_messages`)."""
+    request: dict[str, Any] = {"model": model, "messages": (convert or to_messages)(messages)}
     if tools is not None:
         request["tools"] = to_tools(tools)
     return request
@@ -134,6 +139,7 @@ class OpenAIProvider:
         self._limits = limits
         self._sdk: Any = None
         self._client: Any = None
+        self._convert = MessageCache(_to_message)
 
     async def _connect(self) -> Any:
         """The shared SDK client, on first use (the SDK is imported off the event loop)."""
@@ -154,7 +160,7 @@ class OpenAIProvider:
         ):
             completion = await pacer.first(client.post(
                 "/chat/completions",
-                body=to_request(self.model, messages, tools),
+                body=to_request(self.model, messages, tools, self._convert),
                 cast_to=self._sdk.types.chat.ChatCompletion,
             ))
             return from_completion(completion)
@@ -164,7 +170,7 @@ class OpenAIProvider:
     ) -> AsyncIterator[StreamChunk]:
         """One streamed completion: text deltas as they arrive, then the assembled message."""
         client = await self._connect()
-        request = to_request(self.model, messages, tools)
+        request = to_request(self.model, messages, tools, self._convert)
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage = Usage()
