@@ -245,7 +245,8 @@ function renderFooter(s: RunState): string {
   const facts = [
     s.turnCount !== undefined ? plural(s.turnCount, 'turn') : '',
     s.toolCallCount !== undefined ? plural(s.toolCallCount, 'tool call') : '',
-    `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}`,
+    // A run read back from a stored session has no token counts.
+    s.usage.inputTokens + s.usage.outputTokens > 0 || s.lastSeq > 0 ? `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}` : '',
   ].filter((x) => x !== '');
   // The answer is the last turn's text, already shown; only one that came without it shows here.
   const shown = s.turns.some((t) => t.text !== '' && t.text === s.finalText);

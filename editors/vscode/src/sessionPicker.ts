@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Daemon } from './daemon';
 import type { Runner } from './runner';
 import type { RunView } from './runView';
-import { runsFromSession, type SessionSummary, sessionRow, sessionsFrom } from './sessions';
+import { runsFromSession, type SessionSummary, sessionRow, sessionsFrom, withCheckpoints } from './sessions';
 
 const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete this session' };
 
@@ -90,7 +90,11 @@ export class SessionPicker {
     }
     try {
       const result = await client.sendRequest('agent/session', { sessionId });
-      this.runner.resume(sessionId, runsFromSession(result));
+      // Each turn's "Restore to here" comes back too.
+      const checkpoints = this.daemon.supports('agent/checkpoints')
+        ? await client.sendRequest('agent/checkpoints', { sessionId }).catch(() => undefined)
+        : undefined;
+      this.runner.resume(sessionId, withCheckpoints(runsFromSession(result), checkpoints));
       this.view.show();
     } catch (err) {
       if (!quiet) {

@@ -2,7 +2,7 @@
  * Stored sessions, the pure part: a session listed by `agent/sessions` as a quick-pick row, and a
  * session read back with `agent/session` as the runs the chat view shows. No `vscode` import.
  */
-import { initialRunState, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
+import { type CheckpointView, initialRunState, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
 import { plural } from './summary';
 
 /** One row of `agent/sessions`. */
@@ -71,14 +71,24 @@ function parseArguments(v: unknown): unknown {
 
 const STATUSES: readonly RunStatus[] = ['completed', 'max_turns', 'cancelled', 'error'];
 
-/** A run being rebuilt: its state, and the next turn number. */
+/** A run being rebuilt: its state, its last turn number, and whether the last message was that turn's. */
 interface Building {
   state: RunState;
   turn: number;
+  afterAssistant: boolean;
 }
 
+/**
+ * An assistant message is a turn; two in a row are one turn's thinking (with the tools withheld)
+ * and then its action message.
+ */
 function addAssistant(b: Building, m: Record<string, unknown>): void {
-  b.turn += 1;
+  const last = b.state.turns[b.state.turns.length - 1];
+  const thinking = b.afterAssistant && last !== undefined && last.toolCallIds.length === 0 ? last.text : undefined;
+  if (thinking === undefined) {
+    b.turn += 1;
+  }
+  b.afterAssistant = true;
   const calls = list(m.toolCalls).filter((c) => str(c.id) !== undefined);
   const tools: Record<string, ToolItem> = { ...b.state.tools };
   for (const c of calls) {
@@ -86,26 +96,38 @@ function addAssistant(b: Building, m: Record<string, unknown>): void {
     tools[id] = { id, name: str(c.name) ?? '?', turn: b.turn, status: 'ok', arguments: parseArguments(c.arguments) };
   }
   const text = str(m.content) ?? '';
-  const turn: TurnView = { turn: b.turn, text, complete: true, toolCallIds: calls.map((c) => str(c.id) as string) };
+  const turn: TurnView = {
+    turn: b.turn,
+    text,
+    complete: true,
+    toolCallIds: calls.map((c) => str(c.id) as string),
+    ...(thinking !== undefined ? { thinking } : {}),
+  };
+  const earlier = thinking !== undefined ? b.state.turns.slice(0, -1) : b.state.turns;
   b.state = {
     ...b.state,
-    turns: [...b.state.turns, turn],
+    turns: [...earlier, turn],
     tools,
     finalText: calls.length === 0 && text !== '' ? text : b.state.finalText,
   };
 }
 
+/** A tool result: the call's output; the daemon's tool errors start with `Error:`. */
 function addToolResult(b: Building, m: Record<string, unknown>): void {
+  b.afterAssistant = false;
   const id = str(m.toolCallId);
   const tool = id === undefined ? undefined : b.state.tools[id];
   if (id !== undefined && tool) {
-    b.state = { ...b.state, tools: { ...b.state.tools, [id]: { ...tool, output: str(m.content) ?? '' } } };
+    const output = str(m.content) ?? '';
+    const status = output.startsWith('Error:') ? 'failed' : 'ok';
+    b.state = { ...b.state, tools: { ...b.state.tools, [id]: { ...tool, output, status, ...(status === 'failed' ? { reason: 'error' } : {}) } } };
   }
 }
 
 /**
- * The runs of an `agent/session` answer: each user message starts a run (the runs list gives its
- * id and status, in order), each assistant message is a turn, each tool message a call's output.
+ * The runs of an `agent/session` answer: each user message without `toolCallId` starts a run (the
+ * runs list gives its id and status, in order), each assistant message is a turn (see
+ * `addAssistant`), each message with a `toolCallId` a call's output.
  */
 export function runsFromSession(result: unknown): RunState[] {
   const r = obj(result);
@@ -114,7 +136,11 @@ export function runsFromSession(result: unknown): RunState[] {
   const out: Building[] = [];
   for (const m of list(r.messages)) {
     const role = str(m.role);
-    if (role === 'user') {
+    if (str(m.toolCallId) !== undefined) {
+      if (out.length > 0) {
+        addToolResult(out[out.length - 1], m);
+      }
+    } else if (role === 'user') {
       const info = meta[out.length] ?? {};
       const status = str(info.status) as RunStatus | undefined;
       const state: RunState = {
@@ -124,12 +150,31 @@ export function runsFromSession(result: unknown): RunState[] {
         turnCount: num(info.turns),
         toolCallCount: num(info.toolCalls),
       };
-      out.push({ state, turn: 0 });
+      out.push({ state, turn: 0, afterAssistant: false });
     } else if (role === 'assistant' && out.length > 0) {
       addAssistant(out[out.length - 1], m);
-    } else if (role === 'tool' && out.length > 0) {
-      addToolResult(out[out.length - 1], m);
     }
   }
   return out.map((b) => b.state);
+}
+
+/**
+ * The checkpoints of an `agent/checkpoints` answer put on the runs they belong to: a run's first
+ * is the one before its first tool batch, the others were taken after a batch.
+ */
+export function withCheckpoints(runs: readonly RunState[], result: unknown): RunState[] {
+  const all = list(obj(result).checkpoints).filter((c) => str(c.checkpointId) !== undefined && str(c.runId) !== undefined);
+  return runs.map((r) => {
+    const mine = all.filter((c) => c.runId === r.runId);
+    if (mine.length === 0) {
+      return r;
+    }
+    const checkpoints: CheckpointView[] = mine.map((c, i) => ({
+      checkpointId: str(c.checkpointId) as string,
+      turn: num(c.turn) ?? 1,
+      files: Array.isArray(c.files) ? c.files.filter((f): f is string => typeof f === 'string') : [],
+      beforeTools: i === 0,
+    }));
+    return { ...r, checkpoints };
+  });
 }

@@ -361,7 +361,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(await runUntilStatus('completed', 'The script again'), 'completed');
   });
 
-  it('restarts the daemon when it crashes; the next run starts a new session', async () => {
+  it('restarts the daemon when it crashes; the stored session continues', async () => {
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
     process.kill(pid, 'SIGKILL');
     const [next] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== pid, 20_000);
@@ -369,7 +369,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     playNext(TOOLS_TURNS);
     const index = await frame.locator('article.run').count();
     await runCommand(page, 'harness9: Run Agent');
-    assert.match(await answerInputBox(page, 'Once more.'), /new session/);
+    assert.match(await answerInputBox(page, 'Once more.'), /continuing the session/);
     await waitForRunStatus(frame, index, 'completed');
   });
 
@@ -448,17 +448,54 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await shot('12-restored');
   });
 
-  it('stops the daemon when the extension deactivates (window reload)', async () => {
+  it('a window reload stops the daemon; the chat comes back with the session (as the restore cut it) and continues it', async () => {
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    const prompts = async (f) => (await f.locator('article.run .prompt').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?', 'Change two files.']);
     await runCommand(page, 'Developer: Reload Window');
-    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 0, 20_000);
-    // The new extension host starts a new daemon on the next command, and runs work again.
-    await runCommand(page, 'harness9: Run Agent');
-    await answerInputBox(page, 'After the restart.');
-    const view = await runViewFrame(page);
-    await view.locator('article.run.status-completed').first().waitFor({ timeout: 30_000 });
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    // The new window's chat reads the session back from a new daemon (agent/session): the run
+    // the restore went back before is gone from it, as from the conversation.
+    frame = await runViewFrame(page);
+    await frame.locator('article.run').nth(1).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?']);
+    assert.equal(await frame.locator('article.run').nth(1).locator('.final-text').textContent(), 'That line greets.\n');
+    // Its checkpoints too (agent/checkpoints): the first run's turn can still be restored.
+    assert.equal(await frame.locator('article.run').nth(0).locator('[data-action="restore"]').count(), 2);
+    await shot('12b-reloaded');
     const [next] = daemonPids(server.pid, daemonLink);
     assert.ok(next !== undefined && next !== pid);
+    playNext(TOOLS_TURNS);
+    await runCommand(page, 'harness9: Run Agent');
+    assert.match(await answerInputBox(page, 'After the restart.'), /continuing the session/);
+    await waitForRunStatus(frame, 2, 'completed', 30_000);
+  });
+
+  it('"Resume Session" lists the stored sessions to continue one, or delete one', async () => {
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    const titles = async () => (await rows.locator('.label-name').allTextContents()).map((t) => t.trim());
+    await runCommand(page, 'harness9: Resume Session');
+    await rows.nth(1).waitFor({ timeout: 15_000 });
+    // Newest first, each with when and how many turns.
+    assert.deepEqual(await titles(), ['Fresh start.', 'What does a.txt say? Write it down.']);
+    assert.match(await rows.first().locator('.label-description').textContent(), /^(just now|\d+ min ago) · \d+ turns?$/);
+    await shot('15-resume-session');
+    await rows.filter({ hasText: 'What does a.txt say?' }).click();
+    await frame.locator('article.run .prompt', { hasText: 'What does a.txt say? Write it down.' }).waitFor({ timeout: 15_000 });
+    assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'What does a.txt say? Write it down.');
+    assert.ok(await frame.locator('article.run .prompt', { hasText: 'Once more.' }).count() === 1, 'the run after the crash is in it');
+
+    // Back to the other conversation, and the first one deleted.
+    await runCommand(page, 'harness9: Resume Session');
+    const old = rows.filter({ hasText: 'What does a.txt say?' });
+    await old.waitFor({ timeout: 15_000 });
+    await old.hover();
+    await old.locator('.codicon-trash').click();
+    await old.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual(await titles(), ['Fresh start.']);
+    await rows.first().click();
+    await frame.locator('article.run .prompt', { hasText: 'After the restart.' }).waitFor({ timeout: 15_000 });
+    assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Fresh start.');
   });
 
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {

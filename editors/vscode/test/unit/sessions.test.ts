@@ -1,9 +1,11 @@
 /** Stored sessions as the chat shows them, and context chips as `agent/run` sends them. */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { chipOf, lineSpan, problemsText } from '../../src/chips';
 import { renderRuns } from '../../src/render';
-import { ago, runsFromSession, sessionRow, sessionsFrom } from '../../src/sessions';
+import { ago, runsFromSession, sessionRow, sessionsFrom, withCheckpoints } from '../../src/sessions';
 
 describe('agent/sessions', () => {
   const now = Date.parse('2026-12-03T12:00:00Z');
@@ -38,7 +40,7 @@ describe('agent/session', () => {
       { role: 'system', content: 'You are…' },
       { role: 'user', content: 'Fix the pager.' },
       { role: 'assistant', content: 'Reading it.', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path": "pager.py"}' }] },
-      { role: 'tool', toolCallId: 'c1', content: 'def page(): ...' },
+      { role: 'user', toolCallId: 'c1', content: 'def page(): ...' },
       { role: 'assistant', content: 'Fixed **it**.' },
       { role: 'user', content: 'Thanks, now the docs.' },
       { role: 'assistant', content: 'Stopped.' },
@@ -60,6 +62,45 @@ describe('agent/session', () => {
     const html = renderRuns(runs);
     assert.match(html, /<span class="verb">read<\/span> <code class="args">pager\.py<\/code>/);
     assert.match(html, /final-text"><p>Fixed <strong>it<\/strong>\.<\/p>/);
+  });
+
+  it('reads back what the daemon stored: thinking, the calls with their outputs, the answer', () => {
+    const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'daemon-session.json'), 'utf8')) as {
+      session: unknown; sessions: unknown; answer: { result: { sessionId: string; runId: string } };
+    };
+    const [run] = runsFromSession(recorded.session);
+    assert.deepEqual([run.runId, run.sessionId, run.prompt, run.status, run.turnCount, run.toolCallCount], [
+      recorded.answer.result.runId, recorded.answer.result.sessionId, 'Record me.', 'completed', 2, 2,
+    ]);
+    assert.deepEqual(run.turns.map((t) => [t.turn, t.thinking, t.text, t.toolCallIds.length]), [
+      [1, 'First the file.', "I'll read it.", 2],
+      [2, 'Let me think about the next step.', 'It says **hello**.', 0],
+    ]);
+    const [read, bash] = run.turns[0].toolCallIds.map((id) => run.tools[id]);
+    assert.deepEqual([read.name, read.status, read.output, read.arguments], ['read_file', 'ok', 'hello from a.txt\n', { path: 'a.txt' }]);
+    assert.deepEqual([bash.name, bash.status, bash.output], ['bash', 'ok', 'exit status 3']);
+    assert.equal(run.finalText, 'It says **hello**.');
+    const [row] = sessionsFrom(recorded.sessions);
+    assert.deepEqual([row.sessionId, row.title, row.turns], [recorded.answer.result.sessionId, 'Record me.', 2]);
+    assert.match(renderRuns([run]), /<span class="verb">ran<\/span> <code class="args">exit 3<\/code> <span class="meta">exit 3<\/span>/);
+  });
+
+  it('each run gets its checkpoints back, the first before its tools, as "Restore to here"', () => {
+    const runs = withCheckpoints(runsFromSession(session), {
+      checkpoints: [
+        { checkpointId: 'k1', runId: 'r1', turn: 1, createdAt: 'x', files: [] },
+        { checkpointId: 'k2', runId: 'r1', turn: 1, createdAt: 'x', files: ['pager.py'] },
+        { checkpointId: 'k9', runId: 'elsewhere', turn: 1, files: [] },
+      ],
+    });
+    assert.deepEqual(runs[0].checkpoints, [
+      { checkpointId: 'k1', turn: 1, files: [], beforeTools: true },
+      { checkpointId: 'k2', turn: 1, files: ['pager.py'], beforeTools: false },
+    ]);
+    assert.equal(runs[1].checkpoints, undefined);
+    const html = renderRuns(runs);
+    assert.equal(html.split('data-action="restore"').length - 1, 2);
+    assert.doesNotMatch(html, /tokens in 0/, 'no token counts for runs read back');
   });
 
   it('an empty or odd answer gives no runs', () => {
