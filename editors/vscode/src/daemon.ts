@@ -88,6 +88,8 @@ export class Daemon implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateListeners: ((running: boolean) => void)[] = [];
+  /** The methods of the daemon's `capabilities.experimental.harness9`, read when it came up. */
+  private methods: readonly string[] = [];
   /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
 
@@ -109,11 +111,9 @@ export class Daemon implements vscode.Disposable {
     this.extraEnv = source;
   }
 
-  /** True when the running daemon serves `method` (its `capabilities.experimental.harness9.methods`). */
+  /** True when the daemon (the running one, else the last one) serves `method`. */
   supports(method: string): boolean {
-    const experimental = this.client?.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
-    const ours = experimental?.harness9 as { methods?: unknown } | undefined;
-    return Array.isArray(ours?.methods) && ours.methods.includes(method);
+    return this.methods.includes(method);
   }
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
@@ -181,7 +181,12 @@ export class Daemon implements vscode.Disposable {
     client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
     // The daemon's log messages repeat lines of its stderr, which the log already shows.
     client.onNotification('window/logMessage', () => undefined);
-    client.onDidChangeState((e) => this.notifyRunning(e.newState === State.Running));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.methods = methodsOf(client);
+      }
+      this.notifyRunning(e.newState === State.Running);
+    });
     return client;
   }
 
@@ -245,4 +250,11 @@ export class Daemon implements vscode.Disposable {
       d.dispose();
     }
   }
+}
+
+/** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */
+function methodsOf(client: LanguageClient): string[] {
+  const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
+  const ours = experimental?.harness9 as { methods?: unknown } | undefined;
+  return Array.isArray(ours?.methods) ? ours.methods.filter((m): m is string => typeof m === 'string') : [];
 }
