@@ -19,7 +19,8 @@ import {
   State,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
+import { bundledDaemon } from './bundled';
+import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -92,6 +93,8 @@ export class Daemon implements vscode.Disposable {
   private methods: readonly string[] = [];
   /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
+  /** The daemon bundled with the extension (dist/daemon), run when `harness9` is not on PATH, and where it is unpacked. */
+  private bundle: { readonly dir: string; readonly storage: string } | undefined;
 
   constructor(
     readonly output: vscode.OutputChannel,
@@ -104,6 +107,11 @@ export class Daemon implements vscode.Disposable {
   /** Called with false whenever the daemon stops (its sessions are gone), true when it runs. */
   onDidChangeRunning(listener: (running: boolean) => void): void {
     this.stateListeners.push(listener);
+  }
+
+  /** Where the bundled daemon is (the extension's dist/daemon folder) and where to unpack it. */
+  setBundle(dir: string, storage: string): void {
+    this.bundle = { dir, storage };
   }
 
   /** Where the daemon's extra environment comes from; read each time it starts. */
@@ -137,13 +145,13 @@ export class Daemon implements vscode.Disposable {
   }
 
   private async start(): Promise<LanguageClient | undefined> {
-    const argv = serverCommandFrom(section().get('serverCommand'));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (findExecutable(argv[0], process.env.PATH, cwd) === undefined) {
-      this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
+    const command = await this.command(cwd);
+    if (command === undefined) {
       return undefined;
     }
-    const client = this.createClient(argv, cwd, { ...process.env, ...(await this.extraEnv().catch(() => ({}))) });
+    const { argv, env } = command;
+    const client = this.createClient(argv, cwd, { ...process.env, ...env, ...(await this.extraEnv().catch(() => ({}))) });
     try {
       await client.start();
     } catch (err) {
@@ -153,6 +161,31 @@ export class Daemon implements vscode.Disposable {
     }
     this.client = client;
     return client;
+  }
+
+  /**
+   * The command that starts the daemon: `harness9.serverCommand`, else (the default command not on
+   * PATH) the bundled daemon; undefined, after saying why, when there is none.
+   */
+  private async command(cwd: string | undefined): Promise<{ argv: string[]; env: Record<string, string> } | undefined> {
+    const argv = serverCommandFrom(section().get('serverCommand'));
+    if (findExecutable(argv[0], process.env.PATH, cwd) !== undefined) {
+      return { argv, env: {} };
+    }
+    const isDefault = argv.join(' ') === DEFAULT_SERVER_COMMAND.join(' ');
+    const bundled = isDefault && this.bundle !== undefined
+      ? await bundledDaemon(this.bundle.dir, this.bundle.storage, (section().get<string>('python') ?? '').trim(), process.env.PATH)
+      : undefined;
+    if (bundled === undefined) {
+      this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
+      return undefined;
+    }
+    if ('error' in bundled) {
+      this.failed(argv, bundled.error, 'harness9.python');
+      return undefined;
+    }
+    this.output.appendLine(`harness9 is not on PATH: running the daemon bundled with the extension: ${bundled.argv.join(' ')}`);
+    return bundled;
   }
 
   private createClient(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv): LanguageClient {
@@ -196,12 +229,13 @@ export class Daemon implements vscode.Disposable {
     }
   }
 
-  private failed(argv: string[], reason: string): void {
+  private failed(argv: string[], reason: string, setting = 'harness9.serverCommand'): void {
     const cmd = argv.join(' ');
     this.output.appendLine(`Could not start the harness9 daemon (${cmd}): ${reason}`);
+    const fix = setting === 'harness9.serverCommand' ? ' Install harness9 or set "harness9.serverCommand".' : '.';
     void vscode.window
       .showErrorMessage(
-        `harness9: could not start the daemon (${cmd}): ${reason}. Install harness9 or set "harness9.serverCommand".`,
+        `harness9: could not start the daemon (${cmd}): ${reason}${fix}`,
         'Show Log',
         'Open Settings',
       )
@@ -209,7 +243,7 @@ export class Daemon implements vscode.Disposable {
         if (choice === 'Show Log') {
           this.output.show(true);
         } else if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'harness9.serverCommand');
+          void vscode.commands.executeCommand('workbench.action.openSettings', setting);
         }
       });
   }
@@ -218,7 +252,7 @@ export class Daemon implements vscode.Disposable {
     if (!e.affectsConfiguration('harness9') || this.client === undefined) {
       return;
     }
-    if (e.affectsConfiguration('harness9.serverCommand')) {
+    if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')) {
       void this.restart();
       return;
     }
@@ -230,6 +264,8 @@ export class Daemon implements vscode.Disposable {
 
   /** Stops the daemon if it runs and starts it again (new environment, new settings). */
   async restart(): Promise<void> {
+    // A start in progress ends first; otherwise the restart would wait for it and start nothing new.
+    await this.starting;
     const old = this.client;
     this.client = undefined;
     await old?.stop().catch(() => undefined);

@@ -35,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
     (params, token) => approver.handle(params, token),
   );
   daemon.setEnvironmentSource(secretEnvironment);
+  daemon.setBundle(vscode.Uri.joinPath(context.extensionUri, 'dist', 'daemon').fsPath, context.globalStorageUri.fsPath);
   daemon.onDidChangeRunning((running) => {
     if (!running) {
       approver.clear();

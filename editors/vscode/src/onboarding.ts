@@ -17,6 +17,14 @@ const DEMO_PROMPT =
   'The tests of this project fail. Find the bug, fix it, add a regression test, and check that the whole suite passes.';
 
 let context: vscode.ExtensionContext | undefined;
+/** Keys stored or removed in this window: the daemon's restart does not wait on the store for them. */
+const known = new Map<string, string | undefined>();
+/** How long a start waits for the secret storage (a slow keychain must not hold the daemon up). */
+const SECRET_TIMEOUT_MS = 3000;
+
+function withTimeout<T>(p: Thenable<T>, fallback: T): Promise<T> {
+  return Promise.race([Promise.resolve(p), new Promise<T>((resolve) => setTimeout(() => resolve(fallback), SECRET_TIMEOUT_MS))]);
+}
 
 /** Keeps the extension's context for the secrets and the demo files. */
 export function initOnboarding(ctx: vscode.ExtensionContext): void {
@@ -27,7 +35,7 @@ export function initOnboarding(ctx: vscode.ExtensionContext): void {
 export async function secretEnvironment(): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const { variable } of SECRET_KEYS) {
-    const value = await context?.secrets.get(variable);
+    const value = known.has(variable) ? known.get(variable) : await withTimeout(context?.secrets.get(variable) ?? Promise.resolve(undefined), undefined);
     if (value) {
       env[variable] = value;
     }
@@ -82,10 +90,11 @@ export async function storeApiKey(): Promise<void> {
   if (value === undefined) {
     return;
   }
+  known.set(pick.variable, value.trim() || undefined);
   if (value.trim() === '') {
-    await context.secrets.delete(pick.variable);
+    await withTimeout(context.secrets.delete(pick.variable), undefined);
   } else {
-    await context.secrets.store(pick.variable, value.trim());
+    await withTimeout(context.secrets.store(pick.variable, value.trim()), undefined);
   }
   await vscode.commands.executeCommand('harness9.restartDaemon');
   void vscode.window.showInformationMessage(`harness9: ${pick.variable} ${value.trim() ? 'stored' : 'removed'}; the daemon restarted with it.`);

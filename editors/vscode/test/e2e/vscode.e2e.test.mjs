@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import {
   freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
 } from './codeServer.mjs';
-import { daemonPids, waitFor } from './processes.mjs';
+import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
   answerInputBox, approvalNote, readApprovalCard, readRun, runCommand, runViewFrame, sendFromChat, stopFromChat,
   waitForRunStatus,
@@ -212,6 +212,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const daemonEnv = {
       HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state'),
       HARNESS9_PROVIDER: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '',
+      // No harness9 on PATH: the default command falls back to the daemon bundled in the .vsix.
+      PATH: (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'harness9'))).join(path.delimiter),
     };
     server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
@@ -626,5 +628,25 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await answerInputBox(page, '', 'OPENAI_API_KEY');
     const [last] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== after, 20_000);
     assert.ok(!fs.readFileSync(`/proc/${last}/environ`, 'utf8').includes('sk-e2e-not-a-real-key'), 'the key is gone');
+  });
+
+  it('without harness9 on PATH, the default command runs the daemon bundled in the .vsix', async () => {
+    playNext([{ text: 'The bundled daemon answers.' }]);
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.serverCommand': ['harness9', 'serve'] }));
+    // The changed command restarts the daemon: a Python running the unpacked bundle.
+    const isBundled = (argv) => argv.includes('-m') && argv.includes('harness9') && argv.includes('serve');
+    const [pid] = await waitFor(() => pidsMatching(server.pid, isBundled), (p) => p.length === 1, 60_000);
+    const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const pythonPath = environ.find((v) => v.startsWith('PYTHONPATH='));
+    assert.match(pythonPath, /daemon-py3\.\d+-[0-9a-f]{12}$/);
+    assert.ok(fs.existsSync(path.join(pythonPath.slice('PYTHONPATH='.length), 'harness9', 'cli.py')));
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Who answers?');
+    await waitForRunStatus(frame, index, 'completed', 60_000);
+    assert.equal((await readRun(frame, index)).finalText, 'The bundled daemon answers.');
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 30_000);
   });
 });
