@@ -245,8 +245,10 @@ function renderFooter(s: RunState): string {
   const facts = [
     s.turnCount !== undefined ? plural(s.turnCount, 'turn') : '',
     s.toolCallCount !== undefined ? plural(s.toolCallCount, 'tool call') : '',
-    // A run read back from a stored session has no token counts.
-    s.usage.inputTokens + s.usage.outputTokens > 0 || s.lastSeq > 0 ? `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}` : '',
+    // None yet while the first call runs; none for a run read back from a stored session.
+    s.usage.inputTokens + s.usage.outputTokens > 0 || (isFinished(s) && s.lastSeq > 0)
+      ? `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}`
+      : '',
   ].filter((x) => x !== '');
   // The answer is the last turn's text, already shown; only one that came without it shows here.
   const shown = s.turns.some((t) => t.text !== '' && t.text === s.finalText);
