@@ -173,8 +173,14 @@ export class Daemon implements vscode.Disposable {
       return { argv, env: {} };
     }
     const isDefault = argv.join(' ') === DEFAULT_SERVER_COMMAND.join(' ');
-    const bundled = isDefault && this.bundle !== undefined
-      ? await bundledDaemon(this.bundle.dir, this.bundle.storage, (section().get<string>('python') ?? '').trim(), process.env.PATH)
+    const bundle = this.bundle;
+    const python = (section().get<string>('python') ?? '').trim();
+    // The first start unpacks the bundle, which takes a few seconds: say so in the status bar.
+    const bundled = isDefault && bundle !== undefined
+      ? await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'harness9: preparing the bundled daemon' },
+        () => bundledDaemon(bundle.dir, bundle.storage, python, process.env.PATH),
+      )
       : undefined;
     if (bundled === undefined) {
       this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
