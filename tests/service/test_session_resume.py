@@ -166,3 +166,19 @@ async def test_idle_stored_sessions_are_let_go_and_come_back(
     other.close()
     await service.run(request(tmp_path, "again", ids[0]), Recorder().wire)
     assert fake.requests[-1].messages[-2]["content"] == "answer 0"
+
+
+async def test_an_unwritable_state_directory_keeps_sessions_in_memory(
+    fake: FakeLLM, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state folder should be")
+    fake.script([Reply("one"), Reply("two")])
+    service = AgentService(blocked)
+    first = await service.run(request(tmp_path), Recorder().wire)
+    second = await service.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    assert second.result.text == "two" and len(fake.requests[-1].messages) == 4
+    assert "kept in memory only" in caplog.text
+    assert service.stored_sessions(str(tmp_path)) == []
+    view, _ = service.session_view(first.ids.session_id)
+    assert [r["prompt"] for r in view.runs] == ["go", "again"]
