@@ -207,3 +207,27 @@ export function applyUnifiedDiff(before: string, diff: string): string | undefin
   out.push(...old.slice(next));
   return out.join('');
 }
+
+/**
+ * The unified diff that undoes `diff`: added and removed lines swap, and so do the hunk heads'
+ * ranges. Applied to the text after the change, it gives the text before.
+ */
+export function invertDiff(diff: string): string {
+  return diff
+    .split('\n')
+    .map((line) => {
+      const head = HUNK_HEAD.exec(line);
+      if (head) {
+        const range = (start: string, count: string | undefined): string => (count === undefined ? start : `${start},${count}`);
+        return `@@ -${range(head[3], head[4])} +${range(head[1], head[2])} @@${line.slice(head[0].length)}`;
+      }
+      if (line.startsWith('+++') || line.startsWith('---')) {
+        return line;
+      }
+      if (line.startsWith('+')) {
+        return `-${line.slice(1)}`;
+      }
+      return line.startsWith('-') ? `+${line.slice(1)}` : line;
+    })
+    .join('\n');
+}

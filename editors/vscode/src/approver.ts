@@ -1,6 +1,6 @@
 /**
- * Answers the daemon's `agent/requestApproval`: each question becomes a card in the run view
- * (brought forward when it is not on screen) and a status bar item, and gets exactly one answer:
+ * Answers the daemon's `agent/requestApproval`: each question becomes a card in the chat view
+ * (brought forward when it is not on screen) and shows in the status bar item, and gets exactly one answer:
  * the user's, or a cancellation when the daemon withdraws it (the run was cancelled) or stops.
  */
 import * as vscode from 'vscode';
@@ -14,6 +14,7 @@ import {
   type Decision,
 } from './approvals';
 import type { ApprovalAction, RunView } from './runView';
+import type { StatusItem } from './status';
 
 const SCHEME = 'harness9-approval';
 
@@ -29,20 +30,16 @@ let counter = 0;
 export class Approver implements vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly documents = new Map<string, string>();
-  private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
 
   /** `workspaceRoot`: the folder the asking run works on (file tools' paths are relative to it). */
   constructor(
     private readonly view: RunView,
     private readonly workspaceRoot: () => vscode.Uri | undefined,
+    private readonly status: StatusItem,
   ) {
-    this.statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 1000);
-    this.statusItem.command = 'harness9.showApproval';
-    this.statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     view.onApprovalAction((a) => this.acted(a));
     this.disposables.push(
-      this.statusItem,
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
         provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '',
       }),
@@ -98,15 +95,7 @@ export class Approver implements vscode.Disposable {
   private refresh(): void {
     const cards = [...this.pending.values()].map((p) => p.card);
     this.view.setApprovals(cards);
-    if (cards.length === 0) {
-      this.statusItem.hide();
-      return;
-    }
-    const first = cards[0];
-    const more = cards.length > 1 ? ` (+${cards.length - 1})` : '';
-    this.statusItem.text = `$(question) harness9 asks: ${first.title}${more}`;
-    this.statusItem.tooltip = `harness9 waits for your approval to run ${first.title}. Click to answer in the run view.`;
-    this.statusItem.show();
+    this.status.update({ questions: cards.map((c) => c.title) });
   }
 
   private acted(action: ApprovalAction): void {

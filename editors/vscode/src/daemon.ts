@@ -19,7 +19,8 @@ import {
   State,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
+import { bundledDaemon } from './bundled';
+import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -88,6 +89,12 @@ export class Daemon implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateListeners: ((running: boolean) => void)[] = [];
+  /** The methods of the daemon's `capabilities.experimental.harness9`, read when it came up. */
+  private methods: readonly string[] = [];
+  /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
+  private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
+  /** The daemon bundled with the extension (dist/daemon), run when `harness9` is not on PATH, and where it is unpacked. */
+  private bundle: { readonly dir: string; readonly storage: string } | undefined;
 
   constructor(
     readonly output: vscode.OutputChannel,
@@ -100,6 +107,21 @@ export class Daemon implements vscode.Disposable {
   /** Called with false whenever the daemon stops (its sessions are gone), true when it runs. */
   onDidChangeRunning(listener: (running: boolean) => void): void {
     this.stateListeners.push(listener);
+  }
+
+  /** Where the bundled daemon is (the extension's dist/daemon folder) and where to unpack it. */
+  setBundle(dir: string, storage: string): void {
+    this.bundle = { dir, storage };
+  }
+
+  /** Where the daemon's extra environment comes from; read each time it starts. */
+  setEnvironmentSource(source: () => Promise<Record<string, string>>): void {
+    this.extraEnv = source;
+  }
+
+  /** True when the daemon (the running one, else the last one) serves `method`. */
+  supports(method: string): boolean {
+    return this.methods.includes(method);
   }
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
@@ -123,13 +145,13 @@ export class Daemon implements vscode.Disposable {
   }
 
   private async start(): Promise<LanguageClient | undefined> {
-    const argv = serverCommandFrom(section().get('serverCommand'));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (findExecutable(argv[0], process.env.PATH, cwd) === undefined) {
-      this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
+    const command = await this.command(cwd);
+    if (command === undefined) {
       return undefined;
     }
-    const client = this.createClient(argv, cwd);
+    const { argv, env } = command;
+    const client = this.createClient(argv, cwd, { ...process.env, ...env, ...(await this.extraEnv().catch(() => ({}))) });
     try {
       await client.start();
     } catch (err) {
@@ -141,12 +163,44 @@ export class Daemon implements vscode.Disposable {
     return client;
   }
 
-  private createClient(argv: string[], cwd: string | undefined): LanguageClient {
+  /**
+   * The command that starts the daemon: `harness9.serverCommand`, else (the default command not on
+   * PATH) the bundled daemon; undefined, after saying why, when there is none.
+   */
+  private async command(cwd: string | undefined): Promise<{ argv: string[]; env: Record<string, string> } | undefined> {
+    const argv = serverCommandFrom(section().get('serverCommand'));
+    if (findExecutable(argv[0], process.env.PATH, cwd) !== undefined) {
+      return { argv, env: {} };
+    }
+    const isDefault = argv.join(' ') === DEFAULT_SERVER_COMMAND.join(' ');
+    const bundle = this.bundle;
+    const python = (section().get<string>('python') ?? '').trim();
+    // The first start unpacks the bundle, which takes a few seconds: say so in the status bar.
+    const bundled = isDefault && bundle !== undefined
+      ? await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'harness9: preparing the bundled daemon' },
+        () => bundledDaemon(bundle.dir, bundle.storage, python, process.env.PATH),
+      )
+      : undefined;
+    if (bundled === undefined) {
+      this.failed(argv, argv[0].includes('/') ? 'no such program' : `"${argv[0]}" is not on PATH`);
+      return undefined;
+    }
+    if ('error' in bundled) {
+      this.failed(argv, bundled.error, 'harness9.python');
+      return undefined;
+    }
+    this.output.appendLine(`harness9 is not on PATH: running the daemon bundled with the extension: ${bundled.argv.join(' ')}`);
+    return bundled;
+  }
+
+  private createClient(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv): LanguageClient {
     const serverOptions: ServerOptions = {
       command: argv[0],
       args: argv.slice(1),
-      // The daemon inherits the editor's environment: that is where API keys come from.
-      options: { cwd, env: process.env },
+      // The daemon inherits the editor's environment (where API keys come from) and the keys
+      // stored in VS Code's secret storage.
+      options: { cwd, env },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
@@ -166,7 +220,12 @@ export class Daemon implements vscode.Disposable {
     client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
     // The daemon's log messages repeat lines of its stderr, which the log already shows.
     client.onNotification('window/logMessage', () => undefined);
-    client.onDidChangeState((e) => this.notifyRunning(e.newState === State.Running));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.methods = methodsOf(client);
+      }
+      this.notifyRunning(e.newState === State.Running);
+    });
     return client;
   }
 
@@ -176,12 +235,13 @@ export class Daemon implements vscode.Disposable {
     }
   }
 
-  private failed(argv: string[], reason: string): void {
+  private failed(argv: string[], reason: string, setting = 'harness9.serverCommand'): void {
     const cmd = argv.join(' ');
     this.output.appendLine(`Could not start the harness9 daemon (${cmd}): ${reason}`);
+    const fix = setting === 'harness9.serverCommand' ? ' Install harness9 or set "harness9.serverCommand".' : '.';
     void vscode.window
       .showErrorMessage(
-        `harness9: could not start the daemon (${cmd}): ${reason}. Install harness9 or set "harness9.serverCommand".`,
+        `harness9: could not start the daemon (${cmd}): ${reason}${fix}`,
         'Show Log',
         'Open Settings',
       )
@@ -189,7 +249,7 @@ export class Daemon implements vscode.Disposable {
         if (choice === 'Show Log') {
           this.output.show(true);
         } else if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'harness9.serverCommand');
+          void vscode.commands.executeCommand('workbench.action.openSettings', setting);
         }
       });
   }
@@ -198,7 +258,7 @@ export class Daemon implements vscode.Disposable {
     if (!e.affectsConfiguration('harness9') || this.client === undefined) {
       return;
     }
-    if (e.affectsConfiguration('harness9.serverCommand')) {
+    if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')) {
       void this.restart();
       return;
     }
@@ -208,7 +268,10 @@ export class Daemon implements vscode.Disposable {
     }
   }
 
-  private async restart(): Promise<void> {
+  /** Stops the daemon if it runs and starts it again (new environment, new settings). */
+  async restart(): Promise<void> {
+    // A start in progress ends first; otherwise the restart would wait for it and start nothing new.
+    await this.starting;
     const old = this.client;
     this.client = undefined;
     await old?.stop().catch(() => undefined);
@@ -229,4 +292,11 @@ export class Daemon implements vscode.Disposable {
       d.dispose();
     }
   }
+}
+
+/** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */
+function methodsOf(client: LanguageClient): string[] {
+  const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
+  const ours = experimental?.harness9 as { methods?: unknown } | undefined;
+  return Array.isArray(ours?.methods) ? ours.methods.filter((m): m is string => typeof m === 'string') : [];
 }

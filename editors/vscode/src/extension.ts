@@ -1,22 +1,30 @@
 /**
  * Entry point of the harness9 extension: wires the daemon, the runner, the approver, the
- * restorer and the run view to the commands. The daemon starts on the first command and stops
- * when the extension deactivates.
+ * restorer, the change viewer, the sessions and the chat view to the commands. The daemon starts
+ * on the first command (or when the chat has a session to show) and stops when the extension
+ * deactivates.
  */
 import * as vscode from 'vscode';
 import { Approver } from './approver';
+import { ChangeViewer } from './changes';
+import { ContextChips } from './contextChips';
 import { Daemon } from './daemon';
+import { initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
 import { Restorer } from './restorer';
 import { Runner } from './runner';
-import { RunView } from './runView';
+import { type ChatAction, RunView } from './runView';
+import { SessionPicker } from './sessionPicker';
+import { StatusItem } from './status';
 
 let daemon: Daemon | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
+  initOnboarding(context);
   const output = vscode.window.createOutputChannel('harness9');
   const view = new RunView(context.extensionUri);
+  const status = new StatusItem();
   let runner: Runner | undefined;
-  const approver = new Approver(view, () => runner?.workspaceRoot());
+  const approver = new Approver(view, () => runner?.workspaceRoot(), status);
   daemon = new Daemon(
     output,
     (method, params) => {
@@ -26,26 +34,86 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     (params, token) => approver.handle(params, token),
   );
+  daemon.setEnvironmentSource(secretEnvironment);
+  daemon.setBundle(vscode.Uri.joinPath(context.extensionUri, 'dist', 'daemon').fsPath, context.globalStorageUri.fsPath);
   daemon.onDidChangeRunning((running) => {
     if (!running) {
       approver.clear();
     }
   });
-  runner = new Runner(daemon, view);
+  const d = daemon;
+  runner = new Runner(d, view, status, context.workspaceState);
   const r = runner;
-  new Restorer(daemon, view, () => r.workspaceRoot());
+  const chips = new ContextChips(view);
+  const sessions = new SessionPicker(d, r, view);
+  new Restorer(d, view, () => r.workspaceRoot());
+  const changes = new ChangeViewer(view, () => r.workspaceRoot());
+  const newChat = (): void => {
+    if (r.newSession()) {
+      chips.take();
+      view.focusPrompt();
+    }
+  };
+  const send = (prompt: string): void => {
+    if (!r.busy) {
+      void r.runAgent(prompt, chips.take());
+    }
+  };
+  view.onChatAction((a: ChatAction) => {
+    switch (a.type) {
+      case 'send':
+        send(a.prompt);
+        break;
+      case 'stop':
+        void r.cancelRun();
+        break;
+      case 'newChat':
+        newChat();
+        break;
+      case 'sessions':
+        void sessions.pick();
+        break;
+      case 'attach':
+        chips.attach(a.kind);
+        break;
+      case 'removeChip':
+        chips.remove(a.index);
+        break;
+    }
+  });
+  view.onReady(() => {
+    const demo = pendingDemoPrompt();
+    if (demo !== undefined) {
+      send(demo);
+    } else {
+      void sessions.restore();
+    }
+  });
   context.subscriptions.push(
     output,
     view,
+    status,
     approver,
-    daemon,
+    changes,
+    d,
     vscode.commands.registerCommand('harness9.runAgent', (prompt?: unknown) =>
-      r.runAgent(typeof prompt === 'string' ? prompt : undefined),
+      r.runAgent(typeof prompt === 'string' ? prompt : undefined, chips.take()),
     ),
     vscode.commands.registerCommand('harness9.cancelRun', () => r.cancelRun()),
     vscode.commands.registerCommand('harness9.showLog', () => output.show(true)),
-    vscode.commands.registerCommand('harness9.newSession', () => r.newSession()),
+    vscode.commands.registerCommand('harness9.newSession', newChat),
     vscode.commands.registerCommand('harness9.showApproval', () => approver.showFirst()),
+    vscode.commands.registerCommand('harness9.focusChat', () => view.focusPrompt()),
+    vscode.commands.registerCommand('harness9.resumeSession', () => sessions.pick()),
+    vscode.commands.registerCommand('harness9.askAboutSelection', () => {
+      chips.attach('selection');
+      view.focusPrompt();
+    }),
+    vscode.commands.registerCommand('harness9.attachFile', () => chips.attach('file')),
+    vscode.commands.registerCommand('harness9.attachProblems', () => chips.attach('problems')),
+    vscode.commands.registerCommand('harness9.storeApiKey', storeApiKey),
+    vscode.commands.registerCommand('harness9.tryDemo', startDemo),
+    vscode.commands.registerCommand('harness9.restartDaemon', () => d.restart()),
   );
 }
 

@@ -3,7 +3,9 @@
  * on each state it receives, and unit tests call it directly.
  */
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
-import type { ApprovalView, ChangedFile, CheckpointView, RunState, ToolItem, TurnView } from './runState';
+import { renderMarkdown } from './markdown';
+import { type ApprovalView, type ChangedFile, type CheckpointView, isFinished, type RunState, type ToolItem, type TurnView } from './runState';
+import { plural, summarize } from './summary';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -32,8 +34,6 @@ export const WAITING_ICON = '‖';
 
 const TOOL_ICON: Readonly<Record<string, string>> = { waiting: WAITING_ICON, running: '⟳', ok: '✓', failed: '✗', refused: '⊘' };
 
-/** Words for the reasons of refused calls, beside the approval line that says who refused. */
-const REFUSAL_META: Readonly<Record<string, string>> = { rejected: 'rejected', denied: 'denied' };
 
 /** A short one-line summary of tool arguments, e.g. `echo hi` for bash. */
 export function argSummary(args: unknown): string {
@@ -56,13 +56,6 @@ function oneLine(s: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function formatDuration(ms: number | undefined): string {
-  if (ms === undefined) {
-    return '';
-  }
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** The timeline line of a call's approval: waiting for you, then who allowed or refused it. */
 export function renderApproval(a: ApprovalView | undefined, waiting: boolean): string {
   if (a === undefined) {
@@ -77,18 +70,6 @@ export function renderApproval(a: ApprovalView | undefined, waiting: boolean): s
   const { allowed, text } = describeResolution(a.decision, a.by ?? '', a.rule);
   const cls = allowed ? 'allowed' : 'refused';
   return `<div class="approval-note ${cls}">${allowed ? '✓' : '✗'} ${esc(text)}</div>`;
-}
-
-function toolMeta(t: ToolItem): string[] {
-  if (t.status === 'waiting') {
-    return ['waiting for approval'];
-  }
-  return [
-    t.status === 'running' ? 'running' : t.status === 'refused' ? '' : formatDuration(t.durationMs),
-    t.status === 'failed' ? t.reason ?? 'error' : '',
-    t.status === 'refused' ? REFUSAL_META[t.reason ?? ''] ?? t.reason ?? 'refused' : '',
-    t.truncated ? `truncated, ${t.bytes ?? '?'} bytes` : '',
-  ].filter((s) => s !== '');
 }
 
 const CHANGE_ICON: Readonly<Record<string, string>> = { added: '+', modified: '~', deleted: '−' };
@@ -115,10 +96,6 @@ export function renderChangedFiles(t: ToolItem): string {
   return `<div class="changed-files" aria-label="files changed"><ul>${files.map(renderChangedFile).join('')}</ul>${shared}</div>`;
 }
 
-function plural(n: number, what: string): string {
-  return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
 function renderRestoreNote(s: RunState, cp: CheckpointView): string {
   const r = s.restore;
   if (r === undefined || r.checkpointId !== cp.checkpointId) {
@@ -143,23 +120,102 @@ export function renderCheckpoint(s: RunState, cp: CheckpointView): string {
 ${renderRestoreNote(s, cp)}</div>`;
 }
 
-function renderTool(runKey: string, t: ToolItem): string {
-  const detail = toolMeta(t);
-  const args = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments, null, 2);
-  return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}">
-<summary><span class="icon">${TOOL_ICON[t.status]}</span> <span class="tool-name">${esc(t.name)}</span> <code class="args">${esc(argSummary(t.arguments))}</code> <span class="meta">${esc(detail.join(' · '))}</span></summary>
-<div class="label">arguments</div><pre class="arguments">${esc(args ?? '')}</pre>
-${t.output !== undefined ? `<div class="label">output</div><pre class="output">${esc(t.output)}</pre>` : ''}
-</details>${renderApproval(t.approval, t.status === 'waiting')}${renderChangedFiles(t)}`;
+/** The row's summary: icon, verb, subject as code, line counts, facts (elapsed time kept live). */
+function renderSummary(t: ToolItem, now: number | undefined): string {
+  const s = summarize(t, now);
+  const counts = s.counts
+    ? ` <span class="counts"><span class="d-add">+${s.counts.added}</span> <span class="d-del">−${s.counts.removed}</span></span>`
+    : '';
+  // A running call's clock is updated in place by the webview, once a second.
+  const live = t.status === 'running' && t.startedAt !== undefined ? ` data-started="${t.startedAt}"` : '';
+  return `<span class="icon">${TOOL_ICON[t.status]}</span> <span class="verb">${esc(s.verb)}</span> <code class="args">${esc(s.subject)}</code>${counts} <span class="meta"${live}>${esc(s.facts.join(' · '))}</span>`;
 }
 
-function renderTurn(s: RunState, runKey: string, t: TurnView): string {
-  const parts = [`<div class="turn-head">turn ${t.turn}</div>`];
+/** What the row shows when opened: the command or change, then what came back. */
+function renderToolBody(t: ToolItem): string {
+  const parts: string[] = [];
+  const args = t.arguments && typeof t.arguments === 'object' ? (t.arguments as Record<string, unknown>) : undefined;
+  if (t.name === 'bash' && typeof args?.command === 'string') {
+    parts.push(`<div class="label">command</div><pre class="command">${esc(args.command)}</pre>`);
+  } else if (t.change?.diff !== undefined) {
+    const cut = t.change.diffTruncated ? '<div class="meta">the diff was cut; the diff editor shows all of it</div>' : '';
+    parts.push(`${renderDiff(t.change.diff)}${cut}`);
+  } else if (t.name === 'edit_file' && typeof args?.source_text === 'string' && typeof args.target_text === 'string') {
+    parts.push(renderDiff(replacementDiff(args.source_text, args.target_text)));
+  } else if (t.name === 'write_file' && typeof args?.content === 'string') {
+    parts.push(`<div class="label">content</div><pre class="content">${esc(args.content)}</pre>`);
+  } else if (!(t.name === 'read_file' && args)) {
+    const text = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments, null, 2);
+    parts.push(`<div class="label">arguments</div><pre class="arguments">${esc(text ?? '')}</pre>`);
+  }
+  // A successful write or edit says so in the model's words only: the summary says it better.
+  const modelOnly = t.status === 'ok' && (t.name === 'write_file' || t.name === 'edit_file');
+  if (t.output !== undefined && !modelOnly) {
+    parts.push(`<div class="label">${t.status === 'ok' ? 'output' : 'why'}</div><pre class="output">${esc(t.output)}</pre>`);
+  }
+  return parts.join('\n');
+}
+
+/** An edit's text replacement as diff lines, for a daemon that sends no diff of its own. */
+function replacementDiff(source: string, target: string): string {
+  const lines = (text: string, sign: string): string[] => text.replace(/\n$/, '').split('\n').map((l) => `${sign}${l}`);
+  return [...lines(source, '-'), ...lines(target, '+')].join('\n');
+}
+
+/** The diff link of a write or edit: VS Code's diff editor, before beside after. */
+function renderChangeLink(t: ToolItem): string {
+  if (t.status !== 'ok' || t.change === undefined) {
+    return '';
+  }
+  const via = t.change.via === 'editor' ? ' · through the editor (undo with Ctrl+Z)' : '';
+  return `<div class="change-link"><button type="button" class="link" data-action="open-change" data-call="${esc(t.id)}">Open diff</button><span class="meta">${esc(via)}</span></div>`;
+}
+
+/** The newest output of a running call, its tail, under the row. */
+function renderLiveOutput(t: ToolItem): string {
+  if (t.status !== 'running' || !t.liveOutput) {
+    return '';
+  }
+  const lines = t.liveOutput.replace(/\n$/, '').split('\n');
+  const tail = lines.slice(-12).join('\n');
+  const cut = t.liveTruncated ? '<div class="meta">live output stopped here (too much); the result will have the rest</div>' : '';
+  return `<pre class="live-output" aria-live="off">${esc(tail)}</pre>${cut}`;
+}
+
+function renderTool(runKey: string, t: ToolItem, now: number | undefined): string {
+  return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
+<summary>${renderSummary(t, now)}</summary>
+${renderToolBody(t)}
+</details>${renderLiveOutput(t)}${renderChangeLink(t)}${renderApproval(t.approval, t.status === 'waiting')}${renderChangedFiles(t)}`;
+}
+
+function renderCompaction(t: TurnView): string {
+  const c = t.compacted;
+  if (c === undefined) {
+    return '';
+  }
+  const how = c.method === 'summary' ? 'older turns summarised' : c.method === 'prune' ? 'old tool outputs trimmed' : 'compacted';
+  const sizes = c.beforeTokens !== undefined && c.afterTokens !== undefined
+    ? ` · ${formatTokens(c.beforeTokens)} → ${formatTokens(c.afterTokens)} tokens`
+    : '';
+  return `<div class="compacted">context compacted: ${esc(how)}${esc(sizes)}</div>`;
+}
+
+/** True for the turn whose text is the run's answer (the last, without tool calls, once done). */
+function isAnswerTurn(s: RunState, t: TurnView): boolean {
+  const last = s.turns[s.turns.length - 1];
+  return t === last && t.complete && t.toolCallIds.length === 0 && (s.status === 'completed' || s.status === 'max_turns');
+}
+
+function renderTurn(s: RunState, runKey: string, t: TurnView, now: number | undefined): string {
+  const parts = [renderCompaction(t)];
   if (t.thinking) {
-    parts.push(`<div class="thinking"><span class="label">thinking</span> ${esc(t.thinking)}</div>`);
+    parts.push(`<details class="thinking"><summary>thought</summary><div class="thinking-text">${esc(t.thinking)}</div></details>`);
   }
   if (t.text) {
-    parts.push(`<div class="assistant${t.complete ? '' : ' streaming'}">${esc(t.text)}</div>`);
+    const streaming = !t.complete && !isFinished(s);
+    const cls = isAnswerTurn(s, t) ? 'assistant markdown final-text' : `assistant markdown${streaming ? ' streaming' : ''}`;
+    parts.push(`<div class="${cls}">${renderMarkdown(t.text)}</div>`);
   }
   const checkpoints = (s.checkpoints ?? []).filter((c) => c.turn === t.turn);
   for (const cp of checkpoints.filter((c) => c.beforeTools)) {
@@ -168,52 +224,76 @@ function renderTurn(s: RunState, runKey: string, t: TurnView): string {
   for (const id of t.toolCallIds) {
     const tool = s.tools[id];
     if (tool) {
-      parts.push(renderTool(runKey, tool));
+      parts.push(renderTool(runKey, tool, now));
     }
-  }
-  if (t.observationMessages !== undefined) {
-    parts.push(`<div class="observation">observation: tool results added · context ${t.observationMessages} messages</div>`);
   }
   for (const cp of checkpoints.filter((c) => !c.beforeTools)) {
     parts.push(renderCheckpoint(s, cp));
   }
-  return `<section class="turn">${parts.join('\n')}</section>`;
+  return `<section class="turn" data-turn="${t.turn}">${parts.filter((p) => p !== '').join('\n')}</section>`;
+}
+
+/** `950`, `12.3k`, `1.2M`. */
+export function formatTokens(n: number): string {
+  if (n < 1000) {
+    return String(n);
+  }
+  return n < 1_000_000 ? `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k` : `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
 }
 
 function renderFooter(s: RunState): string {
   const facts = [
-    s.turnCount !== undefined ? `${s.turnCount} turns` : '',
-    s.toolCallCount !== undefined ? `${s.toolCallCount} tool calls` : '',
-    `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}`,
+    s.turnCount !== undefined ? plural(s.turnCount, 'turn') : '',
+    s.toolCallCount !== undefined ? plural(s.toolCallCount, 'tool call') : '',
+    // None yet while the first call runs; none for a run read back from a stored session.
+    s.usage.inputTokens + s.usage.outputTokens > 0 || (isFinished(s) && s.lastSeq > 0)
+      ? `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}`
+      : '',
   ].filter((x) => x !== '');
-  const answer =
-    s.finalText !== undefined && s.finalText !== ''
-      ? `<div class="final"><div class="label">answer</div><div class="final-text">${esc(s.finalText)}</div></div>`
-      : '';
+  // The answer is the last turn's text, already shown; only one that came without it shows here.
+  const shown = s.turns.some((t) => t.text !== '' && t.text === s.finalText);
+  const answer = s.finalText && !shown && (s.status === 'completed' || s.status === 'max_turns')
+    ? `<div class="assistant markdown final-text">${renderMarkdown(s.finalText)}</div>`
+    : '';
   const error = s.error ? `<div class="error">${esc(s.error)}</div>` : '';
   const off = s.checkpointsOff ? `<div class="checkpoints-off">checkpoints off: ${esc(s.checkpointsOff)}</div>` : '';
   return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
 }
 
-/** The HTML of one run: prompt, turns with their tool items, final answer, status and usage. */
-export function renderRun(s: RunState, index: number): string {
+/** The HTML of one run: prompt, turns with their tool rows, status and usage. */
+export function renderRun(s: RunState, index: number, now?: number): string {
   const runKey = s.runId ?? `run-${index}`;
   const where = [s.provider, s.model].filter((x) => x).join(' · ');
   return `<article class="run status-${s.status}" data-run="${esc(runKey)}" data-index="${index}">
 <header><div class="prompt">${esc(s.prompt)}</div>
 <div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>
 ${where ? `<div class="where">${esc(where)}</div>` : ''}</header>
-${s.turns.map((t) => renderTurn(s, runKey, t)).join('\n')}
+${s.turns.map((t) => renderTurn(s, runKey, t, now)).join('\n')}
 ${renderFooter(s)}
 </article>`;
 }
 
 /** All runs of the session, oldest first; an empty view says how to start. */
-export function renderRuns(runs: readonly RunState[]): string {
+export function renderRuns(runs: readonly RunState[], now?: number): string {
   if (runs.length === 0) {
-    return '<p class="empty">No run yet. Use "harness9: Run Agent" to start one.</p>';
+    return '<p class="empty">Ask harness9 to do something in this workspace: type below and press Enter.</p>';
   }
-  return runs.map((r, i) => renderRun(r, i)).join('\n');
+  return runs.map((r, i) => renderRun(r, i, now)).join('\n');
+}
+
+/** How full the model's context is, from the latest run that says: `12.3k / 128k tokens (10%)`. */
+export function contextFill(runs: readonly RunState[]): { text: string; fraction: number } | undefined {
+  for (let i = runs.length - 1; i >= 0; i -= 1) {
+    const u = runs[i].usage;
+    if (u.contextTokens !== undefined && u.contextWindow !== undefined && u.contextWindow > 0) {
+      const fraction = Math.min(u.contextTokens / u.contextWindow, 1);
+      return {
+        text: `context ${formatTokens(u.contextTokens)} / ${formatTokens(u.contextWindow)} tokens (${Math.round(fraction * 100)}%)`,
+        fraction,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** A unified diff with its added, removed and hunk lines marked for colouring. */

@@ -22,7 +22,7 @@ export class Restorer {
   private async act(action: RunAction): Promise<void> {
     if (action.type === 'openFile') {
       await this.openFile(action.run, action.path);
-    } else {
+    } else if (action.type === 'restore') {
       await this.restore(action.run, action.checkpointId);
     }
   }

@@ -63,6 +63,35 @@ export interface ToolItem {
   readonly changedFiles?: readonly ChangedFile[];
   /** Calls that ran at the same time, whose changes `changedFiles` may include. */
   readonly changedFilesSharedWith?: readonly string[];
+  /** When the view learnt the call started (ms since the epoch), for its elapsed time. */
+  readonly startedAt?: number;
+  /** The newest output of a running call (`tool_output`), its tail only. */
+  readonly liveOutput?: string;
+  /** True once the daemon stopped sending live output for the call (its cap was reached). */
+  readonly liveTruncated?: boolean;
+  /** True when it ended while still waiting for the user: it never ran. */
+  readonly neverRan?: boolean;
+  /** write_file and edit_file: the change made (`tool_completed`, editor-true files). */
+  readonly change?: FileChange;
+}
+
+/** What write_file or edit_file changed, from its `tool_completed`. */
+export interface FileChange {
+  readonly path: string;
+  /** Unified diff of the change; absent when the daemon sent none. */
+  readonly diff?: string;
+  readonly diffTruncated?: boolean;
+  readonly added?: number;
+  readonly removed?: number;
+  /** `editor` (through the open document) or `disk`. */
+  readonly via?: string;
+}
+
+/** What compaction did to the context before a turn (`context_compacted`). */
+export interface CompactionView {
+  readonly beforeTokens?: number;
+  readonly afterTokens?: number;
+  readonly method?: string;
 }
 
 export interface TurnView {
@@ -76,11 +105,17 @@ export interface TurnView {
   readonly callArguments?: Readonly<Record<string, unknown>>;
   /** Context size (in messages) after this turn's tool results were added. */
   readonly observationMessages?: number;
+  /** Set when the daemon compacted the conversation before this turn. */
+  readonly compacted?: CompactionView;
 }
 
 export interface UsageView {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens of the latest call: how full the context is. */
+  readonly contextTokens?: number;
+  /** Tokens the model accepts. */
+  readonly contextWindow?: number;
 }
 
 export interface RunState {
@@ -140,8 +175,11 @@ export function isForeign(state: RunState, n: ProgressNotification): boolean {
   return state.sessionId !== undefined && sessionId !== undefined && sessionId !== state.sessionId;
 }
 
-/** Applies one notification; returns the same object when it changes nothing. */
-export function reduce(state: RunState, n: ProgressNotification): RunState {
+/**
+ * Applies one notification; returns the same object when it changes nothing. `now` (ms since
+ * the epoch, when it arrived) times running tools; pure callers leave it out.
+ */
+export function reduce(state: RunState, n: ProgressNotification, now?: number): RunState {
   const seq = num(n.seq);
   if (seq === undefined || state.seen[String(seq)] || isForeign(state, n)) {
     return state;
@@ -155,15 +193,15 @@ export function reduce(state: RunState, n: ProgressNotification): RunState {
     status: state.status === 'starting' ? 'running' : state.status,
   };
   const handler = HANDLERS[str(n.kind) ?? ''];
-  return handler ? handler(base, n) : base;
+  return handler ? handler(base, n, now) : base;
 }
 
 /** Applies a whole recorded sequence. */
 export function reduceAll(state: RunState, ns: readonly ProgressNotification[]): RunState {
-  return ns.reduce(reduce, state);
+  return ns.reduce((s, n) => reduce(s, n), state);
 }
 
-type Handler = (s: RunState, n: ProgressNotification) => RunState;
+type Handler = (s: RunState, n: ProgressNotification, now?: number) => RunState;
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
   run_started: (s, n) => ({
@@ -179,22 +217,41 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   assistant_message: onAssistantMessage,
   approval_requested: onApprovalRequested,
   approval_resolved: onApprovalResolved,
-  tool_started: (s, n) => onToolStarted(s, n, 'running'),
+  tool_started: (s, n, now) => onToolStarted(s, n, 'running', now),
+  tool_output: onToolOutput,
   tool_completed: (s, n) => onToolEnded(s, n, 'ok'),
   tool_failed: (s, n) => onToolEnded(s, n, REFUSALS.includes(str(n.reason) ?? '') ? 'refused' : 'failed'),
   observation: (s, n) =>
     withTurn(s, num(n.turn) ?? 1, (t) => ({ ...t, observationMessages: num(n.messages) })),
-  usage: (s, n) => ({
-    ...s,
-    usage: {
-      inputTokens: num(n.totalInputTokens) ?? s.usage.inputTokens + (num(n.inputTokens) ?? 0),
-      outputTokens: num(n.totalOutputTokens) ?? s.usage.outputTokens + (num(n.outputTokens) ?? 0),
-    },
-  }),
+  usage: onUsage,
+  context_compacted: (s, n) =>
+    withTurn(s, num(n.turn) ?? 1, (t) => ({
+      ...t,
+      compacted: { beforeTokens: num(n.beforeTokens), afterTokens: num(n.afterTokens), method: str(n.method) },
+    })),
   checkpoint: onCheckpoint,
   checkpoints_off: (s, n) => ({ ...s, checkpointsOff: str(n.message) ?? 'checkpoints are off' }),
   run_finished: onRunFinished,
 };
+
+function onUsage(s: RunState, n: ProgressNotification): RunState {
+  const usage: UsageView = {
+    ...s.usage,
+    inputTokens: num(n.totalInputTokens) ?? s.usage.inputTokens + (num(n.inputTokens) ?? 0),
+    outputTokens: num(n.totalOutputTokens) ?? s.usage.outputTokens + (num(n.outputTokens) ?? 0),
+  };
+  // Only daemons that know the context window send these two (protocol 1.1).
+  const contextTokens = num(n.contextTokens);
+  const contextWindow = num(n.contextWindow);
+  return {
+    ...s,
+    usage: {
+      ...usage,
+      ...(contextTokens !== undefined ? { contextTokens } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    },
+  };
+}
 
 function withTurn(s: RunState, turn: number, f: (t: TurnView) => TurnView): RunState {
   const i = s.turns.findIndex((t) => t.turn === turn);
@@ -231,7 +288,7 @@ const REFUSALS: readonly string[] = ['denied', 'rejected'];
  * Adds or updates the call's item. `status` applies to a new item or one still waiting for the
  * user; an item already further along keeps its status (notifications may repeat).
  */
-function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus): RunState {
+function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus, now?: number): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -245,6 +302,7 @@ function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus)
     turn,
     status: old === undefined || old.status === 'waiting' ? status : old.status,
     arguments: n.arguments ?? old?.arguments ?? argumentsFromMessage(s, turn, id),
+    startedAt: old?.startedAt ?? (status === 'running' ? now : undefined),
   };
   const next = withTurn(s, turn, (t) => ({ ...t, toolCallIds: mergeIds(t.toolCallIds, [id]) }));
   return { ...next, tools: { ...next.tools, [id]: item } };
@@ -264,6 +322,7 @@ function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
   const old = next.tools[id];
   const item: ToolItem = {
     ...old,
+    startedAt: undefined,
     // The call was announced (tool_started) before the approval step; it waits now.
     status: old.status === 'running' ? 'waiting' : old.status,
     approval: { ...old.approval, title: str(n.title) ?? old.approval?.title },
@@ -271,12 +330,13 @@ function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
   return { ...next, tools: { ...next.tools, [id]: item } };
 }
 
-function onApprovalResolved(s: RunState, n: ProgressNotification): RunState {
+function onApprovalResolved(s: RunState, n: ProgressNotification, now?: number): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
   }
-  const next = onToolStarted(s, n, 'running');
+  // A call that waited for the user starts its clock now, not when it asked.
+  const next = onToolStarted(s, n, 'running', now);
   const old = next.tools[id];
   const approval: ApprovalView = {
     ...old.approval,
@@ -307,6 +367,47 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     reason: status === 'failed' || status === 'refused' ? str(n.reason) ?? 'error' : undefined,
     changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,
     changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
+    change: fileChangeOf(n) ?? old.change,
+    liveOutput: undefined,
+    neverRan: old.status === 'waiting' || undefined,
+  };
+  return { ...started, tools: { ...started.tools, [id]: item } };
+}
+
+/** The file change a write_file or edit_file `tool_completed` reports (editor-true files). */
+function fileChangeOf(n: ProgressNotification): FileChange | undefined {
+  const path = str(n.path);
+  if (path === undefined) {
+    return undefined;
+  }
+  return {
+    path,
+    diff: str(n.diff),
+    diffTruncated: bool(n.diffTruncated),
+    added: num(n.added),
+    removed: num(n.removed),
+    via: str(n.via),
+  };
+}
+
+/** How much of a running call's live output the view keeps (the reader wants the tail). */
+export const LIVE_TAIL_CHARS = 4000;
+
+function onToolOutput(s: RunState, n: ProgressNotification, now?: number): RunState {
+  const id = str(n.toolCallId);
+  if (id === undefined) {
+    return s;
+  }
+  const started = s.tools[id] ? s : onToolStarted(s, n, 'running', now);
+  const old = started.tools[id];
+  if (old.status !== 'running') {
+    return started; // it ended: its output is the final one
+  }
+  const text = (old.liveOutput ?? '') + (str(n.text) ?? '');
+  const item: ToolItem = {
+    ...old,
+    liveOutput: text.length > LIVE_TAIL_CHARS ? text.slice(text.length - LIVE_TAIL_CHARS) : text,
+    liveTruncated: bool(n.truncated) ?? old.liveTruncated,
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
 }
@@ -351,6 +452,7 @@ function onRunFinished(s: RunState, n: ProgressNotification): RunState {
     turnCount: num(n.turns) ?? s.turnCount,
     toolCallCount: num(n.toolCalls) ?? s.toolCallCount,
     usage: {
+      ...s.usage,
       inputTokens: num(usage.inputTokens) ?? s.usage.inputTokens,
       outputTokens: num(usage.outputTokens) ?? s.usage.outputTokens,
     },
@@ -369,7 +471,7 @@ function settleRunningTools(tools: Readonly<Record<string, ToolItem>>): Record<s
   const out: Record<string, ToolItem> = {};
   for (const [id, t] of Object.entries(tools)) {
     const open = t.status === 'running' || t.status === 'waiting';
-    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled' } : t;
+    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled', neverRan: t.status === 'waiting' || undefined } : t;
   }
   return out;
 }
@@ -400,6 +502,7 @@ export function applyResult(s: RunState, r: Readonly<Record<string, unknown>>): 
     turnCount: num(r.turns) ?? s.turnCount,
     toolCallCount: num(r.toolCalls) ?? s.toolCallCount,
     usage: {
+      ...s.usage,
       inputTokens: num(usage.inputTokens) ?? s.usage.inputTokens,
       outputTokens: num(usage.outputTokens) ?? s.usage.outputTokens,
     },

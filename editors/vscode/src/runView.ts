@@ -1,80 +1,129 @@
 /**
- * The run view: a webview panel showing the runs of the current session and the approval
- * questions open now. The extension posts run states and questions; the webview renders them
- * with the same pure renderer the tests use and posts back the user's answers.
+ * The chat view: a webview view in harness9's own activity-bar container, showing the runs of
+ * the current session, the approval questions open now, and a prompt box with its context chips.
+ * The extension posts run states, questions and the composer's state; the webview renders them
+ * with the same pure renderer the tests use and posts back what the user does.
  */
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ApprovalCard } from './approvals';
+import type { ChipView } from './chips';
 import type { RunState } from './runState';
+
+/** The view's id (package.json `views`); `<id>.focus` is VS Code's command that reveals it. */
+export const CHAT_VIEW_ID = 'harness9.chat';
 
 /** What the webview sends when the user acts on a question. */
 export type ApprovalAction =
   | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
   | { readonly type: 'openDiff'; readonly id: string };
 
-/** What the webview sends when the user acts on a run: open a changed file, restore a checkpoint. */
+/** What the webview sends when the user acts on a run: open a file or a change, restore a checkpoint. */
 export type RunAction =
   | { readonly type: 'openFile'; readonly run: number; readonly path: string }
+  | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
   | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string };
+
+/** What the webview sends from the prompt box and the view's buttons. */
+export type ChatAction =
+  | { readonly type: 'send'; readonly prompt: string }
+  | { readonly type: 'stop' }
+  | { readonly type: 'newChat' }
+  | { readonly type: 'sessions' }
+  | { readonly type: 'attach'; readonly kind: string }
+  | { readonly type: 'removeChip'; readonly index: number };
+
+/** The composer's state: busy (a run is in progress), the chips, what the daemon can do. */
+export interface ComposerState {
+  readonly busy: boolean;
+  readonly chips: readonly ChipView[];
+  readonly sessions: boolean;
+}
 
 const POST_INTERVAL_MS = 50;
 
-export class RunView implements vscode.Disposable {
-  private panel: vscode.WebviewPanel | undefined;
+type Listener<T> = (value: T) => void;
+
+export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
   private runs: RunState[] = [];
   private approvals: readonly ApprovalCard[] = [];
+  private composer: ComposerState = { busy: false, chips: [], sessions: false };
   private timer: NodeJS.Timeout | undefined;
-  private readonly actionListeners: ((action: ApprovalAction) => void)[] = [];
-  private readonly runActionListeners: ((action: RunAction) => void)[] = [];
+  private readonly actionListeners: Listener<ApprovalAction>[] = [];
+  private readonly runActionListeners: Listener<RunAction>[] = [];
+  private readonly chatListeners: Listener<ChatAction>[] = [];
+  private readonly readyListeners: (() => void)[] = [];
+  private readonly registration: vscode.Disposable;
 
-  constructor(private readonly extensionUri: vscode.Uri) {}
+  constructor(private readonly extensionUri: vscode.Uri) {
+    this.registration = vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this, {
+      // The conversation, a reason being typed and open rows survive the view being hidden.
+      webviewOptions: { retainContextWhenHidden: true },
+    });
+  }
 
   /** Called when the user answers a question or asks for its diff in the view. */
-  onApprovalAction(listener: (action: ApprovalAction) => void): void {
+  onApprovalAction(listener: Listener<ApprovalAction>): void {
     this.actionListeners.push(listener);
   }
 
-  /** Called when the user opens a changed file or asks to restore a checkpoint in the view. */
-  onRunAction(listener: (action: RunAction) => void): void {
+  /** Called when the user opens a file or change, or asks to restore a checkpoint, in the view. */
+  onRunAction(listener: Listener<RunAction>): void {
     this.runActionListeners.push(listener);
   }
 
-  /** True when the panel is open and on screen (not behind another tab). */
-  get visible(): boolean {
-    return this.panel?.visible ?? false;
+  /** Called when the user sends a prompt, stops the run or uses the composer's buttons. */
+  onChatAction(listener: Listener<ChatAction>): void {
+    this.chatListeners.push(listener);
   }
 
-  /** The editor column the panel is in, if it is open. */
+  /** Called each time the webview (re)loads and is ready for state. */
+  onReady(listener: () => void): void {
+    this.readyListeners.push(listener);
+  }
+
+  /** True when the view is open and on screen. */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  /** Editor column of the view: none, it lives in the side bar (editors open in column one). */
   get column(): vscode.ViewColumn | undefined {
-    return this.panel?.viewColumn;
+    return undefined;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+    view.webview.html = this.html(view.webview, dist);
+    view.webview.onDidReceiveMessage((m: unknown) => this.received(m));
+    view.onDidDispose(() => {
+      if (this.view === view) {
+        this.view = undefined;
+      }
+    });
+    this.view = view;
   }
 
   /**
-   * Opens the panel (or brings it forward), by default without taking the focus from the
-   * editor; `focus` also moves the keyboard to the first open question.
+   * Brings the chat forward, by default without taking the focus from the editor; `focus` also
+   * moves the keyboard to the first open question.
    */
   show(focus = false): void {
-    if (this.panel) {
-      this.panel.reveal(undefined, !focus);
-      if (focus) {
-        void this.panel.webview.postMessage({ type: 'focusApproval' });
-      }
-      return;
+    if (this.view) {
+      this.view.show(!focus);
+    } else {
+      void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`, { preserveFocus: !focus });
     }
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel(
-      'harness9.run',
-      'harness9 Run',
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [dist] },
-    );
-    panel.webview.html = this.html(panel.webview, dist);
-    panel.webview.onDidReceiveMessage((m: unknown) => this.received(m));
-    panel.onDidDispose(() => {
-      this.panel = undefined;
-    });
-    this.panel = panel;
+    if (focus) {
+      this.postLater({ type: 'focusApproval' });
+    }
+  }
+
+  /** Brings the chat forward with the keyboard in the prompt box. */
+  focusPrompt(): void {
+    void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`).then(() => this.postLater({ type: 'focusPrompt' }));
   }
 
   /** Shows exactly these open questions (an empty list removes every card). */
@@ -88,6 +137,18 @@ export class RunView implements vscode.Disposable {
   setRun(index: number, state: RunState): void {
     this.runs[index] = state;
     this.schedulePost();
+  }
+
+  /** Shows exactly these runs (a resumed session). */
+  setRuns(runs: readonly RunState[]): void {
+    this.runs = [...runs];
+    this.schedulePost();
+  }
+
+  /** The composer's state: busy or not, the chips, the buttons the daemon supports. */
+  setComposer(state: Partial<ComposerState>): void {
+    this.composer = { ...this.composer, ...state };
+    void this.view?.webview.postMessage({ type: 'composer', ...this.composer });
   }
 
   /** The runs shown, oldest first. */
@@ -114,12 +175,21 @@ export class RunView implements vscode.Disposable {
     }, POST_INTERVAL_MS);
   }
 
+  /** Posts once the view exists (revealing it may take a moment). */
+  private postLater(message: unknown, tries = 20): void {
+    if (this.view) {
+      void this.view.webview.postMessage(message);
+    } else if (tries > 0) {
+      setTimeout(() => this.postLater(message, tries - 1), 100);
+    }
+  }
+
   private post(): void {
-    void this.panel?.webview.postMessage({ type: 'runs', runs: this.runs });
+    void this.view?.webview.postMessage({ type: 'runs', runs: this.runs });
   }
 
   private postApprovals(): void {
-    void this.panel?.webview.postMessage({ type: 'approvals', approvals: this.approvals });
+    void this.view?.webview.postMessage({ type: 'approvals', approvals: this.approvals });
   }
 
   private received(raw: unknown): void {
@@ -127,15 +197,18 @@ export class RunView implements vscode.Disposable {
     if (m.type === 'ready') {
       this.post();
       this.postApprovals();
+      void this.view?.webview.postMessage({ type: 'composer', ...this.composer });
+      this.readyListeners.forEach((l) => l());
       return;
     }
-    const run = typeof m.run === 'number' ? m.run : undefined;
-    if (run !== undefined && m.type === 'openFile' && typeof m.path === 'string') {
-      this.runActionListeners.forEach((l) => l({ type: 'openFile', run, path: m.path as string }));
+    const chat = chatActionFrom(m);
+    if (chat) {
+      this.chatListeners.forEach((l) => l(chat));
       return;
     }
-    if (run !== undefined && m.type === 'restore' && typeof m.checkpointId === 'string') {
-      this.runActionListeners.forEach((l) => l({ type: 'restore', run, checkpointId: m.checkpointId as string }));
+    const run = runActionFrom(m);
+    if (run) {
+      this.runActionListeners.forEach((l) => l(run));
       return;
     }
     if (typeof m.id !== 'string') {
@@ -169,13 +242,62 @@ export class RunView implements vscode.Disposable {
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style.toString()}">
-<title>harness9 Run</title></head>
-<body><main id="runs"></main><aside id="approvals" aria-live="assertive"></aside>
+<title>harness9 Chat</title></head>
+<body>
+<div id="scroll"><main id="runs" aria-label="conversation"></main><aside id="approvals" aria-live="assertive"></aside></div>
+<footer id="composer">
+<div id="chips" aria-label="attached context"></div>
+<textarea id="prompt" rows="3" aria-label="prompt" placeholder="Ask harness9 to do something (Enter sends, Shift+Enter new line, Up recalls)"></textarea>
+<div class="composer-bar">
+<button type="button" class="chip-add" data-attach="selection" title="Attach the selected text of the active editor">+ Selection</button>
+<button type="button" class="chip-add" data-attach="file" title="Attach the active file">+ File</button>
+<button type="button" class="chip-add" data-attach="problems" title="Attach the active file's problems (diagnostics)">+ Problems</button>
+<button type="button" id="stop" class="danger" hidden>Stop</button>
+<button type="button" id="send" class="primary">Send</button>
+</div>
+<div class="composer-foot"><span id="fill"></span><span class="spacer"></span>
+<button type="button" class="link" id="sessions" hidden>Sessions</button>
+<button type="button" class="link" id="new-chat">New chat</button></div>
+</footer>
 <script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
   }
 
   dispose(): void {
     clearTimeout(this.timer);
-    this.panel?.dispose();
+    this.registration.dispose();
   }
+}
+
+function chatActionFrom(m: Record<string, unknown>): ChatAction | undefined {
+  switch (m.type) {
+    case 'send':
+      return typeof m.prompt === 'string' ? { type: 'send', prompt: m.prompt } : undefined;
+    case 'stop':
+    case 'newChat':
+    case 'sessions':
+      return { type: m.type };
+    case 'attach':
+      return typeof m.kind === 'string' ? { type: 'attach', kind: m.kind } : undefined;
+    case 'removeChip':
+      return typeof m.index === 'number' ? { type: 'removeChip', index: m.index } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function runActionFrom(m: Record<string, unknown>): RunAction | undefined {
+  const run = typeof m.run === 'number' ? m.run : undefined;
+  if (run === undefined) {
+    return undefined;
+  }
+  if (m.type === 'openFile' && typeof m.path === 'string') {
+    return { type: 'openFile', run, path: m.path };
+  }
+  if (m.type === 'openChange' && typeof m.toolCallId === 'string') {
+    return { type: 'openChange', run, toolCallId: m.toolCallId };
+  }
+  if (m.type === 'restore' && typeof m.checkpointId === 'string') {
+    return { type: 'restore', run, checkpointId: m.checkpointId };
+  }
+  return undefined;
 }

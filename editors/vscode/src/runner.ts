@@ -1,10 +1,13 @@
 /**
- * Runs the agent: asks for a prompt, sends `agent/run` on the active workspace folder, follows the
- * run in the run view and in a cancellable progress notification, and cancels on request.
+ * Runs the agent: sends `agent/run` on the active workspace folder with the prompt from the chat
+ * (or the palette) and the attached context, follows the run in the chat view and the status bar,
+ * and cancels on request. It keeps the session the chat continues, also across window reloads.
  */
 import * as vscode from 'vscode';
 import { type LanguageClient, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
+import type { ContextItem } from './chips';
 import type { Daemon } from './daemon';
+import { offerOnboarding } from './onboarding';
 import {
   applyRequestError,
   applyResult,
@@ -14,6 +17,7 @@ import {
   type RunState,
 } from './runState';
 import type { RunView } from './runView';
+import type { StatusItem } from './status';
 
 interface ActiveRun {
   state: RunState;
@@ -23,30 +27,58 @@ interface ActiveRun {
   readonly cancel: vscode.CancellationTokenSource;
 }
 
-const CANCEL_FALLBACK_MS = 3000;
+/** Where the session the chat continues is remembered (per workspace). */
+const SESSION_KEY = 'harness9.sessionId';
+/** True when the daemon that ran that session stores sessions (a reload may show it again). */
+const STORED_KEY = 'harness9.sessionStored';
 let tokenCounter = 0;
 
 export class Runner {
-  private sessionId: string | undefined;
   private active: ActiveRun | undefined;
 
   constructor(
     private readonly daemon: Daemon,
     private readonly view: RunView,
+    private readonly status: StatusItem,
+    private readonly memory: vscode.Memento,
   ) {
-    // A restarted daemon has none of the old sessions.
+    // A new daemon (this window's) has none of the sessions of one that did not store them.
+    if (!this.sessionStored) {
+      this.sessionId = undefined;
+    }
+    // A restarted daemon without stored sessions has none of the old ones.
     daemon.onDidChangeRunning((running) => {
-      if (!running) {
+      if (!running && !daemon.supports('agent/sessions')) {
         this.sessionId = undefined;
       }
     });
   }
 
-  /** "harness9: Run Agent". */
-  async runAgent(promptArg?: string): Promise<void> {
+  /** The session the next run continues (undefined: a new one). */
+  get sessionId(): string | undefined {
+    return this.memory.get<string>(SESSION_KEY);
+  }
+
+  set sessionId(id: string | undefined) {
+    void this.memory.update(SESSION_KEY, id);
+    void this.memory.update(STORED_KEY, id !== undefined && this.daemon.supports('agent/session'));
+  }
+
+  /** True when the remembered session can be read back from the daemon (after a reload). */
+  get sessionStored(): boolean {
+    return this.sessionId !== undefined && this.memory.get<boolean>(STORED_KEY) === true;
+  }
+
+  /** True while a run is in progress. */
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** "harness9: Run Agent": the prompt given, else one asked for in an input box. */
+  async runAgent(promptArg?: string, context: readonly ContextItem[] = []): Promise<void> {
     if (this.active) {
-      const choice = await vscode.window.showWarningMessage('harness9: a run is in progress.', 'Cancel Run');
-      if (choice === 'Cancel Run') {
+      const choice = await vscode.window.showWarningMessage('harness9: a run is in progress.', 'Stop');
+      if (choice === 'Stop') {
         await this.cancelRun();
       }
       return;
@@ -63,11 +95,11 @@ export class Runner {
     }
     const prompt = promptArg ?? (await askPrompt(this.sessionId !== undefined));
     if (prompt) {
-      await this.execute(client, prompt, folder);
+      await this.execute(client, prompt, folder, context);
     }
   }
 
-  /** "harness9: Cancel Run": `agent/cancel {runId}`, or a request cancel before the run has an id. */
+  /** "harness9: Stop": `agent/cancel {runId}`, or a request cancel before the run has an id. */
   async cancelRun(): Promise<void> {
     const run = this.active;
     if (!run) {
@@ -85,15 +117,26 @@ export class Runner {
     }
   }
 
-  /** "harness9: New Session": the next run starts a fresh conversation. */
-  newSession(): void {
+  /** "harness9: New Chat": the next run starts a fresh conversation; the chat is cleared. */
+  newSession(): boolean {
     if (this.active) {
-      void vscode.window.showWarningMessage('harness9: a run is in progress; cancel it or wait before starting a new session.');
-      return;
+      void vscode.window.showWarningMessage('harness9: a run is in progress; stop it or wait before starting a new chat.');
+      return false;
     }
     this.sessionId = undefined;
     this.view.clear();
-    void vscode.window.showInformationMessage('harness9: the next run starts a new session.');
+    return true;
+  }
+
+  /** Shows `runs` as the chat and continues their session with the next prompt. */
+  resume(sessionId: string, runs: readonly RunState[]): boolean {
+    if (this.active) {
+      void vscode.window.showWarningMessage('harness9: a run is in progress; stop it or wait before switching chats.');
+      return false;
+    }
+    this.sessionId = sessionId;
+    this.view.setRuns(runs);
+    return true;
   }
 
   /** The folder the run in progress works on, else the one the next run would take. */
@@ -107,14 +150,20 @@ export class Runner {
     if (!run || !params || typeof params !== 'object') {
       return;
     }
-    const next = reduce(run.state, params as ProgressNotification);
+    const next = reduce(run.state, params as ProgressNotification, Date.now());
     if (next !== run.state) {
       run.state = next;
       this.view.setRun(run.index, next);
+      this.status.update({ turn: next.turns[next.turns.length - 1]?.turn });
     }
   }
 
-  private async execute(client: LanguageClient, prompt: string, folder: vscode.WorkspaceFolder): Promise<void> {
+  private async execute(
+    client: LanguageClient,
+    prompt: string,
+    folder: vscode.WorkspaceFolder,
+    context: readonly ContextItem[],
+  ): Promise<void> {
     const run: ActiveRun = {
       state: initialRunState(prompt, this.sessionId),
       index: this.view.nextIndex(),
@@ -125,21 +174,34 @@ export class Runner {
     this.active = run;
     this.view.setRun(run.index, run.state);
     this.view.show();
+    this.view.setComposer({ busy: true });
+    this.status.update({ running: true, turn: undefined, message: undefined });
+    // Our own token, so the daemon creates none (VS Code would show it as a toast over the chat);
+    // its messages go to the status bar.
     const workDoneToken = `harness9-run-${process.pid}-${++tokenCounter}`;
     const params: Record<string, unknown> = { prompt, workspaceFolder: folder.uri.toString(), workDoneToken };
     if (this.sessionId !== undefined) {
       params.sessionId = this.sessionId;
     }
+    if (context.length > 0) {
+      params.context = context;
+    }
+    const progress = client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
+      if (v.kind === 'report' && v.message) {
+        this.status.update({ message: v.message });
+      }
+    });
     try {
-      await withRunProgress(client, workDoneToken, run.cancel, async () => {
-        const result = await client.sendRequest<Record<string, unknown>>('agent/run', params, run.cancel.token);
-        this.settle(run, applyResult(run.state, result));
-      });
+      const result = await client.sendRequest<Record<string, unknown>>('agent/run', params, run.cancel.token);
+      this.settle(run, applyResult(run.state, result));
     } catch (err) {
       this.failed(run, err);
     } finally {
+      progress.dispose();
       run.cancel.dispose();
       this.active = undefined;
+      this.view.setComposer({ busy: false });
+      this.status.update({ running: false, turn: undefined, message: undefined });
     }
   }
 
@@ -159,44 +221,8 @@ export class Runner {
     if (code === -32602 && /session/i.test(message)) {
       this.sessionId = undefined;
     }
-    void vscode.window.showErrorMessage(`harness9: the run failed: ${message}`, 'Show Log').then((c) => {
-      if (c === 'Show Log') {
-        this.daemon.output.show(true);
-      }
-    });
+    offerOnboarding(message, () => this.daemon.output.show(true));
   }
-}
-
-/** Shows the run's `$/progress` as a cancellable notification; cancelling it cancels the run. */
-async function withRunProgress(
-  client: LanguageClient,
-  token: string,
-  cancel: vscode.CancellationTokenSource,
-  body: () => Promise<void>,
-): Promise<void> {
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'harness9', cancellable: true },
-    async (progress, uiToken) => {
-      const sub = client.onProgress(WorkDoneProgress.type, token, (v) => {
-        if (v.kind !== 'end' && v.message) {
-          progress.report({ message: v.message });
-        }
-      });
-      let fallback: NodeJS.Timeout | undefined;
-      const onCancel = uiToken.onCancellationRequested(() => {
-        void client.sendNotification('window/workDoneProgress/cancel', { token });
-        // Should the daemon not act on the progress cancel, cancel the request itself.
-        fallback = setTimeout(() => cancel.cancel(), CANCEL_FALLBACK_MS);
-      });
-      try {
-        await body();
-      } finally {
-        clearTimeout(fallback);
-        sub.dispose();
-        onCancel.dispose();
-      }
-    },
-  );
 }
 
 function activeFolder(): vscode.WorkspaceFolder | undefined {

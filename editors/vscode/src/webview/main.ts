@@ -1,25 +1,49 @@
 /**
- * Script of the run view's webview: renders the run states the extension posts, keeping which
- * items the reader opened and following the bottom while the reader is there; shows the open
- * approval questions and sends back the answer the user clicks.
+ * Script of the chat view's webview: renders the run states the extension posts (keeping which
+ * rows the reader opened, and following the bottom while the reader is there), the open approval
+ * questions, and the prompt box with its chips; sends back what the user does.
  */
 import type { ApprovalCard } from '../approvals';
-import { renderApprovalCard, renderRuns } from '../render';
+import type { ChipView } from '../chips';
+import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
 import type { RunState } from '../runState';
+import { formatDuration } from '../summary';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
 type Incoming =
   | { type: 'runs'; runs: RunState[] }
   | { type: 'approvals'; approvals: ApprovalCard[] }
-  | { type: 'focusApproval' };
+  | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean }
+  | { type: 'focusApproval' }
+  | { type: 'focusPrompt' };
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('runs') as HTMLElement;
-const questions = document.getElementById('approvals') as HTMLElement;
+const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const scroller = byId<HTMLElement>('scroll');
+const root = byId<HTMLElement>('runs');
+const questions = byId<HTMLElement>('approvals');
+const prompt = byId<HTMLTextAreaElement>('prompt');
+const send = byId<HTMLButtonElement>('send');
+const stop = byId<HTMLButtonElement>('stop');
+const chips = byId<HTMLElement>('chips');
+const fill = byId<HTMLElement>('fill');
+const sessions = byId<HTMLButtonElement>('sessions');
+
+/** Prompts sent in this view, oldest first (Up walks back through them). */
+const history: string[] = ((vscode.getState() as { history?: string[] } | undefined)?.history ?? []).slice(-50);
+let historyAt = history.length;
+let busy = false;
+let shownRuns: RunState[] = [];
+
+function nearBottom(): boolean {
+  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+}
 
 function openKeys(): Set<string> {
   const keys = new Set<string>();
@@ -33,27 +57,39 @@ function openKeys(): Set<string> {
 }
 
 function paint(runs: RunState[]): void {
+  shownRuns = runs;
   const open = openKeys();
-  const scroller = document.scrollingElement ?? document.documentElement;
-  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
-  root.innerHTML = renderRuns(runs);
+  const atBottom = nearBottom();
+  root.innerHTML = renderRuns(runs, Date.now());
   root.querySelectorAll('details[data-key]').forEach((d) => {
     if (open.has(d.getAttribute('data-key') ?? '')) {
       d.setAttribute('open', '');
     }
   });
+  const f = contextFill(runs);
+  fill.textContent = f?.text ?? '';
+  fill.style.setProperty('--fill', f ? `${Math.round(f.fraction * 100)}%` : '0%');
+  fill.classList.toggle('high', (f?.fraction ?? 0) > 0.8);
   if (atBottom) {
     scroller.scrollTop = scroller.scrollHeight;
   }
 }
+
+/** A running call's elapsed time, updated in place once a second (no repaint, no lost selection). */
+function tick(): void {
+  const now = Date.now();
+  root.querySelectorAll<HTMLElement>('[data-started]').forEach((el) => {
+    el.textContent = formatDuration(now - Number(el.dataset.started));
+  });
+}
+setInterval(tick, 1000);
 
 /**
  * Shows exactly the questions posted. Cards already shown are kept as they are, so a reason
  * being typed and the focus survive; new ones are added, answered or withdrawn ones removed.
  */
 function paintApprovals(cards: ApprovalCard[]): void {
-  const scroller = document.scrollingElement ?? document.documentElement;
-  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+  const atBottom = nearBottom();
   const wanted = new Set(cards.map((c) => c.id));
   questions.querySelectorAll<HTMLElement>('[data-approval]').forEach((el) => {
     if (!wanted.has(el.dataset.approval ?? '')) {
@@ -70,10 +106,20 @@ function paintApprovals(cards: ApprovalCard[]): void {
     }
   }
   document.body.classList.toggle('asking', cards.length > 0);
-  // Keep the reader at the end, where the waiting call is, rather than under the card.
-  if (atBottom) {
+  // Keep the reader at the end, where the waiting call is, rather than above the card.
+  if (atBottom || cards.length > 0) {
     scroller.scrollTop = scroller.scrollHeight;
   }
+}
+
+function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean }): void {
+  busy = m.busy;
+  stop.hidden = !busy;
+  send.disabled = busy;
+  sessions.hidden = !m.sessions;
+  chips.innerHTML = m.chips
+    .map((c, i) => `<span class="chip ${esc(c.kind)}" title="${esc(c.title)}">${esc(c.label)}<button type="button" class="chip-remove" data-remove="${i}" aria-label="${esc(`remove ${c.label}`)}">×</button></span>`)
+    .join('');
 }
 
 function cardElement(id: string): HTMLElement | undefined {
@@ -92,16 +138,33 @@ function decide(card: HTMLElement, decision: string): void {
   vscode.postMessage({ type: 'decide', id: card.dataset.approval, decision, message: reason });
 }
 
-// Run actions: open a changed file, restore a checkpoint (the extension asks to confirm).
+function submit(): void {
+  const text = prompt.value.trim();
+  if (text === '' || busy) {
+    return;
+  }
+  if (history[history.length - 1] !== text) {
+    history.push(text);
+  }
+  historyAt = history.length;
+  vscode.setState({ history: history.slice(-50) });
+  vscode.postMessage({ type: 'send', prompt: text });
+  prompt.value = '';
+}
+
+// Run actions: open a changed file or a change's diff, restore a checkpoint.
 root.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
   const index = Number(target?.closest<HTMLElement>('article.run')?.dataset.index);
   if (!target || !Number.isInteger(index)) {
     return;
   }
-  if (target.dataset.action === 'open-file') {
+  const action = target.dataset.action;
+  if (action === 'open-file') {
     vscode.postMessage({ type: 'openFile', run: index, path: target.dataset.path });
-  } else if (target.dataset.action === 'restore') {
+  } else if (action === 'open-change') {
+    vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
+  } else if (action === 'restore') {
     vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
   }
 });
@@ -130,19 +193,53 @@ questions.addEventListener('keydown', (event) => {
   }
 });
 
+// Enter sends, Shift+Enter is a new line, Up on the first line recalls earlier prompts.
+prompt.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    submit();
+  } else if (event.key === 'ArrowUp' && historyAt > 0 && !prompt.value.slice(0, prompt.selectionStart).includes('\n')) {
+    event.preventDefault();
+    historyAt -= 1;
+    prompt.value = history[historyAt];
+  } else if (event.key === 'ArrowDown' && historyAt < history.length && !prompt.value.slice(prompt.selectionEnd).includes('\n')) {
+    event.preventDefault();
+    historyAt += 1;
+    prompt.value = history[historyAt] ?? '';
+  }
+});
+
+send.addEventListener('click', submit);
+stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+byId('new-chat').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }));
+sessions.addEventListener('click', () => vscode.postMessage({ type: 'sessions' }));
+document.querySelectorAll<HTMLElement>('[data-attach]').forEach((b) =>
+  b.addEventListener('click', () => vscode.postMessage({ type: 'attach', kind: b.dataset.attach })),
+);
+chips.addEventListener('click', (event) => {
+  const index = (event.target as HTMLElement).closest<HTMLElement>('[data-remove]')?.dataset.remove;
+  if (index !== undefined) {
+    vscode.postMessage({ type: 'removeChip', index: Number(index) });
+  }
+});
+
 window.addEventListener('message', (event: MessageEvent<Incoming>) => {
   const m = event.data;
   if (m?.type === 'runs' && Array.isArray(m.runs)) {
     paint(m.runs);
   } else if (m?.type === 'approvals' && Array.isArray(m.approvals)) {
     paintApprovals(m.approvals);
+  } else if (m?.type === 'composer') {
+    paintComposer(m);
   } else if (m?.type === 'focusApproval') {
     const first = questions.querySelector('[data-approval]');
     if (first) {
       firstButton(first)?.focus();
     }
+  } else if (m?.type === 'focusPrompt') {
+    prompt.focus();
   }
 });
 
-paint([]);
+paint(shownRuns);
 vscode.postMessage({ type: 'ready' });

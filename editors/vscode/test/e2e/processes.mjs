@@ -10,6 +10,11 @@ function processGroup(pid) {
 
 /** PIDs in process group `pgid` running `bin ... serve`. */
 export function daemonPids(pgid, bin) {
+  return pidsMatching(pgid, (argv) => argv.includes('serve') && argv.some((a) => a === bin));
+}
+
+/** PIDs in process group `pgid` whose command line (argv) `match`es. */
+export function pidsMatching(pgid, match) {
   const pids = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
@@ -17,7 +22,7 @@ export function daemonPids(pgid, bin) {
     }
     try {
       const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      if (argv.includes('serve') && argv.some((a) => a === bin) && processGroup(name) === pgid) {
+      if (match(argv) && processGroup(name) === pgid) {
         pids.push(Number(name));
       }
     } catch {

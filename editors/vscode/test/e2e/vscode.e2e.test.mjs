@@ -1,6 +1,7 @@
 // End to end in a real VS Code (code-server in headless Chromium) against the real harness9
-// daemon with a scripted model: the commands, the run view, cancel, sessions, restarts, and
-// approvals (the daemon's default: the user allows or rejects in the run view).
+// daemon with a scripted model: the chat view and its prompt box, the commands, stop, sessions,
+// restarts, context chips, and approvals (the daemon's default: the user allows or rejects in
+// the chat).
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
@@ -14,9 +15,9 @@ import { chromium } from 'playwright-core';
 import {
   freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
 } from './codeServer.mjs';
-import { daemonPids, waitFor } from './processes.mjs';
+import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
-  answerInputBox, approvalNote, cancelFromNotification, readApprovalCard, readRun, runCommand, runViewFrame,
+  answerInputBox, approvalNote, readApprovalCard, readRun, runCommand, runViewFrame, sendFromChat, stopFromChat,
   waitForRunStatus,
 } from './workbench.mjs';
 
@@ -57,9 +58,16 @@ const SLOW_TURNS = [
   { text: 'The slow job finished.' },
 ];
 
-function playNext(turns) {
-  fs.writeFileSync(replayFile, JSON.stringify({ turns, delta_chars: 6, delta_delay_ms: 5 }));
+function playNext(turns, { deltaChars = 6, deltaDelayMs = 5 } = {}) {
+  fs.writeFileSync(replayFile, JSON.stringify({ turns, delta_chars: deltaChars, delta_delay_ms: deltaDelayMs }));
 }
+
+// A markdown answer streamed slowly enough to be seen arriving.
+const STREAM_TURNS = [
+  {
+    text: 'a.txt holds **one line**:\n\n```python\nprint("hello from a.txt")\n```\n\n- it is short\n- it greets\n\nThat is all there is to it, and nothing else in the folder refers to it.',
+  },
+];
 
 fs.mkdirSync(workspace, { recursive: true });
 fs.mkdirSync(scripts, { recursive: true });
@@ -80,6 +88,8 @@ const userSettings = {
   'harness9.replayFile': replayFile,
   // The tests before the approval ones are about other things: nothing asks there.
   'harness9.approvals.mode': 'yolo',
+  // The messages to and from the daemon go to its log, where the test reads what a run sent.
+  'harness9.trace.server': 'verbose',
 };
 
 const GREET_TURNS = [
@@ -150,10 +160,44 @@ async function runUntilAsked(prompt, reset) {
   throw new Error('no approval question after 5 runs: the approvals setting did not reach the daemon');
 }
 
-async function shot(name) {
+/** The text of each log file under `dir` that mentions `needle` (the extension's output channel is one). */
+function logsMentioning(dir, needle) {
+  const found = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.log')) {
+      const text = fs.readFileSync(path.join(entry.parentPath ?? entry.path, entry.name), 'utf8');
+      if (text.includes(needle)) {
+        found.push(text);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * A screenshot into the artifacts; `readmeName` also copies it into README_SCREENSHOTS (when set,
+ * e.g. editors/vscode/media/screenshots) for the extension's README.
+ */
+async function shot(name, readmeName) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
   console.log(`screenshot: ${file}`);
+  if (readmeName && process.env.README_SCREENSHOTS) {
+    fs.copyFileSync(file, path.join(process.env.README_SCREENSHOTS, `${readmeName}.png`));
+  }
+}
+
+/** Drags the side bar's edge so the chat is `width` pixels wide, as a user would. */
+async function widenSideBar(width) {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) {
+    return;
+  }
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(bar.x + bar.width - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + width, y, { steps: 5 });
+  await page.mouse.up();
 }
 
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
@@ -164,7 +208,13 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
     // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
     // Checkpoints live under the test's temporary folder, never the real home.
-    const daemonEnv = { HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state') };
+    // No API key nor provider from the environment either: the onboarding test needs none.
+    const daemonEnv = {
+      HARNESS9_REPLAY: '', HARNESS9_APPROVALS: '', HARNESS9_STATE_DIR: path.join(tmp, 'state'),
+      HARNESS9_PROVIDER: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '',
+      // No harness9 on PATH: the default command falls back to the daemon bundled in the .vsix.
+      PATH: (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'harness9'))).join(path.delimiter),
+    };
     server = await startCodeServer(CODE_SERVER, profile, port, path.join(ARTIFACTS, 'code-server.log'), daemonEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -205,18 +255,22 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const title = await answerInputBox(page, 'What does a.txt say? Write it down.');
     assert.match(title, /new session/);
     frame = await runViewFrame(page);
+    await widenSideBar(520);
     await waitForRunStatus(frame, 0, 'completed');
     const run = await readRun(frame, 0);
     assert.equal(run.prompt, 'What does a.txt say? Write it down.');
     assert.equal(run.status, '✓ completed');
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status]), [
-      ['✓', 'bash', 'echo hello from bash', 'ok'],
-      ['✓', 'read_file', 'a.txt', 'ok'],
-      ['✓', 'write_file', 'notes/summary.txt', 'ok'],
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args, t.status]), [
+      ['✓', 'ran', 'echo hello from bash', 'ok'],
+      ['✓', 'read', 'a.txt', 'ok'],
+      ['✓', 'wrote', 'notes/summary.txt', 'ok'],
     ]);
-    for (const t of run.tools) {
+    assert.match(run.tools[0].meta, /^exit 0 · \d+ ms$/);
+    for (const t of run.tools.slice(1)) {
       assert.match(t.meta, /^\d+ ms$/);
     }
+    // The answer shows once, as the last turn's text.
+    assert.equal(await frame.locator('article.run').nth(0).getByText('All done: a.txt says hello').count(), 1);
     assert.equal(run.finalText, 'All done: a.txt says hello, and notes/summary.txt records it.');
     assert.match(run.usage, /2 turns · 3 tool calls · tokens in \d+ · out \d+/);
     assert.equal(fs.readFileSync(path.join(workspace, 'notes', 'summary.txt'), 'utf8'), 'a.txt says hello\n');
@@ -225,32 +279,67 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await shot('1-completed');
   });
 
-  it('cancelling the progress notification cancels the run; the session continues', async () => {
+  it('a prompt typed in the chat streams its markdown answer; Up recalls the prompt', async () => {
+    playNext(STREAM_TURNS, { deltaChars: 4, deltaDelayMs: 40 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'What is in a.txt?\nAnswer briefly.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('.prompt', { hasText: 'What is in a.txt?' }).waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('textarea#prompt').inputValue(), '', 'the prompt box empties on send');
+    // Part of the text is there while the rest is still coming.
+    await run.locator('.assistant.streaming').waitFor({ timeout: 15_000 });
+    await page.locator('.statusbar-item', { hasText: /harness9: turn 1/ }).first().waitFor({ timeout: 10_000 });
+    await shot('1a-streaming');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal((await run.locator('.prompt').textContent()).trim(), 'What is in a.txt?\nAnswer briefly.');
+    const answer = run.locator('.final-text');
+    assert.equal(await answer.locator('strong').textContent(), 'one line');
+    assert.deepEqual(await answer.locator('li').allTextContents(), ['it is short', 'it greets']);
+    await answer.locator('pre code .hljs-built_in, pre code .hljs-string').first().waitFor({ timeout: 5_000 });
+    assert.match(await run.locator('.usage').textContent(), /^1 turn · 0 tool calls · tokens in \d+ · out \d+$/);
+    await page.locator('.statusbar-item', { hasText: /^\s*harness9\s*$/ }).first().waitFor({ timeout: 10_000 });
+    await shot('1b-chat', 'chat');
+    const box = frame.locator('textarea#prompt');
+    await box.click();
+    await box.press('ArrowUp');
+    assert.equal(await box.inputValue(), 'What is in a.txt?\nAnswer briefly.');
+    await box.fill('');
+  });
+
+  it('the Stop button stops the run, without a progress toast over the view; the session continues', async () => {
     playNext(SLOW_TURNS);
-    await runCommand(page, 'harness9: Run Agent');
-    assert.match(await answerInputBox(page, 'Run the slow job.'), /continuing the session/);
-    await frame.locator('article.run').nth(1).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Run the slow job.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('details.tool.running').waitFor({ timeout: 30_000 });
+    // Its clock runs while it does.
+    await run.locator('details.tool.running .meta', { hasText: /^[1-9][\d.]* s$/ }).waitFor({ timeout: 10_000 });
+    await page.locator('.statusbar-item', { hasText: /harness9: turn 1/ }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.notification-toast', { hasText: 'harness9' }).count(), 0);
     await shot('2-running');
     const t0 = Date.now();
-    await cancelFromNotification(page);
-    await waitForRunStatus(frame, 1, 'cancelled', 15_000);
+    await stopFromChat(frame);
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
     const took = Date.now() - t0;
-    const run = await readRun(frame, 1);
-    assert.equal(run.status, '✗ cancelled');
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✗', 'bash', 'sleep 30']]);
-    assert.match(run.tools[0].meta, /cancelled/);
-    console.log(`cancel from the notification to "cancelled" in the view: ${took} ms`);
+    const state = await readRun(frame, index);
+    assert.equal(state.status, '✗ cancelled');
+    assert.deepEqual(state.tools.map((t) => [t.icon, t.verb, t.args]), [['✗', 'stopped', 'sleep 30']]);
+    assert.match(state.tools[0].meta, /cancelled/);
+    assert.equal(state.finalText, undefined, 'a cancelled run has no answer');
+    console.log(`Stop in the chat to "cancelled" in the view: ${took} ms`);
     assert.ok(took < 10_000, `cancel took ${took} ms`);
+    await frame.locator('button#stop').waitFor({ state: 'hidden', timeout: 5_000 });
     await shot('3-cancelled');
   });
 
-  it('"Cancel Run" cancels through agent/cancel', async () => {
+  it('"Stop" from the palette cancels through agent/cancel', async () => {
+    const index = await frame.locator('article.run').count();
     await runCommand(page, 'harness9: Run Agent');
-    await answerInputBox(page, 'Run the slow job again.');
-    await frame.locator('article.run').nth(2).locator('details.tool.running').waitFor({ timeout: 30_000 });
-    await runCommand(page, 'harness9: Cancel Run');
-    await waitForRunStatus(frame, 2, 'cancelled', 15_000);
-    assert.equal((await readRun(frame, 2)).tools[0].icon, '✗');
+    assert.match(await answerInputBox(page, 'Run the slow job again.'), /continuing the session/);
+    await frame.locator('article.run').nth(index).locator('details.tool.running').waitFor({ timeout: 30_000 });
+    await runCommand(page, 'harness9: Stop');
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
+    assert.equal((await readRun(frame, index)).tools[0].icon, '✗');
   });
 
   it('sends changed settings to the daemon (workspace settings: maxTurns 1, then unset)', async () => {
@@ -274,7 +363,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(await runUntilStatus('completed', 'The script again'), 'completed');
   });
 
-  it('restarts the daemon when it crashes; the next run starts a new session', async () => {
+  it('restarts the daemon when it crashes; the stored session continues', async () => {
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
     process.kill(pid, 'SIGKILL');
     const [next] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== pid, 20_000);
@@ -282,17 +371,48 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     playNext(TOOLS_TURNS);
     const index = await frame.locator('article.run').count();
     await runCommand(page, 'harness9: Run Agent');
-    assert.match(await answerInputBox(page, 'Once more.'), /new session/);
+    assert.match(await answerInputBox(page, 'Once more.'), /continuing the session/);
     await waitForRunStatus(frame, index, 'completed');
   });
 
-  it('"New Session" clears the view and the next run starts a new session', async () => {
-    await runCommand(page, 'harness9: New Session');
+  it('"New Chat" clears the view and the next run starts a new session', async () => {
+    await runCommand(page, 'harness9: New Chat');
     await frame.locator('p.empty').waitFor({ timeout: 10_000 });
     await runCommand(page, 'harness9: Run Agent');
     assert.match(await answerInputBox(page, 'Fresh start.'), /new session/);
     await waitForRunStatus(frame, 0, 'completed');
     await shot('4-new-session');
+  });
+
+  it('a selection attached as a chip goes with the prompt as a context item; the chip can be removed', async () => {
+    playNext([{ text: 'That line greets.' }]);
+    // a.txt in the editor, all of it selected.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('a.txt');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'a.txt' }).first().click();
+    await page.locator('.monaco-editor .view-line', { hasText: 'hello from a.txt' }).first().click();
+    await page.keyboard.press('Control+A');
+    await frame.locator('[data-attach="selection"]').click();
+    await frame.locator('[data-attach="file"]').click();
+    const chips = frame.locator('#chips .chip');
+    await chips.nth(1).waitFor({ timeout: 10_000 });
+    assert.deepEqual((await chips.allTextContents()).map((t) => t.replace('×', '').trim()), ['a.txt:1', 'a.txt']);
+    await shot('13-context-chips');
+    await chips.nth(1).locator('.chip-remove').click();
+    await frame.locator('#chips .chip').nth(1).waitFor({ state: 'detached', timeout: 5_000 });
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'What does this say?');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(await frame.locator('#chips .chip').count(), 0, 'the chips went with the prompt');
+    // The request as the daemon's log (verbose trace) recorded it.
+    const sent = await waitFor(() => logsMentioning(profile.userData, 'What does this say?'), (l) => l.length > 0, 10_000);
+    const request = sent.join('\n');
+    assert.match(request, /"kind": "selection"/);
+    assert.match(request, /"text": "hello from a\.txt\\n"/);
+    assert.doesNotMatch(request, /"kind": "file"/, 'the removed chip is not sent');
   });
 
   it('a bash call lists the two files it changed; "Restore to here" brings them back after a confirmation', async () => {
@@ -330,17 +450,58 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await shot('12-restored');
   });
 
-  it('stops the daemon when the extension deactivates (window reload)', async () => {
+  it('a window reload stops the daemon; the chat comes back with the session (as the restore cut it) and continues it', async () => {
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    const prompts = async (f) => (await f.locator('article.run .prompt').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?', 'Change two files.']);
+    const restores = await frame.locator('article.run').nth(0).locator('[data-action="restore"]').count();
+    assert.ok(restores >= 1);
     await runCommand(page, 'Developer: Reload Window');
-    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 0, 20_000);
-    // The new extension host starts a new daemon on the next command, and runs work again.
-    await runCommand(page, 'harness9: Run Agent');
-    await answerInputBox(page, 'After the restart.');
-    const view = await runViewFrame(page);
-    await view.locator('article.run.status-completed').first().waitFor({ timeout: 30_000 });
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    // The new window's chat reads the session back from a new daemon (agent/session): the run
+    // the restore went back before is gone from it, as from the conversation.
+    frame = await runViewFrame(page);
+    await frame.locator('article.run').nth(1).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?']);
+    assert.equal(await frame.locator('article.run').nth(1).locator('.final-text').textContent(), 'That line greets.\n');
+    // Its checkpoints too (agent/checkpoints): the first run's turn can still be restored.
+    assert.equal(await frame.locator('article.run').nth(0).locator('[data-action="restore"]').count(), restores);
+    await shot('12b-reloaded');
     const [next] = daemonPids(server.pid, daemonLink);
     assert.ok(next !== undefined && next !== pid);
+    playNext(TOOLS_TURNS);
+    await runCommand(page, 'harness9: Run Agent');
+    assert.match(await answerInputBox(page, 'After the restart.'), /continuing the session/);
+    await waitForRunStatus(frame, 2, 'completed', 30_000);
+  });
+
+  it('"Resume Session" lists the stored sessions to continue one, or delete one', async () => {
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    const titles = async () => (await rows.locator('.label-name').allTextContents()).map((t) => t.trim());
+    // The daemon keeps sessions: the chat offers them (under the prompt, and in the view's title bar).
+    await page.locator('.pane-header .action-label.codicon-history, .title-actions .codicon-history').first().waitFor({ timeout: 10_000 });
+    await frame.locator('button#sessions').click();
+    await rows.nth(1).waitFor({ timeout: 15_000 });
+    // Newest first, each with when and how many turns.
+    assert.deepEqual(await titles(), ['Fresh start.', 'What does a.txt say? Write it down.']);
+    assert.match(await rows.first().locator('.label-description').textContent(), /^(just now|\d+ min ago) · \d+ turns?$/);
+    await shot('15-resume-session');
+    await rows.filter({ hasText: 'What does a.txt say?' }).click();
+    await frame.locator('article.run .prompt', { hasText: 'What does a.txt say? Write it down.' }).waitFor({ timeout: 15_000 });
+    assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'What does a.txt say? Write it down.');
+    assert.ok(await frame.locator('article.run .prompt', { hasText: 'Once more.' }).count() === 1, 'the run after the crash is in it');
+
+    // Back to the other conversation, and the first one deleted.
+    await runCommand(page, 'harness9: Resume Session');
+    const old = rows.filter({ hasText: 'What does a.txt say?' });
+    await old.waitFor({ timeout: 15_000 });
+    await old.hover();
+    await old.locator('.codicon-trash').click();
+    await old.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual(await titles(), ['Fresh start.']);
+    await rows.first().click();
+    await frame.locator('article.run .prompt', { hasText: 'After the restart.' }).waitFor({ timeout: 15_000 });
+    assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Fresh start.');
   });
 
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
@@ -363,7 +524,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await readRun(frame, index)).tools[0].icon, '‖');
     await page.locator('.statusbar-item', { hasText: 'harness9 asks: edit_file: greet.txt' }).waitFor({ timeout: 10_000 });
     assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello\n', 'nothing changes before the user answers');
-    await shot('5-approval-diff');
+    await shot('5-approval-diff', 'approval');
 
     await frame.locator('.approval-card [data-action="open-diff"]').click();
     const diffEditor = page.locator('.monaco-diff-editor');
@@ -381,7 +542,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await page.locator('.tab', { hasText: 'greet.txt: proposed change' }).waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await approvalNote(frame, index), '✓ allowed by you, once');
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args]), [['✓', 'edit_file', 'greet.txt']]);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args]), [['✓', 'edited', 'greet.txt']]);
     await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
     await shot('7-approval-allowed');
   });
@@ -403,8 +564,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(await frame.locator('.approval-card').count(), 0);
     assert.equal(await approvalNote(frame, index), '✗ rejected by you');
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name, t.args, t.status, t.meta]), [
-      ['⊘', 'bash', 'rm greet.txt', 'refused', 'rejected'],
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args, t.status, t.meta]), [
+      ['⊘', 'did not run', 'rm greet.txt', 'refused', 'rejected'],
     ]);
     assert.equal(run.finalText, 'I left greet.txt alone, as you asked.');
     const item = frame.locator('article.run').nth(index).locator('details.tool').first();
@@ -420,14 +581,78 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await runCommand(page, 'harness9: Run Agent');
     await answerInputBox(page, 'Plant a file.');
     assert.equal((await readApprovalCard(frame)).command, 'touch planted.txt');
-    await runCommand(page, 'harness9: Cancel Run');
+    await runCommand(page, 'harness9: Stop');
     await waitForRunStatus(frame, index, 'cancelled', 15_000);
     await frame.locator('.approval-card').waitFor({ state: 'detached', timeout: 10_000 });
     await page.locator('.statusbar-item', { hasText: 'harness9 asks' }).waitFor({ state: 'hidden', timeout: 10_000 });
     const run = await readRun(frame, index);
-    assert.deepEqual(run.tools.map((t) => [t.icon, t.name]), [['✗', 'bash']]);
+    assert.deepEqual(run.tools.map((t) => [t.icon, t.verb]), [['✗', 'did not run']]);
     assert.match(run.tools[0].meta, /cancelled/);
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+  });
+
+  it('without a provider the error offers a stored API key, which the restarted daemon gets', async () => {
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
+    playNext([{ text: 'The settings did not reach the daemon yet.' }]);
+    const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
+    for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
+      await page.waitForTimeout(1000);
+      const index = await frame.locator('article.run').count();
+      await sendFromChat(frame, `Anything (${attempt}).`);
+      const ended = frame.locator('article.run').nth(index).and(frame.locator('.status-completed, .status-error'));
+      await ended.waitFor({ timeout: 15_000 });
+    }
+    await toast.waitFor({ timeout: 5_000 });
+    await toast.hover();
+    const buttons = (await toast.locator('.monaco-button').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(buttons.filter((b) => b !== ''), ['Store API Key', 'Open Settings', 'Try the Offline Demo']);
+    await shot('14-no-provider');
+    const [before] = daemonPids(server.pid, daemonLink);
+    await toast.locator('.monaco-button', { hasText: 'Store API Key' }).click();
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'OPENAI_API_KEY' }).first();
+    await pick.waitFor({ timeout: 10_000 });
+    await pick.click();
+    await answerInputBox(page, 'sk-e2e-not-a-real-key', 'OPENAI_API_KEY');
+    // A new daemon, with the key in its environment (never in the settings or on the wire).
+    const [after] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== before, 30_000);
+    const environ = fs.readFileSync(`/proc/${after}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('OPENAI_API_KEY=sk-e2e-not-a-real-key'), 'the daemon has the stored key');
+    // Remove it again; nothing ran with it.
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    await runCommand(page, 'harness9: Store API Key');
+    await pick.waitFor({ timeout: 10_000 });
+    await pick.click();
+    await answerInputBox(page, '', 'OPENAI_API_KEY');
+    const [last] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== after, 20_000);
+    assert.ok(!fs.readFileSync(`/proc/${last}/environ`, 'utf8').includes('sk-e2e-not-a-real-key'), 'the key is gone');
+  });
+
+  it('without harness9 on PATH, the default command runs the daemon bundled in the .vsix', async () => {
+    playNext([{ text: 'The bundled daemon answers.' }]);
+    const vscodeDir = path.join(workspace, '.vscode');
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    // The changed command restarts the daemon: a Python running the unpacked bundle. The first
+    // start unpacks the bundle (some seconds, more on a busy machine). The editor may miss a
+    // settings file written just after its folder was removed: write it again until it notices.
+    const isBundled = (argv) => argv.includes('-m') && argv.includes('harness9') && argv.includes('serve');
+    let pid;
+    for (let attempt = 0; attempt < 8 && pid === undefined; attempt += 1) {
+      fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.serverCommand': ['harness9', 'serve'] }, null, attempt));
+      [pid] = await waitFor(() => pidsMatching(server.pid, isBundled), (p) => p.length === 1, 20_000).catch(() => []);
+    }
+    assert.ok(pid !== undefined, 'the bundled daemon started');
+    const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const pythonPath = environ.find((v) => v.startsWith('PYTHONPATH='));
+    assert.match(pythonPath, /daemon-py3\.\d+-[0-9a-f]{12}$/);
+    assert.ok(fs.existsSync(path.join(pythonPath.slice('PYTHONPATH='.length), 'harness9', 'cli.py')));
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Who answers?');
+    await waitForRunStatus(frame, index, 'completed', 60_000);
+    assert.equal((await readRun(frame, index)).finalText, 'The bundled daemon answers.');
+    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 30_000);
   });
 });

@@ -1,5 +1,5 @@
 // Driving the VS Code workbench in a browser page like a person: the command palette, input
-// boxes, notifications, and the harness9 run view inside its webview.
+// boxes, notifications, and the harness9 chat view inside its webview.
 
 /** Runs a command from the palette (F1), by its title, clicking its row. */
 export async function runCommand(page, title) {
@@ -46,7 +46,7 @@ export async function answerInputBox(page, text, titleText = 'harness9') {
   return title.trim();
 }
 
-/** The frame of the harness9 run view (VS Code nests a webview two iframes deep). */
+/** The frame of the harness9 chat view (VS Code nests a webview two iframes deep). */
 export async function runViewFrame(page, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -61,10 +61,10 @@ export async function runViewFrame(page, timeoutMs = 30_000) {
     }
     await page.waitForTimeout(200);
   }
-  throw new Error('the harness9 run view did not appear');
+  throw new Error('the harness9 chat view did not appear');
 }
 
-/** What the run view shows for the run at `index` (0 = first of the session). */
+/** What the chat shows for the run at `index` (0 = first of the session). */
 export async function readRun(frame, index) {
   const run = frame.locator('article.run').nth(index);
   const tools = run.locator('details.tool');
@@ -75,7 +75,7 @@ export async function readRun(frame, index) {
     items.push({
       status: ((await t.getAttribute('class')) ?? '').replace('tool', '').trim(),
       icon: (await t.locator('.icon').textContent())?.trim(),
-      name: (await t.locator('.tool-name').textContent())?.trim(),
+      verb: (await t.locator('.verb').textContent())?.trim(),
       args: (await t.locator('.args').textContent())?.trim(),
       meta: (await t.locator('.meta').textContent())?.trim(),
     });
@@ -95,12 +95,19 @@ export async function waitForRunStatus(frame, index, status, timeoutMs = 60_000)
   await frame.locator(`article.run:nth-of-type(${index + 1}).status-${status}`).waitFor({ timeout: timeoutMs });
 }
 
-/** Clicks "Cancel" on the harness9 progress notification. */
-export async function cancelFromNotification(page) {
-  const toast = page.locator('.notification-toast', { hasText: 'harness9' }).first();
-  await toast.waitFor({ state: 'visible', timeout: 15_000 });
-  await toast.hover();
-  await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Cancel' }).first().click();
+/** Types a prompt into the chat's prompt box and sends it with Enter. */
+export async function sendFromChat(frame, text) {
+  const box = frame.locator('textarea#prompt');
+  await box.click();
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** Clicks the chat's Stop button (shown while a run is in progress). */
+export async function stopFromChat(frame) {
+  const stop = frame.locator('button#stop');
+  await stop.waitFor({ state: 'visible', timeout: 15_000 });
+  await stop.click();
 }
 
 /** What the open approval card shows: title, command or diff lines, and its buttons. */

@@ -92,7 +92,7 @@ describe('recorded from the daemon', () => {
     const html = renderRuns([state]);
     assert.match(html, /class="approval-note allowed">✓ allowed by you, once</);
     assert.match(html, /class="approval-note refused">✗ rejected by you</);
-    assert.match(html, /<span class="icon">⊘<\/span> <span class="tool-name">bash<\/span> <code class="args">rm a.txt<\/code> <span class="meta">rejected<\/span>/);
+    assert.match(html, /<span class="icon">⊘<\/span> <span class="verb">did not run<\/span> <code class="args">rm a.txt<\/code> <span class="meta">rejected<\/span>/);
     assert.doesNotMatch(html, /waiting for you/);
   });
 

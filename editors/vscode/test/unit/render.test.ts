@@ -16,23 +16,46 @@ function run(name: string, prompt: string): ReturnType<typeof initialRunState> {
 
 describe('renderRuns', () => {
   it('says how to start when there is no run', () => {
-    assert.match(renderRuns([]), /harness9: Run Agent/);
+    assert.match(renderRuns([]), /type below and press Enter/);
   });
 
   it('shows prompt, tools with status and duration, answer, status and usage', () => {
     const html = renderRuns([run('completed.json', 'say hi')]);
     assert.match(html, /class="prompt">say hi</);
     assert.match(html, /✓ completed/);
-    assert.match(html, /<span class="icon">✓<\/span> <span class="tool-name">bash<\/span> <code class="args">echo hi<\/code> <span class="meta">14 ms<\/span>/);
-    assert.match(html, /class="final-text">All done\.</);
+    assert.match(html, /<span class="icon">✓<\/span> <span class="verb">ran<\/span> <code class="args">echo hi<\/code> <span class="meta">exit 0 · 14 ms<\/span>/);
+    assert.match(html, /<span class="verb">read<\/span> <code class="args">a\.txt<\/code> <span class="meta">2 ms<\/span>/);
+    assert.match(html, /class="assistant markdown final-text"><p>All done\.<\/p>/);
     assert.match(html, /2 turns · 2 tool calls · tokens in 250 · out 25/);
     assert.match(html, /<pre class="output">hi\n<\/pre>/);
+  });
+
+  it('prints the final text once, not again as an "answer"', () => {
+    const html = renderRuns([run('completed.json', 'say hi')]);
+    assert.equal(html.split('All done.').length - 1, 1);
+    assert.doesNotMatch(html, />answer</);
+  });
+
+  it('says "1 turn" and "1 tool call", not "1 turns"', () => {
+    const html = renderRuns([run('failed.json', 'fix it')]);
+    assert.match(html, /1 turn · 1 tool call · tokens/);
+  });
+
+  it('a cancelled run keeps its partial text in its turn, not labelled as the answer', () => {
+    const s = reduceAll(initialRunState('wait'), [
+      { runId: 'r', sessionId: 's', seq: 1, kind: 'text_delta', turn: 1, text: 'Half a tho' },
+      { runId: 'r', sessionId: 's', seq: 2, kind: 'run_finished', status: 'cancelled', turns: 1, toolCalls: 0, usage: {}, text: 'Half a tho' },
+    ]);
+    const html = renderRuns([s]);
+    assert.equal(html.split('Half a tho').length - 1, 1);
+    assert.doesNotMatch(html, /final-text|answer/);
+    assert.doesNotMatch(html, /streaming/);
   });
 
   it('marks cancelled tools and runs with ✗ and the reason', () => {
     const html = renderRuns([run('cancelled.json', 'wait')]);
     assert.match(html, /✗ cancelled/);
-    assert.match(html, /<span class="icon">✗<\/span> <span class="tool-name">bash<\/span> <code class="args">sleep 30<\/code> <span class="meta">812 ms · cancelled<\/span>/);
+    assert.match(html, /<span class="icon">✗<\/span> <span class="verb">stopped<\/span> <code class="args">sleep 30<\/code> <span class="meta">cancelled · 812 ms<\/span>/);
   });
 
   it('shows the error of a failed run and its thinking', () => {
@@ -40,7 +63,7 @@ describe('renderRuns', () => {
     assert.match(html, /✗ failed/);
     assert.match(html, /rate_limit: 429 Too Many Requests/);
     assert.match(html, /Let me plan/);
-    assert.match(html, /bad_arguments/);
+    assert.match(html, /could not edit<\/span> <code class="args">x\.py<\/code> <span class="meta">bad arguments · 0 ms/);
   });
 
   it('escapes everything that comes from the model or the tools', () => {
@@ -51,6 +74,20 @@ describe('renderRuns', () => {
     assert.ok(!html.includes('<script>'));
     assert.ok(!html.includes('<b>p</b>'));
     assert.match(html, /&lt;script&gt;x&lt;\/script&gt;/);
+  });
+
+  it('renders the assistant text as markdown, without raw HTML, with highlighted code', () => {
+    const s = reduceAll(initialRunState('p'), [
+      { runId: 'r', sessionId: 's', seq: 1, kind: 'assistant_message', turn: 1, toolCalls: [],
+        text: 'Fixed **two** bugs:\n\n- `page()`\n\n```python\ndef f():\n    return 1\n```\n<img src=x onerror=alert(1)>' },
+      { runId: 'r', sessionId: 's', seq: 2, kind: 'run_finished', status: 'completed', turns: 1, toolCalls: 0, usage: {} },
+    ]);
+    const html = renderRuns([s]);
+    assert.match(html, /<strong>two<\/strong>/);
+    assert.match(html, /<li><code>page\(\)<\/code><\/li>/);
+    assert.match(html, /<pre><code class="language-python"><span class="hljs-keyword">def<\/span>/);
+    assert.doesNotMatch(html, /<img/);
+    assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
   });
 });
 

@@ -1,0 +1,71 @@
+/**
+ * Opens a file change of the agent (write_file, edit_file) in VS Code's diff editor: the file
+ * before the change beside the file now. The before-text is rebuilt from the change's unified
+ * diff and the current text, and served by a content provider.
+ */
+import * as vscode from 'vscode';
+import { applyUnifiedDiff, invertDiff } from './approvals';
+import type { FileChange } from './runState';
+import type { RunAction, RunView } from './runView';
+
+const SCHEME = 'harness9-before';
+
+export class ChangeViewer implements vscode.Disposable {
+  private readonly texts = new Map<string, string>();
+  private readonly registration: vscode.Disposable;
+
+  constructor(
+    private readonly view: RunView,
+    private readonly fallbackRoot: () => vscode.Uri | undefined,
+  ) {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+      provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
+    });
+    view.onRunAction((a) => void this.act(a));
+  }
+
+  private async act(action: RunAction): Promise<void> {
+    if (action.type !== 'openChange') {
+      return;
+    }
+    const run = this.view.shownRuns[action.run];
+    const change = run?.tools[action.toolCallId]?.change;
+    const root = run?.workspaceRoot !== undefined ? vscode.Uri.file(run.workspaceRoot) : this.fallbackRoot();
+    if (change && root) {
+      await this.open(root, change, action.toolCallId);
+    }
+  }
+
+  /** The diff editor for one change; its diff as text when the file moved on since. */
+  async open(root: vscode.Uri, change: FileChange, key: string): Promise<void> {
+    const file = vscode.Uri.joinPath(root, ...change.path.split('/'));
+    const after = await textOf(file);
+    const before =
+      change.diff === undefined || after === undefined || change.diffTruncated
+        ? undefined
+        : applyUnifiedDiff(after, invertDiff(change.diff));
+    if (before === undefined) {
+      const doc = await vscode.workspace.openTextDocument({ content: change.diff ?? '(no diff)', language: 'diff' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return;
+    }
+    const left = vscode.Uri.from({ scheme: SCHEME, path: `/${change.path}`, query: key });
+    this.texts.set(left.toString(), before);
+    await vscode.commands.executeCommand('vscode.diff', left, file, `${change.path}: the agent's change (harness9)`, {
+      preview: true,
+    });
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}
+
+/** The file's text as the editor has it (open document or disk); undefined when unreadable. */
+async function textOf(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return (await vscode.workspace.openTextDocument(uri)).getText();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Stored sessions in the chat: "harness9: Resume Session" lists them (title, time, turns) to
+ * resume or delete, and the chat shows the session it continues again after a window reload.
+ * Both need a daemon that keeps sessions (`agent/sessions` among its methods).
+ */
+import * as vscode from 'vscode';
+import type { Daemon } from './daemon';
+import type { Runner } from './runner';
+import type { RunView } from './runView';
+import { runsFromSession, type SessionSummary, sessionRow, sessionsFrom, withCheckpoints } from './sessions';
+
+const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete this session' };
+
+interface Row extends vscode.QuickPickItem {
+  readonly session: SessionSummary;
+}
+
+export class SessionPicker {
+  constructor(
+    private readonly daemon: Daemon,
+    private readonly runner: Runner,
+    private readonly view: RunView,
+  ) {
+    // A started daemon tells whether it keeps sessions: the chat shows its Sessions button then.
+    daemon.onDidChangeRunning((running) => {
+      const supported = running && daemon.supports('agent/sessions');
+      this.view.setComposer({ sessions: supported });
+      void vscode.commands.executeCommand('setContext', 'harness9.sessions', supported);
+    });
+  }
+
+  /** "harness9: Resume Session": a quick pick of the stored sessions of this workspace. */
+  async pick(): Promise<void> {
+    const client = await this.daemon.ensureStarted();
+    if (!client) {
+      return;
+    }
+    if (!this.daemon.supports('agent/sessions')) {
+      void vscode.window.showInformationMessage('harness9: this daemon does not keep sessions (it has no agent/sessions).');
+      return;
+    }
+    const qp = vscode.window.createQuickPick<Row>();
+    qp.title = 'harness9: Resume Session';
+    qp.placeholder = 'Pick a conversation to continue';
+    qp.matchOnDescription = true;
+    const load = async (): Promise<void> => {
+      qp.busy = true;
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+      const result = await client.sendRequest('agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
+      const now = Date.now();
+      qp.items = sessionsFrom(result).map((s) => ({ ...sessionRow(s, now), session: s, buttons: [DELETE] }));
+      qp.busy = false;
+    };
+    qp.onDidTriggerItemButton(async (e) => {
+      await client.sendRequest('agent/deleteSession', { sessionId: e.item.session.sessionId }).catch(() => undefined);
+      if (this.runner.sessionId === e.item.session.sessionId) {
+        this.runner.newSession();
+      }
+      await load();
+    });
+    qp.onDidAccept(() => {
+      const row = qp.selectedItems[0];
+      qp.hide();
+      if (row) {
+        void this.open(row.session.sessionId);
+      }
+    });
+    qp.onDidHide(() => qp.dispose());
+    qp.show();
+    await load();
+  }
+
+  /** After a reload: the chat shows the session it continues, if the daemon still has it. */
+  async restore(): Promise<void> {
+    const id = this.runner.sessionId;
+    // Only a daemon that stores sessions is worth starting for this.
+    if (id === undefined || !this.runner.sessionStored || this.view.shownRuns.length > 0 || this.runner.busy) {
+      return;
+    }
+    const client = await this.daemon.ensureStarted();
+    if (client && this.daemon.supports('agent/session')) {
+      await this.open(id, true);
+    }
+  }
+
+  private async open(sessionId: string, quiet = false): Promise<void> {
+    const client = await this.daemon.ensureStarted();
+    if (!client) {
+      return;
+    }
+    try {
+      const result = await client.sendRequest('agent/session', { sessionId });
+      // Each turn's "Restore to here" comes back too.
+      const checkpoints = this.daemon.supports('agent/checkpoints')
+        ? await client.sendRequest('agent/checkpoints', { sessionId }).catch(() => undefined)
+        : undefined;
+      this.runner.resume(sessionId, withCheckpoints(runsFromSession(result), checkpoints));
+      this.view.show();
+    } catch (err) {
+      if (!quiet) {
+        void vscode.window.showErrorMessage(`harness9: cannot open the session: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+}

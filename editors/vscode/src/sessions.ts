@@ -1,0 +1,180 @@
+/**
+ * Stored sessions, the pure part: a session listed by `agent/sessions` as a quick-pick row, and a
+ * session read back with `agent/session` as the runs the chat view shows. No `vscode` import.
+ */
+import { type CheckpointView, initialRunState, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
+import { plural } from './summary';
+
+/** One row of `agent/sessions`. */
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly title: string;
+  readonly updatedAt?: string;
+  readonly turns?: number;
+  readonly runs?: number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map(obj) : []);
+
+/** The sessions of an `agent/sessions` answer, newest first as the daemon sends them. */
+export function sessionsFrom(result: unknown): SessionSummary[] {
+  return list(obj(result).sessions)
+    .filter((s) => str(s.sessionId) !== undefined)
+    .map((s) => ({
+      sessionId: str(s.sessionId) as string,
+      title: str(s.title)?.trim() || '(untitled)',
+      updatedAt: str(s.updatedAt) ?? str(s.createdAt),
+      turns: num(s.turns),
+      runs: num(s.runs),
+    }));
+}
+
+/** `3 min ago`, `yesterday`, or the date; `now` in ms since the epoch. */
+export function ago(iso: string | undefined, now: number): string {
+  const t = iso === undefined ? NaN : Date.parse(iso);
+  if (Number.isNaN(t)) {
+    return '';
+  }
+  const minutes = Math.round((now - t) / 60_000);
+  if (minutes < 1) {
+    return 'just now';
+  }
+  if (minutes < 60) {
+    return `${minutes} min ago`;
+  }
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) {
+    return `${plural(hours, 'hour')} ago`;
+  }
+  return hours < 48 ? 'yesterday' : new Date(t).toISOString().slice(0, 10);
+}
+
+/** The quick-pick row of a session: its title, then when and how long. */
+export function sessionRow(s: SessionSummary, now: number): { label: string; description: string } {
+  const facts = [ago(s.updatedAt, now), s.turns !== undefined ? plural(s.turns, 'turn') : ''].filter((x) => x !== '');
+  return { label: s.title, description: facts.join(' · ') };
+}
+
+function parseArguments(v: unknown): unknown {
+  if (typeof v !== 'string') {
+    return v;
+  }
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+const STATUSES: readonly RunStatus[] = ['completed', 'max_turns', 'cancelled', 'error'];
+
+/** A run being rebuilt: its state, its last turn number, and whether the last message was that turn's. */
+interface Building {
+  state: RunState;
+  turn: number;
+  afterAssistant: boolean;
+}
+
+/**
+ * An assistant message is a turn; two in a row are one turn's thinking (with the tools withheld)
+ * and then its action message.
+ */
+function addAssistant(b: Building, m: Record<string, unknown>): void {
+  const last = b.state.turns[b.state.turns.length - 1];
+  const thinking = b.afterAssistant && last !== undefined && last.toolCallIds.length === 0 ? last.text : undefined;
+  if (thinking === undefined) {
+    b.turn += 1;
+  }
+  b.afterAssistant = true;
+  const calls = list(m.toolCalls).filter((c) => str(c.id) !== undefined);
+  const tools: Record<string, ToolItem> = { ...b.state.tools };
+  for (const c of calls) {
+    const id = str(c.id) as string;
+    tools[id] = { id, name: str(c.name) ?? '?', turn: b.turn, status: 'ok', arguments: parseArguments(c.arguments) };
+  }
+  const text = str(m.content) ?? '';
+  const turn: TurnView = {
+    turn: b.turn,
+    text,
+    complete: true,
+    toolCallIds: calls.map((c) => str(c.id) as string),
+    ...(thinking !== undefined ? { thinking } : {}),
+  };
+  const earlier = thinking !== undefined ? b.state.turns.slice(0, -1) : b.state.turns;
+  b.state = {
+    ...b.state,
+    turns: [...earlier, turn],
+    tools,
+    finalText: calls.length === 0 && text !== '' ? text : b.state.finalText,
+  };
+}
+
+/** A tool result: the call's output; the daemon's tool errors start with `Error:`. */
+function addToolResult(b: Building, m: Record<string, unknown>): void {
+  b.afterAssistant = false;
+  const id = str(m.toolCallId);
+  const tool = id === undefined ? undefined : b.state.tools[id];
+  if (id !== undefined && tool) {
+    const output = str(m.content) ?? '';
+    const status = output.startsWith('Error:') ? 'failed' : 'ok';
+    b.state = { ...b.state, tools: { ...b.state.tools, [id]: { ...tool, output, status, ...(status === 'failed' ? { reason: 'error' } : {}) } } };
+  }
+}
+
+/**
+ * The runs of an `agent/session` answer: each user message without `toolCallId` starts a run (the
+ * runs list gives its id and status, in order), each assistant message is a turn (see
+ * `addAssistant`), each message with a `toolCallId` a call's output.
+ */
+export function runsFromSession(result: unknown): RunState[] {
+  const r = obj(result);
+  const sessionId = str(r.sessionId);
+  const meta = list(r.runs);
+  const out: Building[] = [];
+  for (const m of list(r.messages)) {
+    const role = str(m.role);
+    if (str(m.toolCallId) !== undefined) {
+      if (out.length > 0) {
+        addToolResult(out[out.length - 1], m);
+      }
+    } else if (role === 'user') {
+      const info = meta[out.length] ?? {};
+      const status = str(info.status) as RunStatus | undefined;
+      const state: RunState = {
+        ...initialRunState(str(m.content) ?? str(info.prompt) ?? '', sessionId),
+        runId: str(info.runId),
+        status: status !== undefined && STATUSES.includes(status) ? status : 'completed',
+        turnCount: num(info.turns),
+        toolCallCount: num(info.toolCalls),
+      };
+      out.push({ state, turn: 0, afterAssistant: false });
+    } else if (role === 'assistant' && out.length > 0) {
+      addAssistant(out[out.length - 1], m);
+    }
+  }
+  return out.map((b) => b.state);
+}
+
+/**
+ * The checkpoints of an `agent/checkpoints` answer put on the runs they belong to: a run's first
+ * is the one before its first tool batch, the others were taken after a batch.
+ */
+export function withCheckpoints(runs: readonly RunState[], result: unknown): RunState[] {
+  const all = list(obj(result).checkpoints).filter((c) => str(c.checkpointId) !== undefined && str(c.runId) !== undefined);
+  return runs.map((r) => {
+    const mine = all.filter((c) => c.runId === r.runId);
+    if (mine.length === 0) {
+      return r;
+    }
+    const checkpoints: CheckpointView[] = mine.map((c, i) => ({
+      checkpointId: str(c.checkpointId) as string,
+      turn: num(c.turn) ?? 1,
+      files: Array.isArray(c.files) ? c.files.filter((f): f is string => typeof f === 'string') : [],
+      beforeTools: i === 0,
+    }));
+    return { ...r, checkpoints };
+  });
+}

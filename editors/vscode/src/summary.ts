@@ -1,0 +1,112 @@
+/**
+ * What a tool call did, in English, for people: "edited pager.py +1 −1", "ran `npm test` · exit 1 ·
+ * 291 ms". Built from the structured fields (arguments, path, diff counts, exit status, duration),
+ * never from the model-facing output text. Pure: used by the renderer and by unit tests.
+ */
+import type { ToolItem } from './runState';
+
+/** A call's summary: a verb, what it acted on (shown as code) and short facts. */
+export interface ToolSummary {
+  readonly verb: string;
+  readonly subject: string;
+  /** e.g. `+1 −1`, shown right after the subject. */
+  readonly counts?: { readonly added: number; readonly removed: number };
+  readonly facts: readonly string[];
+}
+
+/** `291 ms`, `2.4 s`, `3 min 05 s`; empty when unknown. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
+    return '';
+  }
+  if (ms < 1000) {
+    return `${Math.round(ms)} ms`;
+  }
+  if (ms < 60_000) {
+    return `${(ms / 1000).toFixed(1)} s`;
+  }
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+/** `n thing` or `n things`. */
+export function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+const EXIT_LINE = /(?:^|\n)exit status (-?\d+)\s*$/;
+
+/** The exit status of a finished bash call: its output's last line says a non-zero one. */
+export function exitStatusOf(t: ToolItem): number | undefined {
+  if (t.status !== 'ok' || t.output === undefined) {
+    return undefined;
+  }
+  const m = EXIT_LINE.exec(t.output);
+  return m ? Number(m[1]) : 0;
+}
+
+function argsOf(t: ToolItem): Readonly<Record<string, unknown>> {
+  return t.arguments && typeof t.arguments === 'object' ? (t.arguments as Record<string, unknown>) : {};
+}
+
+function oneLine(s: string, max = 80): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Words for the ways a call fails or is refused. */
+const REASON_WORDS: Readonly<Record<string, string>> = {
+  timeout: 'timed out',
+  cancelled: 'cancelled',
+  unknown_tool: 'no such tool',
+  bad_arguments: 'bad arguments',
+  error: 'failed',
+  rejected: 'rejected',
+  denied: 'denied',
+};
+
+const VERBS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  bash: { waiting: 'wants to run', running: 'running', ok: 'ran', failed: 'ran', refused: 'did not run' },
+  read_file: { waiting: 'wants to read', running: 'reading', ok: 'read', failed: 'could not read', refused: 'did not read' },
+  write_file: { waiting: 'wants to write', running: 'writing', ok: 'wrote', failed: 'could not write', refused: 'did not write' },
+  edit_file: { waiting: 'wants to edit', running: 'editing', ok: 'edited', failed: 'could not edit', refused: 'did not edit' },
+};
+
+/** The summary of a call; `now` (ms since the epoch) gives a running call its elapsed time. */
+export function summarize(t: ToolItem, now?: number): ToolSummary {
+  const args = argsOf(t);
+  const known = VERBS[t.name];
+  const subjectText = t.name === 'bash' ? args.command : t.change?.path ?? args.path;
+  const subject = typeof subjectText === 'string' ? oneLine(subjectText) : oneLine(JSON.stringify(t.arguments ?? ''));
+  const verb = t.status === 'failed' && t.reason === 'cancelled' && known
+    ? t.neverRan ? known.refused : 'stopped'
+    : known?.[t.status] ?? 'called';
+  const facts: string[] = [];
+  const exit = t.name === 'bash' ? exitStatusOf(t) : undefined;
+  if (exit !== undefined) {
+    facts.push(`exit ${exit}`);
+  }
+  if (t.status === 'failed' || t.status === 'refused') {
+    facts.push(REASON_WORDS[t.reason ?? ''] ?? t.reason ?? 'failed');
+  }
+  if (t.status === 'waiting') {
+    facts.push('waiting for approval');
+  } else if (t.status === 'running') {
+    facts.push(now !== undefined && t.startedAt !== undefined ? formatDuration(now - t.startedAt) : 'running');
+  } else if (t.status !== 'refused' && t.durationMs !== undefined) {
+    facts.push(formatDuration(t.durationMs));
+  }
+  if (t.truncated) {
+    facts.push(`output cut, ${t.bytes ?? '?'} bytes`);
+  }
+  const c = t.change;
+  const counts = c?.added !== undefined && c.removed !== undefined ? { added: c.added, removed: c.removed } : undefined;
+  return { verb, subject: known ? subject : oneLine(`${t.name} ${subject}`), counts, facts: facts.filter((f) => f !== '') };
+}
+
+/** The summary as one plain line, e.g. `edited pager.py +1 −1 · 12 ms`. */
+export function summaryLine(t: ToolItem, now?: number): string {
+  const s = summarize(t, now);
+  const counts = s.counts ? ` +${s.counts.added} −${s.counts.removed}` : '';
+  return [`${s.verb} ${s.subject}${counts}`, ...s.facts].join(' · ');
+}

@@ -1,0 +1,152 @@
+/**
+ * The chat view's new parts, on scripted protocol 1.1 notifications: live tool output and the
+ * elapsed time of running calls, file changes with their diffs, the context fill and compaction,
+ * and the human summaries of tool rows.
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { statusText } from '../../src/activity';
+import { applyUnifiedDiff, invertDiff } from '../../src/approvals';
+import { contextFill, renderRuns } from '../../src/render';
+import { initialRunState, LIVE_TAIL_CHARS, type ProgressNotification, reduce, reduceAll, type ToolItem } from '../../src/runState';
+import { formatDuration, summaryLine } from '../../src/summary';
+
+let seq = 0;
+const n = (kind: string, fields: Record<string, unknown> = {}): ProgressNotification => ({
+  runId: 'r', sessionId: 's', seq: ++seq, kind, turn: 1, ...fields,
+});
+
+const tool = (fields: Partial<ToolItem>): ToolItem => ({ id: 'c', name: 'bash', turn: 1, status: 'ok', arguments: {}, ...fields });
+
+describe('a running bash call', () => {
+  const started = reduce(initialRunState('p'), n('tool_started', { toolCallId: 'c1', tool: 'bash', arguments: { command: 'make test' } }), 1_000);
+
+  it('starts its clock when it starts, and the row shows the time since', () => {
+    assert.equal(started.tools.c1.startedAt, 1_000);
+    const html = renderRuns([started], 4_200);
+    assert.match(html, /<span class="verb">running<\/span> <code class="args">make test<\/code> <span class="meta" data-started="1000">3\.2 s<\/span>/);
+  });
+
+  it('shows the tail of its live output (tool_output), which the final output replaces', () => {
+    const live = reduceAll(started, [
+      n('tool_output', { toolCallId: 'c1', text: 'compiling\n' }),
+      n('tool_output', { toolCallId: 'c1', text: 'test 1 ok\ntest 2 FAILED\n' }),
+    ]);
+    assert.equal(live.tools.c1.liveOutput, 'compiling\ntest 1 ok\ntest 2 FAILED\n');
+    assert.match(renderRuns([live]), /<pre class="live-output" aria-live="off">compiling\ntest 1 ok\ntest 2 FAILED<\/pre>/);
+    const done = reduce(live, n('tool_completed', { toolCallId: 'c1', tool: 'bash', output: 'all\nexit status 2', durationMs: 291 }));
+    assert.equal(done.tools.c1.liveOutput, undefined);
+    assert.doesNotMatch(renderRuns([done]), /live-output/);
+    assert.equal(summaryLine(done.tools.c1), 'ran make test · exit 2 · 291 ms');
+  });
+
+  it('keeps only the newest output of a chatty call, and says when the daemon stopped sending', () => {
+    const big = reduceAll(started, [
+      n('tool_output', { toolCallId: 'c1', text: 'x'.repeat(LIVE_TAIL_CHARS) }),
+      n('tool_output', { toolCallId: 'c1', text: 'the end', truncated: true }),
+    ]);
+    assert.equal(big.tools.c1.liveOutput?.length, LIVE_TAIL_CHARS);
+    assert.ok(big.tools.c1.liveOutput?.endsWith('the end'));
+    assert.match(renderRuns([big]), /live output stopped here/);
+  });
+
+  it('a call allowed after waiting for the user starts its clock when allowed', () => {
+    const s = reduceAll(initialRunState('p'), [
+      n('tool_started', { toolCallId: 'c2', tool: 'bash', arguments: { command: 'ls' } }),
+      n('approval_requested', { toolCallId: 'c2', tool: 'bash', title: 'bash: ls' }),
+    ]);
+    assert.equal(s.tools.c2.startedAt, undefined);
+    const allowed = reduce(s, n('approval_resolved', { toolCallId: 'c2', decision: 'allow_once', by: 'user' }), 9_000);
+    assert.equal(allowed.tools.c2.startedAt, 9_000);
+  });
+});
+
+describe('file changes (editor-true files)', () => {
+  const diff = '--- a/pager.py\n+++ b/pager.py\n@@ -1,3 +1,3 @@\n def page(number, size):\n-    start = number * size\n+    start = (number - 1) * size\n     return start\n';
+  const s = reduceAll(initialRunState('fix'), [
+    n('tool_started', { toolCallId: 'e1', tool: 'edit_file', arguments: { path: 'pager.py', source_text: 'a', target_text: 'b' } }),
+    n('tool_completed', { toolCallId: 'e1', tool: 'edit_file', output: '成功修改文件: pager.py', durationMs: 12, path: 'pager.py', diff, added: 1, removed: 1, via: 'editor' }),
+  ]);
+
+  it('keeps the path, diff, counts and how it was written', () => {
+    assert.deepEqual(s.tools.e1.change, { path: 'pager.py', diff, diffTruncated: undefined, added: 1, removed: 1, via: 'editor' });
+  });
+
+  it('the row reads "edited pager.py +1 −1" with an Open diff link, and not the model-facing text', () => {
+    assert.equal(summaryLine(s.tools.e1), 'edited pager.py +1 −1 · 12 ms');
+    const html = renderRuns([s]);
+    assert.match(html, /<span class="verb">edited<\/span> <code class="args">pager\.py<\/code> <span class="counts"><span class="d-add">\+1<\/span> <span class="d-del">−1<\/span><\/span>/);
+    assert.match(html, /data-action="open-change" data-call="e1">Open diff</);
+    assert.match(html, /<span class="d-add">\+    start = \(number - 1\) \* size<\/span>/);
+    assert.doesNotMatch(html, /成功/);
+  });
+
+  it('the before-text comes back from the diff and the text after', () => {
+    const after = 'def page(number, size):\n    start = (number - 1) * size\n    return start\n';
+    assert.equal(applyUnifiedDiff(after, invertDiff(diff)), 'def page(number, size):\n    start = number * size\n    return start\n');
+    assert.equal(invertDiff('@@ -0,0 +1,2 @@\n+a\n+b\n'), '@@ -1,2 +0,0 @@\n-a\n-b\n');
+    assert.equal(applyUnifiedDiff('a\nb\n', invertDiff('--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n')), '');
+  });
+});
+
+describe('context window', () => {
+  it('the latest usage gives the context fill', () => {
+    const s = reduceAll(initialRunState('p'), [
+      n('usage', { inputTokens: 100, outputTokens: 5, totalInputTokens: 100, totalOutputTokens: 5, contextTokens: 100, contextWindow: 1000 }),
+      n('usage', { turn: 2, inputTokens: 12_300, outputTokens: 5, totalInputTokens: 12_400, totalOutputTokens: 10, contextTokens: 12_300, contextWindow: 128_000 }),
+    ]);
+    assert.deepEqual(s.usage, { inputTokens: 12_400, outputTokens: 10, contextTokens: 12_300, contextWindow: 128_000 });
+    assert.equal(contextFill([s])?.text, 'context 12.3k / 128k tokens (10%)');
+    assert.equal(contextFill([initialRunState('p')]), undefined);
+  });
+
+  it('a compaction shows on its turn', () => {
+    const s = reduce(initialRunState('p'), n('context_compacted', { turn: 3, beforeTokens: 104_000, afterTokens: 21_500, method: 'summary' }));
+    assert.match(renderRuns([s]), /context compacted: older turns summarised · 104k → 21\.5k tokens/);
+  });
+});
+
+describe('tool summaries', () => {
+  it('say what happened in English', () => {
+    assert.equal(summaryLine(tool({ arguments: { command: 'python3 -m unittest' }, output: 'F\nexit status 1', durationMs: 291 })),
+      'ran python3 -m unittest · exit 1 · 291 ms');
+    assert.equal(summaryLine(tool({ name: 'read_file', arguments: { path: 'a.txt' }, durationMs: 2 })), 'read a.txt · 2 ms');
+    assert.equal(summaryLine(tool({ name: 'write_file', arguments: { path: 'n.txt', content: 'x' }, durationMs: 3 })), 'wrote n.txt · 3 ms');
+    assert.equal(summaryLine(tool({ status: 'failed', reason: 'timeout', arguments: { command: 'sleep 99' }, durationMs: 30_000 })),
+      'ran sleep 99 · timed out · 30.0 s');
+    assert.equal(summaryLine(tool({ status: 'waiting', arguments: { command: 'rm -r build' } })), 'wants to run rm -r build · waiting for approval');
+    assert.equal(summaryLine(tool({ status: 'refused', reason: 'denied', arguments: { command: 'rm x' } })), 'did not run rm x · denied');
+    assert.equal(summaryLine(tool({ name: 'fetch', arguments: { url: 'https://x' }, durationMs: 5 })), 'called fetch {"url":"https://x"} · 5 ms');
+  });
+
+  it('durations read as ms, seconds, then minutes', () => {
+    assert.deepEqual([formatDuration(291), formatDuration(2_400), formatDuration(185_000)], ['291 ms', '2.4 s', '3 min 05 s']);
+  });
+});
+
+describe('the status bar', () => {
+  it('idle, running turn N, then waiting for approval first', () => {
+    assert.equal(statusText({ running: false, questions: [] }).text, '$(comment-discussion) harness9');
+    assert.equal(statusText({ running: true, turn: 2, questions: [] }).text, '$(sync~spin) harness9: turn 2');
+    assert.equal(statusText({ running: true, turn: 2, message: 'turn 2 · bash: npm test', questions: [] }).text,
+      '$(sync~spin) harness9: turn 2 · bash: npm test');
+    assert.equal(statusText({ running: true, turn: 3, message: 'turn 2 · bash: npm test', questions: [] }).text,
+      '$(sync~spin) harness9: turn 3');
+    const asking = statusText({ running: true, turn: 2, questions: ['bash: npm test', 'edit_file: a'] });
+    assert.deepEqual([asking.text, asking.asking], ['$(question) harness9 asks: bash: npm test (+1)', true]);
+  });
+});
+
+describe('cancelled calls', () => {
+  it('one cancelled while waiting for the user "did not run"; one cancelled while running was "stopped"', () => {
+    const s = reduceAll(initialRunState('p'), [
+      n('tool_started', { toolCallId: 'w', tool: 'bash', arguments: { command: 'touch planted' } }),
+      n('approval_requested', { toolCallId: 'w', tool: 'bash', title: 'bash: touch planted' }),
+      n('tool_failed', { toolCallId: 'w', tool: 'bash', reason: 'cancelled', durationMs: 3.3 }),
+      n('tool_started', { toolCallId: 'x', tool: 'bash', arguments: { command: 'sleep 30' } }),
+      n('tool_failed', { toolCallId: 'x', tool: 'bash', reason: 'cancelled', durationMs: 812 }),
+    ]);
+    assert.equal(summaryLine(s.tools.w), 'did not run touch planted · cancelled · 3 ms');
+    assert.equal(summaryLine(s.tools.x), 'stopped sleep 30 · cancelled · 812 ms');
+  });
+});

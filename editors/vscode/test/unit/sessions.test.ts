@@ -1,0 +1,135 @@
+/** Stored sessions as the chat shows them, and context chips as `agent/run` sends them. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { chipOf, lineSpan, problemsText } from '../../src/chips';
+import { renderRuns } from '../../src/render';
+import { ago, runsFromSession, sessionRow, sessionsFrom, withCheckpoints } from '../../src/sessions';
+
+describe('agent/sessions', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+
+  it('lists each session with its title, when and how many turns', () => {
+    const rows = sessionsFrom({
+      sessions: [
+        { sessionId: 's2', title: 'Fix the pager', updatedAt: '2026-12-03T11:57:00Z', turns: 1, runs: 1 },
+        { sessionId: 's1', title: '', createdAt: '2026-12-01T08:00:00Z', turns: 7 },
+        { title: 'no id: skipped' },
+      ],
+    }).map((s) => sessionRow(s, now));
+    assert.deepEqual(rows, [
+      { label: 'Fix the pager', description: '3 min ago · 1 turn' },
+      { label: '(untitled)', description: '2026-12-01 · 7 turns' },
+    ]);
+  });
+
+  it('says how long ago', () => {
+    assert.deepEqual(
+      ['2026-12-03T11:59:50Z', '2026-12-03T09:00:00Z', '2026-12-02T10:00:00Z', undefined].map((t) => ago(t, now)),
+      ['just now', '3 hours ago', 'yesterday', ''],
+    );
+  });
+});
+
+describe('agent/session', () => {
+  const session = {
+    sessionId: 's1',
+    title: 'Fix the pager',
+    messages: [
+      { role: 'system', content: 'You are…' },
+      { role: 'user', content: 'Fix the pager.' },
+      { role: 'assistant', content: 'Reading it.', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path": "pager.py"}' }] },
+      { role: 'user', toolCallId: 'c1', content: 'def page(): ...' },
+      { role: 'assistant', content: 'Fixed **it**.' },
+      { role: 'user', content: 'Thanks, now the docs.' },
+      { role: 'assistant', content: 'Stopped.' },
+    ],
+    runs: [
+      { runId: 'r1', prompt: 'Fix the pager.', status: 'completed', turns: 2, toolCalls: 1 },
+      { runId: 'r2', prompt: 'Thanks, now the docs.', status: 'cancelled', turns: 1, toolCalls: 0 },
+    ],
+  };
+
+  it('gives back each run with its turns, calls and their output', () => {
+    const runs = runsFromSession(session);
+    assert.deepEqual(runs.map((r) => [r.runId, r.sessionId, r.prompt, r.status, r.turnCount]), [
+      ['r1', 's1', 'Fix the pager.', 'completed', 2],
+      ['r2', 's1', 'Thanks, now the docs.', 'cancelled', 1],
+    ]);
+    assert.deepEqual(runs[0].turns.map((t) => [t.turn, t.text, t.toolCallIds]), [[1, 'Reading it.', ['c1']], [2, 'Fixed **it**.', []]]);
+    assert.deepEqual(runs[0].tools.c1, { id: 'c1', name: 'read_file', turn: 1, status: 'ok', arguments: { path: 'pager.py' }, output: 'def page(): ...' });
+    const html = renderRuns(runs);
+    assert.match(html, /<span class="verb">read<\/span> <code class="args">pager\.py<\/code>/);
+    assert.match(html, /final-text"><p>Fixed <strong>it<\/strong>\.<\/p>/);
+  });
+
+  it('reads back what the daemon stored: thinking, the calls with their outputs, the answer', () => {
+    const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'daemon-session.json'), 'utf8')) as {
+      session: unknown; sessions: unknown; answer: { result: { sessionId: string; runId: string } };
+    };
+    const [run] = runsFromSession(recorded.session);
+    assert.deepEqual([run.runId, run.sessionId, run.prompt, run.status, run.turnCount, run.toolCallCount], [
+      recorded.answer.result.runId, recorded.answer.result.sessionId, 'Record me.', 'completed', 2, 2,
+    ]);
+    assert.deepEqual(run.turns.map((t) => [t.turn, t.thinking, t.text, t.toolCallIds.length]), [
+      [1, 'First the file.', "I'll read it.", 2],
+      [2, 'Let me think about the next step.', 'It says **hello**.', 0],
+    ]);
+    const [read, bash] = run.turns[0].toolCallIds.map((id) => run.tools[id]);
+    assert.deepEqual([read.name, read.status, read.output, read.arguments], ['read_file', 'ok', 'hello from a.txt\n', { path: 'a.txt' }]);
+    assert.deepEqual([bash.name, bash.status, bash.output], ['bash', 'ok', 'exit status 3']);
+    assert.equal(run.finalText, 'It says **hello**.');
+    const [row] = sessionsFrom(recorded.sessions);
+    assert.deepEqual([row.sessionId, row.title, row.turns], [recorded.answer.result.sessionId, 'Record me.', 2]);
+    assert.match(renderRuns([run]), /<span class="verb">ran<\/span> <code class="args">exit 3<\/code> <span class="meta">exit 3<\/span>/);
+  });
+
+  it('each run gets its checkpoints back, the first before its tools, as "Restore to here"', () => {
+    const runs = withCheckpoints(runsFromSession(session), {
+      checkpoints: [
+        { checkpointId: 'k1', runId: 'r1', turn: 1, createdAt: 'x', files: [] },
+        { checkpointId: 'k2', runId: 'r1', turn: 1, createdAt: 'x', files: ['pager.py'] },
+        { checkpointId: 'k9', runId: 'elsewhere', turn: 1, files: [] },
+      ],
+    });
+    assert.deepEqual(runs[0].checkpoints, [
+      { checkpointId: 'k1', turn: 1, files: [], beforeTools: true },
+      { checkpointId: 'k2', turn: 1, files: ['pager.py'], beforeTools: false },
+    ]);
+    assert.equal(runs[1].checkpoints, undefined);
+    const html = renderRuns(runs);
+    assert.equal(html.split('data-action="restore"').length - 1, 2);
+    assert.doesNotMatch(html, /tokens in 0/, 'no token counts for runs read back');
+  });
+
+  it('an empty or odd answer gives no runs', () => {
+    assert.deepEqual(runsFromSession({}), []);
+    assert.deepEqual(runsFromSession({ messages: [{ role: 'assistant', content: 'orphan' }] }), []);
+  });
+});
+
+describe('context chips', () => {
+  const uri = 'file:///ws/src/pager.py';
+
+  it('a selection chip names the file and its lines', () => {
+    const range = { start: { line: 11, character: 0 }, end: { line: 20, character: 0 } };
+    assert.equal(lineSpan(range), '12-20');
+    assert.equal(lineSpan({ start: { line: 4, character: 2 }, end: { line: 4, character: 9 } }), '5');
+    assert.deepEqual(chipOf({ uri, range, text: '…', kind: 'selection' }, 'src/pager.py'), {
+      kind: 'selection', label: 'pager.py:12-20', title: 'the selected lines of src/pager.py:12-20',
+    });
+    assert.equal(chipOf({ uri, kind: 'file' }, 'src/pager.py').label, 'pager.py');
+    assert.equal(chipOf({ uri, text: 'x', kind: 'diagnostics' }, 'src/pager.py', 3).label, 'problems: pager.py (3)');
+  });
+
+  it('problems read as 1-based positions with severity and source', () => {
+    assert.equal(
+      problemsText([
+        { line: 11, character: 4, severity: 'error', message: 'name  "x"\n is not defined', source: 'pyright' },
+        { line: 0, character: 0, severity: 'warning', message: 'unused import' },
+      ]),
+      '12:5 error: name "x" is not defined (pyright)\n1:1 warning: unused import',
+    );
+  });
+});
