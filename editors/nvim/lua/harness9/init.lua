@@ -221,7 +221,7 @@ function M.setup(opts)
     ["agent/requestApproval"] = approval.handler,
     ["$/cancelRequest"] = approval.on_cancel,
   }
-  client_mod.register(M.config)
+  client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
   approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
