@@ -6,6 +6,9 @@
 local approval = require("harness9.approval")
 local client_mod = require("harness9.client")
 local buffer = require("harness9.buffer")
+local chat = require("harness9.chat")
+local diff = require("harness9.diff")
+local files = require("harness9.files")
 local restore = require("harness9.restore")
 local view = require("harness9.view")
 
@@ -20,13 +23,13 @@ local defaults = {
   root_dir = nil, -- workspace root (string or function); default: the current directory
   run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)
   output_lines = 3, -- lines of each tool's output shown under its line
-  split = "botright vsplit", -- how the run buffer is opened
+  split = "botright vsplit", -- how the run buffer and the chat are opened
   log_limit = 5000, -- lines kept by :Harness9Log
 }
 
 M.config = vim.deepcopy(defaults)
 
-local state = view.new()
+local state = view.new({ clock = vim.loop.now })
 local active = nil -- { client, request_id, run } while a run is in flight
 local sessions = {} -- client id -> sessionId of its last run
 local log = {}
@@ -42,9 +45,15 @@ function M.running()
   return active ~= nil
 end
 
+local ticker = nil -- redraws every second while a run is in flight (a running tool's time)
+
 local function render()
   render_pending = false
   buffer.set_lines(M.buffer(), view.lines(state))
+  local chat_buf = chat.find()
+  if chat_buf then
+    chat.render(chat_buf, state)
+  end
 end
 
 -- Coalesces the many text_delta events of one loop iteration into one redraw.
@@ -52,6 +61,17 @@ local function schedule_render()
   if not render_pending then
     render_pending = true
     vim.schedule(render)
+  end
+  if active and not ticker then
+    ticker = vim.loop.new_timer()
+    ticker:start(1000, 1000, vim.schedule_wrap(function()
+      if not active and ticker then
+        ticker:stop()
+        ticker:close()
+        ticker = nil
+      end
+      render()
+    end))
   end
 end
 
@@ -75,6 +95,15 @@ local function on_progress(_, params, ctx)
   end
   append_log(string.format("[%s #%s] %s %s", params.runId, params.seq, params.kind, vim.fn.json_encode(params)))
   local run = view.apply(state, params)
+  if params.kind == "tool_completed" then
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    local root = client and client.config.root_dir or vim.fn.getcwd()
+    local kept = files.reload(root, files.changed_by(params))
+    if #kept > 0 then
+      vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
+        vim.log.levels.WARN)
+    end
+  end
   if run and params.kind == "run_finished" then
     sessions[ctx.client_id] = params.sessionId
     if active and active.run == run then
@@ -144,7 +173,9 @@ function M.run(prompt, opts)
   end
   local run = view.start(state, prompt)
   active = { run = run }
-  buffer.show(M.buffer(), M.config.split)
+  if not opts.from_chat then
+    buffer.show(M.buffer(), M.config.split)
+  end
   render()
   local ok, err = pcall(client_mod.with_client, M.config, function(client)
     local params = vim.tbl_extend("force", {}, M.config.run_params, { prompt = prompt })
@@ -195,6 +226,64 @@ function M.restore()
   return true
 end
 
+--- Opens the diff of `change` (a tool block with `path` and `diff`; default: the newest change
+--- of the conversation) beside the file's text before it, in a new tab.
+function M.diff(change)
+  if not change then
+    for i = #state.runs, 1, -1 do
+      for j = #(state.runs[i].blocks or {}), 1, -1 do
+        local block = state.runs[i].blocks[j]
+        change = change or (block.kind == "tool" and block.diff and block or nil)
+      end
+    end
+  end
+  if not change then
+    return false, "harness9: no change with a diff in this conversation yet"
+  end
+  if not change.diff then
+    return false, "harness9: this row changed no file through a file tool"
+  end
+  local client = client_mod.find(M.config)
+  local root = client and client.config.root_dir or vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p")
+  local ok, message = diff.open(change, root)
+  return ok, message and ("harness9: " .. message) or nil
+end
+
+--- Opens the chat buffer `harness9://chat` (the session's conversation and a prompt line) and
+--- puts the cursor on the prompt. Returns the buffer.
+function M.chat()
+  local buf = chat.get({
+    submit = function(text)
+      local ok, message = M.run(text, { from_chat = true })
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+        render()
+      end
+    end,
+    interrupt = function()
+      if active then
+        M.cancel()
+      end
+    end,
+    diff = function(block)
+      local ok, message = M.diff(block)
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+      end
+    end,
+  })
+  local wins = vim.fn.win_findbuf(buf)
+  if #wins > 0 then
+    vim.api.nvim_set_current_win(wins[1])
+  else
+    vim.cmd(M.config.split)
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  render()
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+  return buf
+end
+
 --- Opens the log buffer: every agent/progress notification and daemon log message.
 function M.open_log()
   local buf = buffer.get("harness9://log", "harness9log")
@@ -233,6 +322,13 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Restore", function()
     report(M.restore())
   end, { desc = "Restore the workspace to a checkpoint of the harness9 session" })
+  vim.api.nvim_create_user_command("Harness9Chat", function()
+    M.chat()
+    vim.cmd("startinsert!")
+  end, { desc = "Open the harness9 chat" })
+  vim.api.nvim_create_user_command("Harness9Diff", function()
+    report(M.diff())
+  end, { desc = "Show the newest change of the agent beside the text before it" })
   vim.api.nvim_create_user_command("Harness9Log", function()
     M.open_log()
   end, { desc = "Show the harness9 notification log" })

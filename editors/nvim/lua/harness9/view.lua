@@ -4,10 +4,15 @@ local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
---- A new, empty view state.
+-- Bytes of a running tool's live output kept for its tail.
+local LIVE_KEEP = 4096
+
+--- A new, empty view state; `opts.clock()` gives milliseconds (for a running tool's elapsed time).
 function M.new(opts)
   opts = opts or {}
-  return { runs = {}, output_lines = opts.output_lines or 3 }
+  return { runs = {}, output_lines = opts.output_lines or 3, clock = opts.clock or function()
+    return 0
+  end }
 end
 
 --- Starts a run entry for `prompt`; events are matched to it from its run_started on.
@@ -59,10 +64,12 @@ local function on_tool_started(run, ev)
   local block = run.tools[ev.toolCallId]
   if block then -- announced by its approval question first
     block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
+    block.args = type(ev.arguments) == "table" and ev.arguments or block.args
     return
   end
   turn_block(run, ev.turn)
-  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments) }
+  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments),
+            args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId }
   run.tools[ev.toolCallId] = block
   table.insert(run.blocks, block)
 end
@@ -105,6 +112,24 @@ local function on_tool_ended(run, ev)
   block.status = ev.kind == "tool_completed" and "ok" or "failed"
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
+  block.bytes, block.live = ev.bytes, nil
+  -- A file tool's change (protocol 1.1): what the chat shows and :Harness9Diff opens.
+  block.path, block.diff, block.diff_truncated = ev.path, ev.diff, ev.diffTruncated
+  block.added, block.removed, block.via = ev.added, ev.removed, ev.via
+end
+
+local function on_tool_output(run, ev, state)
+  local block = run.tools[ev.toolCallId]
+  if not block or block.status ~= "running" then
+    return
+  end
+  local live = (block.live or "") .. (type(ev.text) == "string" and ev.text or "")
+  if #live > LIVE_KEEP then
+    live = live:sub(-LIVE_KEEP)
+  end
+  block.live = live
+  block.live_truncated = block.live_truncated or ev.truncated == true
+  block.started_at = block.started_at or state.clock()
 end
 
 local function on_approval_requested(run, ev)
@@ -141,8 +166,15 @@ local handlers = {
   tool_failed = on_tool_ended,
   approval_requested = on_approval_requested,
   approval_resolved = on_approval_resolved,
+  tool_output = on_tool_output,
   usage = function(run, ev)
     run.usage = { inputTokens = ev.totalInputTokens, outputTokens = ev.totalOutputTokens }
+    if tonumber(ev.contextTokens) and tonumber(ev.contextWindow) then
+      run.context = { tokens = tonumber(ev.contextTokens), window = tonumber(ev.contextWindow) }
+    end
+  end,
+  context_compacted = function(run, ev)
+    run.compacted = { before = ev.beforeTokens, after = ev.afterTokens, method = ev.method }
   end,
   run_finished = function(run, ev)
     run.status, run.turn_count, run.tool_count = ev.status, ev.turns, ev.toolCalls
@@ -166,7 +198,10 @@ function M.apply(state, ev)
   local run = find_run(state, ev.runId)
   local handler = handlers[ev.kind]
   if run and handler then
-    handler(run, ev)
+    handler(run, ev, state)
+  end
+  if run and ev.kind == "tool_started" then
+    run.tools[ev.toolCallId].started_at = state.clock()
   end
   return run
 end
