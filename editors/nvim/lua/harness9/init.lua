@@ -20,6 +20,7 @@ local defaults = {
   init_options = nil, -- initializationOptions: provider, model, maxTurns, …
   settings = nil, -- `harness9` section for workspace/didChangeConfiguration
   approvals = nil, -- { mode = "ask" | "auto-edit" | "yolo" | "read-only", allow = {…}, deny = {…} }
+  approval_ui = "auto", -- "float" | "select" | "auto" (the float unless vim.ui.select was replaced)
   root_dir = nil, -- workspace root (string or function); default: the current directory
   run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)
   output_lines = 3, -- lines of each tool's output shown under its line
@@ -312,6 +313,7 @@ function M.setup(opts)
   }
   client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
+  approval.ui = M.config.approval_ui
   approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
     report(M.run(args.args, { new_session = args.bang }))
