@@ -10,6 +10,7 @@ local chat = require("harness9.chat")
 local diff = require("harness9.diff")
 local files = require("harness9.files")
 local restore = require("harness9.restore")
+local sessions_ui = require("harness9.sessions")
 local view = require("harness9.view")
 
 local M = {}
@@ -39,6 +40,12 @@ local render_pending = false
 --- The run view buffer's number (created on first use).
 function M.buffer()
   return buffer.get("harness9://run", "harness9")
+end
+
+--- The session the next run continues (nil: a new one).
+function M.session_id()
+  local client = client_mod.find(M.config)
+  return client and sessions[client.id] or nil
 end
 
 --- True while a run is in flight.
@@ -285,6 +292,47 @@ function M.chat()
   return buf
 end
 
+--- Forgets the conversation: the next run starts a new session (`:Harness9Chat!`).
+function M.new_session()
+  if active then
+    return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
+  end
+  state.runs = {}
+  sessions = {}
+  render()
+  return true
+end
+
+--- Lists the stored sessions of the workspace (`vim.ui.select`) to resume one in the chat or
+--- delete it (see sessions.lua).
+function M.sessions()
+  if active then
+    return false, "harness9: a run is in progress; pick a session once it ends (:Harness9Cancel stops it)"
+  end
+  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+    sessions_ui.pick(client, {
+      resume = function(session)
+        view.load_session(state, session)
+        sessions[client.id] = session.sessionId
+        M.chat()
+      end,
+      deleted = function(session, deleted)
+        if deleted and sessions[client.id] == session.sessionId then
+          sessions[client.id] = nil
+          state.runs = {}
+          render()
+        end
+        vim.notify(string.format("harness9: %s %s", deleted and "deleted" or "no such session:",
+          sessions_ui.label(session)), deleted and vim.log.levels.INFO or vim.log.levels.WARN)
+      end,
+    })
+  end)
+  if not ok then
+    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
+  end
+  return true
+end
+
 --- Opens the log buffer: every agent/progress notification and daemon log message.
 function M.open_log()
   local buf = buffer.get("harness9://log", "harness9log")
@@ -324,10 +372,16 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Restore", function()
     report(M.restore())
   end, { desc = "Restore the workspace to a checkpoint of the harness9 session" })
-  vim.api.nvim_create_user_command("Harness9Chat", function()
+  vim.api.nvim_create_user_command("Harness9Chat", function(args)
+    if args.bang then
+      report(M.new_session())
+    end
     M.chat()
     vim.cmd("startinsert!")
-  end, { desc = "Open the harness9 chat" })
+  end, { bang = true, desc = "Open the harness9 chat (! starts a new session)" })
+  vim.api.nvim_create_user_command("Harness9Sessions", function()
+    report(M.sessions())
+  end, { desc = "Resume or delete a stored harness9 session" })
   vim.api.nvim_create_user_command("Harness9Diff", function()
     report(M.diff())
   end, { desc = "Show the newest change of the agent beside the text before it" })

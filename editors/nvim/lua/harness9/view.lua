@@ -187,6 +187,58 @@ local handlers = {
   end,
 }
 
+local function content_text(content)
+  if type(content) == "string" then
+    return content
+  end
+  local parts = {}
+  for _, part in ipairs(type(content) == "table" and content or {}) do
+    if type(part) == "table" and type(part.text) == "string" then
+      table.insert(parts, part.text)
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+local function decoded(arguments)
+  if type(arguments) == "string" then
+    local ok, value = pcall(vim.fn.json_decode, arguments)
+    return ok and value or arguments
+  end
+  return arguments
+end
+
+-- A stored run as the view shows a finished one; `info` is its entry in the session's `runs`.
+local function stored_run(state, session, info, prompt)
+  local run = M.start(state, info.prompt or prompt)
+  run.run_id = false -- live events never bind to it
+  run.session_id, run.done = session.sessionId, true
+  run.status, run.turn_count, run.tool_count = info.status, info.turns, info.toolCalls
+  return run
+end
+
+--- Replaces the runs of `state` with a stored session (the `agent/session` result): each user
+--- message starts a run (its prompt from `runs`), assistant messages are its turns and tool calls.
+function M.load_session(state, session)
+  state.runs = {}
+  local infos = type(session.runs) == "table" and session.runs or {}
+  local run, turn = nil, 0
+  for _, msg in ipairs(type(session.messages) == "table" and session.messages or {}) do
+    if msg.role == "user" then
+      run, turn = stored_run(state, session, infos[#state.runs + 1] or {}, content_text(msg.content)), 0
+    elseif msg.role == "assistant" and run then
+      turn = turn + 1
+      turn_block(run, turn).text = content_text(msg.content)
+      for _, call in ipairs(type(msg.toolCalls) == "table" and msg.toolCalls or {}) do
+        on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, arguments = decoded(call.arguments) })
+        run.tools[call.id].status = "ok"
+      end
+    elseif msg.role == "tool" and run and run.tools[msg.toolCallId] then
+      run.tools[msg.toolCallId].output = content_text(msg.content)
+    end
+  end
+end
+
 --- Adds a line of its own after the runs (e.g. that a checkpoint was restored).
 function M.note(state, text)
   -- run_id false: events never bind to a note (find_run binds only to nil).
