@@ -371,3 +371,8 @@ def group_members(pgid: int) -> list[str]:
         except (FileNotFoundError, ProcessLookupError, NotADirectoryError):
             continue
     return members
+
+
+async def test_a_nul_in_the_command_is_a_tool_error_not_a_crash(workspace: Path) -> None:
+    with pytest.raises(ToolError, match="NUL"):
+        await BashTool(workspace).execute(json.dumps({"command": "printf 'a\x00b'"}))

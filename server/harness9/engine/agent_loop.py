@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness9.engine.batch import BatchObserver
+from harness9.engine.compaction import Compaction, compact
+from harness9.engine.context import ContextMeter, ContextPolicy, tools_tokens
 from harness9.engine.events import (
     AssistantMessage,
+    ContextCompacted,
     EventBus,
     LLMCallStarted,
     ObservationAdded,
@@ -26,7 +29,7 @@ from harness9.engine.events import (
 from harness9.engine.stream import call_model
 from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.base import LLMProvider
-from harness9.provider.errors import ProviderError
+from harness9.provider.errors import ContextTooLongError, ProviderError
 from harness9.schema import Message, Role, ToolDefinition, ToolResult, Usage
 from harness9.tools.registry import Registry
 
@@ -48,13 +51,16 @@ class _RunState:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     text: str = ""
+    meter: ContextMeter = field(default_factory=ContextMeter)
 
 
 class AgentEngine:
     """Runs prompts through the seed's loop. One engine may serve many runs, one at a time each.
 
     A turn's tool calls run concurrently, at most `max_parallel_tools` at once; a
-    `batch_observer` hears each batch before it starts and after its results are in.
+    `batch_observer` hears each batch before it starts and after its results are in. With a
+    `context` policy, the history is compacted before a call that would not fit, and once more
+    (then retried) when the provider refuses a request for being too long.
     """
 
     def __init__(
@@ -71,6 +77,7 @@ class AgentEngine:
         system_prompt: str | None = None,
         max_parallel_tools: int = DEFAULT_MAX_PARALLEL,
         batch_observer: BatchObserver | None = None,
+        context: ContextPolicy | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -87,6 +94,7 @@ class AgentEngine:
         self.system_prompt = system_prompt
         self.max_parallel_tools = max_parallel_tools
         self.batch_observer = batch_observer
+        self.context = context
 
     async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
@@ -123,6 +131,7 @@ class AgentEngine:
 
     async def _loop(self, history: list[Message], state: _RunState) -> str:
         tools = self.registry.available_tools()
+        state.meter = ContextMeter(tools_tokens(tools))
         while True:
             state.turns += 1
             turn = state.turns
@@ -155,15 +164,50 @@ class AgentEngine:
         state: _RunState,
     ) -> Message:
         count = None if tools is None else len(tools)
+        await self._fit(turn, history, state)
         self.bus.emit(LLMCallStarted(turn=turn, phase=phase, tools=count))
         forward = self.bus if phase == "action" else None
-        message, usage = await call_model(
-            self.provider, history, tools, turn=turn, stream=self.stream, bus=forward
-        )
+        try:
+            message, usage = await call_model(
+                self.provider, history, tools, turn=turn, stream=self.stream, bus=forward
+            )
+        except ContextTooLongError:
+            # Our estimate was low (or compaction is off): compact once and retry once.
+            if self.context is None or (await self._compact(turn, history, state, True)) is None:
+                raise
+            message, usage = await call_model(
+                self.provider, history, tools, turn=turn, stream=self.stream, bus=forward
+            )
+        state.meter.reported(usage, len(history))
         if usage.input_tokens or usage.output_tokens:
             state.usage = state.usage + usage
-            self.bus.emit(UsageReported(turn=turn, usage=usage, total=state.usage))
+            window = self.context.window if self.context is not None else 0
+            self.bus.emit(UsageReported(turn, usage, state.usage, context_window=window))
         return message
+
+    async def _fit(self, turn: int, history: list[Message], state: _RunState) -> None:
+        """Compact before a call that would pass the policy's threshold."""
+        policy = self.context
+        if policy is None or not policy.auto_compact:
+            return
+        if state.meter.estimate(history) > policy.threshold:
+            await self._compact(turn, history, state, False)
+
+    async def _compact(
+        self, turn: int, history: list[Message], state: _RunState, force: bool
+    ) -> Compaction | None:
+        """Compact `history` in place; None when nothing could be compacted."""
+        assert self.context is not None
+        estimate = state.meter.estimate(history)
+        done = await compact(
+            history, self.provider, self.context, estimate,
+            tools=state.meter.tools, force=force,
+        )
+        if done.method == "none":
+            return None
+        state.meter.forget()
+        self.bus.emit(ContextCompacted(turn, done.before, done.after, done.method))
+        return done
 
     async def _act(
         self,

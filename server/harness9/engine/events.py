@@ -167,6 +167,19 @@ class UsageReported(Event):
     turn: int
     usage: Usage
     total: Usage
+    context_window: int = 0  # the model's window (0: not known to the engine)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextCompacted(Event):
+    """The conversation was compacted before a call; token counts are estimates of the
+    request, `method` is `prune` or `summary`."""
+
+    kind: ClassVar[str] = "context_compacted"
+    turn: int
+    before_tokens: int
+    after_tokens: int
+    method: str
 
 
 @dataclass(frozen=True, slots=True)

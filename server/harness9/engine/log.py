@@ -20,6 +20,7 @@ from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
     CheckpointTaken,
+    ContextCompacted,
     Event,
     LLMCallStarted,
     ObservationAdded,
@@ -138,6 +139,13 @@ def _checkpoint(event: Any) -> str:
     return f"Turn {event.turn} │ 检查点 │ id={event.checkpoint_id[:12]} files={len(event.files)}"
 
 
+def _compacted(event: Any) -> str:
+    return (
+        f"Turn {event.turn} │ 上下文压缩 │ method={event.method} "
+        f"tokens {event.before_tokens} → {event.after_tokens}"
+    )
+
+
 def _run_finished(event: Any) -> str:
     line = (
         f"循环结束 │ status={event.status} turns={event.turns} toolCalls={event.tool_calls} "
@@ -159,6 +167,7 @@ _FORMATTERS: dict[type[Event], Callable[[Any], str]] = {
     ToolFinished: _tool_finished,
     ObservationAdded: _observation,
     CheckpointTaken: _checkpoint,
+    ContextCompacted: _compacted,
     RunFinished: _run_finished,
 }
 

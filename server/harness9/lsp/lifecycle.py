@@ -12,11 +12,15 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 PROTOCOL_VERSION = "1.1"
-METHODS = ["agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore"]
+METHODS = [
+    "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
+    "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
+]
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
     "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
     "observation", "usage", "run_finished", "checkpoint", "checkpoints_off",
+    "context_compacted",
 ]
 
 

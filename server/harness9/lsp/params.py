@@ -112,3 +112,14 @@ def parse_restore_params(raw: Any) -> RestoreParams:
         session_id=_required_str(params, "sessionId"),
         checkpoint_id=_required_str(params, "checkpointId"),
     )
+
+
+def parse_session_id(raw: Any, method: str) -> str:
+    """Validate params that name one session (`agent/session`, `agent/deleteSession`,
+    `agent/compact`); the session id."""
+    return _required_str(_object(raw, method), "sessionId")
+
+
+def parse_sessions_params(raw: Any) -> str | None:
+    """Validate `agent/sessions` params; the workspace folder asked for, if any."""
+    return _optional_str(_object(raw, "agent/sessions"), "workspaceFolder")

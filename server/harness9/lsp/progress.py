@@ -14,6 +14,7 @@ from harness9.engine.events import (
     AssistantMessage,
     CheckpointsUnavailable,
     CheckpointTaken,
+    ContextCompacted,
     Event,
     ObservationAdded,
     RunFinished,
@@ -99,9 +100,17 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             return {"kind": "observation", "turn": event.turn,
                     "toolCallIds": list(event.tool_call_ids), "messages": event.messages}
         case UsageReported():
-            return {"kind": "usage", "turn": event.turn, **wire_usage(event.usage),
-                    "totalInputTokens": event.total.input_tokens,
-                    "totalOutputTokens": event.total.output_tokens}
+            usage = {"kind": "usage", "turn": event.turn, **wire_usage(event.usage),
+                     "totalInputTokens": event.total.input_tokens,
+                     "totalOutputTokens": event.total.output_tokens}
+            if event.context_window:
+                usage |= {"contextTokens": event.usage.input_tokens,
+                          "contextWindow": event.context_window}
+            return usage
+        case ContextCompacted():
+            return {"kind": "context_compacted", "turn": event.turn,
+                    "beforeTokens": event.before_tokens, "afterTokens": event.after_tokens,
+                    "method": event.method}
         case RunFinished():
             return _run_finished(event)
     return None

@@ -32,6 +32,8 @@ from harness9.lsp.params import (
     parse_checkpoints_params,
     parse_restore_params,
     parse_run_params,
+    parse_session_id,
+    parse_sessions_params,
 )
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
 
@@ -206,6 +208,47 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     from harness9.lsp.checkpoints import restore
 
     return await restore(ls.service, params)
+
+
+@server.feature("agent/sessions")
+def agent_sessions(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The stored sessions of a workspace folder (default: the first), newest first."""
+    ls.require_initialized()
+    root = ls.resolve_root(_parsed(parse_sessions_params, raw))
+    from harness9.lsp.sessions import list_sessions
+
+    return list_sessions(ls.service, root)
+
+
+@server.feature("agent/session")
+def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """What a chat view needs to show a session again."""
+    ls.require_initialized()
+    session_id = _parsed(lambda r: parse_session_id(r, "agent/session"), raw)
+    from harness9.lsp.sessions import show_session
+
+    return show_session(ls.service, session_id)
+
+
+@server.feature("agent/deleteSession")
+def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Forget a session and remove its stored copy."""
+    ls.require_initialized()
+    session_id = _parsed(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
+    from harness9.lsp.sessions import delete_session
+
+    return delete_session(ls.service, session_id)
+
+
+@server.feature("agent/compact")
+async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Compact a session's conversation now."""
+    ls.require_initialized()
+    session_id = _parsed(lambda r: parse_session_id(r, "agent/compact"), raw)
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    from harness9.lsp.sessions import compact_session
+
+    return await compact_session(ls.service, session_id, settings)
 
 
 @server.feature("agent/tools")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 import sys
 import weakref
 from collections.abc import Iterator, Mapping
@@ -21,6 +22,7 @@ from typing import Any
 
 from harness9.provider.errors import (
     AuthError,
+    ContextTooLongError,
     HTTPStatusError,
     MalformedResponseError,
     NetworkError,
@@ -30,6 +32,14 @@ from harness9.provider.errors import (
 from harness9.provider.limits import RequestLimits, connect_message
 
 _loaded: dict[str, ModuleType] = {}
+
+# How the services say a request does not fit the model's window: OpenAI's error code and
+# message, Anthropic's "prompt is too long", and the wording of compatible servers.
+_TOO_LONG = re.compile(
+    r"context_length_exceeded|maximum context length|prompt is too long|context window"
+    r"|too many tokens|input is too long|request too large",
+    re.IGNORECASE,
+)
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, Any]] = (
     weakref.WeakKeyDictionary()
 )
@@ -142,6 +152,8 @@ def _classified(text: str, status: int) -> ProviderError:
         return AuthError(text, status=status)
     if status == 429:
         return RateLimitError(text, status=status)
+    if status in (400, 413) and _TOO_LONG.search(text):
+        return ContextTooLongError(text, status=status)
     return HTTPStatusError(text, status=status)
 
 

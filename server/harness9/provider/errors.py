@@ -5,6 +5,7 @@
     ├── AuthError         auth    401/403 from the service
     ├── RateLimitError    rate_limit  429 after the SDK's retries
     ├── HTTPStatusError   http    any other status after retries; `.status` holds the code
+    │   └── ContextTooLongError  http  the request is larger than the model's context window
     ├── NetworkError      network connection refused/reset/dropped mid-stream, timeouts
     └── MalformedResponseError  malformed  a reply that does not fit the wire format
 """
@@ -45,6 +46,11 @@ class HTTPStatusError(ProviderError):
     """Any other non-success HTTP status."""
 
     kind = "http"
+
+
+class ContextTooLongError(HTTPStatusError):
+    """The service refused the request for being longer than the model's context window
+    (the engine compacts and retries once)."""
 
 
 class NetworkError(ProviderError):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from harness9.engine import AgentEngine, EventBus
 from harness9.engine.batch import BatchObserver
+from harness9.engine.context import ContextPolicy, window_for
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, Event, ToolStarted
 from harness9.engine.prompt import default_system_prompt
 from harness9.provider.errors import ConfigError
@@ -69,6 +70,14 @@ def build_engine(
         system_prompt=default_system_prompt(root),
         max_parallel_tools=settings.max_parallel_tools,
         batch_observer=batch_observer,
+        context=context_policy(settings, provider.model),
+    )
+
+
+def context_policy(settings: RunSettings, model: str) -> ContextPolicy:
+    """When a run on `model` compacts its conversation."""
+    return ContextPolicy(
+        window_for(model, settings.context_window), settings.auto_compact, settings.compact_at
     )
 
 

@@ -15,18 +15,27 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from harness9.engine import EventBus, RunResult
+from harness9.engine.compaction import Compaction
+from harness9.engine.compaction import compact as compact_history
+from harness9.engine.context import messages_tokens
 from harness9.engine.events import Event, RunFinished, Subscriber
 from harness9.provider.errors import ProviderError
+from harness9.provider.factory import create_provider
 from harness9.schema import ChangedFile, Usage
-from harness9.service.assembly import CallTurns, build_engine
+from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
 from harness9.service.checkpoints import Restored
+from harness9.service.recorder import SessionRecorder
 from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
-from harness9.service.sessions import Session, SessionCheckpoint, SessionStore, new_id
+from harness9.service.session_log import SessionMeta
+from harness9.service.session_store import SessionLocked, SessionStore
+from harness9.service.sessions import Session, SessionCheckpoint, new_id
 from harness9.service.settings import RunSettings
 from harness9.service.shadow_git import GitError
+from harness9.service.state import state_dir
 from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
 
@@ -128,17 +137,19 @@ class _Finish:
 
 
 class AgentService:
-    """The sessions of one daemon and the runs on them."""
+    """The sessions of one daemon and the runs on them. Sessions are stored under `state`
+    (default: the state directory; None keeps them in memory only)."""
 
-    def __init__(self) -> None:
-        self.sessions = SessionStore()
+    def __init__(self, state: Path | Literal["default"] | None = "default") -> None:
+        self.sessions = SessionStore(state_dir() if state == "default" else state)
         self._workspaces: dict[str, WorkspaceCheckpoints] = {}
         self._background: set[asyncio.Task[None]] = set()
 
-    def session(self, session_id: str | None) -> Session:
-        """The session to continue, or a new one; `UnknownSession`, or a `busy` `RunError`."""
+    def session(self, session_id: str | None, root: str = "") -> Session:
+        """The session to continue (also a stored one), or a new one on `root`;
+        `UnknownSession`, or a `busy` `RunError`."""
         if session_id is None:
-            return self.sessions.create()
+            return self.sessions.create(root)
         session = self.known_session(session_id)
         if session.active is not None:
             raise RunError(
@@ -157,8 +168,12 @@ class AgentService:
         return session
 
     def known_session(self, session_id: str) -> Session:
-        """The session with this id; `UnknownSession` otherwise."""
-        session = self.sessions.get(session_id)
+        """The session with this id, from memory or the store (then held by this daemon);
+        `UnknownSession`, or a `busy` `RunError` when another daemon holds it."""
+        try:
+            session = self.sessions.open(session_id)
+        except SessionLocked as exc:
+            raise RunError(str(exc), "busy", sessionId=session_id) from None
         if session is None:
             raise UnknownSession(session_id)
         return session
@@ -207,16 +222,67 @@ class AgentService:
             restored.undo, entry.run_id, entry.turn, time.time(), changed,
             len(session.history), entry.root, undoes=entry.checkpoint_id,
         ))
+        self.sessions.save(session)
         return restored
+
+    def stored_sessions(self, root: str) -> list[SessionMeta]:
+        """The stored sessions of workspace `root`, newest first."""
+        return self.sessions.listing(root)
+
+    def session_view(self, session_id: str) -> tuple[Session, int]:
+        """A session to show (without taking it from another daemon) and the number of damaged
+        lines skipped reading it; `UnknownSession`."""
+        found = self.sessions.read(session_id)
+        if found is None:
+            raise UnknownSession(session_id)
+        return found
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session and remove its stored copy; False for an unknown id. A `busy`
+        `RunError` while it runs here or another daemon holds it."""
+        session = self.sessions.get(session_id)
+        if session is not None and (session.active is not None or session.restoring):
+            raise RunError(f"session {session_id} is running; cancel it first", "busy",
+                           sessionId=session_id)
+        try:
+            return self.sessions.delete(session_id)
+        except SessionLocked as exc:
+            raise RunError(str(exc), "busy", sessionId=session_id) from None
+
+    async def compact(self, session_id: str, settings: RunSettings) -> Compaction:
+        """Compact a session now (prune, then a summary by the session's model).
+        `UnknownSession`, a `busy` `RunError`, or a classified `RunError` from the provider."""
+        session = self.session(session_id)
+        session.restoring = True  # no run may start while the history is rewritten
+        try:
+            estimate = messages_tokens(session.history)
+            provider = create_provider(provider_settings(settings))
+            policy = context_policy(settings, provider.model)
+            done = await compact_history(session.history, provider, policy, estimate, force=True)
+        except ProviderError as exc:
+            raise RunError(exc.message, exc.kind, sessionId=session_id, **_status(exc)) from None
+        finally:
+            session.restoring = False
+        if done.method != "none":
+            self.sessions.note_compaction(session, {
+                "turn": 0, "method": done.method,
+                "beforeTokens": done.before, "afterTokens": done.after,
+            })
+        return done
+
+    def close(self) -> None:
+        """Release the stored sessions this daemon holds (at shutdown)."""
+        self.sessions.close()
 
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
         """Run `request` in the current task (which cancelling the run cancels)."""
-        session = self.session(request.session_id)
+        session = self.session(request.session_id, request.root)
         ids = RunIds(new_id("r"), session.id)
         task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
         active = self.sessions.start(session, ids.run_id, task)
         finish, turns = _Finish(), CallTurns()
-        bus = EventBus(finish, turns)
+        recorder = SessionRecorder(self.sessions, session, ids.run_id, request.prompt)
+        bus = EventBus(finish, turns, recorder)
         workspace = self.workspace(request.root) if request.settings.checkpoints else None
         if workspace is not None:
             workspace.runs += 1

@@ -46,15 +46,22 @@ class SessionMeta:
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    context_tokens: int = 0  # the input tokens of the session's latest model call
+    # What else a resumed session needs back: its checkpoints (the shadow repository keeps the
+    # snapshots) and what the user allowed for the whole session.
+    checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    approvals: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedSession:
-    """A session read back: its history, its metadata, and how many lines were unreadable."""
+    """A session read back: its history, its runs, its metadata, and how many lines were
+    unreadable."""
 
     messages: list[Message]
     meta: SessionMeta | None
     skipped: int
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
 
 def message_record(message: Message) -> dict[str, Any]:
@@ -102,6 +109,18 @@ class SessionLog:
             message = f"session {session_id} is open in another harness9 daemon"
             raise SessionLocked(message) from None
         self._pending: list[bytes] = []
+        self._end_torn_line()
+
+    def _end_torn_line(self) -> None:
+        """A daemon that died mid-write can leave a line without its newline; end it, or the
+        next record would be glued to it and lost with it on the next load."""
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) != b"\n":
+                os.write(self._fd, b"\n")
 
     def add(self, messages: Iterable[Message]) -> None:
         """Queue messages for the next `commit`."""
@@ -111,6 +130,10 @@ class SessionLog:
     def cut(self, length: int) -> None:
         """Queue a cut: the history is `length` messages long from here on."""
         self._pending.append(_line({"type": "cut", "length": length}))
+
+    def note(self, kind: str, fields: dict[str, Any]) -> None:
+        """Queue a record that is not part of the history: a finished `run`, a `compaction`."""
+        self._pending.append(_line({**fields, "type": kind}))
 
     def commit(self, meta: SessionMeta | None = None) -> None:
         """Write what is queued and make it durable (the end of a turn); then the metadata."""
@@ -138,7 +161,7 @@ def _line(record: dict[str, Any]) -> bytes:
 def load(folder: Path, session_id: str) -> LoadedSession:
     """Read a stored session back; unreadable lines are skipped and counted."""
     path = folder / f"{session_id}.jsonl"
-    messages: list[Message] = []
+    loaded = LoadedSession([], read_meta(folder / f"{session_id}.meta.json"), 0)
     skipped = 0
     with path.open("rb") as handle:
         for raw in handle:
@@ -146,21 +169,24 @@ def load(folder: Path, session_id: str) -> LoadedSession:
                 skipped += 1  # torn: the write of the turn in flight never finished
                 continue
             try:
-                _apply(json.loads(raw), messages)
+                _apply(json.loads(raw), loaded)
             except (ValueError, KeyError, TypeError, UnicodeDecodeError):
                 skipped += 1
-    return LoadedSession(messages, read_meta(folder / f"{session_id}.meta.json"), skipped)
+    return LoadedSession(loaded.messages, loaded.meta, skipped, loaded.runs)
 
 
-def _apply(record: Any, messages: list[Message]) -> None:
+def _apply(record: Any, loaded: LoadedSession) -> None:
     if not isinstance(record, dict):
         raise ValueError("not a record")
-    if record.get("type") == "message":
-        messages.append(message_from(record["message"]))
-    elif record.get("type") == "cut":
-        del messages[int(record["length"]):]
-    else:
-        raise ValueError(f"unknown record type {record.get('type')!r}")
+    kind = record.get("type")
+    if kind == "message":
+        loaded.messages.append(message_from(record["message"]))
+    elif kind == "cut":
+        del loaded.messages[int(record["length"]):]
+    elif kind == "run":
+        loaded.runs.append({k: v for k, v in record.items() if k != "type"})
+    elif kind != "compaction":  # noted for the record: its cut and messages carry the change
+        raise ValueError(f"unknown record type {kind!r}")
 
 
 def read_meta(path: Path) -> SessionMeta | None:

@@ -57,6 +57,9 @@ class RunSettings:
     approvals: Mapping[str, Any] | None = None  # the `approvals` object, validated
     approvals_mode: str = "ask"  # the default mode: HARNESS9_APPROVALS, else ask
     checkpoints: bool = True  # snapshot the workspace around each tool batch
+    context_window: int | None = None  # None: the model's known window, else 128000
+    auto_compact: bool = True
+    compact_at: float = 0.8  # the fraction of the window that triggers compaction
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
@@ -85,6 +88,12 @@ def _boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"must be true or false, got {value!r}")
     return value
+
+
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise TypeError(f"must be a number between 0 and 1 (exclusive), got {value!r}")
+    return float(value)
 
 
 def _environment_globs(value: Any) -> EnvironmentGlobs:
@@ -128,6 +137,9 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),
     "approvals": ("approvals", _approvals),
     "checkpoints": ("checkpoints", _boolean),
+    "contextWindow": ("context_window", _positive_int),
+    "autoCompact": ("auto_compact", _boolean),
+    "compactAt": ("compact_at", _fraction),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {

@@ -80,6 +80,9 @@ class BashTool:
         command: str = parse_arguments(arguments)["command"]
         if not command.strip():
             raise ToolError("Error: 命令为空字符串")
+        if "\x00" in command:  # exec cannot pass it; the model gets a reason, not a crash
+            raise ToolError("Error: the command contains a NUL character (\\u0000), which a "
+                            "command line cannot carry; write the text without it")
         budget = seconds_left(self._hard_timeout)
         if budget <= 0:
             raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
