@@ -20,9 +20,11 @@ local function wait_run(what)
   vim.wait(50) -- the scheduled redraw
 end
 
+-- The chat's lines with the session id as S and the context fill (protocol 1.1 usage fields;
+-- its form is checked here, its numbers vary) as FILL.
 local function chat_lines(buf)
   local lines = h.normalized(buf)
-  lines[1] = lines[1]:gsub("session s%-%x+", "session S")
+  lines[1] = lines[1]:gsub("session s%-%x+", "session S"):gsub(" · context %d+%% · [%d,]+ / [%d,]+ tokens$", " · FILL")
   return lines
 end
 
@@ -47,8 +49,9 @@ local function real_daemon()
   if (lines[10] or ""):match("^    ┆ ") then
     diff_line = table.remove(lines, 10)
   end
+  local fill = lines[1]:match(" · FILL$") or "" -- the daemon reports the context window (1.1)
   h.expect_lines("the chat", {
-    "harness9 chat · session S",
+    "harness9 chat · session S" .. fill,
     "",
     "You",
     "fix a.txt",

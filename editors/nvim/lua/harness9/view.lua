@@ -250,6 +250,7 @@ function M.apply(state, ev)
   local run = find_run(state, ev.runId)
   local handler = handlers[ev.kind]
   if run and handler then
+    run.session_id = run.session_id or ev.sessionId
     handler(run, ev, state)
   end
   if run and ev.kind == "tool_started" then
