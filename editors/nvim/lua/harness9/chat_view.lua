@@ -132,6 +132,9 @@ local function add_run(out, run, state)
   for _, line in ipairs(split(run.prompt)) do
     out.add(line)
   end
+  for _, label in ipairs(run.attached or {}) do
+    out.add("  @ " .. label, "harness9ChatDim")
+  end
   out.add("")
   out.add("harness9", "harness9ChatAgent")
   for _, block in ipairs(run.blocks) do

@@ -5,6 +5,7 @@
 -- with a preview and `vim.ui.select` (see approval.lua). Works on Neovim 0.7 and later.
 local approval = require("harness9.approval")
 local client_mod = require("harness9.client")
+local context = require("harness9.context")
 local buffer = require("harness9.buffer")
 local chat = require("harness9.chat")
 local diff = require("harness9.diff")
@@ -160,6 +161,7 @@ local function on_exit(code, signal, client_id)
 end
 
 local function send_run(client, run, params)
+  append_log("[agent/run] → " .. vim.fn.json_encode(params))
   local ok, request_id = client_mod.call(client, "request", "agent/run", params, on_reply(run, client.id))
   if not ok then
     view.finish(run, { code = -32803, message = "the harness9 daemon is not running" }, nil)
@@ -171,15 +173,26 @@ local function send_run(client, run, params)
 end
 
 --- Runs the agent on `prompt`; continues the last session unless `opts.new_session`.
+--- `opts.range = { first, last }` attaches those lines of the current file; `%` and `%d` words in
+--- the prompt attach the file and its diagnostics (see context.lua).
 function M.run(prompt, opts)
   opts = opts or {}
-  if prompt == nil or prompt:match("^%s*$") then
-    return false, "harness9: the prompt is empty"
-  end
   if active then
     return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
   end
+  local items
+  prompt, items = context.collect(prompt or "", opts.range)
+  if not prompt then
+    return false, items
+  end
+  if prompt:match("^%s*$") then
+    return false, "harness9: the prompt is empty"
+  end
   local run = view.start(state, prompt)
+  local root = vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p"):gsub("/$", "")
+  run.attached = vim.tbl_map(function(item)
+    return context.label(item, root)
+  end, items)
   active = { run = run }
   if not opts.from_chat then
     buffer.show(M.buffer(), M.config.split)
@@ -187,6 +200,9 @@ function M.run(prompt, opts)
   render()
   local ok, err = pcall(client_mod.with_client, M.config, function(client)
     local params = vim.tbl_extend("force", {}, M.config.run_params, { prompt = prompt })
+    if #items > 0 then
+      params.context = items
+    end
     if not opts.new_session then
       params.sessionId = sessions[client.id]
     end
@@ -364,8 +380,10 @@ function M.setup(opts)
   approval.ui = M.config.approval_ui
   approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
-    report(M.run(args.args, { new_session = args.bang }))
-  end, { nargs = "+", bang = true, desc = "Run the harness9 agent (! starts a new session)" })
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(M.run(args.args, { new_session = args.bang, range = range }))
+  end, { nargs = "+", bang = true, range = true,
+         desc = "Run the harness9 agent (! starts a new session; a range, % and %d attach context)" })
   vim.api.nvim_create_user_command("Harness9Cancel", function()
     report(M.cancel())
   end, { desc = "Cancel the harness9 run in progress" })

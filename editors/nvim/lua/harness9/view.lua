@@ -367,6 +367,9 @@ local function run_lines(run, max_output)
   for i, line in ipairs(split(run.prompt)) do
     table.insert(lines, (i == 1 and "» " or "  ") .. line)
   end
+  for _, label in ipairs(run.attached or {}) do
+    table.insert(lines, "  @ " .. label)
+  end
   for _, block in ipairs(run.blocks) do
     if block.kind == "turn" then
       table.insert(lines, string.format("── turn %d", block.turn))
