@@ -28,6 +28,27 @@ local defaults = {
   output_lines = 3, -- lines of each tool's output shown under its line
   split = "botright vsplit", -- how the run buffer and the chat are opened
   log_limit = 5000, -- lines kept by :Harness9Log
+  -- Keys of the commands (a key already mapped is left alone); false for none, or a key false.
+  keymaps = {
+    chat = "<leader>hc", -- :Harness9Chat
+    run = "<leader>hr", -- :Harness9Run (in visual mode with the selection's range)
+    cancel = "<leader>hx", -- :Harness9Cancel
+    sessions = "<leader>hs", -- :Harness9Sessions
+    diff = "<leader>hd", -- :Harness9Diff
+    restore = "<leader>hu", -- :Harness9Restore
+    log = "<leader>hl", -- :Harness9Log
+  },
+}
+
+-- The command line each key gives: run keys leave it open for the prompt.
+local KEY_COMMANDS = {
+  chat = { n = "<cmd>Harness9Chat<CR>" },
+  run = { n = ":Harness9Run ", x = ":Harness9Run " },
+  cancel = { n = "<cmd>Harness9Cancel<CR>" },
+  sessions = { n = "<cmd>Harness9Sessions<CR>" },
+  diff = { n = "<cmd>Harness9Diff<CR>" },
+  restore = { n = "<cmd>Harness9Restore<CR>" },
+  log = { n = "<cmd>Harness9Log<CR>" },
 }
 
 M.config = vim.deepcopy(defaults)
@@ -269,7 +290,7 @@ function M.diff(change)
   end
   local client = client_mod.find(M.config)
   local root = client and client.config.root_dir or vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p")
-  local ok, message = diff.open(change, root)
+  local ok, message = diff.open(change, (root:gsub("(.)/$", "%1")))
   return ok, message and ("harness9: " .. message) or nil
 end
 
@@ -366,6 +387,22 @@ local function report(ok, message)
   end
 end
 
+--- Maps the keys of `M.config.keymaps`, leaving keys the user already mapped alone.
+local function set_keymaps()
+  if not M.config.keymaps then
+    return
+  end
+  for name, modes in pairs(KEY_COMMANDS) do
+    local lhs = M.config.keymaps[name]
+    for mode, rhs in pairs(lhs and modes or {}) do
+      local ours = vim.fn.maparg(lhs, mode, false, true).desc
+      if vim.fn.maparg(lhs, mode) == "" or (ours and ours:match("^harness9: ")) then
+        vim.keymap.set(mode, lhs, rhs, { desc = "harness9: " .. name })
+      end
+    end
+  end
+end
+
 --- Configures the plugin (see `defaults`), registers the server and defines the commands.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
@@ -406,6 +443,7 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Log", function()
     M.open_log()
   end, { desc = "Show the harness9 notification log" })
+  set_keymaps()
 end
 
 return M
