@@ -64,3 +64,8 @@ for nvim in $nvims; do
   echo "nvim tests: $("$nvim" --version | head -1)" >&2
   for name in $scenarios; do run_scenario "$name"; done
 done
+
+# The chat in a real terminal, photographed (the README's picture comes from here).
+if [ -z "${H9_ONLY:-}" ]; then
+  "$here/tests/screenshot.sh" "${H9_ARTIFACTS:-${TMPDIR:-/tmp}/harness9-nvim-artifacts}" "$nvim" "$daemon"
+fi

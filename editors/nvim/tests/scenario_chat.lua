@@ -39,6 +39,9 @@ end
 
 local function real_daemon()
   h.setup({})
+  -- a.txt is open: the agent's edit (to disk: this client is not attached to it) shows there.
+  vim.cmd("edit " .. vim.fn.fnameescape(h.workspace .. "/a.txt"))
+  local a_buf = vim.api.nvim_get_current_buf()
   local buf = harness9.chat()
   h.expect_equal("the chat's first lines", { "harness9 chat · new session", "", "» " },
     vim.api.nvim_buf_get_lines(buf, 0, -1, false))
@@ -68,12 +71,9 @@ local function real_daemon()
     "» ",
   }, diff_line and vim.list_slice(lines, 1, 15) or lines)
   capture("chat-first-run", vim.api.nvim_buf_get_lines(buf, 0, -1, false))
-  -- The edit went to disk: open a.txt, then a second prompt whose bash call appends to it.
-  local chat_win = vim.api.nvim_get_current_win()
-  vim.cmd("split " .. vim.fn.fnameescape(h.workspace .. "/a.txt"))
-  local a_buf = vim.api.nvim_get_current_buf()
-  h.expect_equal("a.txt's buffer", { "bye from a.txt" }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
-  vim.api.nvim_set_current_win(chat_win)
+  h.expect_equal("a.txt's buffer after the edit (reloaded)", { "bye from a.txt" },
+    vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
+  -- A second prompt whose bash call appends to a.txt.
   harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat2.json") }
   type_prompt("append to it")
   wait_run("the second chat run")

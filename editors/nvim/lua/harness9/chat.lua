@@ -109,6 +109,14 @@ local function at_prompt(buf)
   return wins
 end
 
+--- Window options for a window showing the chat: long rows wrap at word boundaries.
+function M.window_options(win)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+end
+
 --- Redraws the conversation of `state` above the prompt line of `buf`.
 function M.render(buf, state)
   if not api.nvim_buf_is_valid(buf) then

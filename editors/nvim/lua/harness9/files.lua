@@ -35,10 +35,13 @@ function M.reload(root, paths)
   return kept
 end
 
+local FILE_TOOLS = { write_file = true, edit_file = true }
+
 --- The workspace-relative paths a finished tool changed on disk: bash's `changedFiles`, or the
---- path of a write_file/edit_file that went to disk (`via: "disk"`; through the editor the
---- buffer already has the edit).
-function M.changed_by(ev)
+--- path of a write_file/edit_file that did not go through the editor (`via: "disk"`, or a daemon
+--- that does not say; with `via: "editor"` the buffer already has the edit). `args`: the call's
+--- arguments (the path when the event carries none).
+function M.changed_by(ev, args)
   local paths = {}
   if type(ev.changedFiles) == "table" then
     for _, file in ipairs(ev.changedFiles) do
@@ -46,8 +49,11 @@ function M.changed_by(ev)
         table.insert(paths, file.path)
       end
     end
-  elseif ev.via == "disk" and type(ev.path) == "string" then
-    table.insert(paths, ev.path)
+  elseif FILE_TOOLS[ev.tool] and ev.via ~= "editor" then
+    local path = ev.path or (type(args) == "table" and args.path)
+    if type(path) == "string" then
+      table.insert(paths, path)
+    end
   end
   return paths
 end

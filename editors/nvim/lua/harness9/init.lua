@@ -128,7 +128,8 @@ local function on_progress(_, params, ctx)
   if params.kind == "tool_completed" then
     local client = vim.lsp.get_client_by_id(ctx.client_id)
     local root = client and client.config.root_dir or vim.fn.getcwd()
-    local kept = files.reload(root, files.changed_by(params))
+    local block = run and run.tools[params.toolCallId]
+    local kept = files.reload(root, files.changed_by(params, block and block.args))
     if #kept > 0 then
       vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
         vim.log.levels.WARN)
@@ -323,6 +324,7 @@ function M.chat()
   else
     vim.cmd(M.config.split)
     vim.api.nvim_win_set_buf(0, buf)
+    chat.window_options(0)
   end
   render()
   vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
