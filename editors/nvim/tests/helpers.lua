@@ -153,12 +153,21 @@ function M.setup(extra)
   }, extra or {}))
 end
 
---- The agent/* methods the running daemon serves (its experimental.harness9.methods).
-function M.server_methods()
+local function server_list(key)
   local client = require("harness9.client").find(require("harness9").config)
   local caps = client and client.server_capabilities or {}
   local ours = type(caps.experimental) == "table" and caps.experimental.harness9 or {}
-  return type(ours.methods) == "table" and ours.methods or {}
+  return type(ours[key]) == "table" and ours[key] or {}
+end
+
+--- The agent/* methods the running daemon serves (its experimental.harness9.methods).
+function M.server_methods()
+  return server_list("methods")
+end
+
+--- The agent/progress kinds the running daemon sends (experimental.harness9.progressKinds).
+function M.server_progress_kinds()
+  return server_list("progressKinds")
 end
 
 --- Runs `scenario` (a function) and quits: 0 when it returned, 1 on an error or Neovim error messages.

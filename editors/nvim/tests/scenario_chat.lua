@@ -2,7 +2,8 @@
 -- the conversation shows the prompt, streamed text and tool rows in English (exit status, sizes,
 -- no model-facing text); a second prompt continues the session; a bash call that changes an open
 -- file reloads its buffer. Then, from scripted events (protocol 1.1 fields the daemon may not send
--- yet): a running bash call's live output and elapsed time, an edit's diff, the context fill.
+-- yet): a running bash call's live output and elapsed time, an edit's diff, the context fill;
+-- with a daemon that sends tool_output, a real bash call's output while it runs.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 local chat_view = require("harness9.chat_view")
@@ -47,10 +48,15 @@ local function real_daemon()
     vim.api.nvim_buf_get_lines(buf, 0, -1, false))
   type_prompt("fix a.txt")
   wait_run("the first chat run")
-  local diff_line -- the edit's diff (protocol 1.1) comes when the daemon sends one
   local lines = chat_lines(buf)
-  if (lines[10] or ""):match("^    ┆ ") then
-    diff_line = table.remove(lines, 10)
+  -- The edit's diff (protocol 1.1) is under its row when the daemon sends one.
+  local diff_lines = {}
+  while (lines[12] or ""):match("^    ┆ ") do
+    table.insert(diff_lines, table.remove(lines, 12))
+  end
+  if #diff_lines > 0 then
+    h.expect_equal("the edit's diff", { "    ┆ @@ -1 +1 @@", "    ┆ -hello from a.txt", "    ┆ +bye from a.txt" },
+      diff_lines)
   end
   local fill = lines[1]:match(" · FILL$") or "" -- the daemon reports the context window (1.1)
   h.expect_lines("the chat", {
@@ -69,7 +75,7 @@ local function real_daemon()
     "  ── done · 3 turns · 3 tool calls · N in / N out tokens",
     "",
     "» ",
-  }, diff_line and vim.list_slice(lines, 1, 15) or lines)
+  }, lines)
   capture("chat-first-run", vim.api.nvim_buf_get_lines(buf, 0, -1, false))
   h.expect_equal("a.txt's buffer after the edit (reloaded)", { "bye from a.txt" },
     vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
@@ -149,7 +155,29 @@ local function scripted()
   h.expect_equal("the finished bash row", "  ✓ ran `make test` · exit 1 · 2.4 s", chat_view.render(state).lines[13])
 end
 
+-- A bash call that prints, sleeps and prints again: its first line shows in the chat while it
+-- runs (tool_output), under "running `…`" with its elapsed time.
+local function live_output()
+  if not vim.tbl_contains(h.server_progress_kinds(), "tool_output") then
+    return h.skip("daemon lacks tool_output (the live output was checked with scripted events)")
+  end
+  local buf = require("harness9.chat").find()
+  harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat3.json") }
+  type_prompt("watch it")
+  h.wait_for("the live output of the running bash call", function()
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    for i, line in ipairs(lines) do
+      if line:match("^  … running `echo first; sleep 2; echo second` · ") and lines[i + 1] == "    │ first" then
+        return true
+      end
+    end
+    return false
+  end)
+  wait_run("the run with live output")
+end
+
 h.main(function()
   scripted()
   real_daemon()
+  live_output()
 end)

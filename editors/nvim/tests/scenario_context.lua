@@ -76,6 +76,9 @@ h.main(function()
   if not daemon_takes_context() then
     return h.skip("daemon lacks agent/run context items (the params sent were checked)")
   end
+  if not vim.tbl_contains(h.server_methods(), "agent/session") then
+    return h.skip("daemon lacks agent/session to read the model's message back (the params sent were checked)")
+  end
   local stored
   require("harness9.client").call(require("harness9.client").find(harness9.config), "request", "agent/session",
     { sessionId = harness9.session_id() }, function(_, result)
