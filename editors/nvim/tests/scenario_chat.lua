@@ -9,8 +9,10 @@ local harness9 = require("harness9")
 local chat_view = require("harness9.chat_view")
 local view = require("harness9.view")
 
-local function type_prompt(text)
-  vim.api.nvim_feedkeys("A" .. text .. "\r", "tx", false)
+-- Types `text` on the prompt line and sends it: Enter in insert mode, or with `normal`, Escape
+-- and then <CR> in normal mode (the chat's own mapping).
+local function type_prompt(text, normal)
+  vim.api.nvim_feedkeys("A" .. text .. (normal and "\27\r" or "\r"), "tx", false)
 end
 
 local function wait_run(what)
@@ -81,7 +83,7 @@ local function real_daemon()
     vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
   -- A second prompt whose bash call appends to a.txt.
   harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat2.json") }
-  type_prompt("append to it")
+  type_prompt("append to it", true)
   wait_run("the second chat run")
   lines = chat_lines(buf)
   local session = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]

@@ -139,10 +139,4 @@ function M.render(buf, state)
   vim.bo[buf].modified = false
 end
 
---- The submitted prompt line stays in a prompt buffer; the next render replaces it with the
---- conversation (which holds the prompt). The current prompt text, for tests and mappings.
-function M.typed(buf)
-  return prompt_text(buf)
-end
-
 return M
