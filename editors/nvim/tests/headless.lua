@@ -128,7 +128,7 @@ local function scenario_run()
 end
 
 local function scenario_nodaemon()
-  harness9.config.cmd = { "/nonexistent/harness9", "serve" }
+  harness9.setup(vim.tbl_extend("force", harness9.config, { cmd = { "/nonexistent/harness9", "serve" } }))
   local ok, message = harness9.run("hello")
   wait_for("the failed start", function()
     return not harness9.running()

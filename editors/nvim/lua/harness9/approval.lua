@@ -5,6 +5,7 @@
 local M = {}
 
 local api = vim.api
+local float = require("harness9.approval_float")
 
 -- The daemon's options, used when a request carries none.
 local DEFAULT_OPTIONS = {
@@ -14,6 +15,10 @@ local DEFAULT_OPTIONS = {
 }
 
 M.max_height = 0.6 -- the preview's height at most, as a fraction of the editor's lines
+-- How to ask: "float" (a focused floating window with keys, approval_float.lua), "select"
+-- (vim.ui.select beside a preview), "auto": the float, unless vim.ui.select was replaced by a
+-- picker plugin. Neovim before 0.10 always uses vim.ui.select (its handler cannot wait).
+M.ui = "auto"
 M.before_ask = nil -- called once the preview is open, before asking (the plugin redraws its view)
 
 local pending = {} -- client id -> { finish = fn } while a question is open
@@ -68,34 +73,70 @@ local function close_preview(win)
   end
 end
 
---- Asks the user: the choice, then for a rejection a reason; calls `finish(answer)` at the end.
+local function options_of(params)
+  return type(params.options) == "table" and #params.options > 0 and params.options or DEFAULT_OPTIONS
+end
+
+--- Turns the option picked into the answer (a rejection asks for a reason) and calls `finish`.
+local function answer_with(choice, finish, is_open)
+  if not is_open() then
+    return -- withdrawn meanwhile: the answer was already given
+  end
+  if not choice then -- dismissed
+    return finish({ decision = "reject" })
+  end
+  if choice.id == "allow_once" or choice.id == "allow_session" then
+    return finish({ decision = choice.id })
+  end
+  vim.ui.input({ prompt = "Reason for rejecting (optional): " }, function(reason)
+    local answer = { decision = "reject" }
+    if type(reason) == "string" and reason:match("%S") then
+      answer.message = reason
+    end
+    finish(answer)
+  end)
+end
+
+--- Asks the user with vim.ui.select: the choice, then for a rejection a reason.
 local function ask(params, finish, is_open)
-  local options = type(params.options) == "table" and #params.options > 0 and params.options or DEFAULT_OPTIONS
   local prompt = "harness9 asks to run " .. tostring(params.title or params.tool)
-  vim.ui.select(options, {
+  vim.ui.select(options_of(params), {
     prompt = prompt,
     kind = "harness9.approval",
     format_item = function(option)
       return option.label or option.id
     end,
   }, function(choice)
-    if not is_open() then
-      return -- withdrawn meanwhile: the answer was already given
-    end
-    if not choice then -- dismissed
-      return finish({ decision = "reject" })
-    end
-    if choice.id == "allow_once" or choice.id == "allow_session" then
-      return finish({ decision = choice.id })
-    end
-    vim.ui.input({ prompt = "Reason for rejecting (optional): " }, function(reason)
-      local answer = { decision = "reject" }
-      if type(reason) == "string" and reason:match("%S") then
-        answer.message = reason
-      end
-      finish(answer)
-    end)
+    answer_with(choice, finish, is_open)
   end)
+end
+
+--- Asks in a focused floating window; returns the function that closes it.
+local function ask_in_float(params, finish, is_open)
+  local lines, filetype = preview_of(params)
+  return float.open({
+    lines = lines,
+    filetype = filetype,
+    title = " harness9 asks to run " .. tostring(params.title or params.tool) .. " ",
+    options = options_of(params),
+    max_height = M.max_height,
+  }, function(choice)
+    answer_with(choice, finish, is_open)
+  end)
+end
+
+local function stock_select()
+  local info = debug.getinfo(vim.ui.select, "S")
+  return info ~= nil and type(info.source) == "string" and info.source:match("vim/ui%.lua$") ~= nil
+end
+
+--- True when this question is asked in the float: 0.10+ in a coroutine, as `M.ui` says.
+local function use_float()
+  local co, is_main = coroutine.running()
+  if co == nil or is_main or vim.fn.has("nvim-0.10") == 0 or M.ui == "select" then
+    return false
+  end
+  return M.ui == "float" or stock_select()
 end
 
 --- Runs `start(finish)` and returns the value passed to `finish`, waiting as this Neovim can:
@@ -142,6 +183,9 @@ end
 function M.handler(_, params, ctx)
   params = type(params) == "table" and params or {}
   local client_id = ctx and ctx.client_id or 0
+  if use_float() then
+    return M.ask_in_float(params, client_id)
+  end
   local win
   local ok, opened = pcall(open_preview, params)
   if ok then
@@ -162,6 +206,26 @@ function M.handler(_, params, ctx)
     pending[client_id] = nil
   end
   close_preview(win)
+  return answer
+end
+
+--- The question in a focused float (0.10+, in the handler's coroutine); returns the answer.
+function M.ask_in_float(params, client_id)
+  if M.before_ask then
+    pcall(M.before_ask)
+  end
+  local question, close = {}, nil
+  local answer = await(function(finish, is_open)
+    question.finish = finish
+    pending[client_id] = question
+    close = ask_in_float(params, finish, is_open)
+  end)
+  if pending[client_id] == question then
+    pending[client_id] = nil
+  end
+  if close then
+    close()
+  end
   return answer
 end
 

@@ -60,34 +60,56 @@ function M.init_options(opts)
   return vim.tbl_extend("force", opts.init_options or {}, { approvals = opts.approvals })
 end
 
---- The client config for `opts` (cmd, cmd_env, init_options, approvals, root_dir), as start_client takes it.
+--- The client config for `opts` (cmd, cmd_env, init_options, approvals, root_dir), as start_client
+--- takes it. On 0.11+ it is the resolved `vim.lsp.config.harness9` (the plugin's lsp/harness9.lua,
+--- the user's vim.lsp.config and setup's registration) with the root of `opts`.
 function M.config(opts)
   local root = root_of(opts)
-  return {
-    name = M.name,
-    cmd = opts.cmd,
-    cmd_env = opts.cmd_env,
-    root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = M.init_options(opts),
-    settings = { harness9 = opts.settings or vim.empty_dict() },
-    capabilities = M.capabilities(),
-    handlers = M.handlers,
-  }
+  local config
+  if has_011 and vim.lsp.config then
+    config = vim.deepcopy(vim.lsp.config[M.name] or {})
+  else
+    config = {
+      cmd = opts.cmd,
+      cmd_env = opts.cmd_env,
+      init_options = M.init_options(opts),
+      settings = { harness9 = opts.settings or vim.empty_dict() },
+      capabilities = M.capabilities(),
+      handlers = M.handlers,
+    }
+  end
+  config.name = M.name
+  config.root_dir = root
+  config.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+  return config
 end
 
---- Registers the server: `vim.lsp.config("harness9")` on 0.11+, else lspconfig's `configs.harness9`
---- when lspconfig is installed, so `vim.lsp.enable` / `lspconfig.harness9.setup{}` can start it.
-function M.register(opts)
-  local base = {
-    cmd = opts.cmd,
-    cmd_env = opts.cmd_env,
-    init_options = M.init_options(opts),
-    capabilities = M.capabilities(),
-    handlers = M.handlers,
-  }
+-- The fields of the registration: what the user gave to setup() (`given`), so that setup({}) keeps
+-- a cmd or init_options set with vim.lsp.config, plus the plugin's capability and handlers.
+local function registration(opts, given)
+  local fields = { capabilities = M.capabilities(), handlers = M.handlers }
+  if given.cmd ~= nil then
+    fields.cmd = opts.cmd
+  end
+  if given.cmd_env ~= nil then
+    fields.cmd_env = opts.cmd_env
+  end
+  if given.init_options ~= nil or given.approvals ~= nil then
+    fields.init_options = M.init_options(opts)
+  end
+  if given.settings ~= nil then
+    fields.settings = { harness9 = opts.settings }
+  end
+  return fields
+end
+
+--- Registers the server: `vim.lsp.config("harness9")` on 0.11+ (merged over the plugin's
+--- lsp/harness9.lua), else lspconfig's `configs.harness9` when lspconfig is installed, so
+--- `vim.lsp.enable` / `lspconfig.harness9.setup{}` can start it. `given`: the options as passed.
+function M.register(opts, given)
+  given = given or opts
   if has_011 and vim.lsp.config then
-    vim.lsp.config(M.name, vim.tbl_extend("force", base, { root_markers = { ".git" } }))
+    vim.lsp.config(M.name, registration(opts, given))
     return
   end
   local ok, configs = pcall(require, "lspconfig.configs")
@@ -96,11 +118,16 @@ function M.register(opts)
   end
   local util = require("lspconfig.util")
   configs[M.name] = {
-    default_config = vim.tbl_extend("force", base, {
+    default_config = {
+      cmd = opts.cmd,
+      cmd_env = opts.cmd_env,
+      init_options = M.init_options(opts),
+      capabilities = M.capabilities(),
+      handlers = M.handlers,
       root_dir = function(fname)
         return util.root_pattern(".git")(fname) or vim.fn.getcwd()
       end,
-    }),
+    },
     docs = { description = "harness9: a coding agent daemon speaking LSP (agent/run, agent/progress)." },
   }
 end

@@ -5,8 +5,13 @@
 -- with a preview and `vim.ui.select` (see approval.lua). Works on Neovim 0.7 and later.
 local approval = require("harness9.approval")
 local client_mod = require("harness9.client")
+local context = require("harness9.context")
 local buffer = require("harness9.buffer")
+local chat = require("harness9.chat")
+local diff = require("harness9.diff")
+local files = require("harness9.files")
 local restore = require("harness9.restore")
+local sessions_ui = require("harness9.sessions")
 local view = require("harness9.view")
 
 local M = {}
@@ -17,16 +22,38 @@ local defaults = {
   init_options = nil, -- initializationOptions: provider, model, maxTurns, …
   settings = nil, -- `harness9` section for workspace/didChangeConfiguration
   approvals = nil, -- { mode = "ask" | "auto-edit" | "yolo" | "read-only", allow = {…}, deny = {…} }
+  approval_ui = "auto", -- "float" | "select" | "auto" (the float unless vim.ui.select was replaced)
   root_dir = nil, -- workspace root (string or function); default: the current directory
   run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)
   output_lines = 3, -- lines of each tool's output shown under its line
-  split = "botright vsplit", -- how the run buffer is opened
+  split = "botright vsplit", -- how the run buffer and the chat are opened
   log_limit = 5000, -- lines kept by :Harness9Log
+  -- Keys of the commands (a key already mapped is left alone); false for none, or a key false.
+  keymaps = {
+    chat = "<leader>hc", -- :Harness9Chat
+    run = "<leader>hr", -- :Harness9Run (in visual mode with the selection's range)
+    cancel = "<leader>hx", -- :Harness9Cancel
+    sessions = "<leader>hs", -- :Harness9Sessions
+    diff = "<leader>hd", -- :Harness9Diff
+    restore = "<leader>hu", -- :Harness9Restore
+    log = "<leader>hl", -- :Harness9Log
+  },
+}
+
+-- The command line each key gives: run keys leave it open for the prompt.
+local KEY_COMMANDS = {
+  chat = { n = "<cmd>Harness9Chat<CR>" },
+  run = { n = ":Harness9Run ", x = ":Harness9Run " },
+  cancel = { n = "<cmd>Harness9Cancel<CR>" },
+  sessions = { n = "<cmd>Harness9Sessions<CR>" },
+  diff = { n = "<cmd>Harness9Diff<CR>" },
+  restore = { n = "<cmd>Harness9Restore<CR>" },
+  log = { n = "<cmd>Harness9Log<CR>" },
 }
 
 M.config = vim.deepcopy(defaults)
 
-local state = view.new()
+local state = view.new({ clock = vim.loop.now })
 local active = nil -- { client, request_id, run } while a run is in flight
 local sessions = {} -- client id -> sessionId of its last run
 local log = {}
@@ -37,14 +64,26 @@ function M.buffer()
   return buffer.get("harness9://run", "harness9")
 end
 
+--- The session the next run continues (nil: a new one).
+function M.session_id()
+  local client = client_mod.find(M.config)
+  return client and sessions[client.id] or nil
+end
+
 --- True while a run is in flight.
 function M.running()
   return active ~= nil
 end
 
+local ticker = nil -- redraws every second while a run is in flight (a running tool's time)
+
 local function render()
   render_pending = false
   buffer.set_lines(M.buffer(), view.lines(state))
+  local chat_buf = chat.find()
+  if chat_buf then
+    chat.render(chat_buf, state)
+  end
 end
 
 -- Coalesces the many text_delta events of one loop iteration into one redraw.
@@ -52,6 +91,17 @@ local function schedule_render()
   if not render_pending then
     render_pending = true
     vim.schedule(render)
+  end
+  if active and not ticker then
+    ticker = vim.loop.new_timer()
+    ticker:start(1000, 1000, vim.schedule_wrap(function()
+      if not active and ticker then
+        ticker:stop()
+        ticker:close()
+        ticker = nil
+      end
+      render()
+    end))
   end
 end
 
@@ -75,6 +125,16 @@ local function on_progress(_, params, ctx)
   end
   append_log(string.format("[%s #%s] %s %s", params.runId, params.seq, params.kind, vim.fn.json_encode(params)))
   local run = view.apply(state, params)
+  if params.kind == "tool_completed" then
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    local root = client and client.config.root_dir or vim.fn.getcwd()
+    local block = run and run.tools[params.toolCallId]
+    local kept = files.reload(root, files.changed_by(params, block and block.args))
+    if #kept > 0 then
+      vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
+        vim.log.levels.WARN)
+    end
+  end
   if run and params.kind == "run_finished" then
     sessions[ctx.client_id] = params.sessionId
     if active and active.run == run then
@@ -123,6 +183,7 @@ local function on_exit(code, signal, client_id)
 end
 
 local function send_run(client, run, params)
+  append_log("[agent/run] → " .. vim.fn.json_encode(params))
   local ok, request_id = client_mod.call(client, "request", "agent/run", params, on_reply(run, client.id))
   if not ok then
     view.finish(run, { code = -32803, message = "the harness9 daemon is not running" }, nil)
@@ -134,20 +195,36 @@ local function send_run(client, run, params)
 end
 
 --- Runs the agent on `prompt`; continues the last session unless `opts.new_session`.
+--- `opts.range = { first, last }` attaches those lines of the current file; `%` and `%d` words in
+--- the prompt attach the file and its diagnostics (see context.lua).
 function M.run(prompt, opts)
   opts = opts or {}
-  if prompt == nil or prompt:match("^%s*$") then
-    return false, "harness9: the prompt is empty"
-  end
   if active then
     return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
   end
+  local items
+  prompt, items = context.collect(prompt or "", opts.range)
+  if not prompt then
+    return false, items
+  end
+  if prompt:match("^%s*$") then
+    return false, "harness9: the prompt is empty"
+  end
   local run = view.start(state, prompt)
+  local root = vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p"):gsub("/$", "")
+  run.attached = vim.tbl_map(function(item)
+    return context.label(item, root)
+  end, items)
   active = { run = run }
-  buffer.show(M.buffer(), M.config.split)
+  if not opts.from_chat then
+    buffer.show(M.buffer(), M.config.split)
+  end
   render()
   local ok, err = pcall(client_mod.with_client, M.config, function(client)
     local params = vim.tbl_extend("force", {}, M.config.run_params, { prompt = prompt })
+    if #items > 0 then
+      params.context = items
+    end
     if not opts.new_session then
       params.sessionId = sessions[client.id]
     end
@@ -195,6 +272,106 @@ function M.restore()
   return true
 end
 
+--- Opens the diff of `change` (a tool block with `path` and `diff`; default: the newest change
+--- of the conversation) beside the file's text before it, in a new tab.
+function M.diff(change)
+  if not change then
+    for i = #state.runs, 1, -1 do
+      for j = #(state.runs[i].blocks or {}), 1, -1 do
+        local block = state.runs[i].blocks[j]
+        change = change or (block.kind == "tool" and block.diff and block or nil)
+      end
+    end
+  end
+  if not change then
+    return false, "harness9: no change with a diff in this conversation yet"
+  end
+  if not change.diff then
+    return false, "harness9: this row changed no file through a file tool"
+  end
+  local client = client_mod.find(M.config)
+  local root = client and client.config.root_dir or vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p")
+  local ok, message = diff.open(change, (root:gsub("(.)/$", "%1")))
+  return ok, message and ("harness9: " .. message) or nil
+end
+
+--- Opens the chat buffer `harness9://chat` (the session's conversation and a prompt line) and
+--- puts the cursor on the prompt. Returns the buffer.
+function M.chat()
+  local buf = chat.get({
+    submit = function(text)
+      local ok, message = M.run(text, { from_chat = true })
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+        render()
+      end
+    end,
+    interrupt = function()
+      if active then
+        M.cancel()
+      end
+    end,
+    diff = function(block)
+      local ok, message = M.diff(block)
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+      end
+    end,
+  })
+  local wins = vim.fn.win_findbuf(buf)
+  if #wins > 0 then
+    vim.api.nvim_set_current_win(wins[1])
+  else
+    vim.cmd(M.config.split)
+    vim.api.nvim_win_set_buf(0, buf)
+    chat.window_options(0)
+  end
+  render()
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+  return buf
+end
+
+--- Forgets the conversation: the next run starts a new session (`:Harness9Chat!`).
+function M.new_session()
+  if active then
+    return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
+  end
+  state.runs = {}
+  sessions = {}
+  render()
+  return true
+end
+
+--- Lists the stored sessions of the workspace (`vim.ui.select`) to resume one in the chat or
+--- delete it (see sessions.lua).
+function M.sessions()
+  if active then
+    return false, "harness9: a run is in progress; pick a session once it ends (:Harness9Cancel stops it)"
+  end
+  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+    sessions_ui.pick(client, {
+      resume = function(session)
+        view.load_session(state, session)
+        sessions[client.id] = session.sessionId
+        M.chat()
+      end,
+      deleted = function(session, deleted)
+        if deleted and sessions[client.id] == session.sessionId then
+          sessions[client.id] = nil
+          state.runs = {}
+          render()
+        end
+        vim.notify(string.format("harness9: %s %s", deleted and "deleted" or "no such session:",
+          sessions_ui.label(session)), deleted and vim.log.levels.INFO or vim.log.levels.WARN)
+      end,
+    })
+  end)
+  if not ok then
+    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
+  end
+  return true
+end
+
 --- Opens the log buffer: every agent/progress notification and daemon log message.
 function M.open_log()
   local buf = buffer.get("harness9://log", "harness9log")
@@ -212,6 +389,22 @@ local function report(ok, message)
   end
 end
 
+--- Maps the keys of `M.config.keymaps`, leaving keys the user already mapped alone.
+local function set_keymaps()
+  if not M.config.keymaps then
+    return
+  end
+  for name, modes in pairs(KEY_COMMANDS) do
+    local lhs = M.config.keymaps[name]
+    for mode, rhs in pairs(lhs and modes or {}) do
+      local ours = vim.fn.maparg(lhs, mode, false, true).desc
+      if vim.fn.maparg(lhs, mode) == "" or (ours and ours:match("^harness9: ")) then
+        vim.keymap.set(mode, lhs, rhs, { desc = "harness9: " .. name })
+      end
+    end
+  end
+end
+
 --- Configures the plugin (see `defaults`), registers the server and defines the commands.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
@@ -221,7 +414,7 @@ function M.setup(opts)
     ["agent/requestApproval"] = approval.handler,
     ["$/cancelRequest"] = approval.on_cancel,
   }
-  client_mod.register(M.config)
+  client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
   if M.config.sync_buffers ~= false then
     client_mod.on_ready = require("harness9.attach").all
@@ -229,19 +422,36 @@ function M.setup(opts)
       return client_mod.find(M.config)
     end)
   end
+  approval.ui = M.config.approval_ui
   approval.before_ask = render -- the view shows "waiting for approval" while the user decides
   vim.api.nvim_create_user_command("Harness9Run", function(args)
-    report(M.run(args.args, { new_session = args.bang }))
-  end, { nargs = "+", bang = true, desc = "Run the harness9 agent (! starts a new session)" })
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(M.run(args.args, { new_session = args.bang, range = range }))
+  end, { nargs = "+", bang = true, range = true,
+         desc = "Run the harness9 agent (! starts a new session; a range, % and %d attach context)" })
   vim.api.nvim_create_user_command("Harness9Cancel", function()
     report(M.cancel())
   end, { desc = "Cancel the harness9 run in progress" })
   vim.api.nvim_create_user_command("Harness9Restore", function()
     report(M.restore())
   end, { desc = "Restore the workspace to a checkpoint of the harness9 session" })
+  vim.api.nvim_create_user_command("Harness9Chat", function(args)
+    if args.bang then
+      report(M.new_session())
+    end
+    M.chat()
+    vim.cmd("startinsert!")
+  end, { bang = true, desc = "Open the harness9 chat (! starts a new session)" })
+  vim.api.nvim_create_user_command("Harness9Sessions", function()
+    report(M.sessions())
+  end, { desc = "Resume or delete a stored harness9 session" })
+  vim.api.nvim_create_user_command("Harness9Diff", function()
+    report(M.diff())
+  end, { desc = "Show the newest change of the agent beside the text before it" })
   vim.api.nvim_create_user_command("Harness9Log", function()
     M.open_log()
   end, { desc = "Show the harness9 notification log" })
+  set_keymaps()
 end
 
 return M

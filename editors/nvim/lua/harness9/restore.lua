@@ -4,6 +4,7 @@
 local M = {}
 
 local client_mod = require("harness9.client")
+local files = require("harness9.files")
 
 -- Seconds to add to a UTC time to get local time (os.time reads its table as local time).
 local function utc_offset(at)
@@ -36,20 +37,6 @@ function M.label(checkpoint, now)
     count == 1 and "" or "s", M.local_time(checkpoint.createdAt, now))
 end
 
---- Reloads the loaded buffers of `paths` (workspace-relative) from disk (`:checktime`).
-local function reload(root, paths)
-  local wanted = {}
-  for _, path in ipairs(paths) do
-    wanted[vim.fn.fnamemodify(root .. "/" .. path, ":p")] = true
-  end
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    local name = vim.api.nvim_buf_get_name(buf)
-    if vim.api.nvim_buf_is_loaded(buf) and name ~= "" and wanted[vim.fn.fnamemodify(name, ":p")] then
-      vim.cmd("checktime " .. buf)
-    end
-  end
-end
-
 local function warn(message)
   vim.notify("harness9: " .. message, vim.log.levels.WARN)
 end
@@ -68,7 +55,7 @@ local function send_restore(client, session_id, checkpoint, on_restored)
       return warn("restore failed: " .. error_text(err))
     end
     local paths = type(result) == "table" and type(result.restored) == "table" and result.restored or {}
-    reload(client.config.root_dir or vim.fn.getcwd(), paths)
+    files.reload(client.config.root_dir or vim.fn.getcwd(), paths)
     local message = string.format("restored %d file%s", #paths, #paths == 1 and "" or "s")
     on_restored(message, checkpoint)
     vim.notify("harness9: " .. message, vim.log.levels.INFO)

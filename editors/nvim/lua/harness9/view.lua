@@ -4,10 +4,15 @@ local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
---- A new, empty view state.
+-- Bytes of a running tool's live output kept for its tail.
+local LIVE_KEEP = 4096
+
+--- A new, empty view state; `opts.clock()` gives milliseconds (for a running tool's elapsed time).
 function M.new(opts)
   opts = opts or {}
-  return { runs = {}, output_lines = opts.output_lines or 3 }
+  return { runs = {}, output_lines = opts.output_lines or 3, clock = opts.clock or function()
+    return 0
+  end }
 end
 
 --- Starts a run entry for `prompt`; events are matched to it from its run_started on.
@@ -59,10 +64,12 @@ local function on_tool_started(run, ev)
   local block = run.tools[ev.toolCallId]
   if block then -- announced by its approval question first
     block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
+    block.args = type(ev.arguments) == "table" and ev.arguments or block.args
     return
   end
   turn_block(run, ev.turn)
-  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments) }
+  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments),
+            args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId }
   run.tools[ev.toolCallId] = block
   table.insert(run.blocks, block)
 end
@@ -105,6 +112,24 @@ local function on_tool_ended(run, ev)
   block.status = ev.kind == "tool_completed" and "ok" or "failed"
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
+  block.bytes, block.live = ev.bytes, nil
+  -- A file tool's change (protocol 1.1): what the chat shows and :Harness9Diff opens.
+  block.path, block.diff, block.diff_truncated = ev.path, ev.diff, ev.diffTruncated
+  block.added, block.removed, block.via = ev.added, ev.removed, ev.via
+end
+
+local function on_tool_output(run, ev, state)
+  local block = run.tools[ev.toolCallId]
+  if not block or block.status ~= "running" then
+    return
+  end
+  local live = (block.live or "") .. (type(ev.text) == "string" and ev.text or "")
+  if #live > LIVE_KEEP then
+    live = live:sub(-LIVE_KEEP)
+  end
+  block.live = live
+  block.live_truncated = block.live_truncated or ev.truncated == true
+  block.started_at = block.started_at or state.clock()
 end
 
 local function on_approval_requested(run, ev)
@@ -141,8 +166,15 @@ local handlers = {
   tool_failed = on_tool_ended,
   approval_requested = on_approval_requested,
   approval_resolved = on_approval_resolved,
+  tool_output = on_tool_output,
   usage = function(run, ev)
     run.usage = { inputTokens = ev.totalInputTokens, outputTokens = ev.totalOutputTokens }
+    if tonumber(ev.contextTokens) and tonumber(ev.contextWindow) then
+      run.context = { tokens = tonumber(ev.contextTokens), window = tonumber(ev.contextWindow) }
+    end
+  end,
+  context_compacted = function(run, ev)
+    run.compacted = { before = ev.beforeTokens, after = ev.afterTokens, method = ev.method }
   end,
   run_finished = function(run, ev)
     run.status, run.turn_count, run.tool_count = ev.status, ev.turns, ev.toolCalls
@@ -155,6 +187,58 @@ local handlers = {
   end,
 }
 
+local function content_text(content)
+  if type(content) == "string" then
+    return content
+  end
+  local parts = {}
+  for _, part in ipairs(type(content) == "table" and content or {}) do
+    if type(part) == "table" and type(part.text) == "string" then
+      table.insert(parts, part.text)
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+local function decoded(arguments)
+  if type(arguments) == "string" then
+    local ok, value = pcall(vim.fn.json_decode, arguments)
+    return ok and value or arguments
+  end
+  return arguments
+end
+
+-- A stored run as the view shows a finished one; `info` is its entry in the session's `runs`.
+local function stored_run(state, session, info, prompt)
+  local run = M.start(state, info.prompt or prompt)
+  run.run_id = false -- live events never bind to it
+  run.session_id, run.done = session.sessionId, true
+  run.status, run.turn_count, run.tool_count = info.status, info.turns, info.toolCalls
+  return run
+end
+
+--- Replaces the runs of `state` with a stored session (the `agent/session` result): each user
+--- message starts a run (its prompt from `runs`), assistant messages are its turns and tool calls.
+function M.load_session(state, session)
+  state.runs = {}
+  local infos = type(session.runs) == "table" and session.runs or {}
+  local run, turn = nil, 0
+  for _, msg in ipairs(type(session.messages) == "table" and session.messages or {}) do
+    if msg.role == "user" then
+      run, turn = stored_run(state, session, infos[#state.runs + 1] or {}, content_text(msg.content)), 0
+    elseif msg.role == "assistant" and run then
+      turn = turn + 1
+      turn_block(run, turn).text = content_text(msg.content)
+      for _, call in ipairs(type(msg.toolCalls) == "table" and msg.toolCalls or {}) do
+        on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, arguments = decoded(call.arguments) })
+        run.tools[call.id].status = "ok"
+      end
+    elseif msg.role == "tool" and run and run.tools[msg.toolCallId] then
+      run.tools[msg.toolCallId].output = content_text(msg.content)
+    end
+  end
+end
+
 --- Adds a line of its own after the runs (e.g. that a checkpoint was restored).
 function M.note(state, text)
   -- run_id false: events never bind to a note (find_run binds only to nil).
@@ -166,7 +250,11 @@ function M.apply(state, ev)
   local run = find_run(state, ev.runId)
   local handler = handlers[ev.kind]
   if run and handler then
-    handler(run, ev)
+    run.session_id = run.session_id or ev.sessionId
+    handler(run, ev, state)
+  end
+  if run and ev.kind == "tool_started" then
+    run.tools[ev.toolCallId].started_at = state.clock()
   end
   return run
 end
@@ -278,6 +366,9 @@ local function run_lines(run, max_output)
   local lines = {}
   for i, line in ipairs(split(run.prompt)) do
     table.insert(lines, (i == 1 and "» " or "  ") .. line)
+  end
+  for _, label in ipairs(run.attached or {}) do
+    table.insert(lines, "  @ " .. label)
   end
   for _, block in ipairs(run.blocks) do
     if block.kind == "turn" then

@@ -1,0 +1,202 @@
+-- The chat buffer's text from the view state (view.lua): the session's conversation, each
+-- prompt under "You", the agent's text and tool rows (English summaries, summary.lua) under
+-- "harness9", a running bash call's live output, edits' diffs, and the context fill.
+-- Returns lines, highlights and which tool each row shows. Pure Lua.
+local summary = require("harness9.summary")
+
+local M = {}
+
+M.diff_lines = 8 -- diff lines shown under an edit; the rest is one line (`d` opens it all)
+M.live_lines = 5 -- lines of a running tool's live output
+
+local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
+
+local function split(text)
+  return vim.split(text, "\n", { plain = true })
+end
+
+-- Collects lines and highlights: add(line, group?) highlights the whole line.
+local function builder()
+  local out = { lines = {}, highlights = {}, rows = {} }
+  function out.add(line, group, from, to)
+    table.insert(out.lines, line)
+    if group then
+      table.insert(out.highlights, { #out.lines - 1, group, from or 0, to or #line })
+    end
+  end
+  return out
+end
+
+local function tool_meta(block, state)
+  local parts = {}
+  if block.approval then
+    table.insert(parts, block.approval)
+  end
+  if block.status == "running" and block.started_at then
+    table.insert(parts, summary.duration(state.clock() - block.started_at))
+  elseif block.status == "asking" then
+    table.insert(parts, "waiting for approval")
+  elseif block.ms then
+    table.insert(parts, summary.duration(block.ms))
+  end
+  return parts
+end
+
+local ROW_GROUP = { running = "harness9ChatRunning", asking = "harness9ChatAsking", ok = "harness9ChatOk",
+                    failed = "harness9ChatFailed" }
+
+local function add_diff(out, block)
+  local diff = type(block.diff) == "string" and split((block.diff:gsub("\n$", ""))) or {}
+  local shown = 0
+  for _, line in ipairs(diff) do
+    if not (line:match("^%-%-%- ") or line:match("^%+%+%+ ")) then
+      if shown == M.diff_lines then
+        out.add(string.format("    ┆ … %d more lines (d: diff)", #diff - 2 - shown), "harness9ChatDim")
+        return
+      end
+      shown = shown + 1
+      local group = line:match("^%+") and "DiffAdd" or line:match("^%-") and "DiffDelete"
+        or line:match("^@@") and "harness9ChatDim" or nil
+      out.add("    ┆ " .. line, group, 8)
+    end
+  end
+end
+
+local function add_live(out, block)
+  local text = (block.live or ""):gsub("\n+$", "")
+  if text == "" then
+    return
+  end
+  local lines = split(text)
+  for i = math.max(#lines - M.live_lines + 1, 1), #lines do
+    out.add("    │ " .. lines[i], "harness9ChatDim")
+  end
+  out.add("    (Ctrl-C stops the run)", "harness9ChatDim")
+end
+
+local CHANGE_MARK = { added = "+", modified = "~", deleted = "-" }
+
+local function add_changed(out, block)
+  if type(block.changed) ~= "table" then
+    return
+  end
+  for _, file in ipairs(block.changed) do
+    if type(file) == "table" and file.path then
+      out.add(string.format("    %s %s", CHANGE_MARK[file.status] or "?", file.path), "harness9ChatDim")
+    end
+  end
+end
+
+local function add_tool(out, block, state)
+  local row = string.format("  %s %s", ICON[block.status] or "·", summary.tool(block))
+  local meta = tool_meta(block, state)
+  if #meta > 0 then
+    row = row .. " · " .. table.concat(meta, " · ")
+  end
+  out.add(row, ROW_GROUP[block.status])
+  out.rows[#out.lines] = block
+  if block.status == "running" then
+    add_live(out, block)
+  end
+  add_diff(out, block)
+  add_changed(out, block)
+end
+
+local function footer(run)
+  if not run.status then
+    return run.cancelling and "  cancelling…" or nil
+  end
+  local parts = { run.status == "completed" and "done" or run.status }
+  if run.error then
+    parts[1] = parts[1] .. ": " .. run.error
+  end
+  if run.turn_count then
+    table.insert(parts, string.format("%d turn%s", run.turn_count, run.turn_count == 1 and "" or "s"))
+  end
+  if run.tool_count then
+    table.insert(parts, string.format("%d tool call%s", run.tool_count, run.tool_count == 1 and "" or "s"))
+  end
+  if run.usage and tonumber(run.usage.inputTokens) then
+    table.insert(parts, string.format("%s in / %s out tokens", summary.count(run.usage.inputTokens),
+      summary.count(run.usage.outputTokens)))
+  end
+  return "  ── " .. table.concat(parts, " · ")
+end
+
+local function add_run(out, run, state)
+  if run.note then
+    out.add(run.note, "harness9ChatNote")
+    return
+  end
+  out.add("You", "harness9ChatUser")
+  for _, line in ipairs(split(run.prompt)) do
+    out.add(line)
+  end
+  for _, label in ipairs(run.attached or {}) do
+    out.add("  @ " .. label, "harness9ChatDim")
+  end
+  out.add("")
+  out.add("harness9", "harness9ChatAgent")
+  for _, block in ipairs(run.blocks) do
+    if block.kind == "turn" then
+      for _, line in ipairs(block.thinking and split(block.thinking) or {}) do
+        out.add("  ~ " .. line, "harness9ChatDim")
+      end
+      if block.text ~= "" then
+        for _, line in ipairs(split((block.text:gsub("\n+$", "")))) do
+          out.add(line)
+        end
+      end
+    else
+      add_tool(out, block, state)
+    end
+  end
+  if run.compacted then
+    out.add(string.format("  (conversation compacted: %s → %s tokens)", summary.count(run.compacted.before),
+      summary.count(run.compacted.after)), "harness9ChatDim")
+  end
+  local last = footer(run)
+  if last then
+    out.add(last, run.status and run.status ~= "completed" and run.status ~= "max_turns"
+      and "harness9ChatFailed" or "harness9ChatDim")
+  end
+end
+
+--- The context fill of the newest run that reported one.
+local function context_of(state)
+  for i = #state.runs, 1, -1 do
+    if state.runs[i].context then
+      return state.runs[i].context
+    end
+  end
+  return nil
+end
+
+--- The header: the session and the context fill.
+function M.header(state)
+  local session
+  for i = #state.runs, 1, -1 do
+    session = session or state.runs[i].session_id
+  end
+  local parts = { "harness9 chat", session and ("session " .. session) or "new session" }
+  local fill = summary.context(context_of(state))
+  if fill then
+    table.insert(parts, fill)
+  end
+  return table.concat(parts, " · ")
+end
+
+--- { lines, highlights = {{row0, group, col_from, col_to}}, rows = {line1 -> tool block} }.
+function M.render(state)
+  local out = builder()
+  out.add(M.header(state), "harness9ChatHeader")
+  for _, run in ipairs(state.runs) do
+    out.add("")
+    add_run(out, run, state)
+  end
+  out.add("")
+  out.add = nil
+  return out
+end
+
+return M

@@ -1,0 +1,124 @@
+-- Diffs of the agent's edits: the text before a change is rebuilt from the change's unified
+-- diff (`tool_completed.diff`) and the file's current text, then shown with `:diffsplit`-style
+-- windows (the file beside a scratch buffer of its old text, both in diff mode).
+local M = {}
+
+local api = vim.api
+
+--- The hunks of a unified diff: { { new_start, old = {lines}, new = {lines} } }.
+function M.hunks(diff)
+  local hunks, hunk = {}, nil
+  for _, line in ipairs(vim.split(diff, "\n", { plain = true })) do
+    local new_start = line:match("^@@ %-%d+,?%d* %+(%d+),?%d* @@")
+    if new_start then
+      hunk = { new_start = tonumber(new_start), old = {}, new = {} }
+      table.insert(hunks, hunk)
+    elseif hunk and not line:match("^\\") then
+      local mark, text = line:sub(1, 1), line:sub(2)
+      if mark == " " or mark == "-" then
+        table.insert(hunk.old, text)
+      end
+      if mark == " " or mark == "+" then
+        table.insert(hunk.new, text)
+      end
+    end
+  end
+  return hunks
+end
+
+local function matches_at(lines, block, at)
+  if at < 1 or at + #block - 1 > #lines then
+    return false
+  end
+  for i, text in ipairs(block) do
+    if lines[at + i - 1] ~= text then
+      return false
+    end
+  end
+  return true
+end
+
+-- Where the hunk's new side is in `lines` from line `from` on: at `want` if it is there, else
+-- the nearest place (the user may have edited above it since).
+local function locate(lines, block, want, from)
+  if matches_at(lines, block, want) then
+    return want
+  end
+  for distance = 1, #lines do
+    for _, at in ipairs({ want - distance, want + distance }) do
+      if at >= from and matches_at(lines, block, at) then
+        return at
+      end
+    end
+  end
+  return nil
+end
+
+--- The lines before the change: `current` (the lines now) with each hunk of `diff` turned back.
+--- Returns nil and a message when the current text no longer holds the change.
+function M.before(diff, current)
+  local out, next_line, drift = {}, 1, 0
+  for _, hunk in ipairs(M.hunks(diff)) do
+    -- An empty new side sits after line new_start; others start at it.
+    local want = (#hunk.new == 0 and hunk.new_start + 1 or hunk.new_start) + drift
+    local at = locate(current, hunk.new, want, next_line)
+    if not at then
+      return nil, "the file no longer holds the change (edited since?)"
+    end
+    drift = at - (#hunk.new == 0 and hunk.new_start + 1 or hunk.new_start)
+    for i = next_line, at - 1 do
+      table.insert(out, current[i])
+    end
+    vim.list_extend(out, hunk.old)
+    next_line = at + #hunk.new
+  end
+  for i = next_line, #current do
+    table.insert(out, current[i])
+  end
+  return out
+end
+
+local function current_lines(file)
+  local buf = vim.fn.bufnr(file)
+  if buf ~= -1 and api.nvim_buf_is_loaded(buf) then
+    return api.nvim_buf_get_lines(buf, 0, -1, false)
+  end
+  if vim.fn.filereadable(file) == 1 then
+    return vim.fn.readfile(file)
+  end
+  return {}
+end
+
+--- Opens, in a new tab, the file of a change beside its text before the change, in diff mode.
+--- `change`: { path, diff, diff_truncated }; `root`: the workspace root. Returns true, or false
+--- and why not.
+function M.open(change, root)
+  if type(change.diff) ~= "string" or change.diff == "" then
+    return false, "this change carries no diff (the daemon sends one from protocol 1.1 on)"
+  end
+  if change.diff_truncated then
+    return false, "the diff of this change was cut (too long): no before-text to compare"
+  end
+  local file = vim.fn.fnamemodify(root .. "/" .. change.path, ":p")
+  local before, err = M.before(change.diff, current_lines(file))
+  if not before then
+    return false, change.path .. ": " .. err
+  end
+  vim.cmd("tabnew " .. vim.fn.fnameescape(file))
+  local filetype = vim.bo.filetype
+  vim.cmd("diffthis")
+  vim.cmd("leftabove vnew")
+  local scratch = api.nvim_get_current_buf()
+  api.nvim_buf_set_lines(scratch, 0, -1, false, before)
+  vim.bo[scratch].buftype = "nofile"
+  vim.bo[scratch].bufhidden = "wipe"
+  vim.bo[scratch].swapfile = false
+  vim.bo[scratch].modifiable = false
+  vim.bo[scratch].filetype = filetype
+  pcall(api.nvim_buf_set_name, scratch, "harness9://before/" .. change.path)
+  vim.cmd("diffthis")
+  vim.cmd("wincmd l")
+  return true
+end
+
+return M

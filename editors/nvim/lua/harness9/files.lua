@@ -1,0 +1,61 @@
+-- Keeping buffers in step with what the agent changed on disk (a bash call's `changedFiles`, a
+-- file tool that wrote to disk, a restore): their loaded, unmodified buffers are reloaded.
+local M = {}
+
+local api = vim.api
+
+--- The loaded buffers of `paths` (workspace-relative, under `root`), as { buf = path }.
+local function buffers_of(root, paths)
+  local wanted = {}
+  for _, path in ipairs(paths) do
+    wanted[vim.fn.fnamemodify(root .. "/" .. path, ":p")] = path
+  end
+  local found = {}
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(buf)
+    if api.nvim_buf_is_loaded(buf) and name ~= "" and wanted[vim.fn.fnamemodify(name, ":p")] then
+      found[buf] = wanted[vim.fn.fnamemodify(name, ":p")]
+    end
+  end
+  return found
+end
+
+--- Reloads the loaded buffers of `paths` from disk (`:checktime`). A buffer with unsaved
+--- changes is left alone (Neovim would ask); the paths of those are returned.
+function M.reload(root, paths)
+  local kept = {}
+  for buf, path in pairs(buffers_of(root, paths)) do
+    if vim.bo[buf].modified then
+      table.insert(kept, path)
+    else
+      vim.cmd("checktime " .. buf)
+    end
+  end
+  table.sort(kept)
+  return kept
+end
+
+local FILE_TOOLS = { write_file = true, edit_file = true }
+
+--- The workspace-relative paths a finished tool changed on disk: bash's `changedFiles`, or the
+--- path of a write_file/edit_file that did not go through the editor (`via: "disk"`, or a daemon
+--- that does not say; with `via: "editor"` the buffer already has the edit). `args`: the call's
+--- arguments (the path when the event carries none).
+function M.changed_by(ev, args)
+  local paths = {}
+  if type(ev.changedFiles) == "table" then
+    for _, file in ipairs(ev.changedFiles) do
+      if type(file) == "table" and type(file.path) == "string" and file.status ~= "deleted" then
+        table.insert(paths, file.path)
+      end
+    end
+  elseif FILE_TOOLS[ev.tool] and ev.via ~= "editor" then
+    local path = ev.path or (type(args) == "table" and args.path)
+    if type(path) == "string" then
+      table.insert(paths, path)
+    end
+  end
+  return paths
+end
+
+return M

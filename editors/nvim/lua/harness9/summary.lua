@@ -1,0 +1,133 @@
+-- What a tool call did, in English, from its structured fields (tool, arguments, path, diff
+-- counts, bytes, exit status, duration, reason): "edited a.txt +1 −1", "ran `make` · exit 2 ·
+-- 291 ms". The model-facing output text is never the summary. Pure Lua.
+local M = {}
+
+local WIDTH = 72 -- a command is cut to this many characters
+
+--- `412 B`, `1.2 kB`, `3.4 MB`.
+function M.bytes(size)
+  size = tonumber(size) or 0
+  if size < 1000 then
+    return string.format("%d B", size)
+  elseif size < 1000000 then
+    return string.format("%.1f kB", size / 1000)
+  end
+  return string.format("%.1f MB", size / 1000000)
+end
+
+--- `12 ms` below a second, `1.3 s` above.
+function M.duration(ms)
+  ms = tonumber(ms) or 0
+  if ms < 1000 then
+    return string.format("%d ms", math.floor(ms + 0.5))
+  end
+  return string.format("%.1f s", ms / 1000)
+end
+
+--- `1,234,567`.
+function M.count(n)
+  local text = tostring(math.floor(tonumber(n) or 0))
+  local out = text:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  return (out:gsub("^,", ""))
+end
+
+-- The first line of a command, cut to WIDTH, in backquotes.
+local function command_text(command)
+  local first, rest = command:match("^([^\n]*)(.*)$")
+  if vim.fn.strchars(first) > WIDTH then
+    first = vim.fn.strcharpart(first, 0, WIDTH - 1) .. "…"
+  elseif rest ~= "" then
+    first = first .. " …"
+  end
+  return "`" .. first .. "`"
+end
+
+--- The exit of a finished bash call from its output's last line (the tool's documented
+--- `exit status N` / `killed by signal S`): "exit 2", "killed (SIGKILL)", or "exit 0".
+function M.exit_status(output)
+  local last = tostring(output or ""):gsub("\n+$", ""):match("([^\n]*)$") or ""
+  local code = last:match("^exit status (%d+)$")
+  if code then
+    return "exit " .. code
+  end
+  local signal = last:match("^killed by signal (%S+)$")
+  if signal then
+    return "killed (" .. signal .. ")"
+  end
+  return "exit 0"
+end
+
+local VERBS = {
+  read_file = { running = "reading", ok = "read", failed = "read", asking = "read" },
+  write_file = { running = "writing", ok = "wrote", failed = "write", asking = "write" },
+  edit_file = { running = "editing", ok = "edited", failed = "edit", asking = "edit" },
+}
+
+local FAILURE = {
+  timeout = "timed out",
+  cancelled = "cancelled",
+  rejected = "rejected",
+  denied = "denied",
+  bad_arguments = "bad arguments",
+  unknown_tool = "unknown tool",
+}
+
+local function counts(block)
+  if tonumber(block.added) and tonumber(block.removed) then
+    return string.format(" +%d −%d", block.added, block.removed)
+  end
+  return ""
+end
+
+local function file_summary(block, verbs)
+  local path = block.path or (block.args and block.args.path) or "?"
+  if block.status == "ok" then
+    local size = block.tool == "read_file" and block.bytes and (" · " .. M.bytes(block.bytes)) or ""
+    return verbs.ok .. " " .. path .. counts(block) .. size
+  elseif block.status == "failed" then
+    return string.format("could not %s %s (%s)", verbs.failed, path, FAILURE[block.reason] or "failed")
+  elseif block.status == "asking" then
+    return string.format("wants to %s %s", verbs.asking, path)
+  end
+  return verbs.running .. " " .. path
+end
+
+local function bash_summary(block)
+  local command = block.args and type(block.args.command) == "string" and command_text(block.args.command)
+    or ("`" .. tostring(block.summary) .. "`")
+  if block.status == "ok" then
+    return "ran " .. command .. " · " .. M.exit_status(block.output)
+  elseif block.status == "failed" then
+    return command .. " " .. (FAILURE[block.reason] or "failed")
+  elseif block.status == "asking" then
+    return "wants to run " .. command
+  end
+  return "running " .. command
+end
+
+--- The row's text for a tool block of the view (see view.lua), without icon or duration.
+function M.tool(block)
+  local verbs = VERBS[block.tool]
+  if verbs then
+    return file_summary(block, verbs)
+  elseif block.tool == "bash" then
+    return bash_summary(block)
+  end
+  local text = block.tool .. (block.summary and block.summary ~= "" and (" " .. block.summary) or "")
+  if block.status == "failed" then
+    text = text .. " (" .. (FAILURE[block.reason] or "failed") .. ")"
+  end
+  return text
+end
+
+--- "context 12% · 15,230 / 128,000 tokens", or nil without a window.
+function M.context(context)
+  if type(context) ~= "table" or not tonumber(context.window) or context.window <= 0 then
+    return nil
+  end
+  local percent = math.floor(100 * context.tokens / context.window + 0.5)
+  return string.format("context %d%% · %s / %s tokens", percent, M.count(context.tokens), M.count(context.window))
+end
+
+return M

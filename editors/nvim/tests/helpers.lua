@@ -1,0 +1,191 @@
+-- What the scenario files (tests/scenario_*.lua) share: waiting with a timeout, failing with the
+-- plugin's buffers on stderr, comparing values, reading the workspace, scripted pickers.
+local M = {}
+
+M.TIMEOUT_MS = tonumber(os.getenv("H9_TIMEOUT_MS") or "") or 45000
+M.workspace = os.getenv("H9_WORKSPACE")
+M.daemon = os.getenv("H9_DAEMON")
+M.replay = os.getenv("H9_REPLAY")
+
+local failed = false
+
+--- Stops every LSP client (shutdown + exit, as on a normal quit) and quits with `code`.
+function M.finish(code)
+  for _, client in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    vim.lsp.stop_client(client.id)
+  end
+  vim.wait(5000, function()
+    return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() == 0
+  end, 10)
+  vim.cmd(code == 0 and "qall!" or ("cquit " .. code))
+end
+
+local function dump(name)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    return ""
+  end
+  return "--- " .. name .. ":\n" .. table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"
+end
+
+--- Reports `message` with the chat, run and log buffers on stderr and quits with 1.
+function M.fail(message)
+  if failed then
+    return
+  end
+  failed = true
+  pcall(function()
+    require("harness9").open_log()
+  end)
+  io.stderr:write("FAIL: " .. message .. "\n" .. dump("harness9://chat") .. dump("harness9://run")
+    .. dump("harness9://log"))
+  M.finish(1)
+end
+
+--- Notes why the scenario does not apply here; `return M.skip(…)` ends it with success.
+function M.skip(reason)
+  M.skipped = reason
+end
+
+--- "NVIM v0.7.2": this Neovim's version line.
+function M.nvim_version()
+  for _, line in ipairs(vim.split(vim.fn.execute("version"), "\n", { plain = true })) do
+    if line:match("^NVIM ") then
+      return line
+    end
+  end
+  return "this Neovim"
+end
+
+function M.wait_for(what, cond)
+  if not vim.wait(M.TIMEOUT_MS, cond, 10) then
+    M.fail(string.format("timed out after %d ms waiting for %s", M.TIMEOUT_MS, what))
+  end
+end
+
+function M.expect_equal(what, want, got)
+  local a, b = vim.inspect(want), vim.inspect(got)
+  if a ~= b then
+    M.fail(string.format("%s: expected %s, got %s", what, a, b))
+  end
+end
+
+--- The lines of `buf` with durations, token counts and elapsed times replaced by N.
+function M.normalized(buf)
+  local out = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    line = line:gsub("%d+ ms", "N ms"):gsub("[%d,]+ in / [%d,]+ out tokens", "N in / N out tokens")
+    table.insert(out, line)
+  end
+  return out
+end
+
+--- Compares line by line, printing each difference, and fails when any.
+function M.expect_lines(what, expected, lines)
+  local same = #lines == #expected
+  for i = 1, math.max(#lines, #expected) do
+    if lines[i] ~= expected[i] then
+      same = false
+      io.stderr:write(string.format("%s line %d: expected %q, got %q\n", what, i, tostring(expected[i]),
+        tostring(lines[i])))
+    end
+  end
+  if not same then
+    M.fail(what .. " differs from the expected text")
+  end
+end
+
+function M.workspace_file(name)
+  local f = io.open(M.workspace .. "/" .. name)
+  if not f then
+    return nil
+  end
+  local text = f:read("*a")
+  f:close()
+  return text
+end
+
+function M.write_workspace_file(name, text)
+  local f = assert(io.open(M.workspace .. "/" .. name, "w"))
+  f:write(text)
+  f:close()
+end
+
+--- The floating windows open now, as { filetype, lines }.
+function M.floats()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      local buf = vim.api.nvim_win_get_buf(win)
+      table.insert(out, { filetype = vim.bo[buf].filetype, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
+    end
+  end
+  return out
+end
+
+--- Replaces vim.ui.select with a picker answering, later as an asynchronous picker does, with
+--- the next of `answers` (a label, or a number picking that item). Returns the questions asked.
+function M.fake_select(answers)
+  local asked = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = vim.tbl_map(opts.format_item or tostring, items)
+    table.insert(asked, { prompt = opts.prompt, labels = labels })
+    local want = table.remove(answers, 1)
+    vim.schedule(function()
+      for i, label in ipairs(labels) do
+        if i == want or label == want then
+          return on_choice(items[i], i)
+        end
+      end
+      on_choice(nil, nil)
+    end)
+  end
+  return asked
+end
+
+--- The plugin set up as the README says, against the test daemon and its scripted model.
+function M.setup(extra)
+  require("harness9").setup(vim.tbl_deep_extend("force", {
+    cmd = { M.daemon, "serve" },
+    init_options = { provider = "replay", replayFile = M.replay },
+    root_dir = M.workspace,
+    approvals = { mode = "yolo" },
+  }, extra or {}))
+end
+
+local function server_list(key)
+  local client = require("harness9.client").find(require("harness9").config)
+  local caps = client and client.server_capabilities or {}
+  local ours = type(caps.experimental) == "table" and caps.experimental.harness9 or {}
+  return type(ours[key]) == "table" and ours[key] or {}
+end
+
+--- The agent/* methods the running daemon serves (its experimental.harness9.methods).
+function M.server_methods()
+  return server_list("methods")
+end
+
+--- The agent/progress kinds the running daemon sends (experimental.harness9.progressKinds).
+function M.server_progress_kinds()
+  return server_list("progressKinds")
+end
+
+--- Runs `scenario` (a function) and quits: 0 when it returned, 1 on an error or Neovim error messages.
+function M.main(scenario)
+  local ok, err = xpcall(scenario, debug.traceback)
+  if not ok then
+    return M.fail(tostring(err))
+  end
+  if M.skipped then
+    io.stdout:write("skipped: " .. M.skipped .. "\n")
+    return M.finish(0)
+  end
+  local messages = vim.api.nvim_exec("messages", true)
+  if messages:match("deprecated") or messages:match("[Ee]rror") then
+    return M.fail("Neovim reported:\n" .. messages)
+  end
+  io.stdout:write("ok: " .. tostring(os.getenv("H9_SCENARIO")) .. "\n")
+  M.finish(0)
+end
+
+return M
