@@ -237,3 +237,20 @@ async def test_a_long_change_reports_a_capped_diff(
     assert (done["added"], done["removed"], done["diffTruncated"]) == (1000, 0, True)
     assert len(done["diff"].splitlines()) == 400
     assert done["diff"].startswith("--- /dev/null\n+++ b/long.txt\n")
+
+
+async def test_an_attached_selection_is_read_from_the_unsaved_buffer(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("seen")])
+    daemon = await daemon_for(start, fake_llm, workspace)
+    editor = Editor(daemon)
+    editor.open(workspace / "a.txt", "alpha\n")
+    editor.type(workspace / "a.txt", 1, "typed, not saved\n")
+    selection = {"uri": (workspace / "a.txt").as_uri(), "kind": "selection",
+                 "range": {"start": {"line": 1, "character": 0},
+                           "end": {"line": 2, "character": 0}}}
+    await daemon.run(prompt="what is this?", context=[selection])
+    sent = fake_llm.requests[-1].messages[-1]["content"]
+    assert 'lines="2-2"' in sent and "typed, not saved" in sent
+    assert (workspace / "a.txt").read_text() == "alpha\n"

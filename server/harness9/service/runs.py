@@ -10,6 +10,7 @@ a cancellation as `RunCancelled`. Nothing here knows a wire protocol.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -27,7 +28,12 @@ from harness9.provider.errors import ProviderError
 from harness9.provider.factory import create_provider
 from harness9.schema import ChangedFile, Usage
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
-from harness9.service.attachments import ContextItem, render_attachments, with_attachments
+from harness9.service.attachments import (
+    ContextItem,
+    read_document,
+    render_attachments,
+    with_attachments,
+)
 from harness9.service.checkpoints import Restored
 from harness9.service.recorder import SessionRecorder
 from harness9.service.run_checkpoints import FileChangesStep, RunCheckpoints
@@ -39,7 +45,7 @@ from harness9.service.shadow_git import GitError
 from harness9.service.state import state_dir
 from harness9.service.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.tools.approval import Approver
-from harness9.tools.base import BaseTool
+from harness9.tools.base import BaseTool, ToolError
 from harness9.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -313,7 +319,9 @@ class AgentService:
                 batch_observer=observer, middleware=steps, workspace=wiring.workspace,
                 extra_tools=mcp_tools,
             )
-            result = await engine.run(await _user_message(request), session.history)
+            result = await engine.run(
+                await _user_message(request, wiring.workspace), session.history
+            )
             _close(bus, finish, result.status)
             return RunOutcome(ids, result)
         except asyncio.CancelledError:
@@ -371,11 +379,25 @@ class AgentService:
         return True
 
 
-async def _user_message(request: RunRequest) -> str:
-    """The prompt with its attachments (reading files off the event loop)."""
+async def _user_message(request: RunRequest, workspace: Workspace | None) -> str:
+    """The prompt with its attachments (reading files off the event loop). An item without
+    text is read from the editor's document when the file is open there (unsaved changes
+    included), else from the disk."""
     if not request.context:
         return request.prompt
-    rendered = await asyncio.to_thread(render_attachments, request.root, request.context)
+    open_texts: dict[str, str] = {}
+    for item in request.context:
+        if workspace is None or item.text is not None or item.path in open_texts:
+            continue
+        with contextlib.suppress(ToolError):
+            found = await workspace.read_text(item.path)
+            if found is not None and found.via == "editor":
+                open_texts[item.path] = found.text
+
+    def read(root: str, path: str) -> str:
+        return open_texts[path] if path in open_texts else read_document(root, path)
+
+    rendered = await asyncio.to_thread(render_attachments, request.root, request.context, read)
     return with_attachments(request.prompt, rendered)
 
 
