@@ -58,7 +58,7 @@ def test_rows_speak_english_and_answers_are_markdown(
     text = record(notes, Outcome("completed", result=result), tmp_path / "transcript.svg")
     assert "✓ read pager.py · 2 lines" in text
     assert "✓ edited pager.py +1 −1" in text
-    assert "✓ wrote notes.md · 2 lines" in text
+    assert "✓ wrote notes.md +2 −0" in text
     assert re.search(r"✓ ran `echo ran; exit 1` · exit 1 · \d+ ms\n\s+│ ran\n", text), text
     assert not CJK.search(text), text
     assert "the off-by-one" in text and "**" not in text and "`page()`" not in text
