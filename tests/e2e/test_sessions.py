@@ -36,6 +36,9 @@ async def test_a_killed_daemon_loses_only_the_turn_in_flight(
     first = await daemon_on(start, fake_llm, workspace)
     running = asyncio.ensure_future(first.run(prompt="work"))
     await first.wait_for(lambda n: n["kind"] == "turn_started" and n["turn"] == 3)
+    async with asyncio.timeout(20):  # the third request is in flight (it took the Hang step)
+        while len(fake_llm.requests) < 3:
+            await asyncio.sleep(0.02)
     session_id = first.progress[-1]["sessionId"]
     first.client._server.kill()  # type: ignore[union-attr]  # SIGKILL, mid-turn
     done, _ = await asyncio.wait({running}, timeout=10)
