@@ -87,7 +87,12 @@ h.main(function()
   h.wait_for("the stored session", function()
     return stored ~= nil
   end)
-  local first = stored.messages[1].content
+  local first
+  for _, message in ipairs(stored.messages) do -- the first prompt (the system prompt comes before it)
+    if message.role == "user" and first == nil then
+      first = message.content
+    end
+  end
   first = type(first) == "string" and first or vim.fn.json_encode(first)
   for _, want in ipairs({ "return a + b  # unsaved", "undefined name 'x'", "calc.py" }) do
     if not first:find(want, 1, true) then

@@ -37,6 +37,26 @@ end
 
 local FILE_TOOLS = { write_file = true, edit_file = true }
 
+--- After a write_file/edit_file that went through the editor (`via: "editor"`), the daemon has
+--- also written the buffer's new text to disk: a buffer whose text now equals the file is marked
+--- unmodified, so a later reload (after bash changed the file) is not held back by it.
+function M.settle(root, ev, args)
+  if not (FILE_TOOLS[ev.tool] and ev.via == "editor") then
+    return
+  end
+  local path = ev.path or (type(args) == "table" and args.path)
+  if type(path) ~= "string" then
+    return
+  end
+  for buf, _ in pairs(buffers_of(root, { path })) do
+    local name = api.nvim_buf_get_name(buf)
+    if vim.bo[buf].modified and vim.fn.filereadable(name) == 1
+        and vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then
+      vim.bo[buf].modified = false
+    end
+  end
+end
+
 --- The workspace-relative paths a finished tool changed on disk: bash's `changedFiles`, or the
 --- path of a write_file/edit_file that did not go through the editor (`via: "disk"`, or a daemon
 --- that does not say; with `via: "editor"` the buffer already has the edit). `args`: the call's
