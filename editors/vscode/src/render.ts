@@ -186,7 +186,7 @@ function renderTool(runKey: string, t: ToolItem, now: number | undefined): strin
   return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
 <summary>${renderSummary(t, now)}</summary>
 ${renderToolBody(t)}
-</details>${renderLiveOutput(t)}${renderChangeLink(t)}${renderApproval(t.approval, t.status === 'waiting')}${renderChangedFiles(t)}`;
+</details>${renderApproval(t.approval, t.status === 'waiting')}${renderLiveOutput(t)}${renderChangeLink(t)}${renderChangedFiles(t)}`;
 }
 
 function renderCompaction(t: TurnView): string {

@@ -129,6 +129,11 @@ function addToolResult(b: Building, m: Record<string, unknown>): void {
  * runs list gives its id and status, in order), each assistant message is a turn (see
  * `addAssistant`), each message with a `toolCallId` a call's output.
  */
+/** What the user typed: a stored prompt without the editor context the daemon attached to it. */
+function promptOf(content: string | undefined): string | undefined {
+  return content?.split('\n\nAttached from the editor (')[0];
+}
+
 export function runsFromSession(result: unknown): RunState[] {
   const r = obj(result);
   const sessionId = str(r.sessionId);
@@ -144,7 +149,7 @@ export function runsFromSession(result: unknown): RunState[] {
       const info = meta[out.length] ?? {};
       const status = str(info.status) as RunStatus | undefined;
       const state: RunState = {
-        ...initialRunState(str(m.content) ?? str(info.prompt) ?? '', sessionId),
+        ...initialRunState(promptOf(str(m.content)) ?? str(info.prompt) ?? '', sessionId),
         runId: str(info.runId),
         status: status !== undefined && STATUSES.includes(status) ? status : 'completed',
         turnCount: num(info.turns),
