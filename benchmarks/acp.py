@@ -8,7 +8,6 @@ LLM through each front-end, streaming, checkpoints off (target: within 1 ms of e
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -31,7 +30,7 @@ from benchmarks.core import (
 )
 from benchmarks.daemon import CHECKPOINTS_OFF, DAEMON, NOTES, llm_env, started, workspace
 from benchmarks.fake_llm import fake_llm
-from benchmarks.rpc import RpcClient, initialize_params
+from benchmarks.rpc import RpcClient, end_process, initialize_params
 
 ACP = (PYTHON, "-m", "harness9", "acp")
 COLD_TARGET = 1.3
@@ -59,18 +58,7 @@ class NdjsonClient(RpcClient):
 
     async def close(self, timeout: float = 5.0) -> int:
         """Close the agent's input (ACP's way to end), then kill it if it lingers."""
-        with contextlib.suppress(Exception):
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), timeout)
-        except TimeoutError:
-            self.proc.kill()
-            code = await self.proc.wait()
-        self._reader.cancel()
-        with contextlib.suppress(BaseException):
-            await self._reader
-        return code
+        return await end_process(self.proc, self._reader, timeout)
 
 
 @contextlib.asynccontextmanager

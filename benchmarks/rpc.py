@@ -159,18 +159,7 @@ class RpcClient:
         with contextlib.suppress(Exception):
             await self.request("shutdown", None, timeout=timeout)
             self.notify("exit", None)
-        with contextlib.suppress(Exception):
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), timeout)
-        except TimeoutError:
-            self.proc.kill()
-            code = await self.proc.wait()
-        self._reader.cancel()
-        with contextlib.suppress(BaseException):
-            await self._reader
-        return code
+        return await end_process(self.proc, self._reader, timeout)
 
 
 def _content_length(header: bytes) -> int:
@@ -196,3 +185,22 @@ def initialize_params(
     if settings is not None:
         params["initializationOptions"] = settings
     return params
+
+
+async def end_process(
+    proc: asyncio.subprocess.Process, reader: asyncio.Task[Any], timeout: float
+) -> int:
+    """Close a child's input, wait `timeout` for it to exit (then kill it), stop the task
+    reading its output; the exit code."""
+    with contextlib.suppress(Exception):
+        assert proc.stdin is not None
+        proc.stdin.close()
+    try:
+        code = await asyncio.wait_for(proc.wait(), timeout)
+    except TimeoutError:
+        proc.kill()
+        code = await proc.wait()
+    reader.cancel()
+    with contextlib.suppress(BaseException):
+        await reader
+    return code

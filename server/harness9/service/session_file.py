@@ -67,10 +67,9 @@ class SessionFile:
         self.save(session)
 
     def compacted(self, session: Session, fields: dict[str, Any]) -> None:
-        """Note a compaction and save the history it rewrote."""
-        self.save(session)
+        """Note a compaction and save the history it rewrote (one write, one fsync)."""
         self.log.note("compaction", {**fields, "at": time.time()})
-        self.log.commit()
+        self.save(session)
 
     def close(self) -> None:
         """Release the session (what is queued is written first)."""

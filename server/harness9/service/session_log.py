@@ -185,7 +185,7 @@ def _apply(record: Any, loaded: LoadedSession) -> None:
         del loaded.messages[int(record["length"]):]
     elif kind == "run":
         loaded.runs.append({k: v for k, v in record.items() if k != "type"})
-    elif kind != "compaction":  # noted for the record: its cut and messages carry the change
+    elif kind != "compaction":  # noted for the record: the cut and messages after it carry it
         raise ValueError(f"unknown record type {kind!r}")
 
 
