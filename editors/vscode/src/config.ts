@@ -146,3 +146,25 @@ export function findExecutable(
     }
   });
 }
+
+/** A text document filter as the language client takes it (`scheme` and a glob over the path). */
+export interface DocumentFilter {
+  scheme: string;
+  pattern?: string;
+}
+
+/**
+ * The documents whose buffers are synced to the daemon (open, incremental change, close, save):
+ * the files under the workspace folders, so the agent reads what the user sees and edits land in
+ * the editor. A folder whose path holds glob characters cannot be spelled as a pattern; then
+ * every file is synced and the daemon keeps to its workspace.
+ */
+export function syncedDocuments(folders: readonly string[]): DocumentFilter[] {
+  if (folders.length === 0) {
+    return [];
+  }
+  if (folders.some((f) => /[*?[\]{}!]/.test(f))) {
+    return [{ scheme: 'file' }];
+  }
+  return folders.map((f) => ({ scheme: 'file', pattern: `${f.replace(/\/+$/, '')}/**` }));
+}

@@ -20,7 +20,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { bundledDaemon } from './bundled';
-import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom } from './config';
+import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom, syncedDocuments } from './config';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -203,7 +203,8 @@ export class Daemon implements vscode.Disposable {
       options: { cwd, env },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [],
+      // The workspace's files are synced, so the agent reads the buffers and edits through them.
+      documentSelector: syncedDocuments((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // A function: a restarted daemon gets the settings of the moment.

@@ -9,6 +9,7 @@ import { Approver } from './approver';
 import { ChangeViewer } from './changes';
 import { ContextChips } from './contextChips';
 import { Daemon } from './daemon';
+import { onEditedThroughEditor } from './editedDocuments';
 import { initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
 import { Restorer } from './restorer';
 import { Runner } from './runner';
@@ -30,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): void {
     (method, params) => {
       if (method === 'agent/progress') {
         runner?.onProgress(params);
+        onEditedThroughEditor(params, runner?.workspaceRoot());
       }
     },
     (params, token) => approver.handle(params, token),

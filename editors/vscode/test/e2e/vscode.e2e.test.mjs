@@ -17,8 +17,8 @@ import {
 } from './codeServer.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
-  answerInputBox, approvalNote, readApprovalCard, readRun, runCommand, runViewFrame, sendFromChat, stopFromChat,
-  waitForRunStatus,
+  answerInputBox, approvalNote, editorLines, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
+  sendFromChat, stopFromChat, waitForRunStatus,
 } from './workbench.mjs';
 
 const env = (name) => {
@@ -83,6 +83,8 @@ const userSettings = {
   'extensions.ignoreRecommendations': true,
   'telemetry.telemetryLevel': 'off',
   'chat.disableAIFeatures': true,
+  // As on the desktop (VS Code in a browser saves after a delay by default): typed text stays unsaved.
+  'files.autoSave': 'off',
   'harness9.serverCommand': [daemonLink, 'serve'],
   'harness9.provider': 'replay',
   'harness9.replayFile': replayFile,
@@ -108,6 +110,18 @@ const PLANT_TURNS = [
   { text: 'Planted.' },
 ];
 const greetFile = path.join(workspace, 'greet.txt');
+// Reads story.txt (the open buffer) and edits the line the user typed there.
+const STORY_TURNS = [
+  { text: 'Reading it.', tool_calls: [{ name: 'read_file', arguments: { path: 'story.txt' } }] },
+  {
+    text: 'Finishing the line.',
+    tool_calls: [{
+      name: 'edit_file',
+      arguments: { path: 'story.txt', source_text: 'typed, not saved', target_text: 'typed, not saved, and finished by the agent' },
+    }],
+  },
+  { text: 'The second line is finished.' },
+];
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
   { text: 'a.txt grew and b.txt is new.' },
@@ -502,6 +516,69 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await rows.first().click();
     await frame.locator('article.run .prompt', { hasText: 'After the restart.' }).waitFor({ timeout: 15_000 });
     assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Fresh start.');
+  });
+
+  it('the agent reads an unsaved buffer and edits it in the editor: no conflict, Ctrl+Z undoes it, "Open diff" shows it', async () => {
+    const storyFile = path.join(workspace, 'story.txt');
+    fs.writeFileSync(storyFile, 'first line\n');
+    playNext(STORY_TURNS);
+    await runCommand(page, 'harness9: Focus Chat');
+    frame = await runViewFrame(page);
+    await openFile(page, 'story.txt');
+    // The user types a line and does not save it.
+    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('typed, not saved', { delay: 10 });
+    await page.keyboard.press('Escape');
+    await page.locator('.tab.active.dirty', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+    assert.equal(fs.readFileSync(storyFile, 'utf8'), 'first line\n');
+    await shot('16-unsaved-buffer');
+
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Read story.txt and finish its second line.');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    const run = frame.locator('article.run').nth(index);
+    // What the model got from read_file: the buffer, unsaved line and all.
+    const read = run.locator('details.tool').first();
+    await read.locator('summary').click();
+    const readOutput = await read.locator('pre.output').textContent();
+    assert.match(readOutput, /typed, not saved/);
+    assert.match(readOutput, /changes not saved to the file on disk/);
+    // The edit landed in the buffer, and the same text on disk; the buffer is not left modified.
+    const edited = 'first line\ntyped, not saved, and finished by the agent';
+    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
+      .waitFor({ timeout: 10_000 });
+    assert.deepEqual(await editorLines(page), edited.split('\n'));
+    assert.equal(fs.readFileSync(storyFile, 'utf8'), edited);
+    await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+    const tools = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args]);
+    assert.deepEqual(tools, [['✓', 'read', 'story.txt'], ['✓', 'edited', 'story.txt']]);
+    await shot('17-edited-in-editor');
+
+    // The change row's link: VS Code's diff editor, the user's text beside the agent's.
+    await run.locator('[data-action="open-change"]').click();
+    const diffEditor = page.locator('.monaco-diff-editor');
+    await diffEditor.first().waitFor({ timeout: 15_000 });
+    await page.locator('.tab.active', { hasText: "story.txt: the agent's change" }).waitFor({ timeout: 10_000 });
+    await diffEditor.locator('.editor.original .view-line', { hasText: 'typed, not saved' }).first().waitFor({ timeout: 10_000 });
+    await diffEditor.locator('.editor.modified .view-line', { hasText: 'finished by the agent' }).first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    await shot('18-change-diff-editor');
+
+    // Ctrl+Z in the editor takes the agent's edit back, and only it.
+    await openFile(page, 'story.txt');
+    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
+    await page.keyboard.press('Control+Z');
+    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
+      .waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual(await editorLines(page), ['first line', 'typed, not saved']);
+    // Saving it meets no "the content of the file is newer" conflict: the editor knows the file.
+    await page.keyboard.press('Control+S');
+    await waitFor(() => fs.readFileSync(storyFile, 'utf8'), (t) => t === 'first line\ntyped, not saved', 10_000);
+    await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+    const conflicts = page.locator('.notification-toast, .monaco-dialog-box', { hasText: /newer|changed on disk|conflict/i });
+    assert.equal(await conflicts.count(), 0, 'no "file changed on disk" question');
+    await shot('19-undone');
   });
 
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {

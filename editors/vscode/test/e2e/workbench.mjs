@@ -130,3 +130,25 @@ export async function approvalNote(frame, runIndex, toolIndex = 0) {
   const note = frame.locator('article.run').nth(runIndex).locator('details.tool + .approval-note').nth(toolIndex);
   return (await note.textContent())?.trim();
 }
+
+/** Opens a workspace file in the editor by Quick Open, as a user would. */
+export async function openFile(page, name) {
+  const input = page.locator('.quick-input-widget input');
+  // F1 reaches the workbench even from a webview (Ctrl+P may not); without its ">" the box is
+  // Quick Open's file search.
+  await retry(20_000, async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 2_000 });
+  });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
+}
+
+/** The text of the active editor's lines as shown (Monaco renders spaces as no-break spaces). */
+export async function editorLines(page) {
+  const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line');
+  const tops = await lines.evaluateAll((els) => els.map((e) => [parseFloat(e.style.top), e.textContent ?? '']));
+  return tops.sort((a, b) => a[0] - b[0]).map(([, t]) => t.replace(/\u00a0/g, ' '));
+}

@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand } from '../../src/config';
+import {
+  approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand, syncedDocuments,
+} from '../../src/config';
 
 describe('serverCommandFrom', () => {
   it('defaults to harness9 serve', () => {
@@ -80,5 +82,19 @@ describe('findExecutable', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('syncedDocuments', () => {
+  it('syncs the files under each workspace folder', () => {
+    assert.deepEqual(syncedDocuments(['/home/me/project', '/srv/other/']), [
+      { scheme: 'file', pattern: '/home/me/project/**' },
+      { scheme: 'file', pattern: '/srv/other/**' },
+    ]);
+  });
+
+  it('syncs nothing without a folder, and every file when a folder cannot be a glob', () => {
+    assert.deepEqual(syncedDocuments([]), []);
+    assert.deepEqual(syncedDocuments(['/home/me/[draft] project']), [{ scheme: 'file' }]);
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * After an agent edit through the editor: the daemon applied it to the open document
+ * (`workspace/applyEdit`, so it is one step of the editor's undo) and then wrote the same text to
+ * disk. VS Code still takes the buffer for modified and the file for changed behind its back; the
+ * document is saved when (and only when) its text is the file's, so it shows as unmodified and a
+ * later save of the user's meets no "the content of the file is newer" conflict.
+ */
+import * as vscode from 'vscode';
+
+/** The open document of `uri`, if VS Code holds one. */
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  const key = uri.toString();
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+}
+
+/** The file's text as UTF-8 (a BOM dropped, as the editor does); undefined when unreadable. */
+async function diskText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Saves the document of `path` (workspace-relative) under `root` when the agent's edit left it
+ * modified with the text the file on disk has; true when it did. A document the user changed
+ * since, or one in another encoding, is left alone.
+ */
+export async function settleEditedDocument(root: vscode.Uri, path: string): Promise<boolean> {
+  const uri = vscode.Uri.joinPath(root, ...path.split('/'));
+  const document = openDocument(uri);
+  if (document === undefined || !document.isDirty) {
+    return false;
+  }
+  const disk = await diskText(uri);
+  if (disk === undefined || disk !== document.getText()) {
+    return false;
+  }
+  return document.save();
+}
+
+/** Follows `agent/progress`: each `tool_completed` with `via: "editor"` settles its document. */
+export function onEditedThroughEditor(params: unknown, root: vscode.Uri | undefined): void {
+  if (root === undefined || params === null || typeof params !== 'object') {
+    return;
+  }
+  const n = params as Record<string, unknown>;
+  if (n.kind === 'tool_completed' && n.via === 'editor' && typeof n.path === 'string') {
+    void settleEditedDocument(root, n.path).catch(() => false);
+  }
+}
