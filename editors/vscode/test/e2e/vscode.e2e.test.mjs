@@ -15,6 +15,7 @@ import { chromium } from 'playwright-core';
 import {
   freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
 } from './codeServer.mjs';
+import { startFakeLLM } from './fakeLlm.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
   answerInputBox, approvalNote, editorLines, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
@@ -31,6 +32,9 @@ const CODE_SERVER = env('CODE_SERVER');
 const HARNESS9_BIN = env('HARNESS9_BIN');
 const VSIX = env('VSIX');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+// The repository (for its fake LLM service) and the Python of its .venv, next to the daemon.
+const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', '..');
+const PYTHON = process.env.FAKE_LLM_PYTHON ?? path.join(path.dirname(HARNESS9_BIN), 'python');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'harness9-vscode-e2e-'));
 const ARTIFACTS = process.env.E2E_ARTIFACTS ?? path.join(tmp, 'artifacts');
 fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -132,6 +136,7 @@ let browser;
 let page;
 let profile;
 let frame;
+let fakeLLM;
 
 /**
  * Runs the agent until a run ends with `wanted`: the editor notices a changed settings file
@@ -214,6 +219,43 @@ async function widenSideBar(width) {
   await page.mouse.up();
 }
 
+/**
+ * Points the daemon at the fake LLM (an OpenAI-compatible service on loopback) through the
+ * workspace settings: a daemon command that exports the key and the base URL, and the provider.
+ * The changed command restarts the daemon; resolves once the new one runs.
+ */
+async function useFakeLLM(fake) {
+  const wrapper = path.join(tmp, 'bin', 'harness9-fake-llm');
+  const baseUrl = `OPENAI_BASE_URL=${fake.baseUrl}/v1`;
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexport OPENAI_API_KEY=sk-fake ${baseUrl}\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
+  const vscodeDir = path.join(workspace, '.vscode');
+  fs.mkdirSync(vscodeDir, { recursive: true });
+  const settings = { 'harness9.serverCommand': [wrapper, 'serve'], 'harness9.provider': 'openai', 'harness9.model': 'fake-model' };
+  const hasFake = (pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(baseUrl);
+  const started = (timeoutMs) => waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && hasFake(p[0]), timeoutMs)
+    .then(() => true, () => false);
+  // The editor may miss a settings file written just after another change: write it until it
+  // notices. A running daemon restarts on its own; a stopped one on "Restart Daemon".
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify(settings, null, attempt));
+    if (await started(5_000)) {
+      return;
+    }
+    await runCommand(page, 'harness9: Restart Daemon');
+    if (await started(10_000)) {
+      return;
+    }
+  }
+  throw new Error('the daemon did not restart with the fake LLM');
+}
+
+/** Back to the scripted replay model of the user settings (the daemon restarts). */
+async function leaveFakeLLM() {
+  fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+  const plain = (pid) => !fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes('OPENAI_BASE_URL=');
+  await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && plain(p[0]), 30_000);
+}
+
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
@@ -241,6 +283,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   });
 
   after(async () => {
+    await fakeLLM?.stop();
     await page?.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
     await browser?.close().catch(() => undefined);
     if (server) {
@@ -521,7 +564,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   it('the agent reads an unsaved buffer and edits it in the editor: no conflict, Ctrl+Z undoes it, "Open diff" shows it', async () => {
     const storyFile = path.join(workspace, 'story.txt');
     fs.writeFileSync(storyFile, 'first line\n');
-    playNext(STORY_TURNS);
+    fakeLLM = await startFakeLLM(PYTHON, REPO);
+    await useFakeLLM(fakeLLM);
+    await fakeLLM.script(STORY_TURNS);
     await runCommand(page, 'harness9: Focus Chat');
     frame = await runViewFrame(page);
     await openFile(page, 'story.txt');
@@ -544,6 +589,11 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const readOutput = await read.locator('pre.output').textContent();
     assert.match(readOutput, /typed, not saved/);
     assert.match(readOutput, /changes not saved to the file on disk/);
+    // And the model was sent it: the tool result in the second request the fake LLM received.
+    const requests = await fakeLLM.requests();
+    assert.equal(requests.length, 3);
+    const toolResults = requests[1].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    assert.match(toolResults.at(-1), /first line\ntyped, not saved/);
     // The edit landed in the buffer, and the same text on disk; the buffer is not left modified.
     const edited = 'first line\ntyped, not saved, and finished by the agent';
     await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
@@ -579,6 +629,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const conflicts = page.locator('.notification-toast, .monaco-dialog-box', { hasText: /newer|changed on disk|conflict/i });
     assert.equal(await conflicts.count(), 0, 'no "file changed on disk" question');
     await shot('19-undone');
+    await leaveFakeLLM();
   });
 
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
