@@ -83,10 +83,15 @@ export function activate(context: vscode.ExtensionContext): void {
         break;
     }
   });
+  // The demo's window: the chat comes to the front and runs the demo's prompt once it is ready.
+  let demo = pendingDemoPrompt();
+  if (demo !== undefined) {
+    view.focusPrompt();
+  }
   view.onReady(() => {
-    const demo = pendingDemoPrompt();
     if (demo !== undefined) {
       send(demo);
+      demo = undefined;
     } else {
       void sessions.restore();
     }

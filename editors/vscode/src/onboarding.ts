@@ -13,6 +13,8 @@ export const SECRET_KEYS: readonly { readonly variable: string; readonly label: 
 ];
 
 const DEMO_KEY = 'harness9.pendingDemo';
+/** The file that marks the demo's copy of the sample project (an activation event names it). */
+export const DEMO_MARKER = '.vscode/harness9-demo.json';
 const DEMO_PROMPT =
   'The tests of this project fail. Find the bug, fix it, add a regression test, and check that the whole suite passes.';
 
@@ -115,6 +117,8 @@ export async function startDemo(): Promise<void> {
   const settings = { 'harness9.provider': 'replay', 'harness9.replayFile': replay.fsPath };
   await fs.mkdir(vscode.Uri.joinPath(project, '.vscode').fsPath, { recursive: true });
   await fs.writeFile(vscode.Uri.joinPath(project, '.vscode', 'settings.json').fsPath, JSON.stringify(settings, null, 2));
+  // Its presence activates the extension in the new window (package.json), which then opens the chat.
+  await fs.writeFile(vscode.Uri.joinPath(project, ...DEMO_MARKER.split('/')).fsPath, '{"demo": true}\n');
   await context.globalState.update(DEMO_KEY, project.fsPath);
   await vscode.commands.executeCommand('vscode.openFolder', project, { forceNewWindow: true });
 }

@@ -114,6 +114,14 @@ const PLANT_TURNS = [
   { text: 'Planted.' },
 ];
 const greetFile = path.join(workspace, 'greet.txt');
+// A command that prints a line now and then, for its live output.
+const COUNT_TURNS = [
+  {
+    text: 'Counting.',
+    tool_calls: [{ name: 'bash', arguments: { command: 'for i in 1 2 3 4 5 6 7 8; do echo "step $i of 8"; sleep 0.5; done' } }],
+  },
+  { text: 'Counted to eight.' },
+];
 // Reads story.txt (the open buffer) and edits the line the user typed there.
 const STORY_TURNS = [
   { text: 'Reading it.', tool_calls: [{ name: 'read_file', arguments: { path: 'story.txt' } }] },
@@ -254,6 +262,27 @@ async function leaveFakeLLM() {
   fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
   const plain = (pid) => !fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes('OPENAI_BASE_URL=');
   await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && plain(p[0]), 30_000);
+}
+
+/**
+ * Runs from the chat with no provider (workspace setting `auto`, no key) until the error toast
+ * shows; returns it. The editor notices a changed settings file after a moment.
+ */
+async function noProviderError() {
+  const vscodeDir = path.join(workspace, '.vscode');
+  fs.mkdirSync(vscodeDir, { recursive: true });
+  fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
+  playNext([{ text: 'The settings did not reach the daemon yet.' }]);
+  const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
+  for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
+    await page.waitForTimeout(1000);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, `Anything (${attempt}).`);
+    const ended = frame.locator('article.run').nth(index).and(frame.locator('.status-completed, .status-error'));
+    await ended.waitFor({ timeout: 15_000 });
+  }
+  await toast.waitFor({ timeout: 5_000 });
+  return toast;
 }
 
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
@@ -632,6 +661,57 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await leaveFakeLLM();
   });
 
+  it('a running command shows its output in the chat as it comes (tool_output)', async () => {
+    playNext(COUNT_TURNS);
+    await runCommand(page, 'harness9: Focus Chat');
+    frame = await runViewFrame(page);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Count to eight, slowly.');
+    const run = frame.locator('article.run').nth(index);
+    // Under the running row, its newest lines.
+    const live = run.locator('details.tool.running + pre.live-output');
+    await live.filter({ hasText: 'step 3 of 8' }).waitFor({ timeout: 30_000 });
+    // Shown while the command still runs: the later lines have not come yet.
+    const shown = await live.textContent();
+    assert.doesNotMatch(shown, /step 8 of 8/);
+    assert.match(shown, /^step 1 of 8\nstep 2 of 8\nstep 3 of 8/);
+    await shot('20-live-output');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(await run.locator('pre.live-output').count(), 0, 'the live output gives way to the result');
+    const row = run.locator('details.tool').first();
+    await row.locator('summary').click();
+    await row.locator('pre.output', { hasText: 'step 8 of 8' }).waitFor({ timeout: 5_000 });
+  });
+
+  it('"Ask About Selection" from the editor\'s context menu attaches the selection, which reaches the request', async () => {
+    playNext([{ text: 'That line says hello.' }]);
+    await openFile(page, 'a.txt');
+    const line = page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'hello from a.txt' });
+    await line.click();
+    await page.keyboard.press('Control+A');
+    await line.click({ button: 'right' });
+    const item = page.locator('.monaco-menu .action-item', { hasText: 'Ask About Selection' });
+    await item.waitFor({ timeout: 10_000 });
+    await shot('21-ask-about-selection-menu');
+    await item.click();
+    frame = await runViewFrame(page);
+    const chips = frame.locator('#chips .chip');
+    await chips.first().waitFor({ timeout: 10_000 });
+    assert.deepEqual((await chips.allTextContents()).map((t) => t.replace('×', '').trim()), ['a.txt:1']);
+    // The keyboard is in the prompt box: the user just types.
+    await frame.locator('textarea#prompt:focus').waitFor({ timeout: 5_000 });
+    const index = await frame.locator('article.run').count();
+    await page.keyboard.type('Explain the selected line.');
+    await shot('22-ask-about-selection-chip');
+    await page.keyboard.press('Enter');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal((await readRun(frame, index)).finalText, 'That line says hello.');
+    const sent = await waitFor(() => logsMentioning(profile.userData, 'Explain the selected line.'), (l) => l.length > 0, 10_000);
+    const request = sent.join('\n');
+    assert.match(request, /"kind": "selection"/);
+    assert.match(request, /"text": "hello from a\.txt\\n"/);
+  });
+
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
     // Back to the daemon's default (sent as null): ask.
     const vscodeDir = path.join(workspace, '.vscode');
@@ -722,18 +802,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
 
   it('without a provider the error offers a stored API key, which the restarted daemon gets', async () => {
     const vscodeDir = path.join(workspace, '.vscode');
-    fs.mkdirSync(vscodeDir, { recursive: true });
-    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
-    playNext([{ text: 'The settings did not reach the daemon yet.' }]);
-    const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
-    for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
-      await page.waitForTimeout(1000);
-      const index = await frame.locator('article.run').count();
-      await sendFromChat(frame, `Anything (${attempt}).`);
-      const ended = frame.locator('article.run').nth(index).and(frame.locator('.status-completed, .status-error'));
-      await ended.waitFor({ timeout: 15_000 });
-    }
-    await toast.waitFor({ timeout: 5_000 });
+    const toast = await noProviderError();
     await toast.hover();
     const buttons = (await toast.locator('.monaco-button').allTextContents()).map((t) => t.trim());
     assert.deepEqual(buttons.filter((b) => b !== ''), ['Store API Key', 'Open Settings', 'Try the Offline Demo']);
@@ -782,5 +851,35 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await readRun(frame, index)).finalText, 'The bundled daemon answers.');
     fs.rmSync(vscodeDir, { recursive: true, force: true });
     await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 30_000);
+  });
+
+  // Last: the demo's window keeps a daemon of its own (code-server keeps a closed window's
+  // extension host for its reconnection), which the tests counting daemons would see.
+  it('"Try the Offline Demo" from the no-provider error opens the sample project, where the demo runs to its end', async () => {
+    await runCommand(page, 'harness9: Focus Chat');
+    frame = await runViewFrame(page);
+    const toast = await noProviderError();
+    fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+    await toast.hover();
+    const opened = page.context().waitForEvent('page', { timeout: 30_000 });
+    await toast.locator('.monaco-button', { hasText: 'Try the Offline Demo' }).click();
+    const demo = await opened;
+    await demo.setViewportSize({ width: 1400, height: 900 });
+    await demo.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const demoFrame = await runViewFrame(demo, 60_000);
+    // The demo's prompt runs by itself in the new window's chat: the scripted model finds the
+    // bug, fixes it, adds a test and runs the suite.
+    const run = demoFrame.locator('article.run').first();
+    await run.locator('.prompt', { hasText: 'The tests of this project fail' }).waitFor({ timeout: 60_000 });
+    await waitForRunStatus(demoFrame, 0, 'completed', 90_000);
+    const state = await readRun(demoFrame, 0);
+    assert.match(state.finalText, /All 6 tests pass\./);
+    assert.ok(state.tools.every((t) => t.icon === '✓'), JSON.stringify(state.tools));
+    assert.ok(state.tools.some((t) => t.verb === 'edited' && t.args === 'pager.py'));
+    const folder = decodeURIComponent(new URL(demo.url()).searchParams.get('folder') ?? '');
+    assert.match(folder, /demo-\d+\/project$/);
+    assert.match(fs.readFileSync(path.join(folder, 'pager.py'), 'utf8'), /start = \(number - 1\) \* size/);
+    await demo.screenshot({ path: path.join(ARTIFACTS, '23-offline-demo.png') });
+    await demo.close();
   });
 });
