@@ -24,6 +24,7 @@ export interface DaemonSettings {
   thinking: boolean | null;
   stream: boolean | null;
   replayFile: string | null;
+  editsThroughEditor: boolean | null;
   approvals: ApprovalsSetting | null;
 }
 
@@ -97,6 +98,7 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
     thinking: boolean(get('thinking')),
     stream: boolean(get('stream')),
     replayFile: nonEmpty(get('replayFile')),
+    editsThroughEditor: boolean(get('editsThroughEditor')),
     approvals: approvalsFrom(get),
   };
 }

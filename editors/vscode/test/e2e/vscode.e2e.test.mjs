@@ -530,6 +530,10 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal((await restored.textContent()).trim(), '↺ restored 2 files');
     assert.equal(fs.readFileSync(aFile, 'utf8'), before);
     assert.ok(!fs.existsSync(path.join(workspace, 'b.txt')), 'the added file is gone');
+    // The open, unmodified a.txt follows the disk, without a question.
+    await page.locator('.monaco-editor .view-line', { hasText: 'more' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await page.locator('.tab:not(.dirty)', { hasText: 'a.txt' }).first().waitFor({ timeout: 5_000 });
+    assert.equal(await page.locator('.notification-toast, .monaco-dialog-box', { hasText: /newer|changed on disk/i }).count(), 0);
     // The checkpoint after the batch went with the history the restore cut: no action on it now.
     await run.locator('.checkpoint.dropped').waitFor({ timeout: 5_000 });
     assert.equal(await run.locator('[data-action="restore"]').count(), 1);

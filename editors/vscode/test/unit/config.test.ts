@@ -33,10 +33,11 @@ describe('daemonSettingsFrom', () => {
   it('sends what is set and null for the "daemon default" values, so a cleared one resets', () => {
     const values: Record<string, unknown> = {
       provider: 'auto', model: ' ', maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: '',
+      editsThroughEditor: false,
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
-      approvals: null,
+      editsThroughEditor: false, approvals: null,
     });
   });
 
@@ -46,7 +47,7 @@ describe('daemonSettingsFrom', () => {
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
-      replayFile: '/tmp/s.json', approvals: null,
+      replayFile: '/tmp/s.json', editsThroughEditor: null, approvals: null,
     });
   });
 
