@@ -473,12 +473,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   it('a selection attached as a chip goes with the prompt as a context item; the chip can be removed', async () => {
     playNext([{ text: 'That line greets.' }]);
     // a.txt in the editor, all of it selected.
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('a.txt');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'a.txt' }).first().click();
+    await openFile(page, 'a.txt');
     await page.locator('.monaco-editor .view-line', { hasText: 'hello from a.txt' }).first().click();
     await page.keyboard.press('Control+A');
     await frame.locator('[data-attach="selection"]').click();

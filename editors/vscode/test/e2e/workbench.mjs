@@ -1,14 +1,20 @@
 // Driving the VS Code workbench in a browser page like a person: the command palette, input
 // boxes, notifications, and the harness9 chat view inside its webview.
 
-/** Runs a command from the palette (F1), by its title, clicking its row. */
-export async function runCommand(page, title) {
+/** Opens the command palette (F1, which reaches the workbench even from a webview); its input. */
+async function openPalette(page) {
   const input = page.locator('.quick-input-widget input');
   await retry(30_000, async () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
     await input.waitFor({ state: 'visible', timeout: 2_000 });
   });
+  return input;
+}
+
+/** Runs a command from the palette (F1), by its title, clicking its row. */
+export async function runCommand(page, title) {
+  const input = await openPalette(page);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   // Commands of an extension are listed once its host has started, and the palette filters
   // what it had when the text was typed: type again until the row shows.
@@ -133,17 +139,17 @@ export async function approvalNote(frame, runIndex, toolIndex = 0) {
 
 /** Opens a workspace file in the editor by Quick Open, as a user would. */
 export async function openFile(page, name) {
-  const input = page.locator('.quick-input-widget input');
-  // F1 reaches the workbench even from a webview (Ctrl+P may not); without its ">" the box is
-  // Quick Open's file search.
-  await retry(20_000, async () => {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 2_000 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  // The palette without its ">" is Quick Open's file search (Ctrl+P may not reach the workbench
+  // from a webview). A file just created shows once the file search has noticed it, and a click
+  // while the list is still filtering may land on another row: try again until the file is open.
+  await retry(30_000, async () => {
+    const input = await openPalette(page);
+    await input.fill(name);
+    await row.waitFor({ state: 'visible', timeout: 3_000 });
+    await row.click();
+    await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 3_000 });
   });
-  await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
 /** The text of the active editor's lines as shown (Monaco renders spaces as no-break spaces). */
