@@ -631,7 +631,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
     const tools = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args]);
     assert.deepEqual(tools, [['✓', 'read', 'story.txt'], ['✓', 'edited', 'story.txt']]);
-    await shot('17-edited-in-editor');
+    await run.locator('.usage').scrollIntoViewIfNeeded();
+    await shot('17-edited-in-editor', 'editor-edit');
 
     // The change row's link: VS Code's diff editor, the user's text beside the agent's.
     await run.locator('[data-action="open-change"]').click();
