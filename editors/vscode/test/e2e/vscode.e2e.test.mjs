@@ -285,6 +285,77 @@ async function noProviderError() {
   return toast;
 }
 
+/**
+ * The steps of the editor-true files test, on the fake LLM: the user's unsaved line in story.txt
+ * is read by the agent and edited in the editor; the diff link; Ctrl+Z; a save without conflict.
+ */
+async function editUnsavedBuffer(storyFile) {
+  await fakeLLM.script(STORY_TURNS);
+  await runCommand(page, 'harness9: Focus Chat');
+  frame = await runViewFrame(page);
+  await openFile(page, 'story.txt');
+  // The user types a line and does not save it.
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('typed, not saved', { delay: 10 });
+  await page.keyboard.press('Escape');
+  await page.locator('.tab.active.dirty', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+  assert.equal(fs.readFileSync(storyFile, 'utf8'), 'first line\n');
+  await shot('16-unsaved-buffer');
+
+  const index = await frame.locator('article.run').count();
+  await sendFromChat(frame, 'Read story.txt and finish its second line.');
+  await waitForRunStatus(frame, index, 'completed', 30_000);
+  const run = frame.locator('article.run').nth(index);
+  // What the model got from read_file: the buffer, unsaved line and all.
+  const read = run.locator('details.tool').first();
+  await read.locator('summary').click();
+  const readOutput = await read.locator('pre.output').textContent();
+  assert.match(readOutput, /typed, not saved/);
+  assert.match(readOutput, /changes not saved to the file on disk/);
+  // And the model was sent it: the tool result in the second request the fake LLM received.
+  const requests = await fakeLLM.requests();
+  assert.equal(requests.length, 3);
+  const toolResults = requests[1].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+  assert.match(toolResults.at(-1), /first line\ntyped, not saved/);
+  // The edit landed in the buffer, and the same text on disk; the buffer is not left modified.
+  const edited = 'first line\ntyped, not saved, and finished by the agent';
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
+    .waitFor({ timeout: 10_000 });
+  assert.deepEqual(await editorLines(page), edited.split('\n'));
+  assert.equal(fs.readFileSync(storyFile, 'utf8'), edited);
+  await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+  const tools = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args]);
+  assert.deepEqual(tools, [['✓', 'read', 'story.txt'], ['✓', 'edited', 'story.txt']]);
+  await run.locator('.usage').scrollIntoViewIfNeeded();
+  await shot('17-edited-in-editor', 'editor-edit');
+
+  // The change row's link: VS Code's diff editor, the user's text beside the agent's.
+  await run.locator('[data-action="open-change"]').click();
+  const diffEditor = page.locator('.monaco-diff-editor');
+  await diffEditor.first().waitFor({ timeout: 15_000 });
+  await page.locator('.tab.active', { hasText: "story.txt: the agent's change" }).waitFor({ timeout: 10_000 });
+  await diffEditor.locator('.editor.original .view-line', { hasText: 'typed, not saved' }).first().waitFor({ timeout: 10_000 });
+  await diffEditor.locator('.editor.modified .view-line', { hasText: 'finished by the agent' }).first().waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(300);
+  await shot('18-change-diff-editor');
+
+  // Ctrl+Z in the editor takes the agent's edit back, and only it.
+  await openFile(page, 'story.txt');
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
+  await page.keyboard.press('Control+Z');
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
+    .waitFor({ state: 'detached', timeout: 10_000 });
+  assert.deepEqual(await editorLines(page), ['first line', 'typed, not saved']);
+  // Saving it meets no "the content of the file is newer" conflict: the editor knows the file.
+  await page.keyboard.press('Control+S');
+  await waitFor(() => fs.readFileSync(storyFile, 'utf8'), (t) => t === 'first line\ntyped, not saved', 10_000);
+  await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
+  const conflicts = page.locator('.notification-toast, .monaco-dialog-box', { hasText: /newer|changed on disk|conflict/i });
+  assert.equal(await conflicts.count(), 0, 'no "file changed on disk" question');
+  await shot('19-undone');
+}
+
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
@@ -594,71 +665,12 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     fs.writeFileSync(storyFile, 'first line\n');
     fakeLLM = await startFakeLLM(PYTHON, REPO);
     await useFakeLLM(fakeLLM);
-    await fakeLLM.script(STORY_TURNS);
-    await runCommand(page, 'harness9: Focus Chat');
-    frame = await runViewFrame(page);
-    await openFile(page, 'story.txt');
-    // The user types a line and does not save it.
-    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('typed, not saved', { delay: 10 });
-    await page.keyboard.press('Escape');
-    await page.locator('.tab.active.dirty', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
-    assert.equal(fs.readFileSync(storyFile, 'utf8'), 'first line\n');
-    await shot('16-unsaved-buffer');
-
-    const index = await frame.locator('article.run').count();
-    await sendFromChat(frame, 'Read story.txt and finish its second line.');
-    await waitForRunStatus(frame, index, 'completed', 30_000);
-    const run = frame.locator('article.run').nth(index);
-    // What the model got from read_file: the buffer, unsaved line and all.
-    const read = run.locator('details.tool').first();
-    await read.locator('summary').click();
-    const readOutput = await read.locator('pre.output').textContent();
-    assert.match(readOutput, /typed, not saved/);
-    assert.match(readOutput, /changes not saved to the file on disk/);
-    // And the model was sent it: the tool result in the second request the fake LLM received.
-    const requests = await fakeLLM.requests();
-    assert.equal(requests.length, 3);
-    const toolResults = requests[1].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    assert.match(toolResults.at(-1), /first line\ntyped, not saved/);
-    // The edit landed in the buffer, and the same text on disk; the buffer is not left modified.
-    const edited = 'first line\ntyped, not saved, and finished by the agent';
-    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
-      .waitFor({ timeout: 10_000 });
-    assert.deepEqual(await editorLines(page), edited.split('\n'));
-    assert.equal(fs.readFileSync(storyFile, 'utf8'), edited);
-    await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
-    const tools = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args]);
-    assert.deepEqual(tools, [['✓', 'read', 'story.txt'], ['✓', 'edited', 'story.txt']]);
-    await run.locator('.usage').scrollIntoViewIfNeeded();
-    await shot('17-edited-in-editor', 'editor-edit');
-
-    // The change row's link: VS Code's diff editor, the user's text beside the agent's.
-    await run.locator('[data-action="open-change"]').click();
-    const diffEditor = page.locator('.monaco-diff-editor');
-    await diffEditor.first().waitFor({ timeout: 15_000 });
-    await page.locator('.tab.active', { hasText: "story.txt: the agent's change" }).waitFor({ timeout: 10_000 });
-    await diffEditor.locator('.editor.original .view-line', { hasText: 'typed, not saved' }).first().waitFor({ timeout: 10_000 });
-    await diffEditor.locator('.editor.modified .view-line', { hasText: 'finished by the agent' }).first().waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(300);
-    await shot('18-change-diff-editor');
-
-    // Ctrl+Z in the editor takes the agent's edit back, and only it.
-    await openFile(page, 'story.txt');
-    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'first line' }).click();
-    await page.keyboard.press('Control+Z');
-    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'finished by the agent' })
-      .waitFor({ state: 'detached', timeout: 10_000 });
-    assert.deepEqual(await editorLines(page), ['first line', 'typed, not saved']);
-    // Saving it meets no "the content of the file is newer" conflict: the editor knows the file.
-    await page.keyboard.press('Control+S');
-    await waitFor(() => fs.readFileSync(storyFile, 'utf8'), (t) => t === 'first line\ntyped, not saved', 10_000);
-    await page.locator('.tab.active:not(.dirty)', { hasText: 'story.txt' }).waitFor({ timeout: 10_000 });
-    const conflicts = page.locator('.notification-toast, .monaco-dialog-box', { hasText: /newer|changed on disk|conflict/i });
-    assert.equal(await conflicts.count(), 0, 'no "file changed on disk" question');
-    await shot('19-undone');
-    await leaveFakeLLM();
+    try {
+      await editUnsavedBuffer(storyFile);
+    } finally {
+      // Whatever happened, the tests after this one get the replay model back.
+      await leaveFakeLLM();
+    }
   });
 
   it('a running command shows its output in the chat as it comes (tool_output)', async () => {

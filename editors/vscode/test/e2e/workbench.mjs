@@ -145,9 +145,9 @@ export async function openFile(page, name) {
   // while the list is still filtering may land on another row: try again until the file is open.
   await retry(30_000, async () => {
     const input = await openPalette(page);
-    await input.fill(name);
+    await input.fill(name, { timeout: 3_000 });
     await row.waitFor({ state: 'visible', timeout: 3_000 });
-    await row.click();
+    await row.click({ timeout: 3_000 });
     await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 3_000 });
   });
 }
