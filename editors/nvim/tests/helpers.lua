@@ -153,21 +153,16 @@ function M.setup(extra)
   }, extra or {}))
 end
 
-local function server_list(key)
+--- Fails unless the running daemon lists `name` under `key` of its experimental.harness9
+--- capabilities ("methods" or "progressKinds"). The daemon is built from this same tree: one
+--- that lacks a part the plugin uses is a defect to report, not a reason to skip.
+function M.expect_served(key, name)
   local client = require("harness9.client").find(require("harness9").config)
   local caps = client and client.server_capabilities or {}
   local ours = type(caps.experimental) == "table" and caps.experimental.harness9 or {}
-  return type(ours[key]) == "table" and ours[key] or {}
-end
-
---- The agent/* methods the running daemon serves (its experimental.harness9.methods).
-function M.server_methods()
-  return server_list("methods")
-end
-
---- The agent/progress kinds the running daemon sends (experimental.harness9.progressKinds).
-function M.server_progress_kinds()
-  return server_list("progressKinds")
+  if not (type(ours[key]) == "table" and vim.tbl_contains(ours[key], name)) then
+    M.fail(string.format("the daemon's %s lack %s: %s", key, name, vim.inspect(ours[key])))
+  end
 end
 
 --- Runs `scenario` (a function) and quits: 0 when it returned, 1 on an error or Neovim error messages.
