@@ -123,14 +123,20 @@ function M.floats()
   return out
 end
 
---- Replaces vim.ui.select with a picker answering, later as an asynchronous picker does, with
---- the next of `answers` (a label, or a number picking that item). Returns the questions asked.
-function M.fake_select(answers)
+--- Replaces vim.ui.select with a picker that records each question ({ prompt, labels, previews =
+--- the floating windows open meanwhile, items, on_choice }) and answers, later as an asynchronous
+--- picker does, with the next of `answers`: a label, or a number picking that item; for `false`
+--- it never answers and calls `unanswered()` instead. Returns the questions asked.
+function M.fake_select(answers, unanswered)
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
     local labels = vim.tbl_map(opts.format_item or tostring, items)
-    table.insert(asked, { prompt = opts.prompt, labels = labels })
+    table.insert(asked, { prompt = opts.prompt, labels = labels, previews = M.floats(), items = items,
+      on_choice = on_choice })
     local want = table.remove(answers, 1)
+    if want == false then
+      return unanswered()
+    end
     vim.schedule(function()
       for i, label in ipairs(labels) do
         if i == want or label == want then
@@ -141,6 +147,19 @@ function M.fake_select(answers)
     end)
   end
   return asked
+end
+
+--- Replaces vim.ui.input with one answering `answer`, later as an asynchronous prompt does.
+--- Returns the prompts asked.
+function M.fake_input(answer)
+  local prompts = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(prompts, opts.prompt)
+    vim.schedule(function()
+      on_confirm(answer)
+    end)
+  end
+  return prompts
 end
 
 --- The plugin set up as the README says, against the test daemon and its scripted model.
