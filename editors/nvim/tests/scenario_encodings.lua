@@ -1,7 +1,8 @@
 -- The agent edits, through the editor, open files whose bytes the buffer does not show as they
 -- are: a UTF-8 BOM (kept out of the buffer text by 'bomb'), CRLF line endings ('fileformat=dos'
--- keeps the CR out of the lines), and both. The disk keeps its BOM and line endings, the buffer
--- shows the edit (no BOM, no CR in its lines, 'bomb' and 'fileformat' unchanged) and `u` undoes it.
+-- keeps the CR out of the lines), both, and neither; the edit turns a line into two. The disk
+-- keeps its BOM and line endings; the buffer shows the edit (no BOM, no CR in its lines, 'bomb'
+-- and 'fileformat' unchanged), is unmodified, and the first `u` undoes the edit.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 
@@ -41,8 +42,8 @@ h.main(function()
     return not harness9.running()
   end)
   for _, file in ipairs(FILES) do
-    h.expect_equal(file.name .. " on disk", bytes(file, { "alpha", "gamma" }), h.workspace_file(file.name))
-    h.expect_equal(file.name .. " in its buffer", { lines = { "alpha", "gamma" }, bomb = file.bomb,
+    h.expect_equal(file.name .. " on disk", bytes(file, { "alpha", "gamma", "delta" }), h.workspace_file(file.name))
+    h.expect_equal(file.name .. " in its buffer", { lines = { "alpha", "gamma", "delta" }, bomb = file.bomb,
       fileformat = file.fileformat }, shown(file.buf))
     h.expect_equal(file.name .. " saved", false, vim.bo[file.buf].modified)
     vim.api.nvim_set_current_buf(file.buf)
