@@ -102,9 +102,9 @@ class EditorWorkspace(DiskWorkspace):
         document = self.document(path) if self._through_editor else None
         if document is None:
             return await super().write_text(path, text, tool=tool, base=base)
-        old, version = document.source, document.version
-        text, bom = await asyncio.to_thread(self._split_bom, path, old, text)
+        text, bom = await asyncio.to_thread(self._split_bom, path, document.source, text)
         data = encode_text(text, path)
+        old, version = document.source, document.version
         if base is not None and base.fingerprint != self._encode(document)[1]:
             raise Moved(f"Error: {path} changed in the editor while it was being written")
         if old != text:
