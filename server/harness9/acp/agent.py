@@ -22,6 +22,7 @@ from acp.schema import (
 )
 
 from harness9.acp.errors import invalid_params, request_failed
+from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.permissions import ClientApprover
@@ -53,10 +54,15 @@ class Harness9Agent:
     settings of `--settings` over the environment's."""
 
     def __init__(
-        self, service: AgentService | None = None, settings: dict[str, Any] | None = None
+        self,
+        service: AgentService | None = None,
+        settings: dict[str, Any] | None = None,
+        client_capabilities: Any = None,
     ) -> None:
         self.service = service if service is not None else AgentService()
         self.settings = settings or {}  # `--settings`, over the environment
+        # What the client offered in `initialize` (answered early, or by `initialize` below).
+        self.fs = FsOffer.of(client_capabilities)
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
 
@@ -70,9 +76,12 @@ class Harness9Agent:
         assert self._client is not None, "on_connect runs before any request"
         return self._client
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **kwargs: Any
+    ) -> InitializeResponse:
         """Protocol version 1; sessions load; prompts take text and embedded context (the
         answer `hello` gives when it answers before the SDK has loaded)."""
+        self.fs = FsOffer.of(client_capabilities)
         return InitializeResponse.model_validate(INITIALIZE_RESULT)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -115,9 +124,13 @@ class Harness9Agent:
         settings = resolve(from_environment(os.environ), self.settings)
         stream = UpdateStream(self.client, session_id)
 
+        files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
+
         async def wire(context: RunContext) -> RunWiring:
-            subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
-            return RunWiring(subscribers, ClientApprover(self.client, session_id, root, stream))
+            updates = RunUpdates(stream, root, files)
+            subscribers: list[Subscriber] = [BlockLogger(_block_log), updates]
+            approver = ClientApprover(self.client, session_id, root, stream)
+            return RunWiring(subscribers, approver, files)
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.
