@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+from acp import RequestError
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from tests.acp.agent import AcpAgent, StartAgent
+from tests.acp.agent import AcpAgent, StartAgent, capabilities
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
 
@@ -46,6 +48,18 @@ async def test_read_file_sees_the_clients_unsaved_text(
     assert seen.startswith("alpha, edited but not saved\n")
     assert "changes not saved to the file on disk" in seen
     assert agent.client.reads == [a]
+
+
+async def test_the_offer_counts_also_when_the_sdk_answers_initialize(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai(fake_llm), initialize=False)
+    with pytest.raises(RequestError):  # not answered early: the SDK answers what follows
+        await agent.conn._conn.send_request("initialize", {"clientCapabilities": {}})
+    await agent.conn.initialize(protocol_version=1, client_capabilities=capabilities(True))
+    agent.client.buffers[str(workspace / "a.txt")] = "from the buffer\n"
+    await run(agent, workspace, fake_llm, Call("read_file", {"path": "a.txt"}, id="r"))
+    assert tool_outputs(fake_llm)["r"].startswith("from the buffer\n")
 
 
 async def test_edits_match_the_clients_text_and_land_in_the_client_not_on_disk(
