@@ -14,7 +14,6 @@ from acp import (
     resource_block,
     resource_link_block,
 )
-from acp.schema import McpServerStdio
 
 from tests.acp.agent import StartAgent
 from tests.fakellm.server import FakeLLM
@@ -111,18 +110,6 @@ async def test_embedded_resources_and_workspace_links_reach_the_model(
     assert '<context uri="file:///x/notes.md">\nunsaved notes\n</context>' in prompt
     assert f'<context uri="{(workspace / "a.txt").as_uri()}">\nalpha\n' in prompt
     assert "root:" not in prompt and "(not attached:" in prompt
-
-
-async def test_mcp_servers_are_accepted_and_reported_unsupported(
-    start: StartAgent, fake_llm: FakeLLM, workspace: Path
-) -> None:
-    agent = await start(env=openai(fake_llm))
-    server = McpServerStdio(name="files", command="/bin/true", args=[], env=[])
-    session = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[server])).session_id
-    assert session.startswith("s-")
-    fake_llm.script([Reply("ok")])
-    await agent.prompt(session, "x")
-    assert "MCP servers are not supported yet; not starting: files" in agent.stderr.read_text()
 
 
 async def test_a_client_that_goes_away_takes_the_tool_processes_with_it(

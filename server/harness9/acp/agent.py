@@ -25,12 +25,14 @@ from harness9.acp.errors import invalid_params, request_failed
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
+from harness9.acp.mcp import SessionServers, session_servers
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt import prompt_text
 from harness9.acp.stream import UpdateStream
-from harness9.acp.updates import RunUpdates
+from harness9.acp.updates import RunUpdates, warning_text
 from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
+from harness9.mcp.config import McpServerConfig
 from harness9.service.runs import (
     AgentService,
     RunCancelled,
@@ -65,6 +67,7 @@ class Harness9Agent:
         self.fs = FsOffer.of(client_capabilities)
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
+        self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
@@ -92,9 +95,10 @@ class Harness9Agent:
     ) -> NewSessionResponse:
         """A new session whose tools act on `cwd`."""
         root = _workspace_root(cwd)
-        _mcp_unsupported(mcp_servers)
+        servers = _servers(mcp_servers)
         session = self.service.session(None, root)
         self._roots[session.id] = root
+        self._servers[session.id] = servers
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(
@@ -102,7 +106,7 @@ class Harness9Agent:
     ) -> LoadSessionResponse:
         """Show a session again (`session/update`s of its history), then answer."""
         root = _workspace_root(cwd)
-        _mcp_unsupported(mcp_servers)
+        servers = _servers(mcp_servers)
         try:
             session = self.service.known_session(session_id)
         except UnknownSession as exc:
@@ -110,6 +114,7 @@ class Harness9Agent:
         except RunError as exc:  # another harness9 process holds it
             raise request_failed(exc) from None
         self._roots[session_id] = root
+        self._servers[session_id] = servers
         stream = UpdateStream(self.client, session_id)
         replay(session.history, stream, root)
         await stream.drain()
@@ -123,7 +128,7 @@ class Harness9Agent:
         text = prompt_text(prompt, root)
         settings = resolve(from_environment(os.environ), self.settings)
         stream = UpdateStream(self.client, session_id)
-
+        servers = self._mcp_servers(session_id, stream)
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
 
         async def wire(context: RunContext) -> RunWiring:
@@ -135,7 +140,9 @@ class Harness9Agent:
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.
         run = asyncio.ensure_future(
-            self.service.run(RunRequest(text, root, settings, session_id), wire)
+            self.service.run(
+                RunRequest(text, root, settings, session_id, mcp_servers=servers), wire
+            )
         )
         try:
             outcome = await run
@@ -159,6 +166,15 @@ class Harness9Agent:
                 total_tokens=usage.input_tokens + usage.output_tokens,
             ),
         )
+
+    def _mcp_servers(self, session_id: str, stream: UpdateStream) -> tuple[McpServerConfig, ...]:
+        """The session's own MCP servers; the notes on those left out are told once, at the
+        session's first prompt (the client knows the session by then)."""
+        servers = self._servers.get(session_id, SessionServers())
+        for note in servers.notes:
+            stream.text("message", warning_text(note))
+        self._servers[session_id] = SessionServers(servers.configs)
+        return servers.configs
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -198,7 +214,9 @@ def _workspace_root(cwd: str) -> str:
     return cwd
 
 
-def _mcp_unsupported(servers: Sequence[Any] | None) -> None:
-    if servers:
-        names = ", ".join(getattr(s, "name", "?") for s in servers)
-        _log.warning("MCP servers are not supported yet; not starting: %s", names)
+def _servers(given: Sequence[Any] | None) -> SessionServers:
+    """The session's MCP servers; those left out are logged (and told at the first prompt)."""
+    servers = session_servers(given)
+    for note in servers.notes:
+        _log.warning("%s", note)
+    return servers

@@ -68,6 +68,7 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
     try:
         await run_agent(cast(Agent, agent), writer, reader)
     finally:
+        await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
 
 

@@ -34,6 +34,7 @@ from harness9.engine.events import (
     ThinkingDone,
     ToolFinished,
     ToolStarted,
+    ToolsWarning,
     UsageReported,
 )
 from harness9.schema import ToolCall, ToolResult
@@ -64,6 +65,11 @@ def read_for_diff(root: str, path: str) -> str | object:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return _UNREADABLE
+
+
+def warning_text(message: str) -> str:
+    """A warning for the user (an MCP server left out, say), as agent text of its own."""
+    return f"⚠ harness9: {message}\n\n"
 
 
 def start_update(call: ToolCall, root: str) -> Any:
@@ -112,6 +118,8 @@ class RunUpdates:
                 self._started(event.call)
             case ToolFinished():
                 self._finished(event.call, event.result)
+            case ToolsWarning():
+                self._stream.text("message", warning_text(event.message))
             case UsageReported() if event.context_window > 0:
                 used = event.usage.input_tokens + event.usage.output_tokens
                 self._stream.push(UsageUpdate(

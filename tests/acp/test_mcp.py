@@ -1,0 +1,103 @@
+"""MCP servers a client gives with `session/new` / `session/load`: started for that session,
+their tools offered to it alone, stopped when the agent exits; other kinds said unsupported."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+
+from tests.acp.agent import StartAgent
+from tests.fakellm.server import FakeLLM
+from tests.fakellm.steps import Call, Reply
+
+pytestmark = pytest.mark.timeout(60)
+
+EDGE = str(Path(__file__).resolve().parents[1] / "mcp" / "edge_server.py")
+TIME = McpServerStdio(
+    name="time", command=sys.executable,
+    args=["-m", "mcp_server_time", "--local-timezone", "UTC"], env=[],
+)
+
+
+def openai(fake: FakeLLM) -> dict[str, str]:
+    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake"}
+
+
+def offered(fake: FakeLLM, request: int) -> set[str]:
+    """The tool names offered to the model in one request."""
+    return {tool["function"]["name"] for tool in fake.requests[request].body["tools"]}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:  # a zombie is dead for our purposes
+        return handle.read().split(")")[-1].split()[0] != "Z"
+
+
+async def test_a_sessions_stdio_servers_serve_that_session_alone(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai(fake_llm))
+    web = HttpMcpServer(type="http", name="web", url="http://127.0.0.1:9/mcp", headers=[])
+    session = (await agent.conn.new_session(
+        cwd=str(workspace), mcp_servers=[TIME, web]
+    )).session_id
+    call = Call("mcp__time__get_current_time", {"timezone": "UTC"}, id="t")
+    fake_llm.script([Reply("", [call]), Reply("it is late")])
+    assert (await agent.prompt(session, "what time is it?")).stop_reason == "end_turn"
+    assert {"mcp__time__get_current_time", "read_file"} <= offered(fake_llm, 0)
+    [result] = [m for m in fake_llm.requests[1].messages if m.get("role") == "tool"]
+    assert '"timezone": "UTC"' in result["content"]
+    assert agent.client.tool_updates(session, "t")[-1]["status"] == "completed"
+    said = agent.client.text(session)
+    assert "MCP server 'web' is not started: it is an http server" in said
+    assert said.endswith("it is late")
+    assert "MCP server 'web' is not started" in agent.stderr.read_text()
+
+    other = await agent.new_session(workspace)
+    fake_llm.script([Reply("no clock here")])
+    await agent.prompt(other, "and here?")
+    assert not any(name.startswith("mcp__") for name in offered(fake_llm, -1))
+    assert "not started" not in agent.client.text(other)
+
+
+async def test_the_sessions_servers_stop_when_the_agent_exits(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    edge = McpServerStdio(name="edge", command=sys.executable, args=[EDGE],
+                          env=[EnvVariable(name="EDGE_PID_FILE", value=str(pids))])
+    agent = await start(env=openai(fake_llm))
+    session = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[edge])).session_id
+    fake_llm.script([Reply("", [Call("mcp__edge__echo", {"text": "hi"}, id="e")]),
+                     Reply("done")])
+    await agent.prompt(session, "echo")
+    [pid] = [int(line) for line in pids.read_text().split()]
+    assert alive(pid)
+    agent.process.stdin.close()
+    async with asyncio.timeout(10):
+        await agent.process.wait()
+        while alive(pid):
+            await asyncio.sleep(0.05)
+
+
+async def test_a_session_loaded_again_starts_the_servers_it_is_given_now(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai(fake_llm))
+    session = await agent.new_session(workspace)
+    fake_llm.script([Reply("no tools yet")])
+    await agent.prompt(session, "one")
+    assert not any(name.startswith("mcp__") for name in offered(fake_llm, -1))
+    await agent.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[TIME])
+    fake_llm.script([Reply("a clock now")])
+    await agent.prompt(session, "two")
+    assert "mcp__time__convert_time" in offered(fake_llm, -1)
