@@ -1,5 +1,6 @@
 """The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
-`session/prompt` and `session/cancel` on the front-end-neutral service (see docs/acp.md)."""
+`session/set_mode`, `session/prompt` and `session/cancel` on the front-end-neutral service
+(see docs/acp.md)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     SessionInfo,
+    SessionModeState,
+    SetSessionModeResponse,
     StopReason,
     Usage,
 )
@@ -25,7 +28,9 @@ from harness9.acp.errors import invalid_params, request_failed
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
+from harness9.acp.listing import page_of
 from harness9.acp.mcp import SessionServers, session_servers
+from harness9.acp.modes import default_mode, is_mode, mode_state, with_mode
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt import prompt_text
 from harness9.acp.stream import UpdateStream
@@ -43,7 +48,7 @@ from harness9.service.runs import (
     UnknownSession,
 )
 from harness9.service.sessions import iso_time
-from harness9.service.settings import from_environment, resolve
+from harness9.service.settings import RunSettings, from_environment, resolve
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
@@ -68,6 +73,7 @@ class Harness9Agent:
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
+        self._modes: dict[str, str] = {}  # the approval mode a session was set to
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
@@ -99,7 +105,7 @@ class Harness9Agent:
         session = self.service.session(None, root)
         self._roots[session.id] = root
         self._servers[session.id] = servers
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, modes=self._mode_state(session.id))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
@@ -118,7 +124,7 @@ class Harness9Agent:
         stream = UpdateStream(self.client, session_id)
         replay(session.history, stream, root)
         await stream.drain()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=self._mode_state(session_id))
 
     async def prompt(self, session_id: str, prompt: Sequence[Any], **kwargs: Any) -> PromptResponse:
         """One run on the session; answers when it ends, after its last update."""
@@ -126,7 +132,7 @@ class Harness9Agent:
         if root is None:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
-        settings = resolve(from_environment(os.environ), self.settings)
+        settings = self._settings(session_id)
         stream = UpdateStream(self.client, session_id)
         servers = self._mcp_servers(session_id, stream)
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
@@ -167,6 +173,18 @@ class Harness9Agent:
             ),
         )
 
+    def _settings(self, session_id: str) -> RunSettings:
+        """The settings of the session's next run: `--settings` over the environment, in the
+        mode the session was set to."""
+        settings = resolve(from_environment(os.environ), self.settings)
+        mode = self._modes.get(session_id)
+        return settings if mode is None else with_mode(settings, mode)
+
+    def _mode_state(self, session_id: str) -> SessionModeState:
+        """The session's `modes`: the approval modes, the current one as the client set it,
+        else as the settings give it."""
+        return mode_state(default_mode(self._settings(session_id)))
+
     def _mcp_servers(self, session_id: str, stream: UpdateStream) -> tuple[McpServerConfig, ...]:
         """The session's own MCP servers; the notes on those left out are told once, at the
         session's first prompt (the client knows the session by then)."""
@@ -180,19 +198,31 @@ class Harness9Agent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The stored sessions of `cwd` (else of every workspace this client opened), newest
-        first; all in one page."""
+        first, a page at a time."""
         roots = [_workspace_root(cwd)] if cwd is not None else sorted(set(self._roots.values()))
         metas = [meta for root in roots for meta in self.service.stored_sessions(root)]
-        metas.sort(key=lambda meta: meta.updated_at, reverse=True)
-        return ListSessionsResponse(sessions=[
+        page, next_cursor = page_of(metas, cursor)
+        sessions = [
             SessionInfo(
                 session_id=meta.session_id,
                 cwd=meta.workspace_root,
                 title=meta.title or None,
                 updated_at=iso_time(meta.updated_at),
             )
-            for meta in metas
-        ])
+            for meta in page
+        ]
+        return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """`session/set_mode`: the approval mode of the session's next prompts."""
+        if session_id not in self._roots:
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        if not is_mode(mode_id):
+            raise invalid_params("modeId", f"unknown mode {mode_id!r}")
+        self._modes[session_id] = mode_id
+        return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
