@@ -26,6 +26,8 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
+from tests.fakellm.server import FakeLLM
+
 Answer = str | None  # an option id to select, or None for the `cancelled` outcome
 
 
@@ -150,6 +152,11 @@ class AcpAgent:
 StartAgent = Callable[..., Any]
 
 
+def openai_env(fake: FakeLLM, **extra: str) -> dict[str, str]:
+    """The environment of an agent whose model is `fake` (OpenAI wire format), plus `extra`."""
+    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake", **extra}
+
+
 def capabilities(fs: bool) -> ClientCapabilities:
     """The client's capabilities: its file system offered for reading and writing, or not."""
     if not fs:
@@ -194,4 +201,4 @@ async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
         yield start
 
 
-__all__ = ["AcpAgent", "Agent", "RecordingClient", "StartAgent", "agent_factory"]
+__all__ = ["AcpAgent", "Agent", "RecordingClient", "StartAgent", "agent_factory", "openai_env"]

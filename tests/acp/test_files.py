@@ -10,13 +10,9 @@ import pytest
 from acp import RequestError
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from tests.acp.agent import AcpAgent, StartAgent, capabilities
+from tests.acp.agent import AcpAgent, StartAgent, capabilities, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
-
-
-def openai(fake: FakeLLM) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake"}
 
 
 def tool_outputs(fake: FakeLLM) -> dict[str, str]:
@@ -40,7 +36,7 @@ def final(agent: AcpAgent, session: str, call_id: str) -> dict[str, Any]:
 async def test_read_file_sees_the_clients_unsaved_text(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     a = str(workspace / "a.txt")
     agent.client.buffers[a] = "alpha, edited but not saved\n"
     await run(agent, workspace, fake_llm, Call("read_file", {"path": "a.txt"}, id="r"))
@@ -53,7 +49,7 @@ async def test_read_file_sees_the_clients_unsaved_text(
 async def test_the_offer_counts_also_when_the_sdk_answers_initialize(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), initialize=False)
+    agent = await start(env=openai_env(fake_llm), initialize=False)
     with pytest.raises(RequestError):  # not answered early: the SDK answers what follows
         await agent.conn._conn.send_request("initialize", {"clientCapabilities": {}})
     await agent.conn.initialize(protocol_version=1, client_capabilities=capabilities(True))
@@ -65,7 +61,7 @@ async def test_the_offer_counts_also_when_the_sdk_answers_initialize(
 async def test_edits_match_the_clients_text_and_land_in_the_client_not_on_disk(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     a, b = str(workspace / "a.txt"), str(workspace / "new" / "b.txt")
     agent.client.buffers[a] = "alpha\nunsaved line\n"
     await run(
@@ -92,7 +88,7 @@ async def test_edits_match_the_clients_text_and_land_in_the_client_not_on_disk(
 async def test_a_client_that_saves_its_writes_lets_bash_see_them(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     agent.client.saves = True
     fake_llm.script([
         Reply("", [Call("write_file", {"path": "c.txt", "content": "written\n"}, id="w")]),
@@ -110,7 +106,7 @@ async def test_a_client_that_saves_its_writes_lets_bash_see_them(
 async def test_a_client_error_is_a_failed_call_the_model_reads(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     agent.client.fs_error = "the buffer is read-only"
     session = await run(
         agent, workspace, fake_llm,
@@ -130,7 +126,7 @@ async def test_a_client_error_is_a_failed_call_the_model_reads(
 async def test_the_stale_guard_sees_changes_made_in_the_client(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     a = str(workspace / "a.txt")
 
     def user_types(path: str) -> None:  # right after the agent read the file
@@ -155,7 +151,7 @@ async def test_paths_outside_the_workspace_never_reach_the_client(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     (workspace.parent / "secret.txt").write_text("secret\n")
-    agent = await start(env=openai(fake_llm), fs=True)
+    agent = await start(env=openai_env(fake_llm), fs=True)
     await run(
         agent, workspace, fake_llm,
         Call("read_file", {"path": "../secret.txt"}, id="r"),
@@ -169,7 +165,7 @@ async def test_paths_outside_the_workspace_never_reach_the_client(
 async def test_without_the_offer_the_tools_use_the_disk(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     agent.client.buffers[str(workspace / "a.txt")] = "never asked for\n"
     await run(agent, workspace, fake_llm,
               Call("edit_file", {"path": "a.txt", "source_text": "alpha", "target_text": "beta"}))

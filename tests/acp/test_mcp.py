@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
 
-from tests.acp.agent import StartAgent
+from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
 
@@ -23,9 +23,6 @@ TIME = McpServerStdio(
     args=["-m", "mcp_server_time", "--local-timezone", "UTC"], env=[],
 )
 
-
-def openai(fake: FakeLLM) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake"}
 
 
 def offered(fake: FakeLLM, request: int) -> set[str]:
@@ -45,7 +42,7 @@ def alive(pid: int) -> bool:
 async def test_a_sessions_stdio_servers_serve_that_session_alone(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     web = HttpMcpServer(type="http", name="web", url="http://127.0.0.1:9/mcp", headers=[])
     session = (await agent.conn.new_session(
         cwd=str(workspace), mcp_servers=[TIME, web]
@@ -75,7 +72,7 @@ async def test_the_sessions_servers_stop_when_the_agent_exits(
     pids = tmp_path / "pids"
     edge = McpServerStdio(name="edge", command=sys.executable, args=[EDGE],
                           env=[EnvVariable(name="EDGE_PID_FILE", value=str(pids))])
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[edge])).session_id
     fake_llm.script([Reply("", [Call("mcp__edge__echo", {"text": "hi"}, id="e")]),
                      Reply("done")])
@@ -92,7 +89,7 @@ async def test_the_sessions_servers_stop_when_the_agent_exits(
 async def test_a_session_loaded_again_starts_the_servers_it_is_given_now(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     fake_llm.script([Reply("no tools yet")])
     await agent.prompt(session, "one")

@@ -9,19 +9,15 @@ from acp import RequestError
 
 from harness9.acp.listing import page_of
 from harness9.service.session_log import SessionMeta
-from tests.acp.agent import StartAgent
+from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
-
-
-def openai(fake: FakeLLM) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake"}
 
 
 async def test_sessions_offer_the_approval_modes_and_the_client_picks_one(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm))  # HARNESS9_APPROVALS=yolo
+    agent = await start(env=openai_env(fake_llm))  # HARNESS9_APPROVALS=yolo
     answer = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
     assert answer.modes is not None and answer.modes.current_mode_id == "yolo"
     ids = [mode.id for mode in answer.modes.available_modes]
