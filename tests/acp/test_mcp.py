@@ -98,3 +98,19 @@ async def test_a_session_loaded_again_starts_the_servers_it_is_given_now(
     fake_llm.script([Reply("a clock now")])
     await agent.prompt(session, "two")
     assert "mcp__time__convert_time" in offered(fake_llm, -1)
+
+
+async def test_a_server_that_fails_to_start_is_told_and_the_turn_goes_on(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    broken = McpServerStdio(name="broken", command=sys.executable, args=[EDGE, "fail-start"],
+                            env=[])
+    agent = await start(env=openai_env(fake_llm))
+    session = (await agent.conn.new_session(
+        cwd=str(workspace), mcp_servers=[broken]
+    )).session_id
+    fake_llm.script([Reply("fine without it")])
+    assert (await agent.prompt(session, "go")).stop_reason == "end_turn"
+    said = agent.client.text(session)
+    assert said.startswith("⚠ harness9: ") and "broken" in said
+    assert said.endswith("fine without it")

@@ -72,3 +72,22 @@ async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> 
         assert manager._servers == {}
     finally:
         await manager.shutdown()
+
+
+async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> None:
+    from harness9.service.runs import AgentService
+    from harness9.service.settings import RunSettings
+
+    service = AgentService(state=None)
+    settings = RunSettings(mcp_servers=(edge("shared"), edge("same")))
+    warnings: list[str] = []
+    try:
+        own = (edge("same"), edge("mine"))
+        tools = await service.mcp_tools(settings, warnings.append, ("s-1", own))
+        servers = [getattr(t, "server", None) for t in tools if t.name.endswith("__echo")]
+        assert servers == ["shared", "same", "mine"]  # the session's `same` left out
+        assert any("server 'same' is left out" in w for w in warnings)
+        other = await service.mcp_tools(settings, warnings.append, ("s-2", ()))
+        assert {getattr(t, "server", None) for t in other} == {"shared", "same"}
+    finally:
+        await service.shutdown()
