@@ -182,9 +182,9 @@ class AgentService:
                 sessionId=session_id,
                 runId=session.active.run_id,
             )
-        if session.restoring:
+        if session.rewriting is not None:
             raise RunError(
-                f"session {session_id} is being restored to a checkpoint; try again in a moment",
+                f"session {session_id} is being {session.rewriting}; try again in a moment",
                 "busy",
                 sessionId=session_id,
             )
@@ -226,7 +226,7 @@ class AgentService:
         repo = await self.workspace(entry.root).repo()
         if repo is None:
             raise RunError(self.workspace(entry.root).off or "checkpoints are off", "config")
-        session.restoring = True
+        session.rewriting = "restored to a checkpoint"
         try:
             restored = await repo.restore(entry.checkpoint_id)
             self.workspace(entry.root).kept += 1  # the restore's own undo checkpoint
@@ -235,8 +235,9 @@ class AgentService:
         except GitError as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session_id) from None
         finally:
-            session.restoring = False
+            session.rewriting = None
         del session.history[entry.history_len :]
+        session.history_rewritten()
         del session.checkpoints[session.checkpoints.index(entry) + 1 :]
         # The checkpoint the restore took first is offered too: restoring to it undoes the
         # restore's changes to the files (the conversation stays where the restore cut it).
@@ -264,7 +265,7 @@ class AgentService:
         """Forget a session and remove its stored copy; False for an unknown id. A `busy`
         `RunError` while it runs here or another daemon holds it."""
         session = self.sessions.get(session_id)
-        if session is not None and (session.active is not None or session.restoring):
+        if session is not None and (session.active is not None or session.rewriting is not None):
             raise RunError(f"session {session_id} is running; cancel it first", "busy",
                            sessionId=session_id)
         try:
@@ -276,7 +277,7 @@ class AgentService:
         """Compact a session now (prune, then a summary by the session's model).
         `UnknownSession`, a `busy` `RunError`, or a classified `RunError` from the provider."""
         session = self.session(session_id)
-        session.restoring = True  # no run may start while the history is rewritten
+        session.rewriting = "compacted"
         try:
             estimate = messages_tokens(session.history)
             provider = create_provider(provider_settings(settings))
@@ -285,7 +286,7 @@ class AgentService:
         except ProviderError as exc:
             raise RunError(exc.message, exc.kind, sessionId=session_id, **_status(exc)) from None
         finally:
-            session.restoring = False
+            session.rewriting = None
         if done.method != "none":
             self.sessions.note_compaction(session, {
                 "turn": 0, "method": done.method,
