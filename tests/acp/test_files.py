@@ -103,6 +103,22 @@ async def test_a_client_that_saves_its_writes_lets_bash_see_them(
     assert agent.client.writes == [(str(workspace / "c.txt"), "written\n")]
 
 
+async def test_a_bom_the_clients_text_leaves_out_is_no_unsaved_change(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_bytes(b"\xef\xbb\xbfalpha\n")
+    agent = await start(env=openai_env(fake_llm), fs=True)
+    a = str(workspace / "a.txt")
+    agent.client.buffers[a] = "alpha\n"  # editors keep the BOM out of the buffer's text
+    await run(agent, workspace, fake_llm, Call("read_file", {"path": "a.txt"}, id="r"))
+    assert tool_outputs(fake_llm)["r"] == "alpha\n"
+    (workspace / "a.txt").write_bytes(b"\xef\xbb\xbfbeta\n")  # as saving "beta" keeps it
+    agent.client.buffers[a] = "beta\n"
+    await run(agent, workspace, fake_llm, Call(
+        "edit_file", {"path": "a.txt", "source_text": "beta", "target_text": "beta"}, id="e"))
+    assert "not yet saved" not in tool_outputs(fake_llm)["e"]
+
+
 async def test_a_client_error_is_a_failed_call_the_model_reads(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:

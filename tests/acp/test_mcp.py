@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
@@ -114,3 +114,22 @@ async def test_a_server_that_fails_to_start_is_told_and_the_turn_goes_on(
     said = agent.client.text(session)
     assert said.startswith("⚠ harness9: ") and "broken" in said
     assert said.endswith("fine without it")
+
+
+def test_stdio_servers_become_configs_and_the_rest_notes() -> None:
+    from harness9.acp.mcp import session_servers
+
+    env = [EnvVariable(name="B", value="2"), EnvVariable(name="A", value="1")]
+    first = McpServerStdio(name="s", command="/bin/s", args=["-x"], env=env)
+    again = McpServerStdio(name="s", command="/bin/other", args=[], env=[])
+    sse = SseMcpServer(type="sse", name="feed", url="http://127.0.0.1:9/sse", headers=[])
+    servers = session_servers([first, again, sse])
+    [config] = servers.configs
+    assert (config.name, config.command, config.args) == ("s", "/bin/s", ("-x",))
+    assert config.env == (("A", "1"), ("B", "2"))
+    assert servers.notes == (
+        "MCP server 's' is given twice; the second one is not started",
+        "MCP server 'feed' is not started: it is an sse server, and harness9 starts stdio "
+        "MCP servers only",
+    )
+    assert session_servers(None) == session_servers([])

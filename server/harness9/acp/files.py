@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 
 from harness9.tools.approval_policy import relative_path
 from harness9.tools.base import ToolError, seconds_left
+from harness9.tools.edit_apply import BOM
 from harness9.tools.safe_path import open_beneath, resolve_beneath, safe_path
 from harness9.tools.workspace import (
     DiskWorkspace,
@@ -109,10 +110,11 @@ class ClientWorkspace(DiskWorkspace):
             raise ToolError(f"Error: file not found: {path}")
         if on_disk == "large" or not on_disk.utf8:
             return await super().read_page(path, offset, limit)
-        data = (await self._read(path)).encode("utf-8", "surrogatepass")
+        text = await self._read(path)
+        data = text.encode("utf-8", "surrogatepass")
         fingerprint = fingerprint_of(data)
         note = None
-        if fingerprint != on_disk.fingerprint:
+        if not _same_text(on_disk, text):
             note = (
                 f"this is the text of {self._shown(path)} open in the editor; it has changes "
                 "not saved to the file on disk"
@@ -148,15 +150,14 @@ class ClientWorkspace(DiskWorkspace):
             session_id=self._session_id, path=target, content=text
         ))
         self._changes[target] = Change(None if base is None else base.text, text)
-        fingerprint = fingerprint_of(data)
         on_disk = await asyncio.to_thread(self.read_disk, path)
         note = None
-        if on_disk is None or on_disk.fingerprint != fingerprint:
+        if not _same_text(on_disk, text):
             note = (
                 f"the change is in the editor's buffer of {self._shown(path)}, not yet saved to "
                 "disk: commands (bash) see the old file until it is saved"
             )
-        return Written("editor", fingerprint, note)
+        return Written("editor", fingerprint_of(data), note)
 
     def change(self, path: str) -> Change | None:
         """The last write through the client to the absolute `path` (taken: asked once)."""
@@ -222,6 +223,12 @@ class ClientWorkspace(DiskWorkspace):
 
     def _shown(self, path: str) -> str:
         return relative_path(path, os.fspath(self.root))
+
+
+def _same_text(on_disk: FileText | None, text: str) -> bool:
+    """Whether the file on disk holds `text` (a UTF-8 BOM the client's text leaves out is the
+    file's encoding, not a difference)."""
+    return on_disk is not None and on_disk.text.removeprefix(BOM) == text
 
 
 def _reason(exc: Exception) -> str:
