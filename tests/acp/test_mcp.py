@@ -4,7 +4,6 @@ their tools offered to it alone, stopped when the agent exits; other kinds said 
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, SseMcpServer
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -28,15 +28,6 @@ TIME = McpServerStdio(
 def offered(fake: FakeLLM, request: int) -> set[str]:
     """The tool names offered to the model in one request."""
     return {tool["function"]["name"] for tool in fake.requests[request].body["tools"]}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:  # a zombie is dead for our purposes
-        return handle.read().split(")")[-1].split()[0] != "Z"
 
 
 async def test_a_sessions_stdio_servers_serve_that_session_alone(

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("harness9.engine")
 
+SESSION_SERVERS_KEPT = 8  # sessions whose own MCP servers keep running between their runs
+
 
 class RunError(Exception):
     """The run could not go on. `kind` classifies it (`auth`, `rate_limit`, `network`, `http`,
@@ -369,10 +371,12 @@ class AgentService:
         if session is None:
             return tools
         session_id, servers = session
-        manager = self._session_mcp.get(session_id)
+        manager = self._session_mcp.pop(session_id, None)  # back in last: the latest used
         if manager is None and servers:
-            manager = self._session_mcp[session_id] = _mcp_manager()
+            manager = _mcp_manager()
         if manager is not None:
+            self._session_mcp[session_id] = manager
+            self._retire_session_servers()
             taken = {tool.name for tool in tools}
             for tool in await manager.tools(servers, warn):
                 if tool.name in taken:
@@ -381,6 +385,16 @@ class AgentService:
                     continue
                 tools.append(tool)
         return tools
+
+    def _retire_session_servers(self) -> None:
+        """Stop the own MCP servers of the sessions that used theirs least recently, beyond
+        `SESSION_SERVERS_KEPT` sessions (not those of a session that is running): a client may
+        open many sessions and leave them. A retired session's next run starts them again."""
+        excess = len(self._session_mcp) - SESSION_SERVERS_KEPT
+        for session_id in list(self._session_mcp)[: max(excess, 0)]:
+            session = self.sessions.get(session_id)
+            if session is None or session.active is None:
+                self._in_background(self._session_mcp.pop(session_id).shutdown())
 
     async def shutdown(self) -> None:
         """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
