@@ -86,6 +86,8 @@ class EditFileTool(FileTool):
         note = outcome.note()
         done = f"成功修改文件: {path}"
         text = done if note is None else f"{done}\n{note}"
+        if written.note is not None:
+            text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
         edit = file_edit(shown, before.text, outcome.content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)

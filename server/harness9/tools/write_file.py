@@ -72,6 +72,8 @@ class WriteFileTool(FileTool):
             )
         self._seen.saw(key, written.fingerprint)
         text = f"成功将 {len(data)} 字节写入到文件: {path}"
+        if written.note is not None:
+            text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
         edit = file_edit(shown, None if before is None else before.text, content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)
