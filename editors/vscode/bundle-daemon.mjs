@@ -13,7 +13,7 @@
 // packer is slow with the ten thousand files of the SDKs. The bundle is rebuilt only when the
 // daemon's sources, the target or the versions change.
 //
-// `node bundle-daemon.mjs --print-target` prints the target (for `vsce package --target`).
+// `node bundle-daemon.mjs --print-target` prints the built bundle's target (for `vsce package --target`).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -54,11 +54,17 @@ function hostTarget() {
   return `${os}-${arch}`;
 }
 
-const target = process.env.HARNESS9_BUNDLE_TARGET || hostTarget();
 if (process.argv.includes('--print-target')) {
-  console.log(target);
-  process.exit(0);
+  // The target of the bundle built, which is what the .vsix is for.
+  try {
+    console.log(JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')).target);
+    process.exit(0);
+  } catch {
+    console.error('bundle-daemon: no bundle in dist/daemon: run npm run bundle-daemon first');
+    process.exit(1);
+  }
 }
+const target = process.env.HARNESS9_BUNDLE_TARGET || hostTarget();
 const spec = TARGETS[target];
 if (spec === undefined) {
   console.error(`bundle-daemon: unknown target ${target} (one of ${Object.keys(TARGETS).join(', ')})`);

@@ -188,7 +188,7 @@ export async function unpacked(
   version: string,
 ): Promise<{ dir: string } | { error: string }> {
   const part = manifest.pythons[version];
-  const dest = path.join(storageDir, `daemon-${manifest.target}-py${version}-${manifest.source.slice(0, 12)}`);
+  const dest = path.join(storageDir, `daemon-py${version}-${manifest.source.slice(0, 12)}`);
   if (fs.existsSync(path.join(dest, '.complete'))) {
     return { dir: dest };
   }

@@ -134,7 +134,7 @@ describe('bundledDaemon', () => {
     const got = await bundledDaemon(dir, storage, 'python3', process.env.PATH);
     assert.ok(got && 'argv' in got, JSON.stringify(got));
     assert.deepEqual(got.argv.slice(1), ['-s', '-m', 'harness9', 'serve']);
-    assert.equal(got.env.PYTHONPATH, path.join(storage, `daemon-linux-x64-py${hostVersion}-0123456789ab`));
+    assert.equal(got.env.PYTHONPATH, path.join(storage, `daemon-py${hostVersion}-0123456789ab`));
     const out = execFileSync(got.argv[0], ['-s', '-c', 'import harness9, native; print(harness9.BUNDLED, native.BUILT_FOR)'], {
       env: { ...got.env, PATH: process.env.PATH }, encoding: 'utf8',
     });
