@@ -154,7 +154,7 @@ function download(wheel, version) {
   try {
     pip(['download', ...tagFlags(version), '--dest', dest, wheel]);
   } catch {
-    console.warn(`bundle-daemon: left out Python ${version}: pip found no wheels of the daemon's dependencies for it on ${target}`);
+    console.warn(`bundle-daemon: left out Python ${version}: pip could not fetch wheels of all the daemon's dependencies for it on ${target} (its error is above)`);
     return undefined;
   }
   return { dest, files: fs.readdirSync(dest).filter((f) => f.endsWith('.whl')).sort() };
@@ -179,7 +179,11 @@ function nativeModules(tree) {
 /** Installs `wheels` (paths) into a fresh `tree` with the tags of `version`, and packs it as `archive`. */
 function installAndPack(wheels, version, tree, archive) {
   fs.rmSync(tree, { recursive: true, force: true });
-  pip(['install', '--no-deps', '--no-index', '--no-compile', ...tagFlags(version), '--target', tree, ...wheels]);
+  fs.mkdirSync(tree, { recursive: true });
+  // With one version, every wheel is common and its own archive is empty.
+  if (wheels.length > 0) {
+    pip(['install', '--no-deps', '--no-index', '--no-compile', ...tagFlags(version), '--target', tree, ...wheels]);
+  }
   // The console scripts pip writes name the build machine's interpreter: the extension does not use them.
   fs.rmSync(path.join(tree, 'bin'), { recursive: true, force: true });
   execFileSync(python, ['-c', PACK, tree, archive], { stdio: ['ignore', 'inherit', 'inherit'] });
