@@ -3,7 +3,9 @@
 Cold start: spawn until `initialize` is answered, both ways (target ≤ 1.3× the LSP daemon's);
 and, for information, until ACP's `session/new` is answered too (the SDK loaded: what a client
 waits before its first prompt). Per-turn overhead: runs of N `read_file` turns on the same fake
-LLM through each front-end, streaming, checkpoints off (target: within 1 ms of each other).
+LLM through each front-end, streaming, checkpoints off (target: within 1 ms of each other);
+and, for information, the same turns with the client offering its file system, each read_file
+then a `fs/read_text_file` round trip (floor: the ACP agent reading the disk).
 """
 
 from __future__ import annotations
@@ -63,17 +65,36 @@ class NdjsonClient(RpcClient):
 
 @contextlib.asynccontextmanager
 async def acp_agent(
-    env: Mapping[str, str], settings: dict[str, Any] | None = None
+    env: Mapping[str, str], settings: dict[str, Any] | None = None, fs: bool = False
 ) -> AsyncIterator[NdjsonClient]:
-    """A started, initialized `harness9 acp` with its state in a temporary folder."""
+    """A started, initialized `harness9 acp` with its state in a temporary folder (`fs`: the
+    client offers its file system, answering reads from the disk)."""
     argv = (*ACP, "--settings", json.dumps(settings)) if settings else ACP
     with tempfile.TemporaryDirectory() as state:
         client = await NdjsonClient.spawn(argv, {**env, "HARNESS9_STATE_DIR": state}, REPO, None)
+        params: dict[str, Any] = {"protocolVersion": 1}
+        if fs:
+            params["clientCapabilities"] = {"fs": {"readTextFile": True, "writeTextFile": True}}
+            client.on_request = _file_system
         try:
-            await client.request("initialize", {"protocolVersion": 1}, timeout=30)
+            await client.request("initialize", params, timeout=30)
             yield client
         finally:
             await client.close()
+
+
+FS_REQUESTS: list[str] = []  # the fs/* requests the benchmark's clients answered
+
+
+def _file_system(method: str, params: Any) -> Any:
+    """A client's `fs/*` answers, from the disk."""
+    FS_REQUESTS.append(method)
+    if method == "fs/read_text_file":
+        return {"content": Path(params["path"]).read_text()}
+    if method == "fs/write_text_file":
+        Path(params["path"]).write_text(params["content"])
+        return {}
+    return None
 
 
 async def _acp_start(root: Path, until_session: bool) -> float:
@@ -120,6 +141,47 @@ async def cold_start(reps: int, quick: bool) -> list[Row]:
     return [row, ready]
 
 
+async def _prompt_turns(agent: NdjsonClient, root: Path) -> float:
+    """Seconds of one prompt on a new session, run to `maxTurns`."""
+    # A fresh session each time, as each `agent/run` without a sessionId is.
+    session = (await agent.request(
+        "session/new", {"cwd": str(root), "mcpServers": []}))["sessionId"]
+    started_at = now()
+    answer = await agent.request("session/prompt", {
+        "sessionId": session, "prompt": [{"type": "text", "text": PROMPT}],
+    }, timeout=120)
+    seconds = now() - started_at
+    agent.notes.clear()
+    if answer["stopReason"] != "max_turn_requests":
+        raise RuntimeError(f"expected max_turn_requests, got {answer}")
+    return seconds
+
+
+async def fs_overhead(turns: int, reps: int) -> Row:
+    """ms per read_file turn with the client's file system next to the disk, both ACP."""
+    with workspace() as root:
+        async with fake_llm() as fake:
+            env = llm_env(os.environ, fake.url)
+            settings = {**CHECKPOINTS_OFF, "maxTurns": turns}
+            async with acp_agent(env, settings, fs=True) as through_client, \
+                    acp_agent(env, settings) as on_disk:
+                FS_REQUESTS.clear()
+                await _prompt_turns(through_client, root)
+                if FS_REQUESTS.count("fs/read_text_file") != turns:
+                    raise RuntimeError(f"expected {turns} fs reads, got {FS_REQUESTS}")
+                await _prompt_turns(on_disk, root)
+                mine, base = await interleave(
+                    reps, lambda: _prompt_turns(through_client, root),
+                    lambda: _prompt_turns(on_disk, root),
+                )
+    row = info_row("acp turn with fs via the client", median(mine) / turns * 1000,
+                   median(base) / turns * 1000, "ms/turn")
+    row.notes.append(f"{turns} read_file turns, each a fs/read_text_file round trip: "
+                     f"{median(mine):.3f} s; floor: the same agent reading the disk "
+                     f"{median(base):.3f} s")
+    return row
+
+
 async def turn_overhead(turns: int, reps: int) -> Row:
     """ms per turn through each front-end, same fake LLM, same workload."""
     with workspace() as root:
@@ -129,18 +191,7 @@ async def turn_overhead(turns: int, reps: int) -> Row:
             async with started(env, root, settings=CHECKPOINTS_OFF) as daemon, \
                     acp_agent(env, settings) as agent:
                 async def through_acp() -> float:
-                    # A fresh session each time, as each `agent/run` without a sessionId is.
-                    session = (await agent.request(
-                        "session/new", {"cwd": str(root), "mcpServers": []}))["sessionId"]
-                    started_at = now()
-                    answer = await agent.request("session/prompt", {
-                        "sessionId": session, "prompt": [{"type": "text", "text": PROMPT}],
-                    }, timeout=120)
-                    seconds = now() - started_at
-                    agent.notes.clear()
-                    if answer["stopReason"] != "max_turn_requests":
-                        raise RuntimeError(f"expected max_turn_requests, got {answer}")
-                    return seconds
+                    return await _prompt_turns(agent, root)
 
                 async def through_lsp() -> float:
                     out = await daemon.run(PROMPT, maxTurns=turns, provider="openai")
@@ -162,4 +213,5 @@ async def run(config: Config) -> list[Row]:
     """Cold start and per-turn overhead."""
     rows = await cold_start(config.reps, config.quick)
     rows.append(await turn_overhead(config.size(50, 5), config.reps))
+    rows.append(await fs_overhead(config.size(50, 5), config.reps))
     return rows

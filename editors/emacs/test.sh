@@ -2,7 +2,7 @@
 # Emacs recipe tests: batch Emacs loads harness9.el, starts the real daemon through eglot with a
 # scripted model, drives a whole run, a cancel and approvals answered in the minibuffer, and checks
 # the notifications, the buffer and the workspace; buffers of files a run changed are refreshed;
-# the default keys.
+# agent edits of a synced buffer show in it and `undo` takes them back; the default keys.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

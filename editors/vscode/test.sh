@@ -77,6 +77,8 @@ npm test
 log "bundle and package"
 npm run build
 npm run bundle-daemon
+log "the bundled daemon under each Python found"
+npm run test-bundle
 npm run package >/dev/null
 ls -l dist/harness9.vsix >&2
 

@@ -1,5 +1,7 @@
 // An independent ACP client: the official TypeScript SDK runs one prompt against `harness9 acp`
-// (a scripted model, approvals "ask") and checks what comes back. Exit code 0 when all holds.
+// (a scripted model, approvals "ask") and checks what comes back. The client offers its file
+// system: a.txt has an unsaved line in its buffer, and a write saves the buffer (as Zed does).
+// Exit code 0 when all holds.
 //
 // HARNESS9_PYTHON names the Python to run `-m harness9 acp` with (default: the repo's .venv).
 import { spawn } from "node:child_process";
@@ -51,12 +53,25 @@ const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agen
 
 const updates = [];
 const permissions = [];
+const fsCalls = [];
+const aPath = join(workspace, "a.txt");
+const buffers = new Map([[aPath, "alpha\n// unsaved\n"]]);
 const app = acp
   .client({ name: "harness9-node-check" })
   .onNotification("session/update", ({ params }) => { updates.push(params.update); })
   .onRequest("session/request_permission", ({ params }) => {
     permissions.push(params);
     return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  })
+  .onRequest("fs/read_text_file", ({ params }) => {
+    fsCalls.push(["read", params.path]);
+    return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+  })
+  .onRequest("fs/write_text_file", ({ params }) => {
+    fsCalls.push(["write", params.path]);
+    buffers.set(params.path, params.content);
+    writeFileSync(params.path, params.content);
+    return {};
   });
 
 const timer = setTimeout(() => { console.error("timed out"); process.exit(1); }, 20000);
@@ -64,7 +79,7 @@ try {
   await app.connectWith(stream, async (ctx) => {
     const init = await ctx.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: {},
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
     });
     assert.equal(init.protocolVersion, 1);
     assert.equal(init.agentCapabilities.loadSession, true);
@@ -87,14 +102,17 @@ try {
   assert.equal(of("c-edit")[0].kind, "edit");
   assert.deepEqual(of("c-edit")[0].locations, [{ path: join(workspace, "a.txt") }]);
   const diff = of("c-edit").at(-1).content.find((c) => c.type === "diff");
-  assert.deepEqual(diff, { type: "diff", path: join(workspace, "a.txt"),
-                           oldText: "alpha\n", newText: "omega\n" });
+  assert.deepEqual(diff, { type: "diff", path: aPath,
+                           oldText: "alpha\n// unsaved\n", newText: "omega\n// unsaved\n" });
   assert.equal(permissions.length, 1);
   assert.equal(permissions[0].toolCall.toolCallId, "c-edit");
   assert.deepEqual(permissions[0].options.map((o) => o.kind),
                    ["allow_once", "allow_always", "reject_once"]);
-  assert.equal(readFileSync(join(workspace, "a.txt"), "utf8"), "omega\n");
-  console.log(`acp-node: ok (${updates.length} updates, 1 permission request)`);
+  assert.equal(readFileSync(aPath, "utf8"), "omega\n// unsaved\n");
+  assert.deepEqual(fsCalls.filter(([verb]) => verb === "write"), [["write", aPath]]);
+  assert.ok(fsCalls.some(([verb, path]) => verb === "read" && path === aPath));
+  console.log(`acp-node: ok (${updates.length} updates, 1 permission request, ` +
+              `${fsCalls.length} fs requests)`);
 } finally {
   clearTimeout(timer);
   agent.stdin.end();

@@ -11,30 +11,44 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, Agent, Client, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, Agent, Client, RequestError, spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
     PermissionOption,
     PromptResponse,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallUpdate,
+    WriteTextFileResponse,
 )
+
+from tests.fakellm.server import FakeLLM
 
 Answer = str | None  # an option id to select, or None for the `cancelled` outcome
 
 
 class RecordingClient:
-    """An ACP client that records every `session/update` and answers permission requests
-    from a script (`answers`, in order; `allow_once` when it runs out)."""
+    """An ACP client that records every `session/update`, answers permission requests from a
+    script (`answers`, in order; `allow_once` when it runs out), and serves `fs/*` from its
+    buffers (when the agent was started with `fs=True`)."""
 
     def __init__(self) -> None:
         self.updates: list[tuple[str, Any]] = []
         self.permissions: list[dict[str, Any]] = []
         self.answers: list[Answer] = []
         self.answer_delay = 0.0
+        # The client's file system: open buffers by absolute path (unsaved text), what the
+        # agent read and wrote through it, whether a write saves the buffer, a forced error.
+        self.buffers: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
+        self.saves = False
+        self.fs_error: str | None = None
+        self.after_read: Callable[[str], None] | None = None
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
@@ -57,6 +71,33 @@ class RecordingClient:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
+        **kwargs: Any,
+    ) -> ReadTextFileResponse:
+        """`fs/read_text_file`: the buffer's text when one is open, else the disk's."""
+        self.reads.append(path)
+        if self.fs_error is not None:
+            raise RequestError.internal_error({"details": self.fs_error})
+        text = self.buffers.get(path)
+        if text is None:
+            text = await asyncio.to_thread(Path(path).read_text)
+        if self.after_read is not None:
+            self.after_read(path)
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        """`fs/write_text_file`: into the buffer, saved to disk when `saves` (as Zed does)."""
+        self.writes.append((path, content))
+        if self.fs_error is not None:
+            raise RequestError.internal_error({"details": self.fs_error})
+        self.buffers[path] = content
+        if self.saves:
+            await asyncio.to_thread(Path(path).write_text, content)
+        return WriteTextFileResponse()
 
     def of(self, session_id: str) -> list[dict[str, Any]]:
         """The updates of a session as wire dicts, in arrival order."""
@@ -111,10 +152,25 @@ class AcpAgent:
 StartAgent = Callable[..., Any]
 
 
+def openai_env(fake: FakeLLM, **extra: str) -> dict[str, str]:
+    """The environment of an agent whose model is `fake` (OpenAI wire format), plus `extra`."""
+    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake", **extra}
+
+
+def capabilities(fs: bool) -> ClientCapabilities:
+    """The client's capabilities: its file system offered for reading and writing, or not."""
+    if not fs:
+        return ClientCapabilities()
+    return ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    )
+
+
 @asynccontextmanager
 async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
-    """Yields `start(env=…, settings=…, initialize=True)`, an async function starting an agent
-    (approvals yolo unless `env` says otherwise); every agent started is stopped afterwards."""
+    """Yields `start(env=…, settings=…, initialize=True, fs=False)`, an async function starting
+    an agent (approvals yolo unless `env` says otherwise; `fs`: the client offers its file
+    system); every agent started is stopped afterwards."""
     async with AsyncExitStack() as stack:
         count = 0
 
@@ -122,6 +178,7 @@ async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
             env: dict[str, str] | None = None,
             settings: dict[str, Any] | None = None,
             initialize: bool = True,
+            fs: bool = False,
         ) -> AcpAgent:
             nonlocal count
             count += 1
@@ -137,11 +194,11 @@ async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
             agent = AcpAgent(conn, process, client, stderr_path)
             if initialize:
                 await conn.initialize(
-                    protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+                    protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities(fs)
                 )
             return agent
 
         yield start
 
 
-__all__ = ["AcpAgent", "Agent", "RecordingClient", "StartAgent", "agent_factory"]
+__all__ = ["AcpAgent", "Agent", "RecordingClient", "StartAgent", "agent_factory", "openai_env"]

@@ -1,15 +1,14 @@
-"""ACP end-to-end fixtures: the loopback fake LLM, `harness9 acp` subprocesses, a workspace."""
+"""ACP end-to-end fixtures: `harness9 acp` subprocesses, with the shared fake LLM and workspace."""
 
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 
 from tests.acp.agent import StartAgent, agent_factory
-from tests.fakellm.fixtures import fake_llm
+from tests.support.fixtures import fake_llm, workspace
 
-__all__ = ["fake_llm"]
+__all__ = ["fake_llm", "workspace"]
 
 
 @pytest_asyncio.fixture
@@ -17,12 +16,3 @@ async def start(tmp_path: Path) -> AsyncIterator[StartAgent]:
     """`await start(env=…)` starts `harness9 acp` (stderr in tmp_path); stopped after the test."""
     async with agent_factory(tmp_path) as factory:
         yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A workspace folder holding `a.txt` ("alpha")."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\n")
-    return root

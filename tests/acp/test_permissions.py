@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.acp.agent import StartAgent
+from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
 
@@ -13,7 +13,7 @@ ASK = {"HARNESS9_APPROVALS": "ask"}
 
 
 def asking(fake: FakeLLM) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai", **ASK}
+    return openai_env(fake, **ASK)
 
 
 def edit(call_id: str, source: str, target: str) -> Call:

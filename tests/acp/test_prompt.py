@@ -9,13 +9,9 @@ from typing import Any
 import pytest
 from acp import RequestError
 
-from tests.acp.agent import StartAgent
+from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Fail, Reply
-
-
-def openai(fake: FakeLLM, **extra: str) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "fake", **extra}
 
 
 async def test_initialize_announces_version_1_and_what_prompts_take(start: StartAgent) -> None:
@@ -35,7 +31,7 @@ async def test_text_streams_as_message_chunks_and_the_turn_ends(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("Hello from the fake model", chunk_chars=4, usage=(1200, 30))])
-    agent = await start(env=openai(fake_llm), settings={"contextWindow": 50000})
+    agent = await start(env=openai_env(fake_llm), settings={"contextWindow": 50000})
     session = await agent.new_session(workspace)
     answer = await agent.prompt(session, "say hello")
     assert answer.stop_reason == "end_turn"
@@ -52,7 +48,7 @@ async def test_thinking_arrives_as_thought_chunks(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("I should just answer."), Reply("the answer")])
-    agent = await start(env=openai(fake_llm), settings={"thinking": True})
+    agent = await start(env=openai_env(fake_llm), settings={"thinking": True})
     session = await agent.new_session(workspace)
     await agent.prompt(session, "think first")
     assert agent.client.text(session, "agent_thought_chunk") == "I should just answer."
@@ -71,7 +67,7 @@ async def test_parallel_tool_calls_each_reach_a_final_status_with_diff_for_edits
         Call("read_file", {"path": "missing.txt"}, id="c-fail"),
     ]
     fake_llm.script([Reply("", calls), Reply("done")])
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     answer = await agent.prompt(session, "work")
     assert answer.stop_reason == "end_turn"
@@ -112,7 +108,7 @@ async def test_max_turns_stops_with_max_turn_requests(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"})]) for _ in range(2)])
-    agent = await start(env=openai(fake_llm), settings={"maxTurns": 2})
+    agent = await start(env=openai_env(fake_llm), settings={"maxTurns": 2})
     session = await agent.new_session(workspace)
     answer = await agent.prompt(session, "loop")
     assert answer.stop_reason == "max_turn_requests"
@@ -122,7 +118,7 @@ async def test_provider_errors_are_request_failed_with_their_kind(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Fail(401, "bad key")])
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     with pytest.raises(RequestError) as info:
         await agent.prompt(session, "x")
@@ -150,12 +146,15 @@ async def test_bad_params_name_the_field(start: StartAgent, workspace: Path) -> 
     with pytest.raises(RequestError) as info:
         await agent.prompt("s-nope", "x")
     assert info.value.code == -32602 and str(info.value).startswith("sessionId:")
+    with pytest.raises(RequestError) as info:
+        await agent.conn.load_session(cwd=str(workspace), session_id="s-nope", mcp_servers=[])
+    assert info.value.code == -32602 and str(info.value).startswith("sessionId:")
 
 
 async def test_a_malformed_initialize_gets_the_sdks_error_and_the_agent_goes_on(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm), initialize=False)
+    agent = await start(env=openai_env(fake_llm), initialize=False)
     with pytest.raises(RequestError) as info:
         await agent.conn._conn.send_request("initialize", {"clientCapabilities": {}})
     assert info.value.code == -32602

@@ -1,4 +1,4 @@
-"""Cancelling a turn, loading a session, prompt content and MCP servers over ACP."""
+"""Cancelling a turn, stored sessions (listing, loading after a restart), prompt content."""
 
 from __future__ import annotations
 
@@ -14,35 +14,40 @@ from acp import (
     resource_block,
     resource_link_block,
 )
-from acp.schema import McpServerStdio
+from acp.schema import PromptResponse
 
-from tests.acp.agent import StartAgent
+from tests.acp.agent import AcpAgent, StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
 
 
-def openai(fake: FakeLLM) -> dict[str, str]:
-    return {**fake.env(), "HARNESS9_PROVIDER": "openai"}
-
-
-async def test_cancel_mid_bash_kills_its_group_and_the_session_goes_on(
-    start: StartAgent, fake_llm: FakeLLM, workspace: Path
-) -> None:
+async def sleeping(
+    start: StartAgent, fake: FakeLLM, workspace: Path
+) -> tuple[AcpAgent, str, asyncio.Future[PromptResponse], int]:
+    """An agent whose prompt runs `sleep 30` in bash (call `c-sleep`): the agent, the session,
+    the prompt's answer to come, and the bash process group, once it is running."""
     marker = workspace / "pid"
     command = f"echo $$ > {marker}; sleep 30"
-    fake_llm.script([Reply("", [Call("bash", {"command": command}, id="c-sleep")])])
-    agent = await start(env=openai(fake_llm))
+    fake.script([Reply("", [Call("bash", {"command": command}, id="c-sleep")])])
+    agent = await start(env=openai_env(fake))
     session = await agent.new_session(workspace)
     turn = asyncio.ensure_future(agent.prompt(session, "sleep"))
     async with asyncio.timeout(10):
         while not (marker.exists() and marker.read_text().strip()):
             await asyncio.sleep(0.02)
+    return agent, session, turn, int(marker.read_text())
+
+
+async def test_cancel_mid_bash_kills_its_group_and_the_session_goes_on(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent, session, turn, group = await sleeping(start, fake_llm, workspace)
     await agent.conn.cancel(session_id=session)
     async with asyncio.timeout(10):
         answer = await turn
     assert answer.stop_reason == "cancelled"
     with pytest.raises(ProcessLookupError):
-        os.killpg(int(marker.read_text()), 0)
+        os.killpg(group, 0)
     updates = agent.client.tool_updates(session, "c-sleep")
     assert updates[-1]["status"] == "failed"  # sent before the prompt answered
     fake_llm.script([Reply("second answer")])
@@ -54,7 +59,7 @@ async def test_a_second_prompt_while_one_runs_is_busy(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("", [Call("bash", {"command": "sleep 30"})])])
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     turn = asyncio.ensure_future(agent.prompt(session, "sleep"))
     await agent.client.wait_for(lambda u: u.get("status") == "in_progress")
@@ -65,43 +70,11 @@ async def test_a_second_prompt_while_one_runs_is_busy(
     assert (await turn).stop_reason == "cancelled"
 
 
-async def test_load_replays_the_conversation_before_answering(
-    start: StartAgent, fake_llm: FakeLLM, workspace: Path
-) -> None:
-    fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"}, id="c-read")]),
-                     Reply("it says alpha")])
-    agent = await start(env=openai(fake_llm))
-    session = await agent.new_session(workspace)
-    await agent.prompt(session, "what is in a.txt?")
-    live = len(agent.client.updates)
-    await agent.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
-    replayed = agent.client.of(session)[live:]
-    kinds = [u["sessionUpdate"] for u in replayed]
-    assert kinds == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
-    assert replayed[0]["content"]["text"] == "what is in a.txt?"
-    assert replayed[1]["toolCallId"] == "c-read" and replayed[1]["kind"] == "read"
-    assert replayed[2]["status"] == "completed"
-    assert "alpha" in replayed[2]["content"][0]["content"]["text"]
-    assert replayed[3]["content"]["text"] == "it says alpha"
-    fake_llm.script([Reply("still here")])
-    assert (await agent.prompt(session, "and now?")).stop_reason == "end_turn"
-    assert len(fake_llm.requests[-1].messages) > 3  # the history went along
-
-
-async def test_loading_an_unknown_session_names_the_field(
-    start: StartAgent, workspace: Path
-) -> None:
-    agent = await start()
-    with pytest.raises(RequestError) as info:
-        await agent.conn.load_session(cwd=str(workspace), session_id="s-nope", mcp_servers=[])
-    assert info.value.code == -32602 and str(info.value).startswith("sessionId:")
-
-
 async def test_embedded_resources_and_workspace_links_reach_the_model(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("seen")])
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     embedded = resource_block(embedded_text_resource("file:///x/notes.md", "unsaved notes"))
     link = resource_link_block("a.txt", (workspace / "a.txt").as_uri())
@@ -113,56 +86,44 @@ async def test_embedded_resources_and_workspace_links_reach_the_model(
     assert "root:" not in prompt and "(not attached:" in prompt
 
 
-async def test_mcp_servers_are_accepted_and_reported_unsupported(
-    start: StartAgent, fake_llm: FakeLLM, workspace: Path
-) -> None:
-    agent = await start(env=openai(fake_llm))
-    server = McpServerStdio(name="files", command="/bin/true", args=[], env=[])
-    session = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[server])).session_id
-    assert session.startswith("s-")
-    fake_llm.script([Reply("ok")])
-    await agent.prompt(session, "x")
-    assert "MCP servers are not supported yet; not starting: files" in agent.stderr.read_text()
-
-
 async def test_a_client_that_goes_away_takes_the_tool_processes_with_it(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    marker = workspace / "pid"
-    fake_llm.script([Reply("", [Call("bash", {"command": f"echo $$ > {marker}; sleep 30"})])])
-    agent = await start(env=openai(fake_llm))
-    session = await agent.new_session(workspace)
-    turn = asyncio.ensure_future(agent.prompt(session, "sleep"))
-    async with asyncio.timeout(10):
-        while not (marker.exists() and marker.read_text().strip()):
-            await asyncio.sleep(0.02)
+    agent, _, turn, group = await sleeping(start, fake_llm, workspace)
     agent.process.stdin.close()
     async with asyncio.timeout(10):
         assert await agent.process.wait() == 0
     with pytest.raises(ProcessLookupError):
-        os.killpg(int(marker.read_text()), 0)
+        os.killpg(group, 0)
     turn.cancel()
 
 
-async def test_a_stored_session_is_listed_and_loads_after_a_restart(
+async def test_a_stored_session_is_listed_and_replayed_before_load_answers_after_a_restart(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"}, id="c-read")]),
                      Reply("it says alpha")])
-    first = await start(env=openai(fake_llm))
+    first = await start(env=openai_env(fake_llm))
     session = await first.new_session(workspace)
     await first.prompt(session, "what is in a.txt?")
     first.process.stdin.close()
     async with asyncio.timeout(10):
         await first.process.wait()
-    again = await start(env=openai(fake_llm))
+    again = await start(env=openai_env(fake_llm))
     listed = await again.conn.list_sessions(cwd=str(workspace))
     [info] = listed.sessions
     assert info.session_id == session and info.cwd == str(workspace)
     assert info.title == "what is in a.txt?" and info.updated_at is not None
+    assert listed.next_cursor is None
     await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
-    kinds = again.client.kinds(session)
+    replayed = again.client.of(session)  # all of it arrived before the answer
+    kinds = [u["sessionUpdate"] for u in replayed]
     assert kinds == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    assert replayed[0]["content"]["text"] == "what is in a.txt?"
+    assert replayed[1]["toolCallId"] == "c-read" and replayed[1]["kind"] == "read"
+    assert replayed[2]["status"] == "completed"
+    assert "alpha" in replayed[2]["content"][0]["content"]["text"]
+    assert replayed[3]["content"]["text"] == "it says alpha"
     fake_llm.script([Reply("still alpha")])
     assert (await again.prompt(session, "and now?")).stop_reason == "end_turn"
     sent = fake_llm.requests[-1].messages
@@ -173,10 +134,10 @@ async def test_a_session_another_process_holds_is_busy(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     fake_llm.script([Reply("hi")])
-    first = await start(env=openai(fake_llm))
+    first = await start(env=openai_env(fake_llm))
     session = await first.new_session(workspace)
     await first.prompt(session, "hello")
-    second = await start(env=openai(fake_llm))
+    second = await start(env=openai_env(fake_llm))
     with pytest.raises(RequestError) as info:
         await second.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     assert info.value.code == -32803 and info.value.data["kind"] == "busy"
@@ -185,7 +146,7 @@ async def test_a_session_another_process_holds_is_busy(
 async def test_images_are_refused_naming_the_prompt(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai(fake_llm))
+    agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     with pytest.raises(RequestError) as info:
         await agent.prompt(session, "look", image_block("aGk=", "image/png"))

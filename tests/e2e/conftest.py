@@ -1,15 +1,13 @@
-"""End-to-end fixtures: the loopback fake LLM, daemons, a workspace."""
+"""End-to-end fixtures: daemons, with the shared fake LLM and workspace."""
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
 import pytest_asyncio
 
 from tests.e2e.daemon import StartDaemon, daemon_factory
-from tests.fakellm.fixtures import fake_llm
+from tests.support.fixtures import fake_llm, workspace
 
-__all__ = ["fake_llm"]
+__all__ = ["fake_llm", "workspace"]
 
 
 @pytest_asyncio.fixture
@@ -17,12 +15,3 @@ async def start() -> AsyncIterator[StartDaemon]:
     """`start(root, …)` starts a daemon (see `daemon_factory`); all are stopped after the test."""
     async with daemon_factory() as factory:
         yield factory
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A workspace folder holding `a.txt` ("alpha")."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\n")
-    return root

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from pygls.exceptions import JsonRpcRequestCancelled
 
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,19 +50,6 @@ def finished(daemon: Daemon, run_id: str) -> dict[str, dict[str, Any]]:
 
 def warnings(daemon: Daemon) -> list[str]:
     return [m.message for m in daemon.client.messages]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead for our purposes: its parent has not reaped it yet.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 async def test_agent_tools_lists_the_servers_tools_without_starting_them_at_initialize(

@@ -3,6 +3,7 @@ configuration changes."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from harness9.mcp.config import McpServerConfig, parse_mcp_servers
 from harness9.mcp.manager import McpManager
 from harness9.mcp.tool import tool_name
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -72,3 +74,49 @@ async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> 
         assert manager._servers == {}
     finally:
         await manager.shutdown()
+
+
+async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> None:
+    from harness9.service.runs import AgentService
+    from harness9.service.settings import RunSettings
+
+    service = AgentService(state=None)
+    settings = RunSettings(mcp_servers=(edge("shared"), edge("same")))
+    warnings: list[str] = []
+    try:
+        own = (edge("same"), edge("mine"))
+        tools = await service.mcp_tools(settings, warnings.append, ("s-1", own))
+        servers = [getattr(t, "server", None) for t in tools if t.name.endswith("__echo")]
+        assert servers == ["shared", "same", "mine"]  # the session's `same` left out
+        assert any("server 'same' is left out" in w for w in warnings)
+        other = await service.mcp_tools(settings, warnings.append, ("s-2", ()))
+        assert {getattr(t, "server", None) for t in other} == {"shared", "same"}
+    finally:
+        await service.shutdown()
+
+
+async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from harness9.service import runs
+    from harness9.service.settings import RunSettings
+
+    monkeypatch.setattr(runs, "SESSION_SERVERS_KEPT", 1)
+    service = runs.AgentService(state=None)
+    pids = tmp_path / "pids"
+    own = (edge("e", env={"EDGE_PID_FILE": str(pids)}),)
+
+    def started() -> list[int]:
+        return [int(line) for line in pids.read_text().split()]
+
+    try:
+        assert await service.mcp_tools(RunSettings(), print, ("s-1", own))
+        [first] = started()
+        assert await service.mcp_tools(RunSettings(), print, ("s-2", own))
+        async with asyncio.timeout(10):
+            while alive(first):  # s-1 is the least recently used beyond the one kept
+                await asyncio.sleep(0.05)
+        assert await service.mcp_tools(RunSettings(), print, ("s-1", own))
+        assert len(started()) == 3 and alive(started()[-1])
+    finally:
+        await service.shutdown()

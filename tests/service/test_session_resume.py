@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness9.service.runs import AgentService, RunError, UnknownSession
+from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir, workspace_key
 from tests.fakellm import Call, FakeLLM, Reply
 from tests.service.test_runs import Asker, Recorder, request
@@ -182,3 +183,61 @@ async def test_an_unwritable_state_directory_keeps_sessions_in_memory(
     assert service.stored_sessions(str(tmp_path)) == []
     view, _ = service.session_view(first.ids.session_id)
     assert [r["prompt"] for r in view.runs] == ["go", "again"]
+
+
+async def test_what_the_session_read_outlives_the_daemon_unless_the_file_changed(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    (tmp_path / "b.txt").write_text("two\n")
+    fake.script([
+        Reply("", [Call("read_file", {"path": "a.txt"}, id="r1"),
+                   Call("read_file", {"path": "b.txt"}, id="r2")]),
+        Reply("read"),
+        Reply("", [Call("write_file", {"path": "a.txt", "content": "ONE\n"}, id="w1"),
+                   Call("write_file", {"path": "b.txt", "content": "TWO\n"}, id="w2")]),
+        Reply("written"),
+    ])
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()
+    (tmp_path / "b.txt").write_text("changed by the user\n")  # while no daemon ran
+    two = AgentService()
+    await two.run(request(tmp_path, "write", first.ids.session_id), Recorder().wire)
+    results = {m["tool_call_id"]: m["content"] for m in fake.requests[-1].messages
+               if m["role"] == "tool"}
+    assert not results["w1"].startswith("Error"), results["w1"]
+    assert "has changed since you last read" in results["w2"]
+    assert (tmp_path / "a.txt").read_text() == "ONE\n"
+    assert (tmp_path / "b.txt").read_text() == "changed by the user\n"
+
+
+async def test_nested_instructions_are_added_once_across_restarts_and_again_after_a_compaction(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "AGENTS.md").write_text("pkg rules")
+    for name in "abc":
+        (tmp_path / "pkg" / f"{name}.py").write_text(f"{name} = 1\n")
+
+    def read(name: str) -> Reply:
+        return Reply("", [Call("read_file", {"path": f"pkg/{name}.py"}, id=name)])
+
+    def result(call_id: str) -> str:
+        return next(m["content"] for r in fake.requests for m in r.messages
+                    if m["role"] == "tool" and m["tool_call_id"] == call_id)
+
+    fake.script([read("a"), Reply("one " * 500), read("b"), Reply("two"),
+                 Reply("the summary"), read("c"), Reply("three")])
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()
+    two = AgentService()
+    session_id = first.ids.session_id
+    await two.run(request(tmp_path, "more", session_id), Recorder().wire)
+    done = await two.compact(session_id, RunSettings(provider="openai"))
+    assert done.method == "summary"
+    await two.run(request(tmp_path, "after", session_id), Recorder().wire)
+    assert "pkg rules" in result("a")
+    assert result("b") == "b = 1\n"  # the restarted daemon knew it was there already
+    assert "pkg rules" in result("c")  # the summary replaced it: added again

@@ -207,5 +207,40 @@ and, the same text, on disk."
           (with-current-buffer buf (set-buffer-modified-p nil))
           (kill-buffer buf))))))
 
+;; The agent's edit, two spans apart, lands as one step of the buffer's undo: `undo' gives
+;; back the user's unsaved text.
+(ert-deftest harness9-test-undo ()
+  "The buffer shows the agent's two-span edit; one `undo' restores the user's text."
+  (let ((harness9-synced-modes '(text-mode))
+        (eglot-confirm-server-initiated-edits nil)
+        (applied nil))
+    (harness9-test--with-daemon "undo"
+      (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
+      (let ((buf (find-file-noselect (expand-file-name "b.txt" ws))))
+        (unwind-protect
+            (with-current-buffer buf
+              (should (eglot-managed-p))
+              (goto-char (point-min))
+              (insert "# mine\n")
+              (undo-boundary) ; as the command loop does after the user's command
+              (eglot--signal-textDocument/didChange)
+              (cl-letf* ((apply-edits (symbol-function 'eglot--apply-text-edits))
+                         ((symbol-function 'eglot--apply-text-edits)
+                          (lambda (edits &rest rest)
+                            (push (length edits) applied)
+                            (apply apply-edits edits rest))))
+                (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed")))
+              (should (equal applied '(2))) ; the changed spans only: two edits
+              (should (equal (buffer-string) "# mine\nALPHA\nbeta\nGAMMA\n"))
+              (should (equal (with-temp-buffer ; the disk has the edited buffer's text
+                               (insert-file-contents (expand-file-name "b.txt" ws))
+                               (buffer-string))
+                             "# mine\nALPHA\nbeta\nGAMMA\n"))
+              (undo-boundary)
+              (undo)
+              (should (equal (buffer-string) "# mine\nalpha\nbeta\ngamma\n")))
+          (with-current-buffer buf (set-buffer-modified-p nil))
+          (kill-buffer buf))))))
+
 (provide 'harness9-test)
 ;;; harness9-test.el ends here

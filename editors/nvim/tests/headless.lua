@@ -1,49 +1,12 @@
 -- Headless end-to-end test of the plugin against the real daemon with a scripted model.
 -- Environment: H9_SCENARIO (run | cancel | nodaemon | approve | approvecancel | stock | restore |
--- applyedit), H9_DAEMON,
--- H9_REPLAY, H9_WORKSPACE.
+-- applyedit), H9_DAEMON, H9_REPLAY, H9_WORKSPACE, H9_TESTS (this folder: helpers.lua).
 -- The daemon is configured through init_options only (the environment names no provider).
 -- Exits 0 on success; on a mismatch prints the run buffer and the log to stderr and exits 1.
+local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 
-local TIMEOUT_MS = tonumber(os.getenv("H9_TIMEOUT_MS") or "") or 45000
 local progress_updates = 0
-
-local function buffer_text()
-  return table.concat(vim.api.nvim_buf_get_lines(harness9.buffer(), 0, -1, false), "\n")
-end
-
-local function finish(code)
-  local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
-  for _, client in ipairs(clients) do
-    vim.lsp.stop_client(client.id) -- shutdown + exit, as on a normal quit
-  end
-  vim.wait(5000, function()
-    return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() == 0
-  end, 10)
-  vim.cmd((code == 0 and "qall!" or "cquit " .. code))
-end
-
-local failed = false
-
-local function fail(message)
-  if failed then
-    return
-  end
-  failed = true
-  io.stderr:write("FAIL: " .. message .. "\n--- run buffer:\n" .. buffer_text() .. "\n")
-  local ok, log = pcall(function()
-    return vim.api.nvim_buf_get_lines(harness9.open_log(), 0, -1, false)
-  end)
-  io.stderr:write("--- log:\n" .. (ok and table.concat(log, "\n") or tostring(log)) .. "\n")
-  finish(1)
-end
-
-local function wait_for(what, cond)
-  if not vim.wait(TIMEOUT_MS, cond, 10) then
-    fail(string.format("timed out after %d ms waiting for %s", TIMEOUT_MS, what))
-  end
-end
 
 local function has_line(pattern)
   return function()
@@ -56,28 +19,14 @@ local function has_line(pattern)
   end
 end
 
--- Durations and token counts vary from run to run; everything else must match exactly.
 local function normalized_lines()
-  local out = {}
-  for _, line in ipairs(vim.api.nvim_buf_get_lines(harness9.buffer(), 0, -1, false)) do
-    line = line:gsub("%d+ ms%)", "N ms)"):gsub("%d+ in / %d+ out tokens", "N in / N out tokens")
-    table.insert(out, line)
-  end
-  return out
+  return h.normalized(harness9.buffer())
 end
 
+-- Compares the run buffer's lines (or `lines`) with `expected`, with durations and token counts
+-- made constant; everything else must match exactly.
 local function expect_lines(expected, lines)
-  lines = lines or normalized_lines()
-  local same = #lines == #expected
-  for i = 1, math.max(#lines, #expected) do
-    if lines[i] ~= expected[i] then
-      same = false
-      io.stderr:write(string.format("line %d: expected %q, got %q\n", i, tostring(expected[i]), tostring(lines[i])))
-    end
-  end
-  if not same then
-    fail("the run buffer differs from the expected text")
-  end
+  h.expect_lines("the run buffer", expected, lines or normalized_lines())
 end
 
 local function expect_log_seqs()
@@ -87,7 +36,7 @@ local function expect_log_seqs()
     if run then
       local want = (by_run[run] or 0) + 1
       if tonumber(seq) ~= want then
-        fail(string.format("run %s: seq %s where %d was expected", run, seq, want))
+        h.fail(string.format("run %s: seq %s where %d was expected", run, seq, want))
       end
       by_run[run] = want
     end
@@ -96,7 +45,7 @@ end
 
 local function scenario_run()
   vim.cmd("Harness9Run list the files")
-  wait_for("the end of the run", function()
+  h.wait_for("the end of the run", function()
     return not harness9.running()
   end)
   expect_lines({
@@ -112,38 +61,38 @@ local function scenario_run()
     "■ completed · 2 turns · 2 tool calls · N in / N out tokens",
   })
   expect_log_seqs()
-  wait_for("standard $/progress updates from the daemon", function()
+  h.wait_for("standard $/progress updates from the daemon", function()
     return progress_updates > 0
   end)
   -- A second run continues the session; bad params come back as an error line.
   harness9.config.run_params = { maxTurns = 0 }
   vim.cmd("Harness9Run and again")
-  wait_for("the error reply", function()
+  h.wait_for("the error reply", function()
     return not harness9.running()
   end)
   local lines = normalized_lines()
   if lines[12] ~= "» and again" or not lines[13]:match("^■ error: .*maxTurns") or #lines ~= 13 then
-    fail("the rejected run should show its prompt and the daemon's error message")
+    h.fail("the rejected run should show its prompt and the daemon's error message")
   end
 end
 
 local function scenario_nodaemon()
   harness9.setup(vim.tbl_extend("force", harness9.config, { cmd = { "/nonexistent/harness9", "serve" } }))
   local ok, message = harness9.run("hello")
-  wait_for("the failed start", function()
+  h.wait_for("the failed start", function()
     return not harness9.running()
   end)
   local lines = normalized_lines()
   if ok or not message or lines[1] ~= "» hello" or not (lines[2] or ""):match("^■ error: ") then
-    fail("a daemon that cannot start should end the run with an error line")
+    h.fail("a daemon that cannot start should end the run with an error line")
   end
 end
 
 local function scenario_cancel()
   vim.cmd("Harness9Run wait for it")
-  wait_for("the bash tool to start", has_line("^  … bash: sleep 30$"))
+  h.wait_for("the bash tool to start", has_line("^  … bash: sleep 30$"))
   vim.cmd("Harness9Cancel")
-  wait_for("the run to end after the cancel", function()
+  h.wait_for("the run to end after the cancel", function()
     return not harness9.running()
   end)
   local lines = {}
@@ -163,94 +112,29 @@ local function scenario_cancel()
   expect_log_seqs()
 end
 
-local function workspace_file(name)
-  local f = io.open(os.getenv("H9_WORKSPACE") .. "/" .. name)
-  if not f then
-    return nil
-  end
-  local text = f:read("*a")
-  f:close()
-  return text
-end
-
--- The floating windows open now, as { filetype, lines } (the approval preview).
-local function floats()
-  local out = {}
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(win).relative ~= "" then
-      local buf = vim.api.nvim_win_get_buf(win)
-      table.insert(out, { filetype = vim.bo[buf].filetype, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
-    end
-  end
-  return out
-end
-
-local function expect_equal(what, want, got)
-  local a, b = vim.inspect(want), vim.inspect(got)
-  if a ~= b then
-    fail(string.format("%s: expected %s, got %s", what, a, b))
-  end
-end
-
--- Replaces vim.ui.select with a picker that records each question (prompt, labels, the preview
--- shown meanwhile) and answers, later as an asynchronous picker does, with the next label of
--- `answers` (a number picks that item); for `false` it never answers and calls `unanswered()`. Returns the list of questions.
-local function fake_select(answers, unanswered)
-  local asked = {}
-  vim.ui.select = function(items, opts, on_choice)
-    local labels = {}
-    for _, item in ipairs(items) do
-      table.insert(labels, opts.format_item(item))
-    end
-    local want = table.remove(answers, 1)
-    table.insert(asked, { prompt = opts.prompt, labels = labels, previews = floats(), on_choice = on_choice, items = items })
-    if want == false then
-      return unanswered()
-    end
-    vim.schedule(function()
-      if type(want) == "number" then
-        return on_choice(items[want], want)
-      end
-      for i, label in ipairs(labels) do
-        if label == want then
-          return on_choice(items[i], i)
-        end
-      end
-      on_choice(nil, nil)
-    end)
-  end
-  return asked
-end
-
 local OPTIONS = { "Allow once", "Allow for this session", "Reject" }
 
 local function scenario_approve()
-  local asked = fake_select({ "Allow once", "Reject" })
-  local reasons = {}
-  vim.ui.input = function(opts, on_confirm)
-    table.insert(reasons, opts.prompt)
-    vim.schedule(function()
-      on_confirm("not in the root, please")
-    end)
-  end
+  local asked = h.fake_select({ "Allow once", "Reject" })
+  local reasons = h.fake_input("not in the root, please")
   vim.cmd("Harness9Run change a.txt")
-  wait_for("the end of the run", function()
+  h.wait_for("the end of the run", function()
     return not harness9.running()
   end)
-  expect_equal("questions", 2, #asked)
-  expect_equal("the first question", {
+  h.expect_equal("questions", 2, #asked)
+  h.expect_equal("the first question", {
     prompt = "harness9 asks to run edit_file: a.txt",
     labels = OPTIONS,
     previews = { { filetype = "diff", lines = { "--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "-hello from a.txt", "+bye from a.txt" } } },
   }, { prompt = asked[1].prompt, labels = asked[1].labels, previews = asked[1].previews })
-  expect_equal("the second question", {
+  h.expect_equal("the second question", {
     prompt = "harness9 asks to run bash: echo planted > planted.txt",
     previews = { { filetype = "sh", lines = { "echo planted > planted.txt" } } },
   }, { prompt = asked[2].prompt, previews = asked[2].previews })
-  expect_equal("reasons asked", { "Reason for rejecting (optional): " }, reasons)
-  expect_equal("floating windows after the run", {}, floats())
-  expect_equal("a.txt (allowed)", "bye from a.txt\n", workspace_file("a.txt"))
-  expect_equal("planted.txt (rejected)", nil, workspace_file("planted.txt"))
+  h.expect_equal("reasons asked", { "Reason for rejecting (optional): " }, reasons)
+  h.expect_equal("floating windows after the run", {}, h.floats())
+  h.expect_equal("a.txt (allowed)", "bye from a.txt\n", h.workspace_file("a.txt"))
+  h.expect_equal("planted.txt (rejected)", nil, h.workspace_file("planted.txt"))
   local lines = normalized_lines()
   table.remove(lines, 5) -- edit_file's confirmation is the daemon's to word, and so is the
   if (lines[6] or ""):find("rejected this bash call: not in the root, please", 1, true) then
@@ -274,7 +158,7 @@ local function scenario_approvecancel()
   -- The user never answers; the run is cancelled meanwhile. Neovim 0.7 waits inside the
   -- request handler (the test's own waits resume only once it returns), so the cancel comes from
   -- a timer, as a key press would.
-  local asked = fake_select({ false }, function()
+  local asked = h.fake_select({ false }, function()
     vim.defer_fn(function()
       vim.cmd("Harness9Cancel")
     end, 50)
@@ -284,17 +168,17 @@ local function scenario_approvecancel()
     inputs = inputs + 1
   end
   vim.cmd("Harness9Run plant a file")
-  wait_for("the run to end after the cancel", function()
+  h.wait_for("the run to end after the cancel", function()
     return not harness9.running()
   end)
-  wait_for("the question to close", function()
-    return not require("harness9.approval").asking() and #floats() == 0
+  h.wait_for("the question to close", function()
+    return not require("harness9.approval").asking() and #h.floats() == 0
   end)
   -- A late answer to the withdrawn question is ignored: no reason asked, nothing answered twice.
   asked[1].on_choice(asked[1].items[3], 3)
   vim.wait(100)
-  expect_equal("reasons asked", 0, inputs)
-  expect_equal("planted.txt", nil, workspace_file("planted.txt"))
+  h.expect_equal("reasons asked", 0, inputs)
+  h.expect_equal("planted.txt", nil, h.workspace_file("planted.txt"))
   local lines = normalized_lines()
   lines[#lines] = lines[#lines]:gsub(" · .*", "")
   expect_lines({
@@ -324,7 +208,7 @@ local function check_shared_note()
   }) do
     view.apply(state, ev)
   end
-  expect_equal("a call whose changes are shared", {
+  h.expect_equal("a call whose changes are shared", {
     "» two at once",
     "── turn 1",
     "  ✓ bash: make  (5 ms)",
@@ -337,10 +221,10 @@ end
 local function scenario_restore()
   check_shared_note()
   local ok, message = harness9.restore()
-  expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },
+  h.expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },
     { ok, message })
   vim.cmd("Harness9Run change two files")
-  wait_for("the end of the run", function()
+  h.wait_for("the end of the run", function()
     return not harness9.running()
   end)
   local lines = normalized_lines()
@@ -359,30 +243,30 @@ local function scenario_restore()
   local ws = os.getenv("H9_WORKSPACE")
   vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/a.txt"))
   local a_buf = vim.api.nvim_get_current_buf()
-  expect_equal("a.txt's buffer after the run", { "hello from a.txt", "changed" },
+  h.expect_equal("a.txt's buffer after the run", { "hello from a.txt", "changed" },
     vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
-  local asked = fake_select({ 1, "Restore" })
+  local asked = h.fake_select({ 1, "Restore" })
   vim.cmd("Harness9Restore")
-  wait_for("the restore", has_line("^↺ "))
-  expect_equal("questions", 2, #asked)
+  h.wait_for("the restore", has_line("^↺ "))
+  h.expect_equal("questions", 2, #asked)
   local label = asked[1].labels[1]
   if not label:match("^turn 1 · 0 files · %d%d:%d%d:%d%d$") then
-    fail("the first checkpoint's label: " .. label)
+    h.fail("the first checkpoint's label: " .. label)
   end
-  expect_equal("the confirmation", { "Restore", "Cancel" }, asked[2].labels)
-  expect_equal("a.txt (restored)", "hello from a.txt\n", workspace_file("a.txt"))
-  expect_equal("b.txt (restored)", nil, workspace_file("b.txt"))
-  expect_equal("a.txt's buffer (reloaded)", { "hello from a.txt" }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
+  h.expect_equal("the confirmation", { "Restore", "Cancel" }, asked[2].labels)
+  h.expect_equal("a.txt (restored)", "hello from a.txt\n", h.workspace_file("a.txt"))
+  h.expect_equal("b.txt (restored)", nil, h.workspace_file("b.txt"))
+  h.expect_equal("a.txt's buffer (reloaded)", { "hello from a.txt" }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
   lines = normalized_lines()
-  expect_equal("the note", "↺ restored 2 files (back to " .. label .. ")", lines[#lines])
+  h.expect_equal("the note", "↺ restored 2 files (back to " .. label .. ")", lines[#lines])
   -- The restore's own checkpoint is offered next, to undo it.
-  asked = fake_select({ 2, "Restore" })
+  asked = h.fake_select({ 2, "Restore" })
   vim.cmd("Harness9Restore")
-  wait_for("the undo", function() return workspace_file("b.txt") ~= nil end)
+  h.wait_for("the undo", function() return h.workspace_file("b.txt") ~= nil end)
   if not asked[1].labels[2]:match("^undo the restore · 2 files · %d%d:%d%d:%d%d$") then
-    fail("the undo checkpoint's label: " .. tostring(asked[1].labels[2]))
+    h.fail("the undo checkpoint's label: " .. tostring(asked[1].labels[2]))
   end
-  expect_equal("a.txt (undone)", "hello from a.txt\nchanged\n", workspace_file("a.txt"))
+  h.expect_equal("a.txt (undone)", "hello from a.txt\nchanged\n", h.workspace_file("a.txt"))
 end
 
 -- A client as the stock recipe starts it (no plugin handlers, no approvalRequests capability):
@@ -398,16 +282,9 @@ local function scenario_stock()
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
   }
-  local id
-  if vim.fn.has("nvim-0.11") == 1 then
-    id = vim.lsp.start(config, { attach = false, reuse_client = function()
-      return false
-    end })
-  else
-    id = vim.lsp.start_client(config)
-  end
+  local id = client_mod.start_detached(config)
   local client
-  wait_for("the stock client", function()
+  h.wait_for("the stock client", function()
     client = vim.lsp.get_client_by_id(id)
     return client ~= nil and client.initialized
   end)
@@ -440,20 +317,20 @@ local function scenario_stock()
   client_mod.call(client, "request", "agent/run", { prompt = "ask twice" }, function(err, result)
     reply = { err = err, result = result }
   end)
-  wait_for("the stock run", function()
+  h.wait_for("the stock run", function()
     return reply ~= nil
   end)
-  expect_equal("questions", {
+  h.expect_equal("questions", {
     "harness9 asks to run bash: echo one > one.txt",
     "harness9 asks to run bash: echo two > two.txt",
   }, questions)
-  expect_equal("the reply", { status = "completed", toolCalls = 2, text = "Asked twice." }, {
+  h.expect_equal("the reply", { status = "completed", toolCalls = 2, text = "Asked twice." }, {
     status = reply.result and reply.result.status,
     toolCalls = reply.result and reply.result.toolCalls,
     text = reply.result and reply.result.text,
   })
-  expect_equal("one.txt (allowed)", "one\n", workspace_file("one.txt"))
-  expect_equal("two.txt (rejected)", nil, workspace_file("two.txt"))
+  h.expect_equal("one.txt (allowed)", "one\n", h.workspace_file("one.txt"))
+  h.expect_equal("two.txt (rejected)", nil, h.workspace_file("two.txt"))
 end
 
 -- The agent reads a buffer with unsaved text and edits it: Neovim's stock workspace/applyEdit
@@ -465,18 +342,18 @@ local function scenario_applyedit()
   local buf = vim.api.nvim_get_current_buf()
   vim.cmd("normal! otyped, not saved")
   vim.cmd("Harness9Run edit a.txt")
-  wait_for("the end of the run", function()
+  h.wait_for("the end of the run", function()
     return not harness9.running()
   end)
   if not has_line("typed, not saved")() then
-    fail("read_file should have shown the unsaved line of the buffer")
+    h.fail("read_file should have shown the unsaved line of the buffer")
   end
-  expect_equal("the buffer", { "hello from the agent", "typed, not saved" },
+  h.expect_equal("the buffer", { "hello from the agent", "typed, not saved" },
     vim.api.nvim_buf_get_lines(buf, 0, -1, false))
-  expect_equal("a.txt on disk", "hello from the agent\ntyped, not saved\n", workspace_file("a.txt"))
+  h.expect_equal("a.txt on disk", "hello from the agent\ntyped, not saved\n", h.workspace_file("a.txt"))
   vim.api.nvim_set_current_buf(buf)
   vim.cmd("normal! u")
-  expect_equal("the buffer after u", { "hello from a.txt", "typed, not saved" },
+  h.expect_equal("the buffer after u", { "hello from a.txt", "typed, not saved" },
     vim.api.nvim_buf_get_lines(buf, 0, -1, false))
 end
 
@@ -489,7 +366,7 @@ local function connect()
     client_mod.call(client, "notify", "workspace/didChangeConfiguration", { settings = vim.empty_dict() })
     ready = true
   end)
-  wait_for("the daemon to start", function()
+  h.wait_for("the daemon to start", function()
     return ready
   end)
 end
@@ -522,14 +399,14 @@ local function main()
     applyedit = scenario_applyedit,
   })[scenario_name]
   if not scenario then
-    fail("unknown H9_SCENARIO " .. tostring(scenario_name))
+    h.fail("unknown H9_SCENARIO " .. tostring(scenario_name))
   end
   if scenario ~= scenario_stock then
     -- Neovim's stock question (window/showMessageRequest) would wait for a key: here it means
     -- the daemon did not see the plugin's approvalRequests capability, or asked where no
     -- question was expected.
     vim.fn.inputlist = function(lines)
-      fail("Neovim's stock prompt was shown: " .. tostring(lines[1]))
+      h.fail("Neovim's stock prompt was shown: " .. tostring(lines[1]))
       return 0
     end
   end
@@ -537,18 +414,9 @@ local function main()
     connect()
   end
   scenario()
-  local messages = vim.api.nvim_exec("messages", true)
-  if messages:match("deprecated") or messages:match("[Ee]rror") then
-    fail("Neovim reported:\n" .. messages)
-  end
   if os.getenv("H9_SHOW") then
-    io.stdout:write(buffer_text() .. "\n")
+    io.stdout:write(table.concat(vim.api.nvim_buf_get_lines(harness9.buffer(), 0, -1, false), "\n") .. "\n")
   end
-  io.stdout:write("ok: " .. os.getenv("H9_SCENARIO") .. "\n")
-  finish(0)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  fail(tostring(err))
-end
+h.main(main)

@@ -123,14 +123,20 @@ function M.floats()
   return out
 end
 
---- Replaces vim.ui.select with a picker answering, later as an asynchronous picker does, with
---- the next of `answers` (a label, or a number picking that item). Returns the questions asked.
-function M.fake_select(answers)
+--- Replaces vim.ui.select with a picker that records each question ({ prompt, labels, previews =
+--- the floating windows open meanwhile, items, on_choice }) and answers, later as an asynchronous
+--- picker does, with the next of `answers`: a label, or a number picking that item; for `false`
+--- it never answers and calls `unanswered()` instead. Returns the questions asked.
+function M.fake_select(answers, unanswered)
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
     local labels = vim.tbl_map(opts.format_item or tostring, items)
-    table.insert(asked, { prompt = opts.prompt, labels = labels })
+    table.insert(asked, { prompt = opts.prompt, labels = labels, previews = M.floats(), items = items,
+      on_choice = on_choice })
     local want = table.remove(answers, 1)
+    if want == false then
+      return unanswered()
+    end
     vim.schedule(function()
       for i, label in ipairs(labels) do
         if i == want or label == want then
@@ -143,6 +149,19 @@ function M.fake_select(answers)
   return asked
 end
 
+--- Replaces vim.ui.input with one answering `answer`, later as an asynchronous prompt does.
+--- Returns the prompts asked.
+function M.fake_input(answer)
+  local prompts = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(prompts, opts.prompt)
+    vim.schedule(function()
+      on_confirm(answer)
+    end)
+  end
+  return prompts
+end
+
 --- The plugin set up as the README says, against the test daemon and its scripted model.
 function M.setup(extra)
   require("harness9").setup(vim.tbl_deep_extend("force", {
@@ -153,21 +172,16 @@ function M.setup(extra)
   }, extra or {}))
 end
 
-local function server_list(key)
+--- Fails unless the running daemon lists `name` under `key` of its experimental.harness9
+--- capabilities ("methods" or "progressKinds"). The daemon is built from this same tree: one
+--- that lacks a part the plugin uses is a defect to report, not a reason to skip.
+function M.expect_served(key, name)
   local client = require("harness9.client").find(require("harness9").config)
   local caps = client and client.server_capabilities or {}
   local ours = type(caps.experimental) == "table" and caps.experimental.harness9 or {}
-  return type(ours[key]) == "table" and ours[key] or {}
-end
-
---- The agent/* methods the running daemon serves (its experimental.harness9.methods).
-function M.server_methods()
-  return server_list("methods")
-end
-
---- The agent/progress kinds the running daemon sends (experimental.harness9.progressKinds).
-function M.server_progress_kinds()
-  return server_list("progressKinds")
+  if not (type(ours[key]) == "table" and vim.tbl_contains(ours[key], name)) then
+    M.fail(string.format("the daemon's %s lack %s: %s", key, name, vim.inspect(ours[key])))
+  end
 end
 
 --- Runs `scenario` (a function) and quits: 0 when it returned, 1 on an error or Neovim error messages.

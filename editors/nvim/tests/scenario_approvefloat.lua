@@ -20,13 +20,7 @@ h.main(function()
     return h.skip(h.nvim_version() .. " asks with vim.ui.select (its request handlers cannot wait)")
   end
   h.setup({ approvals = { mode = "ask" } })
-  local reasons = {}
-  vim.ui.input = function(opts, on_confirm)
-    table.insert(reasons, opts.prompt)
-    vim.schedule(function()
-      on_confirm("not in the root, please")
-    end)
-  end
+  local reasons = h.fake_input("not in the root, please")
   local start_win = vim.api.nvim_get_current_win()
   vim.cmd("Harness9Run change a.txt")
   h.expect_equal("the edit's question", {

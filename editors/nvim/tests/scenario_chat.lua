@@ -1,9 +1,8 @@
 -- :Harness9Chat against the real daemon: a prompt typed on the chat's prompt line runs the agent;
 -- the conversation shows the prompt, streamed text and tool rows in English (exit status, sizes,
 -- no model-facing text); a second prompt continues the session; a bash call that changes an open
--- file reloads its buffer. Then, from scripted events (protocol 1.1 fields the daemon may not send
--- yet): a running bash call's live output and elapsed time, an edit's diff, the context fill;
--- with a daemon that sends tool_output, a real bash call's output while it runs.
+-- file reloads its buffer. Then, from scripted events: a running bash call's live output and
+-- elapsed time, an edit's diff, the context fill; and a real bash call's output while it runs.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 local chat_view = require("harness9.chat_view")
@@ -160,9 +159,7 @@ end
 -- A bash call that prints, sleeps and prints again: its first line shows in the chat while it
 -- runs (tool_output), under "running `…`" with its elapsed time.
 local function live_output()
-  if not vim.tbl_contains(h.server_progress_kinds(), "tool_output") then
-    return h.skip("daemon lacks tool_output (the live output was checked with scripted events)")
-  end
+  h.expect_served("progressKinds", "tool_output")
   local buf = require("harness9.chat").find()
   harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat3.json") }
   type_prompt("watch it")

@@ -1,8 +1,8 @@
 -- Context items of agent/run: `:2,3Harness9Run explain %d` attaches lines 2-3 of the current file
 -- as the buffer has them (unsaved) and their diagnostics (vim.diagnostic.get); a `%` word attaches
 -- the buffer; both are listed under the prompt. With no file buffer the command says so. The
--- params are checked as sent (the log records them); that the model gets them needs a daemon
--- that takes `context` (a probe: an item outside the workspace is refused), else "skipped: …".
+-- params are checked as sent (the log records them), then in the stored session's first prompt
+-- (what the model got); an item outside the workspace is refused.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 
@@ -23,8 +23,8 @@ local function run(command)
   end)
 end
 
--- Whether the daemon takes context items: it refuses one outside the workspace (-32602).
-local function daemon_takes_context()
+-- The error code of an agent/run whose context item lies outside the workspace (nil if taken).
+local function refused_outside()
   local client = require("harness9.client").find(harness9.config)
   local reply
   require("harness9.client").call(client, "request", "agent/run", {
@@ -35,7 +35,7 @@ local function daemon_takes_context()
   h.wait_for("the probe's reply", function()
     return reply ~= nil
   end)
-  return reply and reply.code == -32602
+  return reply and reply.code or nil
 end
 
 h.main(function()
@@ -73,12 +73,8 @@ h.main(function()
   local ok, message = harness9.run("explain", { range = { 1, 1 } })
   h.expect_equal("a range without a file", { false, "harness9: no file buffer to attach (a range, % and %d take the current file)" },
     { ok, message })
-  if not daemon_takes_context() then
-    return h.skip("daemon lacks agent/run context items (the params sent were checked)")
-  end
-  if not vim.tbl_contains(h.server_methods(), "agent/session") then
-    return h.skip("daemon lacks agent/session to read the model's message back (the params sent were checked)")
-  end
+  h.expect_equal("an item outside the workspace refused", -32602, refused_outside())
+  h.expect_served("methods", "agent/session")
   local stored
   require("harness9.client").call(require("harness9.client").find(harness9.config), "request", "agent/session",
     { sessionId = harness9.session_id() }, function(_, result)

@@ -1,8 +1,7 @@
 -- :Harness9Sessions. A stored session (an `agent/session` result as protocol 1.1 gives it) loads
 -- into the chat as its conversation; then, with the real daemon: two chats make two sessions, the
 -- list offers both (newest first), Resume brings the first back into the chat and the next prompt
--- continues it, Delete removes the other. Needs a daemon serving agent/sessions; reports
--- "skipped: …" (after the scripted part) while it does not.
+-- continues it, Delete removes the other.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 local chat_view = require("harness9.chat_view")
@@ -70,10 +69,7 @@ end
 local function real_daemon()
   h.setup({})
   chat_run("first chat")
-  local methods = h.server_methods()
-  if not vim.tbl_contains(methods, "agent/sessions") then
-    return h.skip("daemon lacks agent/sessions (the stored session's view was checked with scripted data)")
-  end
+  h.expect_served("methods", "agent/sessions")
   vim.cmd("Harness9Chat!")
   vim.cmd("stopinsert")
   chat_run("second chat")

@@ -1,5 +1,6 @@
 """The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
-`session/prompt` and `session/cancel` on the front-end-neutral service (see docs/acp.md)."""
+`session/set_mode`, `session/prompt` and `session/cancel` on the front-end-neutral service
+(see docs/acp.md)."""
 
 from __future__ import annotations
 
@@ -17,19 +18,26 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     SessionInfo,
+    SessionModeState,
+    SetSessionModeResponse,
     StopReason,
     Usage,
 )
 
 from harness9.acp.errors import invalid_params, request_failed
+from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
+from harness9.acp.listing import page_of
+from harness9.acp.mcp import SessionServers, session_servers
+from harness9.acp.modes import default_mode, is_mode, mode_state, with_mode
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt import prompt_text
 from harness9.acp.stream import UpdateStream
-from harness9.acp.updates import RunUpdates
+from harness9.acp.updates import RunUpdates, warning_text
 from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
+from harness9.mcp.config import McpServerConfig
 from harness9.service.runs import (
     AgentService,
     RunCancelled,
@@ -40,7 +48,7 @@ from harness9.service.runs import (
     UnknownSession,
 )
 from harness9.service.sessions import iso_time
-from harness9.service.settings import from_environment, resolve
+from harness9.service.settings import RunSettings, from_environment, resolve
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
@@ -53,12 +61,19 @@ class Harness9Agent:
     settings of `--settings` over the environment's."""
 
     def __init__(
-        self, service: AgentService | None = None, settings: dict[str, Any] | None = None
+        self,
+        service: AgentService | None = None,
+        settings: dict[str, Any] | None = None,
+        client_capabilities: Any = None,
     ) -> None:
         self.service = service if service is not None else AgentService()
         self.settings = settings or {}  # `--settings`, over the environment
+        # What the client offered in `initialize` (answered early, or by `initialize` below).
+        self.fs = FsOffer.of(client_capabilities)
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
+        self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
+        self._modes: dict[str, str] = {}  # the approval mode a session was set to
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
@@ -70,9 +85,12 @@ class Harness9Agent:
         assert self._client is not None, "on_connect runs before any request"
         return self._client
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **kwargs: Any
+    ) -> InitializeResponse:
         """Protocol version 1; sessions load; prompts take text and embedded context (the
         answer `hello` gives when it answers before the SDK has loaded)."""
+        self.fs = FsOffer.of(client_capabilities)
         return InitializeResponse.model_validate(INITIALIZE_RESULT)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -83,17 +101,18 @@ class Harness9Agent:
     ) -> NewSessionResponse:
         """A new session whose tools act on `cwd`."""
         root = _workspace_root(cwd)
-        _mcp_unsupported(mcp_servers)
+        servers = _servers(mcp_servers)
         session = self.service.session(None, root)
         self._roots[session.id] = root
-        return NewSessionResponse(session_id=session.id)
+        self._servers[session.id] = servers
+        return NewSessionResponse(session_id=session.id, modes=self._mode_state(session.id))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         """Show a session again (`session/update`s of its history), then answer."""
         root = _workspace_root(cwd)
-        _mcp_unsupported(mcp_servers)
+        servers = _servers(mcp_servers)
         try:
             session = self.service.known_session(session_id)
         except UnknownSession as exc:
@@ -101,10 +120,11 @@ class Harness9Agent:
         except RunError as exc:  # another harness9 process holds it
             raise request_failed(exc) from None
         self._roots[session_id] = root
+        self._servers[session_id] = servers
         stream = UpdateStream(self.client, session_id)
         replay(session.history, stream, root)
         await stream.drain()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=self._mode_state(session_id))
 
     async def prompt(self, session_id: str, prompt: Sequence[Any], **kwargs: Any) -> PromptResponse:
         """One run on the session; answers when it ends, after its last update."""
@@ -112,17 +132,23 @@ class Harness9Agent:
         if root is None:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
-        settings = resolve(from_environment(os.environ), self.settings)
+        settings = self._settings(session_id)
         stream = UpdateStream(self.client, session_id)
+        servers = self._mcp_servers(session_id, stream)
+        files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
 
         async def wire(context: RunContext) -> RunWiring:
-            subscribers: list[Subscriber] = [BlockLogger(_block_log), RunUpdates(stream, root)]
-            return RunWiring(subscribers, ClientApprover(self.client, session_id, root, stream))
+            updates = RunUpdates(stream, root, files)
+            subscribers: list[Subscriber] = [BlockLogger(_block_log), updates]
+            approver = ClientApprover(self.client, session_id, root, stream)
+            return RunWiring(subscribers, approver, files)
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.
         run = asyncio.ensure_future(
-            self.service.run(RunRequest(text, root, settings, session_id), wire)
+            self.service.run(
+                RunRequest(text, root, settings, session_id, mcp_servers=servers), wire
+            )
         )
         try:
             outcome = await run
@@ -147,23 +173,56 @@ class Harness9Agent:
             ),
         )
 
+    def _settings(self, session_id: str) -> RunSettings:
+        """The settings of the session's next run: `--settings` over the environment, in the
+        mode the session was set to."""
+        settings = resolve(from_environment(os.environ), self.settings)
+        mode = self._modes.get(session_id)
+        return settings if mode is None else with_mode(settings, mode)
+
+    def _mode_state(self, session_id: str) -> SessionModeState:
+        """The session's `modes`: the approval modes, the current one as the client set it,
+        else as the settings give it."""
+        return mode_state(default_mode(self._settings(session_id)))
+
+    def _mcp_servers(self, session_id: str, stream: UpdateStream) -> tuple[McpServerConfig, ...]:
+        """The session's own MCP servers; the notes on those left out are told once, at the
+        session's first prompt (the client knows the session by then)."""
+        servers = self._servers.get(session_id, SessionServers())
+        for note in servers.notes:
+            stream.text("message", warning_text(note))
+        self._servers[session_id] = SessionServers(servers.configs)
+        return servers.configs
+
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The stored sessions of `cwd` (else of every workspace this client opened), newest
-        first; all in one page."""
+        first, a page at a time."""
         roots = [_workspace_root(cwd)] if cwd is not None else sorted(set(self._roots.values()))
         metas = [meta for root in roots for meta in self.service.stored_sessions(root)]
-        metas.sort(key=lambda meta: meta.updated_at, reverse=True)
-        return ListSessionsResponse(sessions=[
+        page, next_cursor = page_of(metas, cursor)
+        sessions = [
             SessionInfo(
                 session_id=meta.session_id,
                 cwd=meta.workspace_root,
                 title=meta.title or None,
                 updated_at=iso_time(meta.updated_at),
             )
-            for meta in metas
-        ])
+            for meta in page
+        ]
+        return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """`session/set_mode`: the approval mode of the session's next prompts."""
+        if session_id not in self._roots:
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        if not is_mode(mode_id):
+            raise invalid_params("modeId", f"unknown mode {mode_id!r}")
+        self._modes[session_id] = mode_id
+        return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
@@ -185,7 +244,9 @@ def _workspace_root(cwd: str) -> str:
     return cwd
 
 
-def _mcp_unsupported(servers: Sequence[Any] | None) -> None:
-    if servers:
-        names = ", ".join(getattr(s, "name", "?") for s in servers)
-        _log.warning("MCP servers are not supported yet; not starting: %s", names)
+def _servers(given: Sequence[Any] | None) -> SessionServers:
+    """The session's MCP servers; those left out are logged (and told at the first prompt)."""
+    servers = session_servers(given)
+    for note in servers.notes:
+        _log.warning("%s", note)
+    return servers

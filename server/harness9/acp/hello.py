@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from harness9 import __version__
@@ -31,8 +32,8 @@ INITIALIZE_RESULT: dict[str, Any] = {
 }
 
 
-def early_answer(line: bytes) -> bytes | None:
-    """The response line to `line` if it is a well-formed `initialize` request, else None."""
+def well_formed_initialize(line: bytes) -> dict[str, Any] | None:
+    """The request `line` holds if it is a well-formed `initialize`, else None."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
@@ -44,24 +45,44 @@ def early_answer(line: bytes) -> bytes | None:
         return None  # the SDK answers it with the right error
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         return None
-    answer = {"jsonrpc": "2.0", "id": request_id, "result": INITIALIZE_RESULT}
+    return message
+
+
+def early_answer(line: bytes) -> bytes | None:
+    """The response line to `line` if it is a well-formed `initialize` request, else None."""
+    message = well_formed_initialize(line)
+    return None if message is None else _answer(message)
+
+
+def _answer(request: dict[str, Any]) -> bytes:
+    answer = {"jsonrpc": "2.0", "id": request["id"], "result": INITIALIZE_RESULT}
     return json.dumps(answer, separators=(",", ":")).encode() + b"\n"
 
 
-def answer_initialize(rpc_in: int, rpc_out: int) -> bytes:
-    """Read the first line; answer it if it is `initialize`. Returns the bytes read that the
-    SDK still has to see (the line itself when it was not answered, and whatever followed)."""
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """What reading the first line left: the bytes the SDK still has to see, and the client's
+    capabilities when its `initialize` was answered here (None: the SDK answers it)."""
+
+    unread: bytes
+    client_capabilities: dict[str, Any] | None = None
+
+
+def answer_initialize(rpc_in: int, rpc_out: int) -> Hello:
+    """Read the first line; answer it if it is `initialize`. The bytes read that the SDK must
+    still see are the line itself when it was not answered, and whatever followed."""
     data = b""
     while b"\n" not in data:
         chunk = os.read(rpc_in, 65536)
         if not chunk:
-            return data
+            return Hello(data)
         data += chunk
     line, _, rest = data.partition(b"\n")
-    answer = early_answer(line)
-    if answer is None:
-        return data
-    view = memoryview(answer)
+    request = well_formed_initialize(line)
+    if request is None:
+        return Hello(data)
+    view = memoryview(_answer(request))
     while view:
         view = view[os.write(rpc_out, view) :]
-    return rest
+    capabilities = request["params"].get("clientCapabilities")
+    return Hello(rest, capabilities if isinstance(capabilities, dict) else {})

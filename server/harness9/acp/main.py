@@ -9,7 +9,7 @@ import os
 import threading
 from typing import Any, cast
 
-from harness9.acp.hello import answer_initialize
+from harness9.acp.hello import Hello, answer_initialize
 from harness9.service import stdio
 from harness9.service.settings import merge_client
 
@@ -54,19 +54,21 @@ def read_settings(raw: str | None) -> dict[str, Any]:
     return settings
 
 
-async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], unread: bytes) -> None:
-    """Serve one client until it closes the connection."""
+async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hello) -> None:
+    """Serve one client until it closes the connection (`hello`: what reading its first line
+    left)."""
     from acp import Agent, run_agent
 
     from harness9.acp.agent import Harness9Agent
 
-    reader, writer = await _pipes(rpc_in, rpc_out, unread)
+    reader, writer = await _pipes(rpc_in, rpc_out, hello.unread)
     # The SDK's `Agent` protocol lists every optional method; the router answers "method not
     # found" for those an agent leaves out, as we do for session modes, forks and the like.
-    agent = Harness9Agent(settings=settings)
+    agent = Harness9Agent(settings=settings, client_capabilities=hello.client_capabilities)
     try:
         await run_agent(cast(Agent, agent), writer, reader)
     finally:
+        await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
 
 
@@ -82,9 +84,9 @@ def main(raw_settings: str | None = None) -> None:
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
     threading.Thread(target=_load, name="harness9-acp-load", daemon=True).start()
-    unread = answer_initialize(rpc_in, rpc_out)
+    hello = answer_initialize(rpc_in, rpc_out)
     try:
-        asyncio.run(serve(rpc_in, rpc_out, settings, unread))
+        asyncio.run(serve(rpc_in, rpc_out, settings, hello))
     finally:
         from harness9.tools.process_reaper import kill_all_groups
 

@@ -4,8 +4,10 @@ Each tool call of an assistant message is announced (`tool_call`, `pending`) whe
 is complete, goes `in_progress` when it starts, and ends `completed` or `failed` with its output
 as text content. A call that changed a file also carries `diff` content with the file's text
 before and after: the file is read when the call starts and again when it ends (up to
-`DIFF_LIMIT` bytes; larger or binary files get no diff). Calls running at the same time on the
-same file may show each other's changes, as their `changedFilesSharedWith` says on the LSP side.
+`DIFF_LIMIT` bytes; larger or binary files get no diff), unless the call wrote through the
+client's file system: then the diff is the client's text it replaced and the text it wrote.
+Calls running at the same time on the same file may show each other's changes, as their
+`changedFilesSharedWith` says on the LSP side.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from acp.schema import (
 )
 
 from harness9.acp.calls import kind_of, locations_of, raw_input, target_path, title_of
+from harness9.acp.files import ClientWorkspace
 from harness9.acp.stream import UpdateStream
 from harness9.engine.events import (
     AssistantMessage,
@@ -31,6 +34,7 @@ from harness9.engine.events import (
     ThinkingDone,
     ToolFinished,
     ToolStarted,
+    ToolsWarning,
     UsageReported,
 )
 from harness9.schema import ToolCall, ToolResult
@@ -63,6 +67,11 @@ def read_for_diff(root: str, path: str) -> str | object:
         return _UNREADABLE
 
 
+def warning_text(message: str) -> str:
+    """A warning for the user (an MCP server left out, say), as agent text of its own."""
+    return f"⚠ harness9: {message}\n\n"
+
+
 def start_update(call: ToolCall, root: str) -> Any:
     """The `tool_call` announcing `call` (pending)."""
     return start_tool_call(
@@ -87,9 +96,12 @@ def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None =
 class RunUpdates:
     """The event subscriber of one prompt turn."""
 
-    def __init__(self, stream: UpdateStream, root: str) -> None:
+    def __init__(
+        self, stream: UpdateStream, root: str, files: ClientWorkspace | None = None
+    ) -> None:
         self._stream = stream
         self._root = root
+        self._files = files
         self._streamed_turns: set[int] = set()
         self._before: dict[str, str | object] = {}
 
@@ -106,6 +118,8 @@ class RunUpdates:
                 self._started(event.call)
             case ToolFinished():
                 self._finished(event.call, event.result)
+            case ToolsWarning():
+                self._stream.text("message", warning_text(event.message))
             case UsageReported() if event.context_window > 0:
                 used = event.usage.input_tokens + event.usage.output_tokens
                 self._stream.push(UsageUpdate(
@@ -126,11 +140,18 @@ class RunUpdates:
 
     def _finished(self, call: ToolCall, result: ToolResult) -> None:
         before = self._before.pop(call.id, _UNREADABLE)
-        diff = None
-        path = target_path(call, self._root)
-        if not result.is_error and before is not _UNREADABLE and path is not None:
-            after = read_for_diff(self._root, path)
-            if isinstance(after, str):
-                old = before if isinstance(before, str) else None
-                diff = tool_diff_content(path, after, old)
+        path = target_path(call, self._root) if call.name in EDIT_TOOLS else None
+        diff = None if result.is_error or path is None else self._diff(path, before)
         self._stream.push(finish_update(call, result, diff))
+
+    def _diff(self, path: str, before: str | object) -> ToolContent | None:
+        """The `diff` content of an edit of `path` that succeeded."""
+        change = self._files.change(path) if self._files is not None else None
+        if change is not None:
+            return tool_diff_content(path, change.after, change.before)
+        if before is _UNREADABLE:
+            return None
+        after = read_for_diff(self._root, path)
+        if not isinstance(after, str):
+            return None
+        return tool_diff_content(path, after, before if isinstance(before, str) else None)

@@ -9,11 +9,16 @@ and in its undo; the same text then goes to the disk, so commands see what the e
 The editor refusing the edit (or its version having moved) fails the write with nothing
 changed. Files not open, or a client that cannot apply edits, or `editsThroughEditor` off: the
 disk alone.
+
+Editors keep a file's UTF-8 BOM out of the buffer text (Neovim's 'bomb', VS Code's "UTF-8 with
+BOM"): a file with a BOM on disk keeps it when written through the editor, and a BOM in the new
+text goes to the disk, never into a buffer that holds none.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 from pathlib import Path
 from typing import Any
@@ -27,7 +32,8 @@ from harness9.lsp.client_requests import ask_client, field_of
 from harness9.lsp.text_edits import minimal_edits, text_edits
 from harness9.tools.approval_policy import relative_path
 from harness9.tools.base import ToolError, seconds_left
-from harness9.tools.safe_path import safe_path
+from harness9.tools.edit_apply import BOM
+from harness9.tools.safe_path import open_beneath, safe_path
 from harness9.tools.workspace import (
     DiskWorkspace,
     FileText,
@@ -96,6 +102,7 @@ class EditorWorkspace(DiskWorkspace):
         document = self.document(path) if self._through_editor else None
         if document is None:
             return await super().write_text(path, text, tool=tool, base=base)
+        text, bom = await asyncio.to_thread(self._split_bom, path, document.source, text)
         data = encode_text(text, path)
         old, version = document.source, document.version
         if base is not None and base.fingerprint != self._encode(document)[1]:
@@ -103,8 +110,8 @@ class EditorWorkspace(DiskWorkspace):
         if old != text:
             await self._apply(document.uri, version, old, text, tool, self._shown(path))
             await self._synced(document.uri, version, text)
-        await asyncio.to_thread(self.write_disk, path, data, None)
-        return Written("editor", fingerprint_of(data))
+        await asyncio.to_thread(self.write_disk, path, bom + data, None)
+        return Written("editor", fingerprint_of(data))  # what a read of the buffer will give
 
     def document(self, path: str) -> TextDocument | None:
         """The open document of the file at `path` (None: the editor does not hold it)."""
@@ -134,7 +141,29 @@ class EditorWorkspace(DiskWorkspace):
 
     def _differs_from_disk(self, path: str, data: bytes) -> bool:
         on_disk = self.read_disk(path)
-        return on_disk is None or on_disk.fingerprint != fingerprint_of(data)
+        if on_disk is None:
+            return True
+        if on_disk.fingerprint == fingerprint_of(data):
+            return False
+        # A BOM the buffer leaves out is the file's encoding, not an unsaved change.
+        kept_out = on_disk.text.startswith(BOM) and not data.startswith(codecs.BOM_UTF8)
+        return not (kept_out and on_disk.fingerprint == fingerprint_of(codecs.BOM_UTF8 + data))
+
+    def _split_bom(self, path: str, old: str, text: str) -> tuple[str, bytes]:
+        """The new text for a buffer holding `old`, and the BOM to write before it on disk
+        (blocking). A buffer that holds its BOM as text gets `text` as it is."""
+        if old.startswith(BOM):
+            return text, b""
+        if text.startswith(BOM):
+            return text[len(BOM) :], codecs.BOM_UTF8
+        return text, codecs.BOM_UTF8 if self._disk_has_bom(path) else b""
+
+    def _disk_has_bom(self, path: str) -> bool:
+        try:
+            with open_beneath(self.root, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
+                return os.pread(fd, len(codecs.BOM_UTF8), 0) == codecs.BOM_UTF8
+        except OSError:  # no such file, or none to read (the write then says why)
+            return False
 
     async def _apply(
         self, uri: str, version: int | None, old: str, new: str, tool: str, shown: str

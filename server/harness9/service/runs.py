@@ -49,9 +49,12 @@ from harness9.tools.base import BaseTool, ToolError
 from harness9.tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from harness9.mcp.config import McpServerConfig
     from harness9.mcp.manager import McpManager
 
 _log = logging.getLogger("harness9.engine")
+
+SESSION_SERVERS_KEPT = 8  # sessions whose own MCP servers keep running between their runs
 
 
 class RunError(Exception):
@@ -101,6 +104,9 @@ class RunRequest:
     settings: RunSettings
     session_id: str | None = None
     context: tuple[ContextItem, ...] = ()
+    # MCP servers of this session alone (an ACP client gives them with the session), on top
+    # of the settings' servers every session shares.
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +160,15 @@ class _Finish:
 
 class AgentService:
     """The sessions of one daemon and the runs on them. Sessions are stored under `state`
-    (default: the state directory; None keeps them in memory only)."""
+    (default: the state directory; None keeps them in memory only). The settings' MCP servers
+    are the daemon's; a session's own MCP servers are that session's."""
 
     def __init__(self, state: Path | Literal["default"] | None = "default") -> None:
         self.sessions = SessionStore(state_dir() if state == "default" else state)
         self._workspaces: dict[str, WorkspaceCheckpoints] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._mcp: McpManager | None = None
+        self._session_mcp: dict[str, McpManager] = {}
 
     def session(self, session_id: str | None, root: str = "") -> Session:
         """The session to continue (also a stored one), or a new one on `root`;
@@ -176,9 +184,9 @@ class AgentService:
                 sessionId=session_id,
                 runId=session.active.run_id,
             )
-        if session.restoring:
+        if session.rewriting is not None:
             raise RunError(
-                f"session {session_id} is being restored to a checkpoint; try again in a moment",
+                f"session {session_id} is being {session.rewriting}; try again in a moment",
                 "busy",
                 sessionId=session_id,
             )
@@ -220,7 +228,7 @@ class AgentService:
         repo = await self.workspace(entry.root).repo()
         if repo is None:
             raise RunError(self.workspace(entry.root).off or "checkpoints are off", "config")
-        session.restoring = True
+        session.rewriting = "restored to a checkpoint"
         try:
             restored = await repo.restore(entry.checkpoint_id)
             self.workspace(entry.root).kept += 1  # the restore's own undo checkpoint
@@ -229,8 +237,9 @@ class AgentService:
         except GitError as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session_id) from None
         finally:
-            session.restoring = False
+            session.rewriting = None
         del session.history[entry.history_len :]
+        session.history_rewritten()
         del session.checkpoints[session.checkpoints.index(entry) + 1 :]
         # The checkpoint the restore took first is offered too: restoring to it undoes the
         # restore's changes to the files (the conversation stays where the restore cut it).
@@ -258,7 +267,7 @@ class AgentService:
         """Forget a session and remove its stored copy; False for an unknown id. A `busy`
         `RunError` while it runs here or another daemon holds it."""
         session = self.sessions.get(session_id)
-        if session is not None and (session.active is not None or session.restoring):
+        if session is not None and (session.active is not None or session.rewriting is not None):
             raise RunError(f"session {session_id} is running; cancel it first", "busy",
                            sessionId=session_id)
         try:
@@ -270,7 +279,7 @@ class AgentService:
         """Compact a session now (prune, then a summary by the session's model).
         `UnknownSession`, a `busy` `RunError`, or a classified `RunError` from the provider."""
         session = self.session(session_id)
-        session.restoring = True  # no run may start while the history is rewritten
+        session.rewriting = "compacted"
         try:
             estimate = messages_tokens(session.history)
             provider = create_provider(provider_settings(settings))
@@ -279,7 +288,7 @@ class AgentService:
         except ProviderError as exc:
             raise RunError(exc.message, exc.kind, sessionId=session_id, **_status(exc)) from None
         finally:
-            session.restoring = False
+            session.rewriting = None
         if done.method != "none":
             self.sessions.note_compaction(session, {
                 "turn": 0, "method": done.method,
@@ -312,7 +321,8 @@ class AgentService:
                 observer = RunCheckpoints(workspace, session, ids.run_id, bus, len(session.history))
                 steps = [FileChangesStep(workspace)]
             mcp_tools = await self.mcp_tools(
-                request.settings, lambda message: bus.emit(ToolsWarning(message))
+                request.settings, lambda message: bus.emit(ToolsWarning(message)),
+                (session.id, request.mcp_servers),
             )
             engine = build_engine(
                 request.root, request.settings, session, bus, wiring.approver, turns,
@@ -344,22 +354,53 @@ class AgentService:
                     self._in_background(workspace.prune())
 
     async def mcp_tools(
-        self, settings: RunSettings, warn: Callable[[str], None]
+        self,
+        settings: RunSettings,
+        warn: Callable[[str], None],
+        session: tuple[str, Sequence[McpServerConfig]] | None = None,
     ) -> Sequence[BaseTool]:
         """The tools of the configured MCP servers, starting those not running yet (the SDK
-        loads only once a server is configured); `warn` hears about servers left out."""
-        if not settings.mcp_servers and self._mcp is None:
-            return ()
-        if self._mcp is None:
-            from harness9.mcp.manager import McpManager
+        loads only once a server is configured), then those of `session`'s own servers (its
+        id and servers; a server it no longer lists is stopped); a session tool whose name a
+        shared one has is left out. `warn` hears about servers and tools left out."""
+        tools: list[BaseTool] = []
+        if settings.mcp_servers or self._mcp is not None:
+            if self._mcp is None:
+                self._mcp = _mcp_manager()
+            tools.extend(await self._mcp.tools(settings.mcp_servers, warn))
+        if session is None:
+            return tools
+        session_id, servers = session
+        manager = self._session_mcp.pop(session_id, None)  # back in last: the latest used
+        if manager is None and servers:
+            manager = _mcp_manager()
+        if manager is not None:
+            self._session_mcp[session_id] = manager
+            self._retire_session_servers()
+            taken = {tool.name for tool in tools}
+            for tool in await manager.tools(servers, warn):
+                if tool.name in taken:
+                    warn(f"MCP tool {tool.name} of the session's server {tool.server!r} is left "
+                         "out: a server of the settings has a tool of that name")
+                    continue
+                tools.append(tool)
+        return tools
 
-            self._mcp = McpManager()
-        return await self._mcp.tools(settings.mcp_servers, warn)
+    def _retire_session_servers(self) -> None:
+        """Stop the own MCP servers of the sessions that used theirs least recently, beyond
+        `SESSION_SERVERS_KEPT` sessions (not those of a session that is running): a client may
+        open many sessions and leave them. A retired session's next run starts them again."""
+        excess = len(self._session_mcp) - SESSION_SERVERS_KEPT
+        for session_id in list(self._session_mcp)[: max(excess, 0)]:
+            session = self.sessions.get(session_id)
+            if session is None or session.active is None:
+                self._in_background(self._session_mcp.pop(session_id).shutdown())
 
     async def shutdown(self) -> None:
-        """Stop what the daemon started for its runs (the MCP servers)."""
-        if self._mcp is not None:
-            await self._mcp.shutdown()
+        """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
+        managers = [*self._session_mcp.values(), *([self._mcp] if self._mcp else [])]
+        self._session_mcp.clear()
+        await asyncio.gather(*(manager.shutdown() for manager in managers))
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         """Start `work` without waiting for it (kept referenced until it ends)."""
@@ -377,6 +418,13 @@ class AgentService:
         # waiter wakes.
         await asyncio.wait({run.task})
         return True
+
+
+def _mcp_manager() -> McpManager:
+    """A new MCP manager (its import loads the MCP SDK)."""
+    from harness9.mcp.manager import McpManager
+
+    return McpManager()
 
 
 async def _user_message(request: RunRequest, workspace: Workspace | None) -> str:

@@ -4,7 +4,8 @@ The history is append-only on disk, but in memory it can shrink (a restore) or c
 middle (a compaction). Each save finds the prefix the history shares with what the file holds
 (`shared_prefix`), writes a cut back to it when they differ, then the new messages, and makes
 it durable.
-Checkpoints and "allow for this session" answers go into the metadata beside it.
+Checkpoints, "allow for this session" answers and what the stale guard knows go into the
+metadata beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from harness9.schema import ChangedFile, Message, Usage, shared_prefix
 from harness9.service.session_log import LoadedSession, SessionLog, SessionMeta, title_of
 from harness9.service.sessions import Session, SessionCheckpoint
 from harness9.tools.approval_policy import SessionApprovals
+from harness9.tools.seen_files import SeenFiles
 
 
 class SessionFile:
@@ -53,6 +55,8 @@ class SessionFile:
             "tools": sorted(session.approvals.tools),
             "commands": sorted(session.approvals.commands),
         }
+        self.meta.seen_files = session.seen_files.known()
+        self.meta.instructions_seen = sorted(session.instructions_seen)
         self.log.commit(self.meta)
 
     def run_finished(self, session: Session, run: dict[str, Any], usage: Usage) -> None:
@@ -119,4 +123,10 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
     session.approvals = SessionApprovals(
         set(meta.approvals.get("tools", [])), set(meta.approvals.get("commands", []))
     )
+    if isinstance(meta.seen_files, dict):  # a damaged entry only costs the model a read
+        session.seen_files = SeenFiles(
+            {str(k): str(v) for k, v in meta.seen_files.items() if isinstance(v, str)}
+        )
+    if isinstance(meta.instructions_seen, list):
+        session.instructions_seen = {str(p) for p in meta.instructions_seen}
     return session

@@ -51,6 +51,10 @@ class SessionMeta:
     # snapshots) and what the user allowed for the whole session.
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     approvals: dict[str, list[str]] = field(default_factory=dict)
+    # What the stale guard knows (file key → fingerprint) and the nested AGENTS.md files
+    # already in the history, so a resumed session neither re-reads nor repeats them.
+    seen_files: dict[str, str] = field(default_factory=dict)
+    instructions_seen: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ class SessionStore:
         lives for days must not hold a descriptor and a history per session it ever ran. A
         released session is read again from disk when it is needed."""
         idle = [s for s in self._sessions.values()
-                if s.id in self._files and s.active is None and not s.restoring]
+                if s.id in self._files and s.active is None and s.rewriting is None]
         for session in idle[: max(0, len(self._files) - HELD)]:
             del self._sessions[session.id]
             self._files.pop(session.id).close()
@@ -132,6 +132,7 @@ class SessionStore:
 
     def note_compaction(self, session: Session, fields: dict[str, Any]) -> None:
         """`session` was compacted: save it and note how."""
+        session.history_rewritten()
         file = self._files.get(session.id)
         if file is not None:
             self._guarded(lambda: file.compacted(session, fields))

@@ -59,11 +59,18 @@ class Session:
     active: ActiveRun | None = None
     approvals: SessionApprovals = field(default_factory=SessionApprovals)
     checkpoints: list[SessionCheckpoint] = field(default_factory=list)
-    restoring: bool = False  # a restore is under way: no run may start
+    # What is rewriting the history now ("restored to a checkpoint", "compacted"): no run
+    # may start meanwhile.
+    rewriting: str | None = None
     root: str = ""  # the workspace root of its first run
     runs: list[dict[str, Any]] = field(default_factory=list)  # finished runs, oldest first
     seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
     instructions_seen: set[str] = field(default_factory=set)  # nested AGENTS.md already added
+
+    def history_rewritten(self) -> None:
+        """The history was cut back (a restore) or summarized (a compaction): the nested
+        instructions it held may be gone, so each is added again when a tool next reaches it."""
+        self.instructions_seen.clear()
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

@@ -27,9 +27,9 @@ from harness9.tools.diff import file_edit, unified_diff
 from harness9.tools.edit_apply import EditOutcome, apply_edit
 from harness9.tools.edit_errors import EditError
 from harness9.tools.file_lock import file_lock
+from harness9.tools.file_tool import FileTool
 from harness9.tools.safe_path import safe_path
-from harness9.tools.seen_files import SeenFiles
-from harness9.tools.workspace import DiskWorkspace, FileText, Moved, Workspace, Written
+from harness9.tools.workspace import FileText, Moved, Written
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
 
@@ -50,21 +50,10 @@ To delete text, give an empty `target_text`. To add code, include a neighbouring
 one). `path` is relative to the workspace root; paths outside it are refused."""
 
 
-class EditFileTool:
+class EditFileTool(FileTool):
     """Edits files inside the workspace by unique text replacement."""
 
     name = "edit_file"
-
-    def __init__(
-        self,
-        workdir: str | os.PathLike[str],
-        *,
-        workspace: Workspace | None = None,
-        seen: SeenFiles | None = None,
-    ) -> None:
-        self._workdir = workdir
-        self._workspace = workspace if workspace is not None else DiskWorkspace(workdir)
-        self._seen = seen if seen is not None else SeenFiles()
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -97,6 +86,8 @@ class EditFileTool:
         note = outcome.note()
         done = f"成功修改文件: {path}"
         text = done if note is None else f"{done}\n{note}"
+        if written.note is not None:
+            text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
         edit = file_edit(shown, before.text, outcome.content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)

@@ -9,7 +9,6 @@ character boundary and carries a notice with the total size and the offset to re
 from __future__ import annotations
 
 import codecs
-import os
 from typing import Any
 
 from harness9.schema import ToolDefinition
@@ -20,9 +19,9 @@ from harness9.tools.base import (
     parse_arguments,
     tool_definition,
 )
+from harness9.tools.file_tool import FileTool
 from harness9.tools.safe_path import safe_path
-from harness9.tools.seen_files import SeenFiles
-from harness9.tools.workspace import DiskWorkspace, Page, Workspace
+from harness9.tools.workspace import Page
 
 MAX_READ_BYTES = 4096
 
@@ -37,21 +36,10 @@ default {MAX_READ_BYTES}) asks for a smaller page. Invalid UTF-8 bytes are shown
 Folders cannot be read (list them with the bash tool)."""
 
 
-class ReadFileTool:
+class ReadFileTool(FileTool):
     """Reads one page of a file inside the workspace."""
 
     name = "read_file"
-
-    def __init__(
-        self,
-        workdir: str | os.PathLike[str],
-        *,
-        workspace: Workspace | None = None,
-        seen: SeenFiles | None = None,
-    ) -> None:
-        self._workdir = workdir
-        self._workspace = workspace if workspace is not None else DiskWorkspace(workdir)
-        self._seen = seen if seen is not None else SeenFiles()
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""

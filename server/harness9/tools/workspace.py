@@ -61,10 +61,12 @@ class FileText:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """Where a write landed, and the fingerprint of the content written."""
+    """Where a write landed, the fingerprint of the content written, and a note for the model
+    on where the change is when that is not simply the file on disk."""
 
     via: Via
     fingerprint: str
+    note: str | None = None
 
 
 class Moved(ToolError):

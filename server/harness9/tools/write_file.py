@@ -23,9 +23,9 @@ from harness9.tools.base import (
 )
 from harness9.tools.diff import file_edit, unified_diff
 from harness9.tools.file_lock import file_lock
+from harness9.tools.file_tool import FileTool
 from harness9.tools.safe_path import safe_path
-from harness9.tools.seen_files import SeenFiles
-from harness9.tools.workspace import DiskWorkspace, FileText, Workspace, encode_text
+from harness9.tools.workspace import FileText, encode_text
 
 _PREVIEW_LIMIT = 1 << 20  # an existing file larger than this is not diffed line by line
 
@@ -38,21 +38,10 @@ mix. An existing file is only replaced after you have read it with read_file (an
 has not changed since); to change part of a file, prefer the edit_file tool."""
 
 
-class WriteFileTool:
+class WriteFileTool(FileTool):
     """Writes whole files inside the workspace."""
 
     name = "write_file"
-
-    def __init__(
-        self,
-        workdir: str | os.PathLike[str],
-        *,
-        workspace: Workspace | None = None,
-        seen: SeenFiles | None = None,
-    ) -> None:
-        self._workdir = workdir
-        self._workspace = workspace if workspace is not None else DiskWorkspace(workdir)
-        self._seen = seen if seen is not None else SeenFiles()
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -83,6 +72,8 @@ class WriteFileTool:
             )
         self._seen.saw(key, written.fingerprint)
         text = f"成功将 {len(data)} 字节写入到文件: {path}"
+        if written.note is not None:
+            text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
         edit = file_edit(shown, None if before is None else before.text, content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)

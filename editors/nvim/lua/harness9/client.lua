@@ -145,6 +145,17 @@ function M.find(opts)
   return nil
 end
 
+--- Starts an LSP client of `config` attached to no buffer, a new one even when one for the same
+--- root runs; returns its id (nil when it could not start).
+function M.start_detached(config)
+  if has_011 then
+    return vim.lsp.start(config, { attach = false, reuse_client = function()
+      return false
+    end })
+  end
+  return vim.lsp.start_client(config)
+end
+
 --- Starts a client for `opts`; `on_ready(client)` runs once it is initialized.
 local function start(opts, on_ready)
   local config = M.config(opts)
@@ -166,14 +177,7 @@ local function start(opts, on_ready)
       end)
     end
   end
-  local id
-  if has_011 then
-    id = vim.lsp.start(config, { attach = false, reuse_client = function()
-      return false
-    end })
-  else
-    id = vim.lsp.start_client(config)
-  end
+  local id = M.start_detached(config)
   if not id then
     error("could not start " .. table.concat(opts.cmd, " "), 0)
   end

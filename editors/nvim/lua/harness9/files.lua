@@ -37,9 +37,26 @@ end
 
 local FILE_TOOLS = { write_file = true, edit_file = true }
 
+-- Takes the file's new timestamp as the one `buf` was read at, without reloading it: Neovim
+-- would otherwise see a file changed since it was read and reload the unmodified buffer (an
+-- undo step the user's `u` would take back first, with no change to see) or warn. While `buf`
+-- is still modified, :checktime records the timestamp and asks FileChangedShell what to do:
+-- nothing.
+local function adopt_timestamp(buf)
+  local id = api.nvim_create_autocmd("FileChangedShell", {
+    buffer = buf,
+    callback = function()
+      vim.v.fcs_choice = ""
+    end,
+  })
+  vim.cmd("checktime " .. buf)
+  pcall(api.nvim_del_autocmd, id)
+end
+
 --- After a write_file/edit_file that went through the editor (`via: "editor"`), the daemon has
---- also written the buffer's new text to disk: a buffer whose text now equals the file is marked
---- unmodified, so a later reload (after bash changed the file) is not held back by it.
+--- also written the buffer's new text to disk: a buffer whose text now equals the file takes
+--- the file's timestamp and is marked unmodified, so a later reload (after bash changed the
+--- file) is not held back by it, and the agent's edit stays the buffer's last undo step.
 function M.settle(root, ev, args)
   if not (FILE_TOOLS[ev.tool] and ev.via == "editor") then
     return
@@ -52,6 +69,7 @@ function M.settle(root, ev, args)
     local name = api.nvim_buf_get_name(buf)
     if vim.bo[buf].modified and vim.fn.filereadable(name) == 1
         and vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then
+      adopt_timestamp(buf)
       vim.bo[buf].modified = false
     end
   end

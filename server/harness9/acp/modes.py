@@ -1,0 +1,44 @@
+"""Session modes: the approval modes, chosen per session with `session/set_mode`.
+
+A session starts in the mode the settings give (`approvals.mode`, else `HARNESS9_APPROVALS`,
+else ask); the client's choice replaces the mode for the session's next prompts on this
+connection, keeping the settings' allow and deny rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from acp.schema import SessionMode, SessionModeState
+
+from harness9.service.settings import RunSettings
+
+AVAILABLE = [
+    SessionMode(id="ask", name="Ask",
+                description="Reads run; edits and commands ask first"),
+    SessionMode(id="auto-edit", name="Auto-edit",
+                description="Reads and file edits run; commands ask first"),
+    SessionMode(id="yolo", name="Yolo", description="Everything runs without asking"),
+    SessionMode(id="read-only", name="Read-only",
+                description="Reads run; edits and commands are refused"),
+]
+
+
+def is_mode(mode_id: str) -> bool:
+    """Whether `mode_id` is one of the modes."""
+    return any(mode.id == mode_id for mode in AVAILABLE)
+
+
+def default_mode(settings: RunSettings) -> str:
+    """The approval mode the settings give."""
+    return settings.approval_policy().mode
+
+
+def mode_state(current: str) -> SessionModeState:
+    """The `modes` of a `session/new` or `session/load` answer."""
+    return SessionModeState(current_mode_id=current, available_modes=AVAILABLE)
+
+
+def with_mode(settings: RunSettings, mode: str) -> RunSettings:
+    """`settings` with the approval mode `mode` (the rules kept)."""
+    return dataclasses.replace(settings, approvals={**(settings.approvals or {}), "mode": mode})
