@@ -256,17 +256,23 @@ export class Daemon implements vscode.Disposable {
   }
 
   private configChanged(e: vscode.ConfigurationChangeEvent): void {
-    if (!e.affectsConfiguration('harness9') || this.client === undefined) {
+    if (!e.affectsConfiguration('harness9')) {
       return;
     }
     if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')) {
-      void this.restart();
+      // A daemon starting now may have read the old command: it is restarted once it is up.
+      // With none running or starting, the next start reads the new command anyway.
+      if (this.client !== undefined || this.starting !== undefined) {
+        void this.restart();
+      }
       return;
     }
-    if (this.client.isRunning()) {
+    // A daemon starting now may have read the old settings: it gets the new ones once it is up.
+    const client = this.client?.isRunning() ? Promise.resolve(this.client) : this.starting;
+    void client?.then((c) => {
       const settings = { harness9: daemonSettingsFrom((k) => section().get(k)) };
-      void this.client.sendNotification('workspace/didChangeConfiguration', { settings });
-    }
+      return c?.sendNotification('workspace/didChangeConfiguration', { settings });
+    }).catch(() => undefined); // a daemon that stopped meanwhile gets them when it starts
   }
 
   /** Stops the daemon if it runs and starts it again (new environment, new settings). */
