@@ -139,6 +139,7 @@ export function runsFromSession(result: unknown): RunState[] {
   const sessionId = str(r.sessionId);
   const meta = list(r.runs);
   const out: Building[] = [];
+  let next = 0; // the first run record not yet matched to a prompt
   for (const m of list(r.messages)) {
     const role = str(m.role);
     if (str(m.toolCallId) !== undefined) {
@@ -146,10 +147,15 @@ export function runsFromSession(result: unknown): RunState[] {
         addToolResult(out[out.length - 1], m);
       }
     } else if (role === 'user') {
-      const info = meta[out.length] ?? {};
+      const prompt = promptOf(str(m.content));
+      // A run's record goes with the prompt that started it. Matched by the prompt, not by
+      // position: a restore or a compaction removed prompts whose runs are still on record.
+      const found = meta.findIndex((run, i) => i >= next && str(run.prompt) === prompt);
+      const info = found >= 0 ? meta[found] : {};
+      next = found >= 0 ? found + 1 : next;
       const status = str(info.status) as RunStatus | undefined;
       const state: RunState = {
-        ...initialRunState(promptOf(str(m.content)) ?? str(info.prompt) ?? '', sessionId),
+        ...initialRunState(prompt ?? str(info.prompt) ?? '', sessionId),
         runId: str(info.runId),
         status: status !== undefined && STATUSES.includes(status) ? status : 'completed',
         turnCount: num(info.turns),

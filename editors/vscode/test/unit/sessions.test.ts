@@ -103,6 +103,28 @@ describe('agent/session', () => {
     assert.doesNotMatch(html, /tokens in 0/, 'no token counts for runs read back');
   });
 
+  it('after a restore cut runs away, each prompt keeps its own run record (and so its checkpoints)', () => {
+    const restored = {
+      sessionId: 's1',
+      messages: [
+        { role: 'user', content: 'Fix the pager.' },
+        { role: 'assistant', content: 'Fixed.' },
+        { role: 'user', content: 'Now the docs.\n\nAttached from the editor (1 item):\n…' },
+        { role: 'assistant', content: 'Done.' },
+      ],
+      runs: [
+        { runId: 'r1', prompt: 'Fix the pager.', status: 'completed', turns: 1, toolCalls: 0 },
+        { runId: 'r2', prompt: 'Cut by the restore.', status: 'completed', turns: 3, toolCalls: 5 },
+        { runId: 'r3', prompt: 'Now the docs.', status: 'cancelled', turns: 1, toolCalls: 0 },
+      ],
+    };
+    const runs = runsFromSession(restored);
+    assert.deepEqual(runs.map((r) => [r.runId, r.prompt, r.status, r.toolCallCount]), [
+      ['r1', 'Fix the pager.', 'completed', 0],
+      ['r3', 'Now the docs.', 'cancelled', 0],
+    ]);
+  });
+
   it('an empty or odd answer gives no runs', () => {
     assert.deepEqual(runsFromSession({}), []);
     assert.deepEqual(runsFromSession({ messages: [{ role: 'assistant', content: 'orphan' }] }), []);
