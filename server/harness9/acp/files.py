@@ -26,7 +26,6 @@ from typing import Any, Literal, Protocol
 
 from harness9.tools.approval_policy import relative_path
 from harness9.tools.base import ToolError, seconds_left
-from harness9.tools.edit_apply import BOM
 from harness9.tools.safe_path import open_beneath, resolve_beneath, safe_path
 from harness9.tools.workspace import (
     DiskWorkspace,
@@ -36,6 +35,7 @@ from harness9.tools.workspace import (
     Written,
     encode_text,
     fingerprint_of,
+    holds_text,
     page_of,
     regular_file,
 )
@@ -114,7 +114,7 @@ class ClientWorkspace(DiskWorkspace):
         data = text.encode("utf-8", "surrogatepass")
         fingerprint = fingerprint_of(data)
         note = None
-        if not _same_text(on_disk, text):
+        if not holds_text(on_disk, text):
             note = (
                 f"this is the text of {self._shown(path)} open in the editor; it has changes "
                 "not saved to the file on disk"
@@ -152,7 +152,7 @@ class ClientWorkspace(DiskWorkspace):
         self._changes[target] = Change(None if base is None else base.text, text)
         on_disk = await asyncio.to_thread(self.read_disk, path)
         note = None
-        if not _same_text(on_disk, text):
+        if not holds_text(on_disk, text):
             note = (
                 f"the change is in the editor's buffer of {self._shown(path)}, not yet saved to "
                 "disk: commands (bash) see the old file until it is saved"
@@ -223,12 +223,6 @@ class ClientWorkspace(DiskWorkspace):
 
     def _shown(self, path: str) -> str:
         return relative_path(path, os.fspath(self.root))
-
-
-def _same_text(on_disk: FileText | None, text: str) -> bool:
-    """Whether the file on disk holds `text` (a UTF-8 BOM the client's text leaves out is the
-    file's encoding, not a difference)."""
-    return on_disk is not None and on_disk.text.removeprefix(BOM) == text
 
 
 def _reason(exc: Exception) -> str:

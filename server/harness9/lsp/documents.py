@@ -42,6 +42,7 @@ from harness9.tools.workspace import (
     Written,
     encode_text,
     fingerprint_of,
+    holds_text,
     page_of,
 )
 
@@ -77,7 +78,8 @@ class EditorWorkspace(DiskWorkspace):
         if document is None:
             return await super().read_page(path, offset, limit)
         data, fingerprint = self._encode(document)
-        differs = await asyncio.to_thread(self._differs_from_disk, path, data)
+        on_disk = await asyncio.to_thread(self.read_disk, path)
+        differs = not holds_text(on_disk, document.source)
         note = None
         if differs:
             note = (
@@ -138,16 +140,6 @@ class EditorWorkspace(DiskWorkspace):
         fingerprint = fingerprint_of(data)
         self._encoded[document.uri] = (document.version, source, data, fingerprint)
         return data, fingerprint
-
-    def _differs_from_disk(self, path: str, data: bytes) -> bool:
-        on_disk = self.read_disk(path)
-        if on_disk is None:
-            return True
-        if on_disk.fingerprint == fingerprint_of(data):
-            return False
-        # A BOM the buffer leaves out is the file's encoding, not an unsaved change.
-        kept_out = on_disk.text.startswith(BOM) and not data.startswith(codecs.BOM_UTF8)
-        return not (kept_out and on_disk.fingerprint == fingerprint_of(codecs.BOM_UTF8 + data))
 
     def _split_bom(self, path: str, old: str, text: str) -> tuple[str, bytes]:
         """The new text for a buffer holding `old`, and the BOM to write before it on disk

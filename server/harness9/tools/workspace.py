@@ -103,6 +103,15 @@ def fingerprint_of(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def holds_text(on_disk: FileText | None, text: str) -> bool:
+    """Whether the file on disk (`on_disk`; None: there is none) holds `text`. A UTF-8 BOM that
+    `text` leaves out is the file's encoding, not a difference: editors keep it out of their
+    buffers."""
+    if on_disk is None or not on_disk.utf8:
+        return False
+    return on_disk.text == text or on_disk.text == "\ufeff" + text
+
+
 def encode_text(text: str, shown: str) -> bytes:
     """`text` as UTF-8; a `ToolError` for text that cannot be encoded (an unpaired surrogate)."""
     try:
