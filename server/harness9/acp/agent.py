@@ -73,7 +73,6 @@ class Harness9Agent:
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
-        self._modes: dict[str, str] = {}  # the approval mode a session was set to
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
@@ -177,7 +176,8 @@ class Harness9Agent:
         """The settings of the session's next run: `--settings` over the environment, in the
         mode the session was set to."""
         settings = resolve(from_environment(os.environ), self.settings)
-        mode = self._modes.get(session_id)
+        session = self.service.sessions.get(session_id)
+        mode = None if session is None else session.approval_mode
         return settings if mode is None else with_mode(settings, mode)
 
     def _mode_state(self, session_id: str) -> SessionModeState:
@@ -221,7 +221,13 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         if not is_mode(mode_id):
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
-        self._modes[session_id] = mode_id
+        try:
+            session = self.service.known_session(session_id)
+        except UnknownSession as exc:
+            raise invalid_params("sessionId", str(exc)) from None
+        except RunError as exc:  # another harness9 process holds it
+            raise request_failed(exc) from None
+        session.approval_mode = mode_id  # stored with the session when its next run ends
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

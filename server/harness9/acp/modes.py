@@ -1,8 +1,8 @@
 """Session modes: the approval modes, chosen per session with `session/set_mode`.
 
 A session starts in the mode the settings give (`approvals.mode`, else `HARNESS9_APPROVALS`,
-else ask); the client's choice replaces the mode for the session's next prompts on this
-connection, keeping the settings' allow and deny rules.
+else ask); the client's choice replaces the mode for the session's next prompts, keeping the
+settings' allow and deny rules, and is stored with the session.
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ class SessionFile:
         }
         self.meta.seen_files = session.seen_files.known()
         self.meta.instructions_seen = sorted(session.instructions_seen)
+        self.meta.approval_mode = session.approval_mode
         self.log.commit(self.meta)
 
     def run_finished(self, session: Session, run: dict[str, Any], usage: Usage) -> None:
@@ -129,4 +130,6 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
         )
     if isinstance(meta.instructions_seen, list):
         session.instructions_seen = {str(p) for p in meta.instructions_seen}
+    if isinstance(meta.approval_mode, str):
+        session.approval_mode = meta.approval_mode
     return session

@@ -55,6 +55,7 @@ class SessionMeta:
     # already in the history, so a resumed session neither re-reads nor repeats them.
     seen_files: dict[str, str] = field(default_factory=dict)
     instructions_seen: list[str] = field(default_factory=list)
+    approval_mode: str | None = None  # a mode chosen for this session alone
 
 
 @dataclass(frozen=True, slots=True)

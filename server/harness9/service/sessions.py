@@ -66,6 +66,9 @@ class Session:
     runs: list[dict[str, Any]] = field(default_factory=list)  # finished runs, oldest first
     seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
     instructions_seen: set[str] = field(default_factory=set)  # nested AGENTS.md already added
+    # The approval mode a client chose for this session alone (ACP's session modes); None:
+    # the settings' mode.
+    approval_mode: str | None = None
 
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested
