@@ -240,6 +240,7 @@ export async function bundledDaemon(
   }
   const found: FoundPython[] = [];
   const seen = new Set<string>();
+  let failed: { error: string } | undefined; // the first fitting Python the bundle did not load in
   for (const candidate of configured !== '' ? [configured] : CANDIDATES) {
     const exe = findExecutable(candidate, envPath);
     if (exe === undefined || seen.has(exe)) {
@@ -250,11 +251,11 @@ export async function bundledDaemon(
     found.push(python);
     if (python.info !== undefined && unfitReason(python, manifest) === undefined) {
       const got = await unpacked(exe, daemonDir, storageDir, manifest, python.info.version);
-      if ('error' in got) {
-        return got;
+      if (!('error' in got)) {
+        return { argv: [exe, '-s', '-m', 'harness9', 'serve'], env: daemonEnv(got.dir) };
       }
-      return { argv: [exe, '-s', '-m', 'harness9', 'serve'], env: daemonEnv(got.dir) };
+      failed ??= got; // a Python that looks right but cannot load it: the next one may
     }
   }
-  return { error: noPythonMessage(found, manifest, configured) };
+  return failed ?? { error: noPythonMessage(found, manifest, configured) };
 }

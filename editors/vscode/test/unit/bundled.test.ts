@@ -154,6 +154,22 @@ describe('bundledDaemon', () => {
     assert.deepEqual(fs.readdirSync(storage), []);
   });
 
+  it('a Python that looks right but cannot load the bundle is passed over for the next one found', async () => {
+    const { dir, storage } = fakeBundle([hostVersion]);
+    // First on PATH: a python3.14 that is this Python in disguise, in an environment where the
+    // bundle cannot load (no PYTHONPATH, and not the working folder either: PYTHONSAFEPATH).
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'h9-bin-'));
+    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    const disguised = path.join(bin, 'python3.14');
+    fs.writeFileSync(disguised, `#!/bin/sh\nunset PYTHONPATH\nexport PYTHONSAFEPATH=1\nexec "${real}" "$@"\n`, { mode: 0o755 });
+    const got = await bundledDaemon(dir, storage, '', `${bin}${path.delimiter}${process.env.PATH}`);
+    assert.ok(got && 'argv' in got, JSON.stringify(got));
+    assert.notEqual(got.argv[0], disguised);
+    // Given as harness9.python, it is the only one tried: its error is the answer.
+    const configured = await bundledDaemon(dir, `${storage}-configured`, disguised, process.env.PATH);
+    assert.ok(configured && 'error' in configured && configured.error.includes('does not load'), JSON.stringify(configured));
+  });
+
   it('says why when no Python fits, and is undefined without a bundle', async () => {
     const { dir, storage } = fakeBundle(['2.7']);
     const got = await bundledDaemon(dir, storage, 'python3', process.env.PATH);
