@@ -213,15 +213,16 @@ async def test_session_continues_and_busy_session_is_refused(
 async def test_two_sessions_run_concurrently(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script([Reply("warm-up")])
-    fake_llm.script([Reply("", [Call("bash", {"command": "sleep 1"})]) for _ in range(2)])
+    # Each call marks itself and waits for the other's mark: they meet only if both sessions'
+    # calls run at the same time (one at a time, the first gives up after 10 s with exit 7).
+    meet = ('touch "mark-$$"; n=0; while [ "$(ls mark-* | wc -l)" -lt 2 ]; do '
+            'n=$((n+1)); [ "$n" -gt 200 ] && exit 7; sleep 0.05; done; echo met')
+    fake_llm.script([Reply("", [Call("bash", {"command": meet})]) for _ in range(2)])
     fake_llm.script([Reply("a"), Reply("b")])
     daemon = await openai_daemon(start, fake_llm, workspace)
-    await daemon.run(prompt="0")  # the SDK import is paid here, not in the measured part
-    loop = asyncio.get_running_loop()
-    began = loop.time()
     results = await asyncio.gather(daemon.run(prompt="1"), daemon.run(prompt="2"))
-    assert loop.time() - began < 1.9
+    outputs = [m["content"] for r in fake_llm.requests for m in r.messages if m["role"] == "tool"]
+    assert len(outputs) == 2 and all(o.strip() == "met" for o in outputs), outputs
     assert {r["text"] for r in results} == {"a", "b"}
     assert results[0]["sessionId"] != results[1]["sessionId"]
 
