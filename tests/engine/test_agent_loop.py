@@ -99,16 +99,16 @@ async def test_tool_loop_completes_with_observations_in_order(tmp_path: Path) ->
     assert result.usage.input_tokens == 20
 
 
-async def test_three_sleeps_run_concurrently(tmp_path: Path) -> None:
-    replies = [Reply("", [bash("sleep 1"), bash("sleep 1"), bash("sleep 1")]), Reply("ok")]
+async def test_three_calls_run_concurrently(tmp_path: Path) -> None:
+    # Each call marks itself and waits for the other two marks: they meet only if all three run
+    # at the same time (one at a time, the first gives up after 10 s with exit 7).
+    meet = ('touch "mark-$$"; n=0; while [ "$(ls mark-* | wc -l)" -lt 3 ]; do '
+            'n=$((n+1)); [ "$n" -gt 200 ] && exit 7; sleep 0.05; done; echo met')
+    replies = [Reply("", [bash(meet), bash(meet), bash(meet)]), Reply("ok")]
     engine, _, events = make_engine(tmp_path, replies)
-    started = time.monotonic()
-    await engine.run("sleep")
-    elapsed = time.monotonic() - started
-    assert elapsed < 1.8, f"three 1 s sleeps took {elapsed:.2f} s: not concurrent"
+    await engine.run("meet")
     finished = [e for e in events if isinstance(e, ToolFinished)]
-    assert len(finished) == 3
-    assert all(not e.result.is_error for e in finished)
+    assert [e.result.output.strip() for e in finished] == ["met"] * 3
 
 
 async def test_one_timeout_does_not_stop_siblings(tmp_path: Path) -> None:

@@ -220,7 +220,7 @@ async def test_timeout_kills_the_group_and_keeps_the_output(
     pgid = int(message.split("\n", 1)[0])
     assert message.startswith(f"{pgid}\nbefore\nError: the command timed out after 1 s and was")
     assert "never" not in message
-    assert 0.9 < elapsed < 1.5, elapsed
+    assert 0.9 < elapsed < 5, elapsed  # at the deadline, long before the sleep ends
     await gone_within(lambda: is_group_running(pgid))
 
 
