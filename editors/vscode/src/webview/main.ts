@@ -45,6 +45,18 @@ function nearBottom(): boolean {
   return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
 }
 
+// The conversation's box shrinks when the prompt box grows (chips, a longer prompt) or an
+// approval card appears: a reader who was at the end stays at the end.
+let atEnd = true;
+scroller.addEventListener('scroll', () => {
+  atEnd = nearBottom();
+});
+new ResizeObserver(() => {
+  if (atEnd) {
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+}).observe(scroller);
+
 function openKeys(): Set<string> {
   const keys = new Set<string>();
   root.querySelectorAll('details[open]').forEach((d) => {

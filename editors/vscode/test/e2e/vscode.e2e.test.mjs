@@ -710,6 +710,11 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const chips = frame.locator('#chips .chip');
     await chips.first().waitFor({ timeout: 10_000 });
     assert.deepEqual((await chips.allTextContents()).map((t) => t.replace('×', '').trim()), ['a.txt:1']);
+    // The chip made the prompt box taller: the conversation, which was at its end, still is.
+    await frame.waitForFunction(() => {
+      const el = document.getElementById('scroll');
+      return el !== null && el.scrollHeight > el.clientHeight && el.scrollHeight - el.scrollTop - el.clientHeight < 2;
+    }, null, { timeout: 5_000 });
     // The keyboard is in the prompt box: the user just types.
     await frame.locator('textarea#prompt:focus').waitFor({ timeout: 5_000 });
     const index = await frame.locator('article.run').count();
