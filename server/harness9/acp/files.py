@@ -38,6 +38,7 @@ from harness9.tools.workspace import (
     holds_text,
     page_of,
     regular_file,
+    unsaved_note,
 )
 
 CLIENT_READ_LIMIT = 8 << 20  # bytes on disk above which a file is read from the disk
@@ -113,12 +114,7 @@ class ClientWorkspace(DiskWorkspace):
         text = await self._read(path)
         data = text.encode("utf-8", "surrogatepass")
         fingerprint = fingerprint_of(data)
-        note = None
-        if not holds_text(on_disk, text):
-            note = (
-                f"this is the text of {self._shown(path)} open in the editor; it has changes "
-                "not saved to the file on disk"
-            )
+        note = unsaved_note(on_disk, text, self._shown(path))
         return page_of(data, offset, limit, fingerprint, note)
 
     async def read_text(self, path: str) -> FileText | None:

@@ -42,8 +42,8 @@ from harness9.tools.workspace import (
     Written,
     encode_text,
     fingerprint_of,
-    holds_text,
     page_of,
+    unsaved_note,
 )
 
 APPLY_TIMEOUT = 60.0  # seconds an editor may take to apply an edit, within the tool's timeout
@@ -79,13 +79,7 @@ class EditorWorkspace(DiskWorkspace):
             return await super().read_page(path, offset, limit)
         data, fingerprint = self._encode(document)
         on_disk = await asyncio.to_thread(self.read_disk, path)
-        differs = not holds_text(on_disk, document.source)
-        note = None
-        if differs:
-            note = (
-                f"this is the text of {self._shown(path)} open in the editor; it "
-                "has changes not saved to the file on disk"
-            )
+        note = unsaved_note(on_disk, document.source, self._shown(path))
         return page_of(data, offset, limit, fingerprint, note)
 
     async def read_text(self, path: str) -> FileText | None:

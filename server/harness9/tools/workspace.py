@@ -112,6 +112,17 @@ def holds_text(on_disk: FileText | None, text: str) -> bool:
     return on_disk.text == text or on_disk.text == "\ufeff" + text
 
 
+def unsaved_note(on_disk: FileText | None, text: str, shown: str) -> str | None:
+    """The note on a page read from an editor's `text` of the file `shown` when the disk does
+    not hold that text (None when it does)."""
+    if holds_text(on_disk, text):
+        return None
+    return (
+        f"this is the text of {shown} open in the editor; it has changes not saved to the file "
+        "on disk"
+    )
+
+
 def encode_text(text: str, shown: str) -> bytes:
     """`text` as UTF-8; a `ToolError` for text that cannot be encoded (an unpaired surrogate)."""
     try:
