@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,14 +23,6 @@ from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest, App
 from tests.fakellm import Call, FakeLLM, Hang, Reply
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
-        yield server
 
 
 class Recorder:

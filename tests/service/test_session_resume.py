@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from tests.fakellm import Call, FakeLLM, Reply
 from tests.service.test_runs import Asker, Recorder, request
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
-        yield server
 
 
 def _two_runs_script() -> list[Reply]:
