@@ -87,6 +87,8 @@ export class ApprovalRequestsFeature implements StaticFeature {
 export class Daemon implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
+  /** The `serverCommand` and `python` settings the latest start read. */
+  private launchedWith: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateListeners: ((running: boolean) => void)[] = [];
   /** The methods of the daemon's `capabilities.experimental.harness9`, read when it came up. */
@@ -145,6 +147,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private async start(): Promise<LanguageClient | undefined> {
+    this.launchedWith = launchSettings();
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const command = await this.command(cwd);
     if (command === undefined) {
@@ -260,9 +263,10 @@ export class Daemon implements vscode.Disposable {
       return;
     }
     if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')) {
-      // A daemon starting now may have read the old command: it is restarted once it is up.
-      // With none running or starting, the next start reads the new command anyway.
-      if (this.client !== undefined || this.starting !== undefined) {
+      // A daemon running or starting with the old command is restarted (once it is up); one
+      // that already read the new command is not restarted again (VS Code may report one change
+      // of a settings file more than once). With none, the next start reads the new command.
+      if ((this.client !== undefined || this.starting !== undefined) && launchSettings() !== this.launchedWith) {
         void this.restart();
       }
       return;
@@ -299,6 +303,11 @@ export class Daemon implements vscode.Disposable {
       d.dispose();
     }
   }
+}
+
+/** What decides which daemon runs: the `serverCommand` and `python` settings. */
+function launchSettings(): string {
+  return JSON.stringify([section().get('serverCommand'), section().get('python')]);
 }
 
 /** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */
