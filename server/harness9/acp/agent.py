@@ -47,7 +47,7 @@ from harness9.service.runs import (
     RunWiring,
     UnknownSession,
 )
-from harness9.service.sessions import iso_time
+from harness9.service.sessions import Session, iso_time
 from harness9.service.settings import RunSettings, from_environment, resolve
 
 _log = logging.getLogger("harness9.acp")
@@ -112,12 +112,7 @@ class Harness9Agent:
         """Show a session again (`session/update`s of its history), then answer."""
         root = _workspace_root(cwd)
         servers = _servers(mcp_servers)
-        try:
-            session = self.service.known_session(session_id)
-        except UnknownSession as exc:
-            raise invalid_params("sessionId", str(exc)) from None
-        except RunError as exc:  # another harness9 process holds it
-            raise request_failed(exc) from None
+        session = self._known_session(session_id)
         self._roots[session_id] = root
         self._servers[session_id] = servers
         stream = UpdateStream(self.client, session_id)
@@ -180,6 +175,16 @@ class Harness9Agent:
         mode = None if session is None else session.approval_mode
         return settings if mode is None else with_mode(settings, mode)
 
+    def _known_session(self, session_id: str) -> Session:
+        """The session with this id (also a stored one); -32602 naming `sessionId` when there is
+        none, -32803 `busy` when another harness9 process holds it."""
+        try:
+            return self.service.known_session(session_id)
+        except UnknownSession as exc:
+            raise invalid_params("sessionId", str(exc)) from None
+        except RunError as exc:
+            raise request_failed(exc) from None
+
     def _mode_state(self, session_id: str) -> SessionModeState:
         """The session's `modes`: the approval modes, the current one as the client set it,
         else as the settings give it."""
@@ -221,12 +226,7 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         if not is_mode(mode_id):
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
-        try:
-            session = self.service.known_session(session_id)
-        except UnknownSession as exc:
-            raise invalid_params("sessionId", str(exc)) from None
-        except RunError as exc:  # another harness9 process holds it
-            raise request_failed(exc) from None
+        session = self._known_session(session_id)
         session.approval_mode = mode_id  # stored with the session when its next run ends
         return SetSessionModeResponse()
 
