@@ -232,3 +232,26 @@ async def test_nested_instructions_are_added_once_across_restarts_and_again_afte
     assert "pkg rules" in result("a")
     assert result("b") == "b = 1\n"  # the restarted daemon knew it was there already
     assert "pkg rules" in result("c")  # the summary replaced it: added again
+
+
+async def test_a_session_with_no_turn_yet_is_kept_and_its_mode_outlives_the_daemon(
+    fake: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness9.service import session_store
+
+    monkeypatch.setattr(session_store, "HELD", 2)
+    (tmp_path / "b.txt").write_text("b\n")
+    service = AgentService()
+    empty = service.session(None, str(tmp_path))  # as an ACP client's session/new makes it
+    service.set_approval_mode(empty.id, "read-only")
+    assert service.stored_sessions(str(tmp_path)) == []  # nothing to list before a turn
+    fake.script([Reply(f"answer {n}") for n in range(4)])
+    for n in range(4):  # more sessions than a daemon holds
+        await service.run(request(tmp_path, f"p{n}"), Recorder().wire)
+    write = Call("write_file", {"path": "b.txt", "content": "x"}, id="w")
+    fake.script([Reply("", [write]), Reply("refused")])
+    await service.run(request(tmp_path, "write b", empty.id), Recorder().wire)
+    assert (tmp_path / "b.txt").read_text() == "b\n"  # read-only, though the settings say yolo
+    service.close()
+    again = AgentService()
+    assert again.known_session(empty.id).approval_mode == "read-only"

@@ -30,7 +30,7 @@ from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.listing import page_of
 from harness9.acp.mcp import SessionServers, session_servers
-from harness9.acp.modes import default_mode, is_mode, mode_state, with_mode
+from harness9.acp.modes import default_mode, is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt import prompt_text
 from harness9.acp.stream import UpdateStream
@@ -126,7 +126,7 @@ class Harness9Agent:
         if root is None:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
-        settings = self._settings(session_id)
+        settings = self._settings()
         stream = UpdateStream(self.client, session_id)
         servers = self._mcp_servers(session_id, stream)
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
@@ -167,13 +167,10 @@ class Harness9Agent:
             ),
         )
 
-    def _settings(self, session_id: str) -> RunSettings:
-        """The settings of the session's next run: `--settings` over the environment, in the
-        mode the session was set to."""
-        settings = resolve(from_environment(os.environ), self.settings)
-        session = self.service.sessions.get(session_id)
-        mode = None if session is None else session.approval_mode
-        return settings if mode is None else with_mode(settings, mode)
+    def _settings(self) -> RunSettings:
+        """The settings of a run: `--settings` over the environment (the service applies a
+        mode the session was set to)."""
+        return resolve(from_environment(os.environ), self.settings)
 
     def _known_session(self, session_id: str) -> Session:
         """The session with this id (also a stored one); -32602 naming `sessionId` when there is
@@ -188,7 +185,8 @@ class Harness9Agent:
     def _mode_state(self, session_id: str) -> SessionModeState:
         """The session's `modes`: the approval modes, the current one as the client set it,
         else as the settings give it."""
-        return mode_state(default_mode(self._settings(session_id)))
+        chosen = self._known_session(session_id).approval_mode
+        return mode_state(chosen or default_mode(self._settings()))
 
     def _mcp_servers(self, session_id: str, stream: UpdateStream) -> tuple[McpServerConfig, ...]:
         """The session's own MCP servers; the notes on those left out are told once, at the
@@ -226,8 +224,12 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         if not is_mode(mode_id):
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
-        session = self._known_session(session_id)
-        session.approval_mode = mode_id  # stored with the session when its next run ends
+        try:
+            self.service.set_approval_mode(session_id, mode_id)
+        except UnknownSession as exc:
+            raise invalid_params("sessionId", str(exc)) from None
+        except RunError as exc:
+            raise request_failed(exc) from None
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

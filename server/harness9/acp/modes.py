@@ -7,8 +7,6 @@ settings' allow and deny rules, and is stored with the session.
 
 from __future__ import annotations
 
-import dataclasses
-
 from acp.schema import SessionMode, SessionModeState
 
 from harness9.service.settings import RunSettings
@@ -37,8 +35,3 @@ def default_mode(settings: RunSettings) -> str:
 def mode_state(current: str) -> SessionModeState:
     """The `modes` of a `session/new` or `session/load` answer."""
     return SessionModeState(current_mode_id=current, available_modes=AVAILABLE)
-
-
-def with_mode(settings: RunSettings, mode: str) -> RunSettings:
-    """`settings` with the approval mode `mode` (the rules kept)."""
-    return dataclasses.replace(settings, approvals={**(settings.approvals or {}), "mode": mode})

@@ -15,7 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -296,6 +296,14 @@ class AgentService:
             })
         return done
 
+    def set_approval_mode(self, session_id: str, mode: str) -> None:
+        """The approval mode of the session's next runs, stored with it (a session with no
+        turn yet keeps it in memory until its first). `UnknownSession`, or a `busy`
+        `RunError` when another daemon holds it."""
+        session = self.known_session(session_id)
+        session.approval_mode = mode
+        self.sessions.save(session)
+
     def close(self) -> None:
         """Release the stored sessions this daemon holds (at shutdown)."""
         self.sessions.close()
@@ -303,6 +311,9 @@ class AgentService:
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
         """Run `request` in the current task (which cancelling the run cancels)."""
         session = self.session(request.session_id, request.root)
+        if session.approval_mode is not None:  # chosen for this session alone
+            request = replace(request, settings=request.settings.with_approval_mode(
+                session.approval_mode))
         ids = RunIds(new_id("r"), session.id)
         task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
         active = self.sessions.start(session, ids.run_id, task)

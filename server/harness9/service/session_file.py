@@ -41,6 +41,8 @@ class SessionFile:
         survive a crash, and the run's end writes the metadata), but always the first time,
         so that a session is listed from its first turn on."""
         history = session.history
+        if not history and not self._meta_written:
+            return  # nothing to keep yet: a session is listed from its first turn on
         common = shared_prefix(history, self._stored)
         if common < len(self._stored):
             self.log.cut(common)
@@ -59,6 +61,11 @@ class SessionFile:
         self.meta.instructions_seen = sorted(session.instructions_seen)
         self.meta.approval_mode = session.approval_mode
         self.log.commit(self.meta)
+
+    @property
+    def written(self) -> bool:
+        """Whether the session is on disk (it can be read back from there)."""
+        return self._meta_written
 
     def run_finished(self, session: Session, run: dict[str, Any], usage: Usage) -> None:
         """Note a finished run and save."""

@@ -87,9 +87,11 @@ class SessionStore:
     def _let_go(self) -> None:
         """Release the least recently used idle stored sessions beyond `HELD`: a daemon that
         lives for days must not hold a descriptor and a history per session it ever ran. A
-        released session is read again from disk when it is needed."""
+        released session is read again from disk when it is needed; a session not yet on disk
+        (no turn so far) is kept, since nothing could bring it back."""
         idle = [s for s in self._sessions.values()
-                if s.id in self._files and s.active is None and s.rewriting is None]
+                if s.id in self._files and self._files[s.id].written
+                and s.active is None and s.rewriting is None]
         for session in idle[: max(0, len(self._files) - HELD)]:
             del self._sessions[session.id]
             self._files.pop(session.id).close()

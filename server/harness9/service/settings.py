@@ -66,6 +66,10 @@ class RunSettings:
     instructions: bool = True  # read AGENTS.md files into the conversation
     mcp_servers: tuple[McpServerConfig, ...] = ()  # daemon-wide: client settings only
 
+    def with_approval_mode(self, mode: str) -> RunSettings:
+        """These settings in approval mode `mode` (the allow and deny rules kept)."""
+        return replace(self, approvals={**(self.approvals or {}), "mode": mode})
+
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
         return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=self.approvals_mode)

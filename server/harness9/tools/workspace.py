@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 
 from harness9.tools.atomic import Owner, replace_in_folder
 from harness9.tools.base import ToolError
+from harness9.tools.edit_apply import BOM
 from harness9.tools.safe_path import open_beneath, resolve_beneath
 
 Via = Literal["editor", "disk"]
@@ -109,7 +110,7 @@ def holds_text(on_disk: FileText | None, text: str) -> bool:
     buffers."""
     if on_disk is None or not on_disk.utf8:
         return False
-    return on_disk.text == text or on_disk.text == "\ufeff" + text
+    return on_disk.text == text or on_disk.text == BOM + text
 
 
 def unsaved_note(on_disk: FileText | None, text: str, shown: str) -> str | None:
