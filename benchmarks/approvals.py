@@ -13,9 +13,9 @@ from typing import Any
 
 from benchmarks.core import Config, Row, margin_row, median
 from harness9.schema import ToolCall, ToolDefinition
-from harness9.tools.approval import ApprovalAnswer, ApprovalRequest, ApprovalStep
-from harness9.tools.approval_policy import ApprovalPolicy
-from harness9.tools.base import tool_definition
+from harness9.tools.approvals.policy import ApprovalPolicy
+from harness9.tools.approvals.step import ApprovalAnswer, ApprovalRequest, ApprovalStep
+from harness9.tools.contract import tool_definition
 from harness9.tools.registry import Registry
 
 MARGIN_MS = 0.1

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from benchmarks.core import Config, Row, info_row, limit_row, median
-from harness9.service.checkpoints import Limits, ShadowRepo
-from harness9.service.shadow_git import ShadowGit, git_executable
+from harness9.service.checkpoints.shadow_git import ShadowGit, git_executable
+from harness9.service.checkpoints.snapshots import Limits, ShadowRepo
 
 
 def _make_workspace(root: Path, files: int, total_bytes: int) -> None:

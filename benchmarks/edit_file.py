@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from benchmarks.core import Config, Row, info_row, limit_row, median
-from harness9.tools.base import ToolError
+from harness9.schema import ToolError
 
 LIMIT_MS = 50.0
 BLOCK = 6  # lines in the edited block

@@ -1,4 +1,4 @@
-"""Case: `edit_file` against edits generated the way models write them (tests/tools/edit_gen).
+"""Case: `edit_file` against edits generated the way models write them (tests/tools/edit/edit_gen).
 
 10,000 seeded examples (a real-looking file, an intended change, the source and target a model
 sends with one or two slips) go through `apply_edit`; the oracle knows the intended file. The
@@ -20,11 +20,11 @@ async def run(config: Config) -> list[Row]:
 
 
 def _survey(count: int) -> list[Row]:
-    sys.path.insert(0, str(REPO / "tests" / "tools"))
+    sys.path.insert(0, str(REPO / "tests" / "tools" / "edit"))
     from edit_gen.calls import SLIPS
     from edit_gen.run import describe, survey
 
-    from harness9.tools.edit_errors import EditError
+    from harness9.tools.edit.refusals import EditError
     from harness9.tools.edit_file import apply_edit
 
     found = survey(apply_edit, EditError, count)

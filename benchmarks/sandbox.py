@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.core import Config, Row, info_row, margin_row, median
-from harness9.tools.safe_path import open_beneath
+from harness9.workspace.safe_path import open_beneath
 
 MARGIN_US = 50.0
 DEPTH_PATH = "src/harness9/tools/module.py"  # four components

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from benchmarks.core import Config, Row, limit_row, margin_row, median
 from harness9.schema import Message, Role, ToolCall
-from harness9.service.session_file import SessionFile
-from harness9.service.session_log import SessionLog, load
-from harness9.service.sessions import Session
+from harness9.service.sessions.session import Session
+from harness9.service.sessions.session_file import SessionFile
+from harness9.service.sessions.session_log import SessionLog, load
 
 
 def _turn(i: int) -> list[Message]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,11 @@ def _private_state(
     monkeypatch.setenv("HARNESS9_STATE_DIR", str(state))
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace folder (its sibling `ws-evil` tests prefix confusion)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root

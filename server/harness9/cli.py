@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
     if args.command == "sessions":
-        from harness9.client.sessions import sessions_command
+        from harness9.client.stored_sessions import sessions_command
 
         sys.exit(sessions_command(args.workspace, args.json))
     from harness9.client.runner import run_command

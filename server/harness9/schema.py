@@ -45,6 +45,13 @@ class ToolFailure(StrEnum):
     REJECTED = "rejected"  # by the user
 
 
+class ToolError(Exception):
+    """A failure the model should read and can act on; its message is the tool's output.
+
+    Raised by tools and by what they stand on (the workspace port, confined paths); the tool
+    registry is the one place it becomes an `is_error` result."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChangedFile:
     """A workspace path whose content changed, and how: `added`, `modified` or `deleted`."""

@@ -108,7 +108,7 @@ async def test_a_server_that_fails_to_start_is_told_and_the_turn_goes_on(
 
 
 def test_stdio_servers_become_configs_and_the_rest_notes() -> None:
-    from harness9.acp.mcp import session_servers
+    from harness9.acp.session_mcp import session_servers
 
     env = [EnvVariable(name="B", value="2"), EnvVariable(name="A", value="1")]
     first = McpServerStdio(name="s", command="/bin/s", args=["-x"], env=env)

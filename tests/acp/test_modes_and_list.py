@@ -9,7 +9,7 @@ import pytest
 from acp import RequestError
 
 from harness9.acp.listing import page_of
-from harness9.service.session_log import SessionMeta
+from harness9.service.sessions.session_log import SessionMeta
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply

@@ -11,9 +11,9 @@ from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from harness9.acp.main import read_settings
 from harness9.acp.permissions import ClientApprover
-from harness9.acp.stream import UpdateStream
+from harness9.acp.update_stream import UpdateStream
 from harness9.schema import ToolCall
-from harness9.tools.approval import Answer, ApprovalRequest
+from harness9.tools.approvals.step import Answer, ApprovalRequest
 
 
 class SlowSink:

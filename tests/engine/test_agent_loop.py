@@ -22,7 +22,7 @@ from harness9.engine.events import (
     ToolOutputShown,
     ToolStarted,
 )
-from harness9.provider.errors import RateLimitError
+from harness9.provider.provider_errors import RateLimitError
 from harness9.schema import Message, Role, ToolFailure
 from harness9.tools import default_registry
 from tests.engine.scripted import Reply, ScriptedProvider

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness9.mcp.config import McpServerConfig, parse_mcp_servers
 from harness9.mcp.manager import McpManager
+from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
 from harness9.mcp.tool import tool_name
 from tests.support.processes import alive
 
@@ -77,7 +77,7 @@ async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> 
 
 
 async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> None:
-    from harness9.service.runs import AgentService
+    from harness9.service.agent_service import AgentService
     from harness9.service.settings import RunSettings
 
     service = AgentService(state=None)
@@ -98,11 +98,12 @@ async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> 
 async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from harness9.service import runs
+    from harness9.service import mcp_servers
+    from harness9.service.agent_service import AgentService
     from harness9.service.settings import RunSettings
 
-    monkeypatch.setattr(runs, "SESSION_SERVERS_KEPT", 1)
-    service = runs.AgentService(state=None)
+    monkeypatch.setattr(mcp_servers, "SESSION_SERVERS_KEPT", 1)
+    service = AgentService(state=None)
     pids = tmp_path / "pids"
     own = (edge("e", env={"EDGE_PID_FILE": str(pids)}),)
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness9.provider.base import LLMProvider
 from harness9.provider.factory import ProviderSettings, create_provider
+from harness9.provider.llm_provider import LLMProvider
 from harness9.schema import Message, StreamChunkType, ToolDefinition, Usage
 from tests.fakellm import FakeLLM
 from tests.fakellm.fixtures import fake_llm

@@ -15,7 +15,7 @@ import pytest
 
 from harness9.engine.agent_loop import AgentEngine
 from harness9.engine.events import Event, EventBus
-from harness9.provider.errors import NetworkError
+from harness9.provider.provider_errors import NetworkError
 from harness9.schema import Message
 from harness9.tools import default_registry
 from tests.fakellm import Call, FakeLLM, Reply, Request

@@ -1,4 +1,4 @@
-"""SDK failures become `harness9.provider.errors` classes, with the SDKs' retries still on."""
+"""SDK failures become `harness9.provider.provider_errors` classes, SDK retries still on."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import socket
 
 import pytest
 
-from harness9.provider.errors import (
+from harness9.provider.factory import ProviderSettings, create_provider
+from harness9.provider.provider_errors import (
     AuthError,
     HTTPStatusError,
     MalformedResponseError,
     NetworkError,
     RateLimitError,
 )
-from harness9.provider.factory import ProviderSettings, create_provider
 from harness9.schema import Message
 from tests.fakellm import Drop, Fail, FakeLLM, Reply
 from tests.provider.conftest import ask, make_provider

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from harness9.provider.errors import ConfigError
 from harness9.provider.factory import (
     DEFAULT_BASE_URLS,
     DEFAULT_MODELS,
@@ -17,6 +16,7 @@ from harness9.provider.factory import (
     default_model,
     default_provider_name,
 )
+from harness9.provider.provider_errors import ConfigError
 
 FULL_ENV = {"OPENAI_API_KEY": "k1", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
             "ANTHROPIC_API_KEY": "k2", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}

@@ -81,7 +81,7 @@ DAEMON_START = """
 import sys
 import harness9.lsp.server
 heavy = ("harness9.engine.agent_loop", "harness9.tools.bash", "harness9.tools.edit_file",
-         "harness9.service.runs", "harness9.provider.factory")
+         "harness9.service.agent_service", "harness9.provider.factory")
 print(sorted(m for m in heavy if m in sys.modules))
 """
 

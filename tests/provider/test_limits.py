@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness9.provider.base import LLMProvider
-from harness9.provider.errors import NetworkError
 from harness9.provider.factory import ProviderSettings, create_provider
 from harness9.provider.limits import RequestLimits
+from harness9.provider.llm_provider import LLMProvider
+from harness9.provider.provider_errors import NetworkError
 from harness9.schema import Message
 from tests.fakellm import Fail, FakeLLM, Hang, Reply
 from tests.provider.conftest import ask, make_provider

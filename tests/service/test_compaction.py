@@ -12,7 +12,7 @@ import pytest
 
 from harness9.engine.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from harness9.engine.events import ContextCompacted, UsageReported
-from harness9.service.runs import AgentService
+from harness9.service.agent_service import AgentService
 from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir, workspace_key
 from tests.fakellm import Call, Fail, FakeLLM, Reply, Request
@@ -130,7 +130,7 @@ async def test_context_too_long_compacts_once_and_retries(
 async def test_a_second_too_long_answer_fails_the_run_classified(
     fake: FakeLLM, tmp_path: Path
 ) -> None:
-    from harness9.service.runs import RunError
+    from harness9.service.service_errors import RunError
 
     service = AgentService()
     fake.script([Reply("one " * 500)])

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 
 from harness9.engine.events import ApprovalResolved, Event, RunFinished
-from harness9.service.runs import (
-    AgentService,
-    RunCancelled,
-    RunContext,
-    RunError,
-    RunRequest,
-    RunWiring,
-    UnknownSession,
-)
+from harness9.service.agent_service import AgentService
+from harness9.service.run_request import RunContext, RunRequest, RunWiring
+from harness9.service.service_errors import RunCancelled, RunError, UnknownSession
 from harness9.service.settings import RunSettings
-from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest, Approver
+from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest, Approver
 from tests.fakellm import Call, FakeLLM, Hang, Reply
 
 pytestmark = pytest.mark.timeout(30)

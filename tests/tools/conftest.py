@@ -46,14 +46,6 @@ def group_running(pgid: int) -> bool:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """An empty workspace folder (its sibling `ws-evil` tests prefix confusion)."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def is_group_running() -> Callable[[int], bool]:
     """`group_running`, as a fixture."""
     return group_running

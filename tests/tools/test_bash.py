@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from harness9.schema import ToolCall, ToolFailure
-from harness9.tools.base import DEADLINE, ToolError, ToolOutput, ToolTimeoutError
+from harness9.process.reaper import REAPER, TOOL_SESSION_ENV
+from harness9.process.shell_runner import OutputBuffer
+from harness9.schema import ToolCall, ToolError, ToolFailure
 from harness9.tools.bash import MAX_OUTPUT_BYTES, BashTool, kill_all_groups
-from harness9.tools.process_reaper import REAPER, TOOL_SESSION_ENV
+from harness9.tools.contract import DEADLINE, ToolOutput, ToolTimeoutError
 from harness9.tools.registry import Registry
-from harness9.tools.shell import OutputBuffer
 
 Running = Callable[[int], bool]
 
@@ -302,7 +302,7 @@ async def test_concurrent_calls_are_independent(workspace: Path) -> None:
 _DAEMON = """
 import asyncio, json, os, sys
 from harness9.tools.bash import BashTool
-from harness9.tools.process_reaper import REAPER, TOOL_SESSION_ENV
+from harness9.process.reaper import REAPER, TOOL_SESSION_ENV
 tool = BashTool(sys.argv[1])
 if sys.argv[2] == "lose-watcher":
     asyncio.run(tool.execute(json.dumps({"command": "true"})))

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness9.schema import ToolCall
-from harness9.tools.base import ToolError
-from harness9.tools.edit_errors import EditError
+from harness9.schema import ToolCall, ToolError
+from harness9.tools.edit.refusals import EditError
 from harness9.tools.edit_file import EditFileTool
 from harness9.tools.registry import Registry
 
@@ -163,7 +162,7 @@ async def test_registry_turns_refusals_into_error_results(workspace: Path) -> No
 
 _LIMITED_EDITOR = """
 import asyncio, json, resource, signal, sys
-from harness9.tools.base import ToolError
+from harness9.schema import ToolError
 from harness9.tools.edit_file import EditFileTool
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being killed
 resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from harness9.tools.atomic import STALE_SECONDS, sweep_tree
-from harness9.tools.base import ToolError
+from harness9.schema import ToolError
 from harness9.tools.edit_file import EditFileTool
-from harness9.tools.file_lock import held_locks
 from harness9.tools.read_file import ReadFileTool
 from harness9.tools.write_file import WriteFileTool
+from harness9.workspace.atomic_write import STALE_SECONDS, sweep_tree
+from harness9.workspace.file_lock import held_locks
 
 SECRET = "SECRET-OUTSIDE"
 

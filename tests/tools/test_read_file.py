@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness9.tools.base import ToolError, ToolOutput
+from harness9.schema import ToolError
+from harness9.tools.contract import ToolOutput
 from harness9.tools.read_file import MAX_READ_BYTES, ReadFileTool
 
 NOTICE = re.compile(r"\n\n\[(truncated|end of file): .*\]$")

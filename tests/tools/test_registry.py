@@ -10,7 +10,7 @@ import pytest
 
 from harness9.schema import ToolCall, ToolDefinition, ToolFailure
 from harness9.tools import Registry, ToolError, ToolOutput
-from harness9.tools.base import seconds_left
+from harness9.tools.contract import seconds_left
 
 
 class Echo:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness9.tools.base import ToolError
+from harness9.schema import ToolError
 from harness9.tools.read_file import ReadFileTool
-from harness9.tools.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
+from harness9.workspace.seen_files import SeenFiles
 
 
 @pytest.fixture(autouse=True)
@@ -141,9 +141,9 @@ async def test_unencodable_content_writes_nothing(workspace: Path) -> None:
 
 _LIMITED_WRITER = """
 import asyncio, json, resource, signal, sys
-from harness9.tools.base import ToolError
+from harness9.schema import ToolError
 from harness9.tools.read_file import ReadFileTool
-from harness9.tools.seen_files import SeenFiles
+from harness9.workspace.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being killed
 resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
@@ -177,7 +177,7 @@ def test_failure_mid_write_leaves_the_old_file_and_no_temp_file(workspace: Path)
 _KILLED_WRITER = """
 import asyncio, json, sys
 from harness9.tools.read_file import ReadFileTool
-from harness9.tools.seen_files import SeenFiles
+from harness9.workspace.seen_files import SeenFiles
 from harness9.tools.write_file import WriteFileTool
 args = json.dumps({"path": "data.txt", "content": "n" * 64_000_000})
 seen = SeenFiles()

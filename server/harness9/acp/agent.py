@@ -24,30 +24,24 @@ from acp.schema import (
     Usage,
 )
 
-from harness9.acp.errors import invalid_params, request_failed
+from harness9.acp.acp_errors import invalid_params, wire_errors
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.listing import page_of
-from harness9.acp.mcp import SessionServers, session_servers
 from harness9.acp.modes import default_mode, is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
-from harness9.acp.prompt import prompt_text
-from harness9.acp.stream import UpdateStream
+from harness9.acp.prompt_blocks import prompt_text
+from harness9.acp.session_mcp import SessionServers, session_servers
+from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import RunUpdates, warning_text
 from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
-from harness9.mcp.config import McpServerConfig
-from harness9.service.runs import (
-    AgentService,
-    RunCancelled,
-    RunContext,
-    RunError,
-    RunRequest,
-    RunWiring,
-    UnknownSession,
-)
-from harness9.service.sessions import Session, iso_time
+from harness9.mcp.server_config import McpServerConfig
+from harness9.service.agent_service import AgentService
+from harness9.service.run_request import RunContext, RunRequest, RunWiring
+from harness9.service.service_errors import RunCancelled
+from harness9.service.sessions.session import Session, iso_time
 from harness9.service.settings import RunSettings, from_environment, resolve
 
 _log = logging.getLogger("harness9.acp")
@@ -145,15 +139,12 @@ class Harness9Agent:
             )
         )
         try:
-            outcome = await run
+            with wire_errors():
+                outcome = await run
         except RunCancelled:
             if _closing():
                 raise asyncio.CancelledError from None
             return PromptResponse(stop_reason="cancelled")
-        except UnknownSession as exc:
-            raise invalid_params("sessionId", str(exc)) from None
-        except RunError as exc:
-            raise request_failed(exc) from None
         finally:
             await stream.drain()
         result = outcome.result
@@ -175,12 +166,8 @@ class Harness9Agent:
     def _known_session(self, session_id: str) -> Session:
         """The session with this id (also a stored one); -32602 naming `sessionId` when there is
         none, -32803 `busy` when another harness9 process holds it."""
-        try:
+        with wire_errors():
             return self.service.known_session(session_id)
-        except UnknownSession as exc:
-            raise invalid_params("sessionId", str(exc)) from None
-        except RunError as exc:
-            raise request_failed(exc) from None
 
     def _mode_state(self, session_id: str) -> SessionModeState:
         """The session's `modes`: the approval modes, the current one as the client set it,
@@ -224,12 +211,8 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         if not is_mode(mode_id):
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
-        try:
+        with wire_errors():
             self.service.set_approval_mode(session_id, mode_id)
-        except UnknownSession as exc:
-            raise invalid_params("sessionId", str(exc)) from None
-        except RunError as exc:
-            raise request_failed(exc) from None
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

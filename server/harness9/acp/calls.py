@@ -9,8 +9,8 @@ from typing import Any
 from acp.schema import ToolCallLocation, ToolKind
 
 from harness9.schema import ToolCall
-from harness9.tools.approval import call_title
-from harness9.tools.approval_policy import EDIT_TOOLS, READ_TOOLS
+from harness9.tools.approvals.policy import EDIT_TOOLS, READ_TOOLS
+from harness9.tools.approvals.step import call_title
 
 _KINDS: dict[str, ToolKind] = {
     **{name: "read" for name in READ_TOOLS},

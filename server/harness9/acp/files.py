@@ -24,10 +24,10 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from harness9.tools.approval_policy import relative_path
-from harness9.tools.base import ToolError, seconds_left
-from harness9.tools.safe_path import open_beneath, resolve_beneath, safe_path
-from harness9.tools.workspace import (
+from harness9.schema import ToolError
+from harness9.tools.contract import seconds_left
+from harness9.workspace.paths import relative_path
+from harness9.workspace.port import (
     DiskWorkspace,
     FileText,
     Moved,
@@ -40,6 +40,7 @@ from harness9.tools.workspace import (
     regular_file,
     unsaved_note,
 )
+from harness9.workspace.safe_path import open_beneath, resolve_beneath, safe_path
 
 CLIENT_READ_LIMIT = 8 << 20  # bytes on disk above which a file is read from the disk
 CLIENT_TIMEOUT = 60.0  # seconds the client may take to answer, within the tool's timeout

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from acp import text_block, tool_content, update_tool_call
 from acp.schema import ToolCallStatus
 
-from harness9.acp.stream import UpdateStream
+from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import start_update
 from harness9.schema import Message, Role, ToolCall
 

@@ -13,8 +13,8 @@ import binascii
 import json
 from collections.abc import Sequence
 
-from harness9.acp.errors import invalid_params
-from harness9.service.session_log import SessionMeta
+from harness9.acp.acp_errors import invalid_params
+from harness9.service.sessions.session_log import SessionMeta
 
 PAGE_SIZE = 50
 

@@ -10,7 +10,7 @@ import threading
 from typing import Any, cast
 
 from harness9.acp.hello import Hello, answer_initialize
-from harness9.service import stdio
+from harness9.process import stdio_channel as stdio
 from harness9.service.settings import merge_client
 
 _log = logging.getLogger("harness9.acp")
@@ -88,6 +88,6 @@ def main(raw_settings: str | None = None) -> None:
     try:
         asyncio.run(serve(rpc_in, rpc_out, settings, hello))
     finally:
-        from harness9.tools.process_reaper import kill_all_groups
+        from harness9.process.reaper import kill_all_groups
 
         kill_all_groups()

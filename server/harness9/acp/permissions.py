@@ -17,9 +17,9 @@ from acp import text_block, tool_content
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from harness9.acp.calls import kind_of, locations_of, raw_input
-from harness9.acp.stream import UpdateStream
+from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import ToolContent
-from harness9.tools.approval import Answer, ApprovalAnswer, ApprovalRequest
+from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest
 
 _log = logging.getLogger("harness9.acp")
 

@@ -26,7 +26,7 @@ from acp.schema import (
 
 from harness9.acp.calls import kind_of, locations_of, raw_input, target_path, title_of
 from harness9.acp.files import ClientWorkspace
-from harness9.acp.stream import UpdateStream
+from harness9.acp.update_stream import UpdateStream
 from harness9.engine.events import (
     AssistantMessage,
     Event,
@@ -37,10 +37,9 @@ from harness9.engine.events import (
     ToolsWarning,
     UsageReported,
 )
-from harness9.schema import ToolCall, ToolResult
-from harness9.tools.approval_policy import EDIT_TOOLS
-from harness9.tools.base import ToolError
-from harness9.tools.safe_path import open_beneath
+from harness9.schema import ToolCall, ToolError, ToolResult
+from harness9.tools.approvals.policy import EDIT_TOOLS
+from harness9.workspace.safe_path import open_beneath
 
 DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
 

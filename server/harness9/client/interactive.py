@@ -10,9 +10,9 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness9.client.config import RunOptions
+from harness9.client.daemon_session import CtrlC, run_once
 from harness9.client.lines import read_line
-from harness9.client.session import CtrlC, run_once
+from harness9.client.run_config import RunOptions
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:

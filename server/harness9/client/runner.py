@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from harness9.client.config import RunOptions, UsageError, options_from_args
 from harness9.client.process import spawn_daemon
+from harness9.client.run_config import RunOptions, UsageError, options_from_args
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
+    from harness9.client.daemon_session import CtrlC
     from harness9.client.outcome import Outcome
     from harness9.client.rpc import DaemonClient
-    from harness9.client.session import CtrlC
 
 DEMO_APPROVALS = (
     "demo · tool calls run without asking (approvals: yolo); "
@@ -94,9 +94,9 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
         notes.append(("daemon log", log_path))
     process = await spawn_daemon(options.env, log_file)
     # Imported only now, so pygls loads here while the daemon starts in parallel.
-    from harness9.client.approvals import TerminalApprover
+    from harness9.client.approval_prompt import TerminalApprover
+    from harness9.client.daemon_session import CtrlC
     from harness9.client.rpc import DaemonClient
-    from harness9.client.session import CtrlC
 
     can_ask = not options.json and sys.stdin.isatty()
     approver = TerminalApprover(slot, can_ask)
@@ -121,8 +121,8 @@ async def _converse(
     slot: ViewSlot,
     notes: list[tuple[str, Path]],
 ) -> int:
+    from harness9.client.daemon_session import initialize, run_once
     from harness9.client.interactive import converse
-    from harness9.client.session import initialize, run_once
 
     init_result, outcome = await initialize(client, options, ctrl_c)
     if outcome is None and options.resume is not None:
@@ -142,7 +142,7 @@ async def _resume(
     """Point the run at the session to resume and show what it was about; an Outcome when
     there is nothing to resume."""
     from harness9.client.outcome import Outcome
-    from harness9.client.sessions import ResumeError, resume
+    from harness9.client.stored_sessions import ResumeError, resume
 
     assert options.resume is not None
     try:

@@ -12,7 +12,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from harness9.tools.atomic import atomic_write_bytes
+from harness9.workspace.atomic_write import atomic_write_bytes
 
 PROMPT = (
     "The tests of this project fail. Find the bug, fix it, add a regression test, "

@@ -26,10 +26,10 @@ from harness9.engine.events import (
     TurnStarted,
     UsageReported,
 )
-from harness9.engine.stream import call_model
+from harness9.engine.model_call import call_model
 from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
-from harness9.provider.base import LLMProvider
-from harness9.provider.errors import ContextTooLongError, ProviderError
+from harness9.provider.llm_provider import LLMProvider
+from harness9.provider.provider_errors import ContextTooLongError, ProviderError
 from harness9.schema import Message, Role, ToolDefinition, ToolResult, Usage
 from harness9.tools.registry import Registry
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness9.engine.context import CHARS_PER_TOKEN, ContextPolicy, messages_tokens
-from harness9.provider.base import LLMProvider
+from harness9.provider.llm_provider import LLMProvider
 from harness9.schema import Message, Role
 
 KEEP_TURNS = 2

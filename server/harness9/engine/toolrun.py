@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from harness9.engine.events import EventBus, ToolFinished, ToolStarted
 from harness9.engine.live_output import LiveOutput
 from harness9.schema import ToolCall, ToolResult
-from harness9.tools.base import OUTPUT_SINK
+from harness9.tools.contract import OUTPUT_SINK
 from harness9.tools.registry import Registry, cancelled_result
 
 DEFAULT_MAX_PARALLEL = 8

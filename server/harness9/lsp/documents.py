@@ -30,11 +30,11 @@ from pygls.workspace import TextDocument
 
 from harness9.lsp.client_requests import ask_client, field_of
 from harness9.lsp.text_edits import minimal_edits, text_edits
-from harness9.tools.approval_policy import relative_path
-from harness9.tools.base import ToolError, seconds_left
-from harness9.tools.edit_apply import BOM
-from harness9.tools.safe_path import open_beneath, safe_path
-from harness9.tools.workspace import (
+from harness9.schema import ToolError
+from harness9.tools.contract import seconds_left
+from harness9.workspace.paths import relative_path
+from harness9.workspace.port import (
+    BOM,
     DiskWorkspace,
     FileText,
     Moved,
@@ -45,6 +45,7 @@ from harness9.tools.workspace import (
     page_of,
     unsaved_note,
 )
+from harness9.workspace.safe_path import open_beneath, safe_path
 
 APPLY_TIMEOUT = 60.0  # seconds an editor may take to apply an edit, within the tool's timeout
 SYNC_WAIT = 1.0  # seconds to wait for the editor to report the applied edit back

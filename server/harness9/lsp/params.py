@@ -9,10 +9,10 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from harness9.schema import ToolError
 from harness9.service.attachments import KINDS, ContextItem, LineRange
 from harness9.service.settings import SettingsError, parse_overrides
-from harness9.tools.base import ToolError
-from harness9.tools.safe_path import safe_path
+from harness9.workspace.safe_path import safe_path
 
 
 class ParamsError(ValueError):

@@ -24,9 +24,9 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_c
 from pygls.uris import to_fs_path
 
 from harness9 import __version__
-from harness9.lsp.errors import request_failed
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
+from harness9.lsp.lsp_errors import request_failed
 from harness9.lsp.params import (
     ParamsError,
     bind_context,
@@ -40,7 +40,7 @@ from harness9.lsp.params import (
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
 
 if TYPE_CHECKING:
-    from harness9.service.runs import AgentService
+    from harness9.service.agent_service import AgentService
 
 _log = logging.getLogger("harness9.lsp")
 _P = TypeVar("_P")
@@ -73,7 +73,7 @@ class Harness9Server(LanguageServer):
         """The sessions and runs; loaded with the engine on first use, not at start-up, so the
         editor's `initialize` is answered sooner."""
         if self._service is None:
-            from harness9.service.runs import AgentService
+            from harness9.service.agent_service import AgentService
 
             self._service = AgentService()
         return self._service
@@ -161,7 +161,7 @@ def on_initialized(ls: Harness9Server, params: types.InitializedParams) -> None:
 
 
 def _sweep_temp_files(folders: list[str]) -> None:
-    from harness9.tools.atomic import sweep_tree  # loaded here, not at start-up
+    from harness9.workspace.atomic_write import sweep_tree  # loaded here, not at start-up
 
     sweep_tree(folders)
 
@@ -204,7 +204,7 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
     # `initialize` is answered sooner, and the first run pays about a tenth of a second.
-    from harness9.lsp.runs import execute_run
+    from harness9.lsp.agent_run import execute_run
 
     return await execute_run(ls, ls.service, params, settings, root, context)
 
@@ -222,7 +222,9 @@ def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """A session's checkpoints, oldest first."""
     ls.require_initialized()
     session_id = _parsed(parse_checkpoints_params, raw)
-    from harness9.lsp.checkpoints import list_checkpoints  # loaded on demand, as for agent/run
+    from harness9.lsp.agent_checkpoints import (
+        list_checkpoints,  # loaded on demand, as for agent/run
+    )
 
     return list_checkpoints(ls.service, session_id)
 
@@ -232,7 +234,7 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Put the workspace and the session's history back to a checkpoint."""
     ls.require_initialized()
     params = _parsed(parse_restore_params, raw)
-    from harness9.lsp.checkpoints import restore
+    from harness9.lsp.agent_checkpoints import restore
 
     return await restore(ls.service, params)
 
@@ -242,7 +244,7 @@ def agent_sessions(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The stored sessions of a workspace folder (default: the first), newest first."""
     ls.require_initialized()
     root = ls.resolve_root(_parsed(parse_sessions_params, raw))
-    from harness9.lsp.sessions import list_sessions
+    from harness9.lsp.agent_sessions import list_sessions
 
     return list_sessions(ls.service, root)
 
@@ -252,7 +254,7 @@ def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """What a chat view needs to show a session again."""
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/session"), raw)
-    from harness9.lsp.sessions import show_session
+    from harness9.lsp.agent_sessions import show_session
 
     return show_session(ls.service, session_id)
 
@@ -262,7 +264,7 @@ def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Forget a session and remove its stored copy."""
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
-    from harness9.lsp.sessions import delete_session
+    from harness9.lsp.agent_sessions import delete_session
 
     return delete_session(ls.service, session_id)
 
@@ -273,7 +275,7 @@ async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/compact"), raw)
     settings = resolve(from_environment(os.environ), ls.client_settings)
-    from harness9.lsp.sessions import compact_session
+    from harness9.lsp.agent_sessions import compact_session
 
     return await compact_session(ls.service, session_id, settings)
 
@@ -283,7 +285,7 @@ async def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Exactly what the model is offered: the built-in tools and those of the MCP servers
     (starting the configured servers that are not running yet)."""
     ls.require_initialized()
-    from harness9.lsp.tools import list_tools  # loaded on demand, as for agent/run
+    from harness9.lsp.agent_tools import list_tools  # loaded on demand, as for agent/run
 
     settings = resolve(from_environment(os.environ), ls.client_settings)
     return await list_tools(ls, ls.service, settings, ls.folders())
@@ -297,7 +299,7 @@ async def on_shutdown(ls: Harness9Server, params: Any) -> None:
 
 
 def main() -> None:
-    """`harness9 serve`: see `harness9.lsp.stdio.main`."""
-    from harness9.lsp.stdio import main as serve
+    """`harness9 serve`: see `harness9.lsp.serve.main`."""
+    from harness9.lsp.serve import main as serve
 
     serve()

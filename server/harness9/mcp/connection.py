@@ -26,8 +26,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from harness9.mcp.config import McpServerConfig
-from harness9.tools.process_reaper import REAPER, TOOL_SESSION_ENV
+from harness9.mcp.server_config import McpServerConfig
+from harness9.process.reaper import REAPER, TOOL_SESSION_ENV
 
 _log = logging.getLogger("harness9.mcp")
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from harness9.mcp.config import McpServerConfig
 from harness9.mcp.connection import ServerConnection, ServerGone, StartFailed
+from harness9.mcp.server_config import McpServerConfig
 from harness9.mcp.tool import Connect, McpTool
 
 _log = logging.getLogger("harness9.mcp")

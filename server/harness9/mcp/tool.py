@@ -16,16 +16,10 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 
 from harness9.mcp.connection import ServerConnection, ServerGone
-from harness9.schema import ToolDefinition
-from harness9.tools.base import (
-    ToolError,
-    ToolOutput,
-    ToolTimeoutError,
-    parse_arguments,
-    seconds_left,
-)
+from harness9.process.shell_runner import OutputBuffer
+from harness9.schema import ToolDefinition, ToolError
 from harness9.tools.bash import MAX_OUTPUT_BYTES, render_output
-from harness9.tools.shell import OutputBuffer
+from harness9.tools.contract import ToolOutput, ToolTimeoutError, parse_arguments, seconds_left
 
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]")
 MAX_NAME = 64  # what both providers accept: ^[a-zA-Z0-9_-]{1,64}$

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from harness9.provider.errors import (
+from harness9.provider.limits import RequestLimits, connect_message
+from harness9.provider.provider_errors import (
     AuthError,
     ContextTooLongError,
     HTTPStatusError,
@@ -29,7 +30,6 @@ from harness9.provider.errors import (
     ProviderError,
     RateLimitError,
 )
-from harness9.provider.limits import RequestLimits, connect_message
 
 _loaded: dict[str, ModuleType] = {}
 

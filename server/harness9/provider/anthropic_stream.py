@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness9.provider.errors import MalformedResponseError
+from harness9.provider.provider_errors import MalformedResponseError
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import Message, Role, Usage
 

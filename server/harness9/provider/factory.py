@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from harness9.provider.anthropic import AnthropicProvider
-from harness9.provider.base import LLMProvider
-from harness9.provider.errors import ConfigError
 from harness9.provider.limits import DEFAULT_LIMITS, RequestLimits
+from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.openai import OpenAIProvider
+from harness9.provider.provider_errors import ConfigError
 from harness9.provider.replay import ReplayProvider, load_script
 
 PROVIDERS = ("openai", "anthropic", "replay")

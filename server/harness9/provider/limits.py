@@ -23,7 +23,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from harness9.provider.errors import NetworkError
+from harness9.provider.provider_errors import NetworkError
 
 T = TypeVar("T")
 

@@ -21,9 +21,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from harness9.provider._sdk import shared_client, translated_errors
-from harness9.provider.errors import MalformedResponseError
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
 from harness9.provider.message_cache import MessageCache
+from harness9.provider.provider_errors import MalformedResponseError
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
     Message,

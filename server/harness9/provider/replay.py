@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness9.provider.errors import ConfigError
+from harness9.provider.provider_errors import ConfigError
 from harness9.schema import (
     Message,
     Role,

@@ -9,8 +9,7 @@ from harness9.engine import AgentEngine, EventBus
 from harness9.engine.batch import BatchObserver
 from harness9.engine.context import ContextPolicy, window_for
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, Event, ToolStarted
-from harness9.engine.prompt import default_system_prompt
-from harness9.provider.errors import ConfigError
+from harness9.engine.system_prompt import default_system_prompt
 from harness9.provider.factory import (
     CREDENTIAL_VARIABLES,
     ProviderSettings,
@@ -18,26 +17,27 @@ from harness9.provider.factory import (
     default_provider_name,
 )
 from harness9.provider.limits import RequestLimits
+from harness9.provider.provider_errors import ConfigError
 from harness9.schema import ToolCall
 from harness9.service.instructions import (
     NestedInstructions,
     project_instructions,
     with_instructions,
 )
-from harness9.service.sessions import Session
+from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
 from harness9.tools import ToolEnvironment, default_registry
-from harness9.tools.approval import (
+from harness9.tools.approvals.policy import DecidedBy
+from harness9.tools.approvals.step import (
     Answer,
     ApprovalAnswer,
     ApprovalRequest,
     ApprovalStep,
     Approver,
 )
-from harness9.tools.approval_policy import DecidedBy
-from harness9.tools.base import BaseTool
+from harness9.tools.contract import BaseTool
 from harness9.tools.registry import Middleware
-from harness9.tools.workspace import Workspace
+from harness9.workspace.port import Workspace
 
 
 def build_engine(

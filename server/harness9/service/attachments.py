@@ -14,13 +14,16 @@ can supply those instead. Every block is capped, with a note saying what was cut
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness9.tools.base import ToolError
-from harness9.tools.safe_path import open_beneath
+from harness9.schema import ToolError
+from harness9.workspace.port import Workspace
+from harness9.workspace.safe_path import open_beneath
 
 KINDS = ("file", "selection", "diagnostics", "note")
 MAX_ITEM_BYTES = 32 * 1024  # one attachment, as shown to the model
@@ -96,6 +99,30 @@ def render_attachments(
 def with_attachments(prompt: str, rendered: str) -> str:
     """The user message: the prompt, then the attachments."""
     return f"{prompt}\n\n{rendered}" if rendered else prompt
+
+
+async def prompt_with_context(
+    prompt: str, root: str, context: Sequence[ContextItem], workspace: Workspace | None
+) -> str:
+    """The prompt with its attachments (files read off the event loop). An item without text
+    is read from the editor's document when the file is open there (unsaved changes included),
+    else from the disk."""
+    if not context:
+        return prompt
+    open_texts: dict[str, str] = {}
+    for item in context:
+        if workspace is None or item.text is not None or item.path in open_texts:
+            continue
+        with contextlib.suppress(ToolError):
+            found = await workspace.read_text(item.path)
+            if found is not None and found.via == "editor":
+                open_texts[item.path] = found.text
+
+    def read(root: str, path: str) -> str:
+        return open_texts[path] if path in open_texts else read_document(root, path)
+
+    rendered = await asyncio.to_thread(render_attachments, root, context, read)
+    return with_attachments(prompt, rendered)
 
 
 def _block(root: str, item: ContextItem, read: DocumentReader, cap: int) -> str:

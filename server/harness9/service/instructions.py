@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from harness9.schema import ToolCall
-from harness9.tools.approval_policy import FILE_TOOLS
-from harness9.tools.base import BaseTool, ToolError, ToolOutput, as_output
+from harness9.schema import ToolCall, ToolError
+from harness9.tools.approvals.policy import FILE_TOOLS
+from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
-from harness9.tools.safe_path import open_beneath, safe_path
+from harness9.workspace.safe_path import open_beneath, safe_path
 
 FILE_NAME = "AGENTS.md"
 MAX_BYTES = 32 * 1024

@@ -14,15 +14,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
-from harness9.mcp.config import McpServerConfig, parse_mcp_servers
-from harness9.tools.approval_policy import MODES, ApprovalPolicy, PolicyError
+from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
+from harness9.tools.approvals.policy import MODES, ApprovalPolicy, PolicyError
 
 PROVIDERS = ("openai", "anthropic", "replay")
 
 
 class EnvironmentGlobs(NamedTuple):
     """`toolEnvironment`: globs over the variable names tool processes get (see
-    `harness9.tools.environment`, which applies them)."""
+    `harness9.process.tool_environment`, which applies them)."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

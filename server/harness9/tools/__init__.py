@@ -13,27 +13,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness9.tools.base import BaseTool, ToolError, ToolOutput, ToolTimeoutError
+    from harness9.process.tool_environment import ToolEnvironment
+    from harness9.schema import ToolError
     from harness9.tools.bash import BashTool
+    from harness9.tools.contract import BaseTool, ToolOutput, ToolTimeoutError
     from harness9.tools.defaults import default_registry
     from harness9.tools.edit_file import EditFileTool
-    from harness9.tools.environment import ToolEnvironment
     from harness9.tools.read_file import ReadFileTool
     from harness9.tools.registry import Registry
     from harness9.tools.write_file import WriteFileTool
 
 _HOMES = {
-    "BaseTool": "base",
-    "ToolError": "base",
-    "ToolOutput": "base",
-    "ToolTimeoutError": "base",
-    "BashTool": "bash",
-    "default_registry": "defaults",
-    "EditFileTool": "edit_file",
-    "ToolEnvironment": "environment",
-    "ReadFileTool": "read_file",
-    "Registry": "registry",
-    "WriteFileTool": "write_file",
+    "BaseTool": "harness9.tools.contract",
+    "ToolError": "harness9.schema",
+    "ToolOutput": "harness9.tools.contract",
+    "ToolTimeoutError": "harness9.tools.contract",
+    "BashTool": "harness9.tools.bash",
+    "default_registry": "harness9.tools.defaults",
+    "EditFileTool": "harness9.tools.edit_file",
+    "ToolEnvironment": "harness9.process.tool_environment",
+    "ReadFileTool": "harness9.tools.read_file",
+    "Registry": "harness9.tools.registry",
+    "WriteFileTool": "harness9.tools.write_file",
 }
 
 
@@ -41,7 +42,7 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    return getattr(importlib.import_module(home), name)
 
 
 __all__ = [

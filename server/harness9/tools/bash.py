@@ -17,10 +17,12 @@ import codecs
 import os
 import signal
 
-from harness9.schema import ToolDefinition
-from harness9.tools.base import (
+from harness9.process.reaper import kill_all_groups
+from harness9.process.shell_runner import OutputBuffer, ShellResult, run_shell
+from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
+from harness9.schema import ToolDefinition, ToolError
+from harness9.tools.contract import (
     OUTPUT_SINK,
-    ToolError,
     ToolOutput,
     ToolTimeoutError,
     parse_arguments,
@@ -28,9 +30,6 @@ from harness9.tools.base import (
     string_property,
     tool_definition,
 )
-from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
-from harness9.tools.process_reaper import kill_all_groups
-from harness9.tools.shell import OutputBuffer, ShellResult, run_shell
 
 __all__ = ["HARD_TIMEOUT_SECONDS", "MAX_OUTPUT_BYTES", "BashTool", "kill_all_groups"]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.tools.bash import BashTool
 from harness9.tools.edit_file import EditFileTool
-from harness9.tools.environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.tools.read_file import ReadFileTool
 from harness9.tools.registry import Middleware, Registry
-from harness9.tools.seen_files import SeenFiles
-from harness9.tools.workspace import DiskWorkspace, Workspace
 from harness9.tools.write_file import WriteFileTool
+from harness9.workspace.port import DiskWorkspace, Workspace
+from harness9.workspace.seen_files import SeenFiles
 
 
 def default_registry(

@@ -13,23 +13,22 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition
-from harness9.tools.approval_policy import relative_path
-from harness9.tools.base import (
+from harness9.schema import ToolDefinition, ToolError
+from harness9.tools.contract import (
     PATH_PROPERTY,
-    ToolError,
     ToolOutput,
     parse_arguments,
     string_property,
     tool_definition,
 )
-from harness9.tools.diff import file_edit, unified_diff
-from harness9.tools.edit_apply import EditOutcome, apply_edit
-from harness9.tools.edit_errors import EditError
-from harness9.tools.file_lock import file_lock
+from harness9.tools.edit.apply import EditOutcome, apply_edit
+from harness9.tools.edit.diff import file_edit, unified_diff
+from harness9.tools.edit.refusals import EditError
 from harness9.tools.file_tool import FileTool
-from harness9.tools.safe_path import safe_path
-from harness9.tools.workspace import FileText, Moved, Written
+from harness9.workspace.file_lock import file_lock
+from harness9.workspace.paths import relative_path
+from harness9.workspace.port import FileText, Moved, Written
+from harness9.workspace.safe_path import safe_path
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
 

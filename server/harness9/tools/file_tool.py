@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from harness9.tools.seen_files import SeenFiles
-from harness9.tools.workspace import DiskWorkspace, Workspace
+from harness9.workspace.port import DiskWorkspace, Workspace
+from harness9.workspace.seen_files import SeenFiles
 
 
 class FileTool:

@@ -11,17 +11,11 @@ from __future__ import annotations
 import codecs
 from typing import Any
 
-from harness9.schema import ToolDefinition
-from harness9.tools.base import (
-    PATH_PROPERTY,
-    ToolError,
-    ToolOutput,
-    parse_arguments,
-    tool_definition,
-)
+from harness9.schema import ToolDefinition, ToolError
+from harness9.tools.contract import PATH_PROPERTY, ToolOutput, parse_arguments, tool_definition
 from harness9.tools.file_tool import FileTool
-from harness9.tools.safe_path import safe_path
-from harness9.tools.workspace import Page
+from harness9.workspace.port import Page
+from harness9.workspace.safe_path import safe_path
 
 MAX_READ_BYTES = 4096
 

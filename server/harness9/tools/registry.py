@@ -9,11 +9,10 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from harness9.schema import ToolCall, ToolDefinition, ToolFailure, ToolResult
-from harness9.tools.base import (
+from harness9.schema import ToolCall, ToolDefinition, ToolError, ToolFailure, ToolResult
+from harness9.tools.contract import (
     DEADLINE,
     BaseTool,
-    ToolError,
     ToolOutput,
     ToolRefused,
     ToolTimeoutError,

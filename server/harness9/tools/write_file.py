@@ -11,21 +11,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition
-from harness9.tools.approval_policy import relative_path
-from harness9.tools.base import (
+from harness9.schema import ToolDefinition, ToolError
+from harness9.tools.contract import (
     PATH_PROPERTY,
-    ToolError,
     ToolOutput,
     parse_arguments,
     string_property,
     tool_definition,
 )
-from harness9.tools.diff import file_edit, unified_diff
-from harness9.tools.file_lock import file_lock
+from harness9.tools.edit.diff import file_edit, unified_diff
 from harness9.tools.file_tool import FileTool
-from harness9.tools.safe_path import safe_path
-from harness9.tools.workspace import FileText, encode_text
+from harness9.workspace.file_lock import file_lock
+from harness9.workspace.paths import relative_path
+from harness9.workspace.port import FileText, encode_text
+from harness9.workspace.safe_path import safe_path
 
 _PREVIEW_LIMIT = 1 << 20  # an existing file larger than this is not diffed line by line
 

@@ -1,0 +1,38 @@
+"""`agent/checkpoints` and `agent/restore` on the wire: the service's checkpoints of a session,
+and its errors as JSON-RPC errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness9.lsp.lsp_errors import wire_errors
+from harness9.lsp.params import RestoreParams
+from harness9.service.agent_service import AgentService
+from harness9.service.sessions.session import SessionCheckpoint, iso_time
+
+
+def list_checkpoints(service: AgentService, session_id: str) -> dict[str, Any]:
+    """The `agent/checkpoints` result."""
+    with wire_errors():
+        checkpoints = service.checkpoints(session_id)
+    return {"checkpoints": [_wire(c) for c in checkpoints]}
+
+
+async def restore(service: AgentService, params: RestoreParams) -> dict[str, Any]:
+    """The `agent/restore` result, or its error."""
+    with wire_errors():
+        restored = await service.restore(params.session_id, params.checkpoint_id)
+    return {"restored": list(restored.paths)}
+
+
+def _wire(checkpoint: SessionCheckpoint) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "checkpointId": checkpoint.checkpoint_id,
+        "runId": checkpoint.run_id,
+        "turn": checkpoint.turn,
+        "createdAt": iso_time(checkpoint.created_at),
+        "files": [f.path for f in checkpoint.files],
+    }
+    if checkpoint.undoes is not None:
+        fields["undoes"] = checkpoint.undoes
+    return fields

@@ -1,0 +1,130 @@
+"""`agent/run` on the wire: the service's run, with LSP notifications, `$/progress`, the
+editor's approval questions, and the service's errors as JSON-RPC errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from harness9.engine.events import (
+    CheckpointsUnavailable,
+    Event,
+    RunFinished,
+    Subscriber,
+    ToolFinished,
+    ToolStarted,
+    ToolsWarning,
+)
+from harness9.engine.log import BlockLogger, format_event
+from harness9.lsp.approval_requests import EditorApprover, announces_approval_requests
+from harness9.lsp.documents import EditorWorkspace, applies_edits
+from harness9.lsp.lsp_errors import wire_errors
+from harness9.lsp.params import RunParams
+from harness9.lsp.progress import ProgressPublisher, wire_usage
+from harness9.lsp.workdone import WorkDoneProgress
+from harness9.service.agent_service import AgentService
+from harness9.service.attachments import ContextItem
+from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring
+from harness9.service.settings import RunSettings
+
+block_log = logging.getLogger("harness9.engine")
+
+
+class _Observers:
+    """The run's event subscribers: notifications, `$/progress`, stderr log, window log."""
+
+    def __init__(self, ls: LanguageServer, ids: dict[str, str]) -> None:
+        self.ls = ls
+        self.progress = ProgressPublisher(
+            lambda params: ls.protocol.notify("agent/progress", params),
+            ids["runId"],
+            ids["sessionId"],
+        )
+        self.work: WorkDoneProgress | None = None
+        self.status = "error"
+
+    def subscribers(self) -> list[Subscriber]:
+        """In the order they hear each event."""
+        return [
+            BlockLogger(block_log), self._window_log, self.progress, self._warn, self._track
+        ]
+
+    def _warn(self, event: Event) -> None:
+        if isinstance(event, CheckpointsUnavailable | ToolsWarning):
+            params = types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"harness9: {event.message}"
+            )
+            self.ls.window_show_message(params)
+
+    def _window_log(self, event: Event) -> None:
+        if isinstance(event, ToolStarted | ToolFinished):
+            text = format_event(event, time.time())
+            if text is not None:
+                params = types.LogMessageParams(type=types.MessageType.Info, message=text)
+                self.ls.window_log_message(params)
+
+    def _track(self, event: Event) -> None:
+        if self.work is not None:
+            self.work(event)
+        if isinstance(event, RunFinished):
+            self.status = event.status
+
+    def close(self) -> None:
+        """Send buffered text and end the work-done progress (after `run_finished`)."""
+        self.progress.flush()
+        if self.work is not None:
+            self.work.end(self.status)
+            self.work = None
+
+
+async def execute_run(
+    ls: LanguageServer,
+    service: AgentService,
+    params: RunParams,
+    settings: RunSettings,
+    root: str,
+    context: tuple[ContextItem, ...] = (),
+) -> dict[str, Any]:
+    """Run the agent for `params` (with its `context` items placed in `root`) and return the
+    `agent/run` result, or raise its error."""
+    request = RunRequest(params.prompt, root, settings, params.session_id, context)
+    task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
+    observers: list[_Observers] = []
+
+    async def wire(context: RunContext) -> RunWiring:
+        ids = {"runId": context.ids.run_id, "sessionId": context.ids.session_id}
+        run_observers = _Observers(ls, ids)
+        observers.append(run_observers)
+        run_observers.work = await WorkDoneProgress.open(
+            ls, params.work_done_token, task, params.prompt
+        )
+        rich = announces_approval_requests(ls.client_capabilities)
+        approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
+        workspace = EditorWorkspace(root, ls, through_editor=through_editor)
+        return RunWiring(run_observers.subscribers(), approver, workspace)
+
+    try:
+        with wire_errors():
+            return _result(await service.run(request, wire))
+    finally:
+        for run_observers in observers:
+            run_observers.close()
+
+
+def _result(outcome: RunOutcome) -> dict[str, Any]:
+    result = outcome.result
+    return {
+        "runId": outcome.ids.run_id,
+        "sessionId": outcome.ids.session_id,
+        "status": result.status,
+        "text": result.text,
+        "turns": result.turns,
+        "toolCalls": result.tool_calls,
+        "usage": wire_usage(result.usage),
+    }

@@ -1,0 +1,75 @@
+"""`agent/sessions`, `agent/session`, `agent/deleteSession` and `agent/compact` on the wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness9.lsp.lsp_errors import wire_errors
+from harness9.service.agent_service import AgentService
+from harness9.service.sessions.session import iso_time
+from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
+from harness9.service.settings import RunSettings
+
+
+def list_sessions(service: AgentService, root: str) -> dict[str, Any]:
+    """The `agent/sessions` result."""
+    return {"sessions": [_listed(meta) for meta in service.stored_sessions(root)]}
+
+
+def _listed(meta: SessionMeta) -> dict[str, Any]:
+    return {
+        "sessionId": meta.session_id,
+        "title": meta.title,
+        "workspaceRoot": meta.workspace_root,
+        "createdAt": iso_time(meta.created_at),
+        "updatedAt": iso_time(meta.updated_at),
+        "runs": meta.runs,
+        "turns": meta.turns,
+        "usage": {"inputTokens": meta.input_tokens, "outputTokens": meta.output_tokens},
+        "contextTokens": meta.context_tokens,
+    }
+
+
+def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
+    """The `agent/session` result."""
+    with wire_errors():
+        session, skipped = service.session_view(session_id)
+    answer: dict[str, Any] = {
+        "sessionId": session.id,
+        "title": _title(session.runs),
+        "messages": [message_record(m) for m in session.history],
+        "runs": [_run(run) for run in session.runs],
+    }
+    if skipped:
+        answer["skippedLines"] = skipped  # damaged lines of the stored file, left out
+    return answer
+
+
+def _title(runs: list[dict[str, Any]]) -> str:
+    return title_of(str(runs[0].get("prompt", ""))) if runs else ""
+
+
+def _run(run: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "runId": run.get("runId"),
+        "prompt": run.get("prompt"),
+        "status": run.get("status"),
+        "turns": run.get("turns", 0),
+        "toolCalls": run.get("toolCalls", 0),
+        "startedAt": iso_time(float(run.get("startedAt", 0))),
+    }
+
+
+def delete_session(service: AgentService, session_id: str) -> dict[str, Any]:
+    """The `agent/deleteSession` result."""
+    with wire_errors():
+        return {"deleted": service.delete_session(session_id)}
+
+
+async def compact_session(
+    service: AgentService, session_id: str, settings: RunSettings
+) -> dict[str, Any]:
+    """The `agent/compact` result."""
+    with wire_errors():
+        done = await service.compact(session_id, settings)
+    return {"beforeTokens": done.before, "afterTokens": done.after, "method": done.method}

@@ -1,0 +1,39 @@
+"""`agent/tools` on the wire: the built-in tools and the MCP servers' tools, with their server;
+a server that cannot be started is shown to the user with `window/showMessage`."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from harness9.service.agent_service import AgentService
+from harness9.service.settings import RunSettings
+from harness9.tools import default_registry
+
+
+async def list_tools(
+    ls: LanguageServer, service: AgentService, settings: RunSettings, folders: list[str]
+) -> dict[str, Any]:
+    """The `agent/tools` result."""
+
+    def warn(message: str) -> None:
+        params = types.ShowMessageParams(
+            type=types.MessageType.Warning, message=f"harness9: {message}"
+        )
+        ls.window_show_message(params)
+
+    registry = default_registry(folders[0] if folders else os.getcwd())
+    tools = [_wire(t.name, t.description, t.input_schema) for t in registry.available_tools()]
+    for tool in await service.mcp_tools(settings, warn):
+        definition = tool.definition()
+        server = getattr(tool, "server", None)
+        entry = _wire(definition.name, definition.description, definition.input_schema)
+        tools.append({**entry, "server": server} if server else entry)
+    return {"tools": tools}
+
+
+def _wire(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "description": description, "inputSchema": schema}

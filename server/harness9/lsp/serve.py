@@ -1,0 +1,43 @@
+"""Process set-up for `harness9 serve`: a private protocol channel, stderr logs, clean exits."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from pygls.exceptions import JsonRpcException
+
+from harness9.process import stdio_channel as stdio
+
+
+class _AnsweredErrors(logging.Filter):
+    """Drops pygls' tracebacks for errors we raise on purpose: they are answered to the client."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, JsonRpcException)
+
+
+def configure_logging(level: str | None = None) -> None:
+    """The shared stderr logging, with pygls quiet and our answered errors without tracebacks."""
+    stdio.configure_logging(level)
+    pygls_log = logging.getLogger("pygls")
+    pygls_log.setLevel(logging.WARNING)  # at INFO it logs every message body
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_AnsweredErrors())
+
+
+def main() -> None:
+    """Serve the protocol on stdin/stdout until the client exits or the connection ends.
+
+    Exit code 0 after `shutdown` and `exit`, or when stdin closes; 1 for `exit` without
+    `shutdown`, a frame that cannot be read, or a client that stopped taking our output.
+    """
+    configure_logging()
+    rpc_in, rpc_out = stdio.claim_stdio()
+    stdio.exit_on_sigterm()
+    from harness9.lsp.server import server
+    from harness9.lsp.transport import serve_stdio
+
+    code = serve_stdio(server.protocol, rpc_in, rpc_out, server.report_server_error)
+    sys.exit(code)

@@ -1,0 +1,55 @@
+"""Process set-up every stdio front-end shares: stderr logs, a private protocol channel, and
+a SIGTERM that takes the tool processes with it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def configure_logging(level: str | None = None) -> None:
+    """Everything to stderr; the engine's block log without a prefix, as the seed prints it."""
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [stderr]
+    root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
+    engine = logging.getLogger("harness9.engine")
+    plain = logging.StreamHandler(sys.stderr)
+    plain.setFormatter(logging.Formatter("%(message)s"))
+    engine.handlers[:] = [plain]
+    engine.propagate = False
+
+
+def claim_stdio() -> tuple[int, int]:
+    """Private copies of fds 0 and 1 for the protocol; the real fds point elsewhere.
+
+    A stray print, or a child process inheriting stdout, would otherwise corrupt the JSON-RPC
+    stream for good, and a child inheriting stdin would eat the next client message.
+    """
+    rpc_in = os.dup(0)
+    rpc_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return rpc_in, rpc_out
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """Kill every tool process group, then leave at once (a graceful shutdown could block)."""
+    try:
+        from harness9.process.reaper import kill_all_groups
+
+        kill_all_groups()
+    finally:
+        os._exit(128 + signum)
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM kills the tool processes and ends the daemon at once."""
+    signal.signal(signal.SIGTERM, _on_sigterm)

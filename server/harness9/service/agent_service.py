@@ -1,0 +1,305 @@
+"""`AgentService`: the one facade every front-end calls. A prompt becomes an engine run on a
+session; sessions are listed, shown, deleted, compacted and restored to checkpoints.
+
+The work is done by collaborators: the session store (`sessions/`), the checkpoint keeper
+(`checkpoints/`), the MCP servers (`mcp_servers`) and the engine's assembly (`assembly`). `run`
+always ends with one `RunFinished` event, also when the run failed before the engine started.
+Failures come out as the errors of `service_errors`. Nothing here knows a wire protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from harness9.engine import EventBus
+from harness9.engine.compaction import Compaction
+from harness9.engine.compaction import compact as compact_history
+from harness9.engine.context import messages_tokens
+from harness9.engine.events import Event, RunFinished, ToolsWarning
+from harness9.provider.factory import create_provider
+from harness9.provider.provider_errors import ProviderError
+from harness9.schema import Usage
+from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
+from harness9.service.attachments import prompt_with_context
+from harness9.service.background import Background
+from harness9.service.checkpoints.keeper import CheckpointKeeper
+from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
+from harness9.service.checkpoints.snapshots import Restored
+from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
+from harness9.service.mcp_servers import McpServers
+from harness9.service.run_request import (
+    RunContext,
+    RunIds,
+    RunOutcome,
+    RunRequest,
+    RunWiring,
+    Wire,
+)
+from harness9.service.service_errors import (
+    RunCancelled,
+    RunError,
+    UnknownSession,
+    busy,
+    provider_status,
+)
+from harness9.service.sessions.session import Session, SessionCheckpoint, new_id
+from harness9.service.sessions.session_log import SessionMeta
+from harness9.service.sessions.session_recorder import SessionRecorder
+from harness9.service.sessions.session_store import SessionLocked, SessionStore
+from harness9.service.settings import RunSettings
+from harness9.service.state import state_dir
+from harness9.tools.contract import BaseTool
+
+if TYPE_CHECKING:
+    from harness9.engine.agent_loop import AgentEngine
+    from harness9.mcp.server_config import McpServerConfig
+
+_log = logging.getLogger("harness9.engine")
+
+
+class AgentService:
+    """The sessions of one daemon and the runs on them. Sessions are stored under `state`
+    (default: the state directory; None keeps them in memory only). The settings' MCP servers
+    are the daemon's; a session's own MCP servers are that session's."""
+
+    def __init__(self, state: Path | Literal["default"] | None = "default") -> None:
+        self.sessions = SessionStore(state_dir() if state == "default" else state)
+        background = Background()
+        self._checkpoints = CheckpointKeeper(background)
+        self._mcp = McpServers(self._is_running, background)
+
+    # Sessions
+
+    def session(self, session_id: str | None, root: str = "") -> Session:
+        """The session to continue (also a stored one), or a new one on `root`;
+        `UnknownSession`, or a `busy` `RunError`."""
+        if session_id is None:
+            return self.sessions.create(root)
+        session = self.known_session(session_id)
+        if session.active is not None:
+            raise busy(f"session {session_id} is still running {session.active.run_id}; "
+                       "wait for it to finish or cancel it",
+                       sessionId=session_id, runId=session.active.run_id)
+        if session.rewriting is not None:
+            raise busy(f"session {session_id} is being {session.rewriting}; try again in a "
+                       "moment", sessionId=session_id)
+        return session
+
+    def known_session(self, session_id: str) -> Session:
+        """The session with this id, from memory or the store (then held by this daemon);
+        `UnknownSession`, or a `busy` `RunError` when another daemon holds it."""
+        try:
+            session = self.sessions.open(session_id)
+        except SessionLocked as exc:
+            raise busy(str(exc), sessionId=session_id) from None
+        if session is None:
+            raise UnknownSession(session_id)
+        return session
+
+    def stored_sessions(self, root: str) -> list[SessionMeta]:
+        """The stored sessions of workspace `root`, newest first."""
+        return self.sessions.listing(root)
+
+    def session_view(self, session_id: str) -> tuple[Session, int]:
+        """A session to show (without taking it from another daemon) and the number of damaged
+        lines skipped reading it; `UnknownSession`."""
+        found = self.sessions.read(session_id)
+        if found is None:
+            raise UnknownSession(session_id)
+        return found
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session and remove its stored copy; False for an unknown id. A `busy`
+        `RunError` while it runs here or another daemon holds it."""
+        session = self.sessions.get(session_id)
+        if session is not None and (session.active is not None or session.rewriting is not None):
+            raise busy(f"session {session_id} is running; cancel it first", sessionId=session_id)
+        try:
+            return self.sessions.delete(session_id)
+        except SessionLocked as exc:
+            raise busy(str(exc), sessionId=session_id) from None
+
+    def set_approval_mode(self, session_id: str, mode: str) -> None:
+        """The approval mode of the session's next runs, stored with it (a session with no
+        turn yet keeps it in memory until its first). `UnknownSession`, or a `busy`
+        `RunError` when another daemon holds it."""
+        session = self.known_session(session_id)
+        session.approval_mode = mode
+        self.sessions.save(session)
+
+    async def compact(self, session_id: str, settings: RunSettings) -> Compaction:
+        """Compact a session now (prune, then a summary by the session's model).
+        `UnknownSession`, a `busy` `RunError`, or a classified `RunError` from the provider."""
+        session = self.session(session_id)
+        session.rewriting = "compacted"
+        try:
+            estimate = messages_tokens(session.history)
+            provider = create_provider(provider_settings(settings))
+            policy = context_policy(settings, provider.model)
+            done = await compact_history(session.history, provider, policy, estimate, force=True)
+        except ProviderError as exc:
+            raise RunError.of_provider(exc, sessionId=session_id) from None
+        finally:
+            session.rewriting = None
+        if done.method != "none":
+            self.sessions.note_compaction(session, {
+                "turn": 0, "method": done.method,
+                "beforeTokens": done.before, "afterTokens": done.after,
+            })
+        return done
+
+    # Checkpoints
+
+    def workspace(self, root: str) -> WorkspaceCheckpoints:
+        """The checkpoint state of a workspace root (one per real path, for every session)."""
+        return self._checkpoints.workspace(root)
+
+    def checkpoints(self, session_id: str) -> list[SessionCheckpoint]:
+        """The session's checkpoints, oldest first; `UnknownSession`."""
+        return list(self.known_session(session_id).checkpoints)
+
+    async def restore(self, session_id: str, checkpoint_id: str) -> Restored:
+        """Put the workspace back as it was at a checkpoint of the session, and cut the
+        session's history back to what it was then; the session's later checkpoints are
+        dropped with the history they belonged to.
+
+        `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while the session runs).
+        """
+        session = self.session(session_id)
+        restored = await self._checkpoints.restore(session, checkpoint_id)
+        self.sessions.save(session)
+        return restored
+
+    # Runs
+
+    async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
+        """Run `request` in the current task (which cancelling the run cancels)."""
+        session = self.session(request.session_id, request.root)
+        if session.approval_mode is not None:  # chosen for this session alone
+            request = replace(request, settings=request.settings.with_approval_mode(
+                session.approval_mode))
+        ids = RunIds(new_id("r"), session.id)
+        task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
+        active = self.sessions.start(session, ids.run_id, task)
+        finish, turns = _Finish(), CallTurns()
+        bus = EventBus(finish, turns, SessionRecorder(self.sessions, session, ids.run_id,
+                                                      request.prompt))
+        checkpoints = self._checkpoints.run_started(request.root) if (
+            request.settings.checkpoints) else None
+        try:
+            wiring = await wire(RunContext(ids, turns.turn_of))
+            engine = await self._engine(request, session, ids, bus, wiring, turns, checkpoints)
+            prompt = await prompt_with_context(
+                request.prompt, request.root, request.context, wiring.workspace)
+            result = await engine.run(prompt, session.history)
+            _close(bus, finish, result.status)
+            return RunOutcome(ids, result)
+        except BaseException as exc:
+            raise _ended(exc, ids, bus, finish) from None
+        finally:
+            self.sessions.finish(session, active)
+            if checkpoints is not None:
+                self._checkpoints.run_ended(checkpoints)
+
+    async def _engine(
+        self,
+        request: RunRequest,
+        session: Session,
+        ids: RunIds,
+        bus: EventBus,
+        wiring: RunWiring,
+        turns: CallTurns,
+        checkpoints: WorkspaceCheckpoints | None,
+    ) -> AgentEngine:
+        """The run's engine: the front-end's observers on the bus, checkpoints around each
+        batch (when on), the built-in and MCP tools behind the approval step."""
+        for subscriber in wiring.subscribers:
+            bus.subscribe(subscriber)
+        observer, steps = None, []
+        if checkpoints is not None:
+            observer = RunCheckpoints(checkpoints, session, ids.run_id, bus, len(session.history))
+            steps = [FileChangesStep(checkpoints)]
+        mcp_tools = await self.mcp_tools(
+            request.settings, lambda message: bus.emit(ToolsWarning(message)),
+            (session.id, request.mcp_servers),
+        )
+        return build_engine(
+            request.root, request.settings, session, bus, wiring.approver, turns,
+            batch_observer=observer, middleware=steps, workspace=wiring.workspace,
+            extra_tools=mcp_tools,
+        )
+
+    async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
+        """Cancel a run by its id or its session's; returns once it has ended (False: none)."""
+        run = self.sessions.find_run(run_id, session_id)
+        if run is None:
+            return False
+        run.task.cancel()
+        # The run task's done-callbacks (a front-end writes its answer there) run before this
+        # waiter wakes.
+        await asyncio.wait({run.task})
+        return True
+
+    def _is_running(self, session_id: str) -> bool:
+        session = self.sessions.get(session_id)
+        return session is not None and session.active is not None
+
+    # MCP servers and the daemon's end
+
+    async def mcp_tools(
+        self,
+        settings: RunSettings,
+        warn: Callable[[str], None],
+        session: tuple[str, Sequence[McpServerConfig]] | None = None,
+    ) -> Sequence[BaseTool]:
+        """The MCP servers' tools (see `McpServers.tools`)."""
+        return await self._mcp.tools(settings, warn, session)
+
+    async def shutdown(self) -> None:
+        """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
+        await self._mcp.shutdown()
+
+    def close(self) -> None:
+        """Release the stored sessions this daemon holds (at shutdown)."""
+        self.sessions.close()
+
+
+@dataclass(slots=True)
+class _Finish:
+    """Notes whether `RunFinished` went out, so the service can send it when the engine did not."""
+
+    sent: bool = False
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunFinished):
+            self.sent = True
+
+
+def _ended(exc: BaseException, ids: RunIds, bus: EventBus, finish: _Finish) -> BaseException:
+    """The error a run that did not finish raises, after its `run_finished` went out."""
+    if isinstance(exc, asyncio.CancelledError):
+        _close(bus, finish, "cancelled")
+        return RunCancelled(ids.run_id, ids.session_id)
+    if isinstance(exc, ProviderError):
+        _close(bus, finish, "error", {"kind": exc.kind, "message": exc.message,
+                                      **provider_status(exc)})
+        return RunError.of_provider(exc, **ids.as_data())
+    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: not ours to translate
+        return exc
+    _log.exception("run %s failed", ids.run_id, exc_info=exc)
+    message = f"internal error: {type(exc).__name__}: {exc}"
+    _close(bus, finish, "error", {"kind": "internal", "message": message})
+    return RunError(message, "internal", **ids.as_data())
+
+
+def _close(
+    bus: EventBus, finish: _Finish, status: str, error: dict[str, Any] | None = None
+) -> None:
+    """Make sure `run_finished` went out (also for runs that failed before the engine ran)."""
+    if not finish.sent:
+        bus.emit(RunFinished(status, 0, 0, Usage(), 0, error=error))

@@ -1,0 +1,82 @@
+"""The checkpoints of one daemon's workspaces: one `WorkspaceCheckpoints` per real root, the
+runs in flight on each (no pruning under them), and restoring a session to a checkpoint."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from harness9.schema import ChangedFile
+from harness9.service.background import Background
+from harness9.service.checkpoints.shadow_git import GitError
+from harness9.service.checkpoints.snapshots import Restored
+from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
+from harness9.service.service_errors import RunError, UnknownCheckpoint
+from harness9.service.sessions.session import Session, SessionCheckpoint
+
+
+class CheckpointKeeper:
+    """Workspace checkpoint state, shared by every session on a workspace."""
+
+    def __init__(self, background: Background) -> None:
+        self._workspaces: dict[str, WorkspaceCheckpoints] = {}
+        self._background = background
+
+    def workspace(self, root: str) -> WorkspaceCheckpoints:
+        """The checkpoint state of a workspace root (one per real path, for every session)."""
+        key = os.path.realpath(root)
+        if key not in self._workspaces:
+            self._workspaces[key] = WorkspaceCheckpoints(root)
+        return self._workspaces[key]
+
+    def run_started(self, root: str) -> WorkspaceCheckpoints:
+        """Note a run in flight on `root` (nothing is pruned under it)."""
+        workspace = self.workspace(root)
+        workspace.runs += 1
+        return workspace
+
+    def run_ended(self, workspace: WorkspaceCheckpoints) -> None:
+        """Note a run's end; prune old checkpoints in the background once none runs."""
+        workspace.runs -= 1
+        if workspace.needs_pruning():
+            self._background.start(workspace.prune())
+
+    async def restore(self, session: Session, checkpoint_id: str) -> Restored:
+        """Put the workspace back as it was at a checkpoint of `session` (not running), and cut
+        its history and later checkpoints back to what they were then. The checkpoint the
+        restore took first is offered too: restoring to it undoes the restore's changes to the
+        files (the conversation stays where the restore cut it).
+
+        `UnknownCheckpoint`, or a `RunError` (`config` when checkpoints are off).
+        """
+        entry = session.checkpoint(checkpoint_id)
+        if entry is None:
+            raise UnknownCheckpoint(checkpoint_id)
+        workspace = self.workspace(entry.root)
+        repo = await workspace.repo()
+        if repo is None:
+            raise RunError(workspace.off or "checkpoints are off", "config")
+        session.rewriting = "restored to a checkpoint"
+        try:
+            restored = await repo.restore(entry.checkpoint_id)
+            workspace.kept += 1  # the restore's own undo checkpoint
+        except KeyError:
+            raise UnknownCheckpoint(checkpoint_id, "it is no longer kept") from None
+        except GitError as exc:
+            raise RunError(f"restore failed: {exc}", "internal", sessionId=session.id) from None
+        finally:
+            session.rewriting = None
+        _cut_back(session, entry, restored)
+        return restored
+
+
+def _cut_back(session: Session, entry: SessionCheckpoint, restored: Restored) -> None:
+    """The session as it was at `entry`, with the restore's undo checkpoint offered last."""
+    del session.history[entry.history_len :]
+    session.history_rewritten()
+    del session.checkpoints[session.checkpoints.index(entry) + 1 :]
+    changed = tuple(ChangedFile(path, "modified") for path in restored.paths)
+    session.checkpoints.append(SessionCheckpoint(
+        restored.undo, entry.run_id, entry.turn, time.time(), changed,
+        len(session.history), entry.root, undoes=entry.checkpoint_id,
+    ))

@@ -1,0 +1,129 @@
+"""One run's checkpoints: the engine's `BatchObserver`, and the step that measures what each
+bash call changed.
+
+Before a run's first tool batch a checkpoint is always kept; before every later batch and after
+every batch that may have changed files, one is kept when something changed. Each goes into the
+session's list with the history length a restore cuts back to: for a run's first checkpoint, the
+length before the run's prompt; otherwise the history as it was when the snapshot was taken
+(never ending in tool calls without results). When checkpoints cannot work the run goes on
+without them, and the first run to find out says so with a `CheckpointsUnavailable` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from harness9.engine.events import CheckpointsUnavailable, CheckpointTaken, EventBus
+from harness9.schema import FileChanges, ToolCall
+from harness9.service.checkpoints.shadow_git import GitError
+from harness9.service.checkpoints.snapshots import Checkpoint, CheckpointsOff
+from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
+from harness9.service.sessions.session import Session, SessionCheckpoint
+from harness9.tools.contract import BaseTool, ToolOutput, as_output
+from harness9.tools.registry import Proceed
+
+READ_ONLY_TOOLS = frozenset({"read_file"})  # a batch of only these changes nothing
+
+
+class RunCheckpoints:
+    """Keeps the checkpoints of one run on its session (implements `BatchObserver`)."""
+
+    def __init__(
+        self,
+        workspace: WorkspaceCheckpoints,
+        session: Session,
+        run_id: str,
+        bus: EventBus,
+        history_at_start: int,
+    ) -> None:
+        self._workspace = workspace
+        self._session = session
+        self._run_id = run_id
+        self._bus = bus
+        self._history_at_start = history_at_start
+        self._first = True
+
+    async def before_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
+        """Keep the workspace as it is before the batch (always for the run's first)."""
+        first, self._first = self._first, False
+        cut = self._history_at_start if first else history_len
+        await self._snapshot(turn, f"before turn {turn}", cut, force=first)
+
+    async def after_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
+        """Keep what the batch changed (nothing to look at when it only read files)."""
+        if all(call.name in READ_ONLY_TOOLS for call in calls):
+            return
+        await self._snapshot(turn, f"after turn {turn}", history_len, force=False)
+
+    async def _snapshot(self, turn: int, what: str, cut: int, *, force: bool) -> None:
+        repo = await self._workspace.repo()
+        if repo is None:
+            self._tell()
+            return
+        try:
+            checkpoint = await repo.snapshot(f"{self._run_id} {what}", force=force)
+        except (CheckpointsOff, GitError) as exc:
+            self._workspace.turn_off(str(exc))
+            self._tell()
+            return
+        if checkpoint is not None:
+            self._keep(turn, checkpoint, cut)
+
+    def _keep(self, turn: int, checkpoint: Checkpoint, cut: int) -> None:
+        self._workspace.kept += 1
+        self._session.checkpoints.append(
+            SessionCheckpoint(
+                checkpoint.id, self._run_id, turn, checkpoint.created_at, checkpoint.files,
+                cut, self._workspace.root,
+            )
+        )
+        self._bus.emit(CheckpointTaken(turn, checkpoint.id, checkpoint.files))
+
+    def _tell(self) -> None:
+        message = self._workspace.tell()
+        if message is not None:
+            self._bus.emit(CheckpointsUnavailable(message))
+
+
+class FileChangesStep:
+    """Registry middleware (after the approval step): a bash call's result carries what it
+    changed in the workspace, from the workspace's tree before and after it. Calls that ran at
+    the same time (on this workspace, in any session) are named, not guessed apart."""
+
+    def __init__(self, workspace: WorkspaceCheckpoints) -> None:
+        self._workspace = workspace
+
+    async def __call__(
+        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
+    ) -> str | ToolOutput:
+        """Run the call; measure bash's changes when checkpoints work on this workspace."""
+        if tool.name in READ_ONLY_TOOLS:
+            return await proceed()
+        self._workspace.call_started(call.id)
+        try:
+            if tool.name == "bash" and await self._workspace.repo() is not None:
+                output: str | ToolOutput = await self._measured(proceed)
+            else:
+                output = await proceed()
+        finally:
+            shared = self._workspace.call_ended(call.id)
+        if isinstance(output, ToolOutput) and output.changes is not None and shared:
+            return replace(output, changes=replace(output.changes, shared_with=shared))
+        return output
+
+    async def _measured(self, proceed: Proceed) -> ToolOutput:
+        try:
+            before = await self._workspace.tree()
+        except (CheckpointsOff, GitError) as exc:
+            self._workspace.turn_off(str(exc))
+            return as_output(await proceed())
+        output = as_output(await proceed())
+        try:
+            after = await self._workspace.tree()
+            files = await self._workspace.changes(before, after)
+        except GitError:
+            return output  # the batch's checkpoint still records the change
+        return replace(output, changes=FileChanges(files))
+

@@ -1,0 +1,305 @@
+"""Checkpoints: snapshots of a workspace in a shadow git repository, and restoring them.
+
+One shadow repository per workspace lives under the state directory. A snapshot is `git add -A`
+into the shadow index, `write-tree`, and `commit-tree` when the tree changed: nothing is checked
+out, the user's own `.git` is never opened, and the workspace's `.gitignore` rules apply
+(plus a default exclude list of dependency and build folders). When nothing changed, a
+snapshot costs one status pass over the files.
+
+Nested repositories (a folder with a `.git` of its own, submodules included) are not
+snapshotted: git would only record which commit they are at, which cannot bring their files
+back. They are left out, and named in `ShadowRepo.skipped`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness9.schema import ChangedFile
+from harness9.service.checkpoints.shadow_git import GitError, ShadowGit, git_executable
+from harness9.service.state import state_dir, workspace_key
+from harness9.workspace.safe_path import resolve_beneath
+
+_log = logging.getLogger("harness9.checkpoints")
+
+DEFAULT_EXCLUDES = [
+    ".git",
+    "node_modules/",
+    ".venv/",
+    "venv/",
+    "__pycache__/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".tox/",
+    ".gradle/",
+    "build/",
+    "dist/",
+    "target/",
+    "*.h9tmp",
+]
+MAX_FILES = 20_000
+MAX_BYTES = 500 * 1024 * 1024
+_REF_PREFIX = "refs/harness9/checkpoints/"
+__all__ = ["ChangedFile", "Checkpoint", "CheckpointsOff", "Limits", "Restored", "ShadowRepo"]
+_LOCK_RETRIES = 20  # another daemon's git holds the shadow index: wait up to about a second
+
+
+class CheckpointsOff(Exception):
+    """Checkpoints cannot be taken for this workspace; the message says why, for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A snapshot: its id (the commit), its tree, and what changed since the one before."""
+
+    id: str
+    tree: str
+    created_at: float
+    files: tuple[ChangedFile, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What a restore did: the paths it wrote back or removed, and the checkpoint that undoes
+    it (taken just before)."""
+
+    paths: tuple[str, ...]
+    undo: str
+
+
+@dataclass
+class Limits:
+    """Beyond these, snapshots would cost too much: checkpoints turn off for the workspace."""
+
+    max_files: int = MAX_FILES
+    max_bytes: int = MAX_BYTES
+
+
+@dataclass
+class ShadowRepo:
+    """The checkpoints of one workspace."""
+
+    git: ShadowGit
+    limits: Limits = field(default_factory=Limits)
+    skipped: list[str] = field(default_factory=list)
+    _last: Checkpoint | None = None
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @classmethod
+    async def open(
+        cls, workspace: str, root: Path | None = None, limits: Limits | None = None
+    ) -> ShadowRepo:
+        """The shadow repository of `workspace` under `root` (the state directory's
+        `checkpoints/`); raises `CheckpointsOff` when git is missing or the workspace is gone."""
+        executable = git_executable()
+        if executable is None:
+            raise CheckpointsOff("checkpoints are off: git is not installed")
+        base = root if root is not None else state_dir() / "checkpoints"
+        git = ShadowGit(executable, base / workspace_key(workspace), _real_folder(workspace))
+        await git.init(DEFAULT_EXCLUDES)
+        return cls(git, limits or Limits())
+
+    async def snapshot(self, message: str, *, force: bool = False) -> Checkpoint | None:
+        """A checkpoint of the workspace as it is now, with the files changed since the last
+        one; None when nothing changed, unless `force` (then a checkpoint of the same tree)."""
+        async with self._lock:
+            await self._check_size()
+            tree = await self._write_tree()
+            last = self._last or await self._head()
+            if last is not None and last.tree == tree and not force:
+                return None
+            files = await self._changes(last.tree, tree) if last is not None else ()
+            # No parent: each checkpoint stands alone, so pruning one frees its objects.
+            commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
+            name = f"{_REF_PREFIX}{await self._next_number():09d}"
+            await self.git.run("update-ref", name, commit)
+            await self.git.run("update-ref", "refs/harness9/head", commit)
+            self._last = Checkpoint(commit, tree, time.time(), tuple(files))
+            return self._last
+
+    async def current_tree(self) -> str:
+        """The tree of the workspace as it is now, without keeping a checkpoint (for telling
+        what one tool call changed)."""
+        async with self._lock:
+            return await self._write_tree()
+
+    async def changes(self, older: str, newer: str) -> list[ChangedFile]:
+        """What differs between two checkpoints (ids or trees), by path."""
+        return await self._changes(older, newer)
+
+    async def restore(self, checkpoint_id: str) -> Restored:
+        """Put the workspace's files back as they were at `checkpoint_id`.
+
+        A snapshot is taken first, so the restore itself can be undone (`Restored.undo`). Files
+        added since are deleted; changed and deleted ones get their old bytes and mode back.
+        Ignored files and nested repositories are left alone.
+        """
+        await self._known(checkpoint_id)
+        undo = await self.snapshot(f"before restoring {checkpoint_id[:12]}", force=True)
+        assert undo is not None
+        async with self._lock:
+            current = await self._write_tree()
+            files = await self._changes(checkpoint_id, current)
+            added = [f.path for f in files if f.status == "added"]
+            back = [f.path for f in files if f.status != "added"]
+            if back:
+                paths = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in back)
+                await self.git.run(
+                    "checkout", checkpoint_id, "--pathspec-from-file=-", "--pathspec-file-nul",
+                    stdin=paths,
+                )
+            for path in added:
+                _remove(self.git.work_tree, path)
+            self._last = None  # the next snapshot compares against the shadow's head again
+            return Restored(tuple(sorted(back + added)), undo.id)
+
+    async def checkpoint_ids(self) -> list[str]:
+        """Every checkpoint kept, oldest first."""
+        return [commit for _, commit in await self._refs()]
+
+    async def _refs(self) -> list[tuple[str, str]]:
+        """(ref name, commit) of every checkpoint, oldest first (the names are numbered)."""
+        out = await self.git.run(
+            "for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", _REF_PREFIX
+        )
+        pairs = (line.split() for line in out.decode().splitlines())
+        return [(name, commit) for name, commit in pairs]
+
+    async def _next_number(self) -> int:
+        """One more than the newest checkpoint's number (not the count: pruning leaves gaps)."""
+        out = await self.git.run(
+            "for-each-ref", "--sort=-refname", "--count=1", "--format=%(refname)", _REF_PREFIX
+        )
+        newest = out.decode().strip()
+        return int(newest.rsplit("/", 1)[1]) + 1 if newest else 1
+
+    async def prune(self, keep: int) -> int:
+        """Drop all but the newest `keep` checkpoints and let git reclaim their space."""
+        refs = await self._refs()
+        dropped = refs[: max(0, len(refs) - keep)]
+        async with self._lock:
+            for name, _ in dropped:
+                await self.git.run("update-ref", "-d", name)
+            if dropped:
+                await self.git.run("reflog", "expire", "--expire=now", "--all")
+                await self.git.run("gc", "--quiet", "--prune=now")
+        return len(dropped)
+
+    async def _write_tree(self) -> str:
+        await self._git_locked("add", "--all", "--ignore-errors", "--", ".", ok=(0, 1))
+        await self._drop_nested_repositories()
+        return (await self._git_locked("write-tree")).decode().strip()
+
+    async def _git_locked(self, *args: str, ok: tuple[int, ...] = (0,)) -> bytes:
+        """Run git, waiting briefly while another daemon's git holds the shadow index."""
+        for attempt in range(_LOCK_RETRIES):
+            try:
+                return await self.git.run(*args, ok=ok)
+            except GitError as exc:
+                if "index.lock" not in str(exc) or attempt == _LOCK_RETRIES - 1:
+                    raise
+                await asyncio.sleep(0.05)
+        raise AssertionError("unreachable")
+
+    async def _drop_nested_repositories(self) -> None:
+        """Take gitlinks (nested repositories) out of the index; remember their paths."""
+        out = await self.git.run("ls-files", "--stage", "-z")
+        nested = [
+            _text(entry.split(b"\t", 1)[1])
+            for entry in out.split(b"\0")
+            if entry.startswith(b"160000 ")
+        ]
+        if nested:
+            await self.git.run("update-index", "--force-remove", "--", *nested)
+            new = [path for path in nested if path not in self.skipped]
+            if new:
+                _log.info("checkpoints leave out nested repositories: %s", ", ".join(new))
+            self.skipped = sorted(set(self.skipped) | set(nested))
+
+    async def _changes(self, older: str, newer: str) -> list[ChangedFile]:
+        out = await self.git.run(
+            "diff-tree", "-r", "--no-renames", "--name-status", "-z", older, newer
+        )
+        fields = out.split(b"\0")
+        statuses = {"A": "added", "M": "modified", "D": "deleted", "T": "modified"}
+        return [
+            ChangedFile(_text(path), statuses.get(code.decode(), "modified"))
+            for code, path in zip(fields[0::2], fields[1::2], strict=False)
+            if code
+        ]
+
+    async def _head(self) -> Checkpoint | None:
+        try:
+            out = await self.git.run(
+                "rev-parse", "--verify", "-q", "refs/harness9/head^{commit}",
+                "refs/harness9/head^{tree}",
+            )
+        except GitError:
+            return None
+        commit, tree = out.decode().split()
+        return Checkpoint(commit, tree, 0.0)
+
+    async def _known(self, checkpoint_id: str) -> None:
+        try:
+            await self.git.run("rev-parse", "--verify", "-q", f"{checkpoint_id}^{{commit}}")
+        except GitError:
+            raise KeyError(checkpoint_id) from None
+
+    async def _check_size(self) -> None:
+        """Refuse a workspace too big to snapshot, before git copies any of it."""
+        out = await self.git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        paths = [p for p in out.split(b"\0") if p]
+        if len(paths) > self.limits.max_files:
+            raise CheckpointsOff(
+                f"checkpoints are off for this workspace: {len(paths)} files are more than "
+                f"{self.limits.max_files} (add the large folders to .gitignore)"
+            )
+        total = await asyncio.to_thread(_total_size, self.git.work_tree, paths)
+        if total > self.limits.max_bytes:
+            raise CheckpointsOff(
+                f"checkpoints are off for this workspace: its files take {total >> 20} MB, more "
+                f"than {self.limits.max_bytes >> 20} MB (add the large files to .gitignore)"
+            )
+
+
+def _real_folder(workspace: str) -> str:
+    if not os.path.isdir(workspace):
+        raise CheckpointsOff(f"checkpoints are off: {workspace} is not a folder")
+    return os.path.realpath(workspace)
+
+
+def _total_size(root: str, paths: list[bytes]) -> int:
+    total = 0
+    base = root.encode("utf-8", "surrogateescape")
+    for path in paths:
+        with contextlib.suppress(OSError):
+            total += os.lstat(os.path.join(base, path)).st_size
+    return total
+
+
+def _text(path: bytes) -> str:
+    return path.decode("utf-8", "surrogateescape")
+
+
+def _remove(root: str, path: str) -> None:
+    """Delete a file the agent added, and the folders it leaves empty, without following a
+    link out of the workspace."""
+    with contextlib.suppress(FileNotFoundError), resolve_beneath(root, path) as where:
+        if where.folder_missing:
+            return
+        os.unlink(where.name, dir_fd=where.dir_fd)
+    parts = path.split("/")[:-1]
+    while parts:
+        try:
+            with resolve_beneath(root, "/".join(parts)) as where:
+                os.rmdir(where.name, dir_fd=where.dir_fd)
+        except OSError:
+            return  # not empty (or gone): the folders above it stay too
+        parts.pop()

@@ -1,0 +1,76 @@
+"""What a front-end gives `AgentService.run` and what it gets back: the request, the ids the
+run gets, and what the front-end plugs into the run (observers, approver, workspace)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness9.engine import RunResult
+from harness9.engine.events import Subscriber
+from harness9.service.attachments import ContextItem
+from harness9.service.settings import RunSettings
+from harness9.tools.approvals.step import Approver
+from harness9.workspace.port import Workspace
+
+if TYPE_CHECKING:
+    from harness9.mcp.server_config import McpServerConfig
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What to run: the prompt, the session to continue (None: a new one), the workspace root
+    the tools act on, the settings after precedence, and the editor context attached to the
+    prompt."""
+
+    prompt: str
+    root: str
+    settings: RunSettings
+    session_id: str | None = None
+    context: tuple[ContextItem, ...] = ()
+    # MCP servers of this session alone (an ACP client gives them with the session), on top
+    # of the settings' servers every session shares.
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RunIds:
+    """The ids a front-end needs before the run starts (to label its notifications)."""
+
+    run_id: str
+    session_id: str
+
+    def as_data(self) -> dict[str, str]:
+        """The ids as error data (`runId`, `sessionId`)."""
+        return {"runId": self.run_id, "sessionId": self.session_id}
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What a front-end learns before the run starts: its ids, and the turn of each call."""
+
+    ids: RunIds
+    turn_of: Callable[[str], int]
+
+
+@dataclass(slots=True)
+class RunWiring:
+    """What a front-end plugs into one run: event subscribers, the approver (None: nobody
+    can be asked, so a call that needs asking is rejected) and the workspace the file tools
+    read and write through (None: the disk)."""
+
+    subscribers: Sequence[Subscriber] = ()
+    approver: Approver | None = None
+    workspace: Workspace | None = None
+
+
+Wire = Callable[[RunContext], Awaitable[RunWiring]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """A finished run: its ids and the engine's result."""
+
+    ids: RunIds
+    result: RunResult

@@ -1,0 +1,1 @@
+"""Sessions: a conversation in memory, its stored log and metadata, and the store of them all."""

@@ -1,0 +1,80 @@
+"""A conversation kept by the daemon, and the runs in flight on it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from harness9.schema import ChangedFile, Message
+from harness9.tools.approvals.policy import SessionApprovals
+from harness9.workspace.seen_files import SeenFiles
+
+
+def iso_time(seconds: float) -> str:
+    """A Unix time as ISO 8601 in UTC, to the millisecond: `2026-04-29T15:11:30.123Z`."""
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id such as `r-3f2a…` (run) or `s-91c0…` (session)."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@dataclass(slots=True)
+class ActiveRun:
+    """A run in flight: its task (to cancel) and an event set once its answer is written."""
+
+    run_id: str
+    session_id: str
+    task: asyncio.Task[object]
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCheckpoint:
+    """A checkpoint of a session: where it was taken, what changed since the one before, and
+    the history length a restore cuts back to."""
+
+    checkpoint_id: str
+    run_id: str
+    turn: int
+    created_at: float
+    files: tuple[ChangedFile, ...]
+    history_len: int
+    root: str
+    undoes: str | None = None  # set on the checkpoint a restore took of what it replaced
+
+
+@dataclass(slots=True)
+class Session:
+    """One conversation: its history goes back to the model on every run, and what the user
+    allowed "for this session" holds for all its runs."""
+
+    id: str
+    history: list[Message] = field(default_factory=list)
+    active: ActiveRun | None = None
+    approvals: SessionApprovals = field(default_factory=SessionApprovals)
+    checkpoints: list[SessionCheckpoint] = field(default_factory=list)
+    # What is rewriting the history now ("restored to a checkpoint", "compacted"): no run
+    # may start meanwhile.
+    rewriting: str | None = None
+    root: str = ""  # the workspace root of its first run
+    runs: list[dict[str, Any]] = field(default_factory=list)  # finished runs, oldest first
+    seen_files: SeenFiles = field(default_factory=SeenFiles)  # what it read or wrote (stale guard)
+    instructions_seen: set[str] = field(default_factory=set)  # nested AGENTS.md already added
+    # The approval mode a client chose for this session alone (ACP's session modes); None:
+    # the settings' mode.
+    approval_mode: str | None = None
+
+    def history_rewritten(self) -> None:
+        """The history was cut back (a restore) or summarized (a compaction): the nested
+        instructions it held may be gone, so each is added again when a tool next reaches it."""
+        self.instructions_seen.clear()
+
+    def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
+        """This session's checkpoint with that id."""
+        return next((c for c in self.checkpoints if c.checkpoint_id == checkpoint_id), None)

@@ -1,0 +1,142 @@
+"""A session's file while this daemon holds it: what changed is written at the end of each turn.
+
+The history is append-only on disk, but in memory it can shrink (a restore) or change in the
+middle (a compaction). Each save finds the prefix the history shares with what the file holds
+(`shared_prefix`), writes a cut back to it when they differ, then the new messages, and makes
+it durable.
+Checkpoints, "allow for this session" answers and what the stale guard knows go into the
+metadata beside it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from harness9.schema import ChangedFile, Message, Usage, shared_prefix
+from harness9.service.sessions.session import Session, SessionCheckpoint
+from harness9.service.sessions.session_log import LoadedSession, SessionLog, SessionMeta, title_of
+from harness9.tools.approvals.policy import SessionApprovals
+from harness9.workspace.seen_files import SeenFiles
+
+
+class SessionFile:
+    """The stored side of one session this daemon holds (and has locked)."""
+
+    def __init__(self, log: SessionLog, meta: SessionMeta, stored: list[Message]) -> None:
+        self.log = log
+        self.meta = meta
+        self._stored = list(stored)
+        self._meta_written = bool(stored)
+
+    @classmethod
+    def create(cls, folder: Path, session_id: str, root: str) -> SessionFile:
+        """A new session's file; `SessionLocked` (or an `OSError`) when it cannot be had."""
+        return cls(SessionLog(folder, session_id), SessionMeta(session_id, root), [])
+
+    def save(self, session: Session, *, meta: bool = True) -> None:
+        """Write what changed in the session since the last save, durably; the metadata too
+        unless `meta` is False (the end of a turn inside a run: the history is what must
+        survive a crash, and the run's end writes the metadata), but always the first time,
+        so that a session is listed from its first turn on."""
+        history = session.history
+        if not history and not self._meta_written:
+            return  # nothing to keep yet: a session is listed from its first turn on
+        common = shared_prefix(history, self._stored)
+        if common < len(self._stored):
+            self.log.cut(common)
+        self.log.add(history[common:])
+        self._stored = list(history)
+        if not meta and self._meta_written:
+            self.log.commit()
+            return
+        self._meta_written = True
+        self.meta.checkpoints = [checkpoint_record(c) for c in session.checkpoints]
+        self.meta.approvals = {
+            "tools": sorted(session.approvals.tools),
+            "commands": sorted(session.approvals.commands),
+        }
+        self.meta.seen_files = session.seen_files.known()
+        self.meta.instructions_seen = sorted(session.instructions_seen)
+        self.meta.approval_mode = session.approval_mode
+        self.log.commit(self.meta)
+
+    @property
+    def written(self) -> bool:
+        """Whether the session is on disk (it can be read back from there)."""
+        return self._meta_written
+
+    def run_finished(self, session: Session, run: dict[str, Any], usage: Usage) -> None:
+        """Note a finished run and save."""
+        self.log.note("run", run)
+        meta = self.meta
+        meta.title = meta.title or title_of(str(run.get("prompt", "")))
+        meta.runs += 1
+        meta.turns += int(run.get("turns", 0))
+        meta.input_tokens += usage.input_tokens
+        meta.output_tokens += usage.output_tokens
+        self.save(session)
+
+    def compacted(self, session: Session, fields: dict[str, Any]) -> None:
+        """Note a compaction and save the history it rewrote (one write, one fsync)."""
+        self.log.note("compaction", {**fields, "at": time.time()})
+        self.save(session)
+
+    def close(self) -> None:
+        """Release the session (what is queued is written first)."""
+        self.log.close()
+
+
+def checkpoint_record(checkpoint: SessionCheckpoint) -> dict[str, Any]:
+    """A checkpoint as the metadata keeps it."""
+    return {
+        "checkpointId": checkpoint.checkpoint_id,
+        "runId": checkpoint.run_id,
+        "turn": checkpoint.turn,
+        "createdAt": checkpoint.created_at,
+        "files": [[f.path, f.status] for f in checkpoint.files],
+        "historyLen": checkpoint.history_len,
+        "root": checkpoint.root,
+        "undoes": checkpoint.undoes,
+    }
+
+
+def checkpoint_from(record: dict[str, Any]) -> SessionCheckpoint:
+    """A stored checkpoint back; `KeyError`/`TypeError`/`ValueError` when damaged."""
+    return SessionCheckpoint(
+        checkpoint_id=str(record["checkpointId"]),
+        run_id=str(record["runId"]),
+        turn=int(record["turn"]),
+        created_at=float(record["createdAt"]),
+        files=tuple(ChangedFile(str(p), str(s)) for p, s in record["files"]),
+        history_len=int(record["historyLen"]),
+        root=str(record["root"]),
+        undoes=None if record.get("undoes") is None else str(record["undoes"]),
+    )
+
+
+def session_from(session_id: str, loaded: LoadedSession) -> Session:
+    """The in-memory session of a stored one."""
+    meta = loaded.meta
+    session = Session(id=session_id, history=list(loaded.messages), runs=list(loaded.runs))
+    if meta is None:
+        return session
+    session.root = meta.workspace_root
+    for record in meta.checkpoints:
+        try:
+            session.checkpoints.append(checkpoint_from(record))
+        except (KeyError, TypeError, ValueError):
+            continue  # a damaged entry only loses that checkpoint
+    session.approvals = SessionApprovals(
+        set(meta.approvals.get("tools", [])), set(meta.approvals.get("commands", []))
+    )
+    if isinstance(meta.seen_files, dict):  # a damaged entry only costs the model a read
+        session.seen_files = SeenFiles(
+            {str(k): str(v) for k, v in meta.seen_files.items() if isinstance(v, str)}
+        )
+    if isinstance(meta.instructions_seen, list):
+        session.instructions_seen = {str(p) for p in meta.instructions_seen}
+    if isinstance(meta.approval_mode, str):
+        session.approval_mode = meta.approval_mode
+    return session

@@ -1,0 +1,231 @@
+"""Stored sessions: one append-only JSON-lines file per session, and its metadata beside it.
+
+Under the state directory, `sessions/<workspace key>/<session id>.jsonl` holds the history
+exactly as it goes to the model, one record a line: a message, or a cut (a restore shortened
+the history). Every line is JSON escaped to ASCII, so no character in a message (a raw U+2028, a
+NUL) can break a line or a reader. Lines are flushed and fsynced when the caller says a turn is
+complete: a daemon that dies loses at most the turn in flight. Loading skips what it cannot read
+(a torn last line, a damaged line in the middle) and says how many lines it skipped; it never
+drops what follows. `<session id>.meta.json` (replaced atomically) keeps the title, times,
+counts and usage for listings. While a daemon holds a session, the session's file is locked: a
+second daemon gets `SessionLocked`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness9.schema import Message, Role, ToolCall
+from harness9.workspace.atomic_write import atomic_write_bytes
+
+TITLE_CHARS = 80
+
+
+class SessionLocked(Exception):
+    """Another daemon holds this session."""
+
+
+@dataclass
+class SessionMeta:
+    """What a listing shows of a session."""
+
+    session_id: str
+    workspace_root: str
+    title: str = ""
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    runs: int = 0
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    context_tokens: int = 0  # the input tokens of the session's latest model call
+    # What else a resumed session needs back: its checkpoints (the shadow repository keeps the
+    # snapshots) and what the user allowed for the whole session.
+    checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    approvals: dict[str, list[str]] = field(default_factory=dict)
+    # What the stale guard knows (file key → fingerprint) and the nested AGENTS.md files
+    # already in the history, so a resumed session neither re-reads nor repeats them.
+    seen_files: dict[str, str] = field(default_factory=dict)
+    instructions_seen: list[str] = field(default_factory=list)
+    approval_mode: str | None = None  # a mode chosen for this session alone
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSession:
+    """A session read back: its history, its runs, its metadata, and how many lines were
+    unreadable."""
+
+    messages: list[Message]
+    meta: SessionMeta | None
+    skipped: int
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def message_record(message: Message) -> dict[str, Any]:
+    """A message as stored (and as `agent/session` shows it)."""
+    record: dict[str, Any] = {"role": message.role.value, "content": message.content}
+    if message.tool_calls:
+        record["toolCalls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        record["toolCallId"] = message.tool_call_id
+    if message.is_error:
+        record["isError"] = True
+    return record
+
+
+def message_from(record: dict[str, Any]) -> Message:
+    """The message of a stored record; `ValueError` (or a `KeyError`/`TypeError`) if damaged."""
+    calls = tuple(
+        ToolCall(id=str(c["id"]), name=str(c["name"]), arguments=str(c["arguments"]))
+        for c in record.get("toolCalls", ())
+    )
+    tool_call_id = record.get("toolCallId")
+    return Message(
+        role=Role(record["role"]),
+        content=str(record["content"]),
+        tool_calls=calls,
+        tool_call_id=None if tool_call_id is None else str(tool_call_id),
+        is_error=bool(record.get("isError", False)),
+    )
+
+
+class SessionLog:
+    """One session's file, held open (and locked) for appending while the daemon uses it."""
+
+    def __init__(self, folder: Path, session_id: str) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{session_id}.jsonl"
+        self.meta_path = folder / f"{session_id}.meta.json"
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            message = f"session {session_id} is open in another harness9 daemon"
+            raise SessionLocked(message) from None
+        self._pending: list[bytes] = []
+        self._end_torn_line()
+
+    def _end_torn_line(self) -> None:
+        """A daemon that died mid-write can leave a line without its newline; end it, or the
+        next record would be glued to it and lost with it on the next load."""
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) != b"\n":
+                os.write(self._fd, b"\n")
+
+    def add(self, messages: Iterable[Message]) -> None:
+        """Queue messages for the next `commit`."""
+        self._pending += [_line({"type": "message", "message": message_record(m)})
+                          for m in messages]
+
+    def cut(self, length: int) -> None:
+        """Queue a cut: the history is `length` messages long from here on."""
+        self._pending.append(_line({"type": "cut", "length": length}))
+
+    def note(self, kind: str, fields: dict[str, Any]) -> None:
+        """Queue a record that is not part of the history: a finished `run`, a `compaction`."""
+        self._pending.append(_line({**fields, "type": kind}))
+
+    def commit(self, meta: SessionMeta | None = None) -> None:
+        """Write what is queued and make it durable (the end of a turn); then the metadata."""
+        if self._pending:
+            data, self._pending = b"".join(self._pending), []
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fsync(self._fd)
+        if meta is not None:
+            meta.updated_at = time.time()
+            atomic_write_bytes(self.meta_path, json.dumps(asdict(meta)).encode(), 0o600)
+
+    def close(self) -> None:
+        """Write what is queued and release the session (its lock goes with the descriptor)."""
+        with contextlib.suppress(OSError):
+            self.commit()
+        os.close(self._fd)
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def load(folder: Path, session_id: str) -> LoadedSession:
+    """Read a stored session back; unreadable lines are skipped and counted."""
+    path = folder / f"{session_id}.jsonl"
+    loaded = LoadedSession([], read_meta(folder / f"{session_id}.meta.json"), 0)
+    skipped = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                skipped += 1  # torn: the write of the turn in flight never finished
+                continue
+            try:
+                _apply(json.loads(raw), loaded)
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                skipped += 1
+    return LoadedSession(loaded.messages, loaded.meta, skipped, loaded.runs)
+
+
+def _apply(record: Any, loaded: LoadedSession) -> None:
+    if not isinstance(record, dict):
+        raise ValueError("not a record")
+    kind = record.get("type")
+    if kind == "message":
+        loaded.messages.append(message_from(record["message"]))
+    elif kind == "cut":
+        del loaded.messages[int(record["length"]):]
+    elif kind == "run":
+        loaded.runs.append({k: v for k, v in record.items() if k != "type"})
+    elif kind != "compaction":  # noted for the record: the cut and messages after it carry it
+        raise ValueError(f"unknown record type {kind!r}")
+
+
+def read_meta(path: Path) -> SessionMeta | None:
+    """A session's metadata, or None when missing or damaged."""
+    try:
+        return SessionMeta(**json.loads(path.read_bytes()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def list_sessions(folder: Path) -> list[SessionMeta]:
+    """The sessions stored in `folder` (one workspace's), newest first."""
+    if not folder.is_dir():
+        return []
+    metas = [read_meta(path) for path in folder.glob("*.meta.json")]
+    return sorted((m for m in metas if m is not None), key=lambda m: m.updated_at, reverse=True)
+
+
+def delete(folder: Path, session_id: str) -> bool:
+    """Remove a stored session; False when there was none. A session in use is refused."""
+    path = folder / f"{session_id}.jsonl"
+    if not path.exists():
+        return False
+    log = SessionLog(folder, session_id)  # takes the lock: raises SessionLocked when in use
+    try:
+        for stored in (path, folder / f"{session_id}.meta.json"):
+            with contextlib.suppress(FileNotFoundError):
+                stored.unlink()
+    finally:
+        log.close()
+    return True
+
+
+def title_of(prompt: str) -> str:
+    """A session's title: its first prompt's first line, shortened."""
+    line = prompt.strip().splitlines()[0] if prompt.strip() else ""
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"

@@ -1,0 +1,51 @@
+"""Keeps a session's stored copy in step with a run: a subscriber on the run's events."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from harness9.engine.events import (
+    ContextCompacted,
+    Event,
+    ObservationAdded,
+    RunFinished,
+    UsageReported,
+)
+from harness9.service.sessions.session import Session
+from harness9.service.sessions.session_log import title_of
+from harness9.service.sessions.session_store import SessionStore
+
+
+class SessionRecorder:
+    """Saves the session at the end of every turn (the history then pairs every tool call
+    with its result), notes compactions, and notes the run when it ends."""
+
+    def __init__(self, store: SessionStore, session: Session, run_id: str, prompt: str) -> None:
+        self._store = store
+        self._session = session
+        self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
+        file = store.file(session)
+        if file is not None and not file.meta.title:
+            file.meta.title = title_of(prompt)
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case ObservationAdded():
+                self._store.save(self._session, meta=False)
+            case UsageReported():
+                file = self._store.file(self._session)
+                if file is not None:
+                    file.meta.context_tokens = event.usage.input_tokens
+            case ContextCompacted():
+                self._store.note_compaction(self._session, {
+                    "turn": event.turn, "method": event.method,
+                    "beforeTokens": event.before_tokens, "afterTokens": event.after_tokens,
+                })
+            case RunFinished():
+                self._finished(event)
+
+    def _finished(self, event: RunFinished) -> None:
+        run = {**self._run, "status": event.status, "turns": event.turns,
+               "toolCalls": event.tool_calls}
+        self._store.note_run(self._session, run, event.usage)

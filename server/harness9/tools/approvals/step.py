@@ -1,0 +1,195 @@
+"""The approval step: registry middleware that runs, refuses, or asks before a call starts.
+
+It knows no editor. Whoever builds it supplies an `Approver` (the daemon asks through the
+editor, the terminal client in the terminal, tests answer directly) and, optionally, an
+`ApprovalObserver` that turns questions and decisions into progress events and log lines. One
+question is asked at a time, in call order; calls that need no asking start at once. A call
+waiting for an answer has not started: its timeout starts once it is allowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from harness9.schema import ToolCall, ToolFailure
+from harness9.tools.approvals.policy import (
+    FILE_TOOLS,
+    Action,
+    ApprovalPolicy,
+    DecidedBy,
+    Decision,
+    SessionApprovals,
+)
+from harness9.tools.contract import BaseTool, ToolOutput, ToolRefused
+from harness9.tools.registry import Proceed
+from harness9.workspace.paths import relative_path
+
+_TITLE_CHARS = 120
+
+
+class Answer(StrEnum):
+    """The user's choices, as the wire names them."""
+
+    ALLOW_ONCE = "allow_once"
+    ALLOW_SESSION = "allow_session"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What the user is asked about: the call, a one-line title, and for file tools the
+    workspace-relative path and the diff the call would make."""
+
+    call: ToolCall
+    arguments: dict[str, Any]
+    title: str
+    path: str | None = None
+    diff: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAnswer:
+    """The user's decision and, with a rejection, their reason for the model."""
+
+    decision: Answer
+    message: str | None = None
+
+
+class Approver(Protocol):
+    """Asks the user; a failure to ask (no client, an error) should answer `reject`."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Put `request` to the user and return their answer."""
+        ...
+
+
+class ApprovalObserver(Protocol):
+    """Hears what the approval step does (progress events, the block log)."""
+
+    def requested(self, request: ApprovalRequest) -> None:
+        """The user is being asked about `request`."""
+        ...
+
+    def resolved(self, call: ToolCall, decision: str, by: DecidedBy, rule: str | None) -> None:
+        """A call's fate was decided by a rule, the session's memory, the mode or the user."""
+        ...
+
+
+@runtime_checkable
+class Previewable(Protocol):
+    """A tool that can show the change a call would make before it is made."""
+
+    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
+        """The diff of the call, labelled `shown`; raises as the call itself would fail."""
+        ...
+
+
+class ApprovalStep:
+    """The middleware: `policy` decides, `approver` answers, `memory` keeps allow_session."""
+
+    def __init__(
+        self,
+        policy: ApprovalPolicy,
+        approver: Approver,
+        *,
+        root: str | None = None,
+        memory: SessionApprovals | None = None,
+        observer: ApprovalObserver | None = None,
+    ) -> None:
+        self.policy = policy
+        self.memory = memory if memory is not None else SessionApprovals()
+        self._approver = approver
+        self._root = root
+        self._observer = observer
+        self._asking = asyncio.Lock()  # FIFO: questions go out in the order calls arrive
+
+    async def __call__(
+        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
+    ) -> str | ToolOutput:
+        """Run, refuse or ask about `call`, as the policy says."""
+        decision = self._decide(call, arguments)
+        if decision.action is Action.ASK:
+            async with self._asking:
+                # An answer given while this call waited (allow_session) may cover it now.
+                decision = self._decide(call, arguments)
+                if decision.action is Action.ASK:
+                    await self._ask(call, tool, arguments)
+                    return await proceed()
+        self._report(call, decision)
+        if decision.action is Action.DENY:
+            raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
+        return await proceed()
+
+    def _decide(self, call: ToolCall, arguments: dict[str, Any]) -> Decision:
+        return self.policy.decide(call.name, arguments, self.memory, self._root)
+
+    async def _ask(self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any]) -> None:
+        request = await self._request(call, tool, arguments)
+        if self._observer is not None:
+            self._observer.requested(request)
+        answer = await self._approver.ask(request)
+        if self._observer is not None:
+            self._observer.resolved(call, answer.decision.value, DecidedBy.USER, None)
+        if answer.decision is Answer.REJECT:
+            raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message))
+        if answer.decision is Answer.ALLOW_SESSION:
+            self.memory.remember(call.name, arguments)
+
+    async def _request(
+        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any]
+    ) -> ApprovalRequest:
+        """The question, with the diff a file tool would make (computed before asking; a call
+        that would fail anyway fails here with its own error, and nothing is asked)."""
+        path = arguments.get("path")
+        if call.name in FILE_TOOLS and isinstance(path, str):
+            shown = relative_path(path, self._root)
+            diff = await tool.preview(arguments, shown) if isinstance(tool, Previewable) else None
+            return ApprovalRequest(call, arguments, f"{call.name}: {shown}", shown, diff)
+        return ApprovalRequest(call, arguments, _title(call.name, arguments))
+
+    def _report(self, call: ToolCall, decision: Decision) -> None:
+        # The mode's plain "allow" is the normal case and not worth an event.
+        quiet = decision.action is Action.ALLOW and decision.by is DecidedBy.MODE
+        if self._observer is not None and not quiet:
+            self._observer.resolved(call, decision.action.value, decision.by, decision.rule)
+
+
+def call_title(tool: str, arguments: dict[str, Any], root: str | None = None) -> str:
+    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name."""
+    path = arguments.get("path")
+    if tool in FILE_TOOLS and isinstance(path, str):
+        return f"{tool}: {relative_path(path, root)}"
+    return _title(tool, arguments)
+
+
+def _title(tool: str, arguments: dict[str, Any]) -> str:
+    """`bash: npm test`: the tool and its command (first line, shortened) or its name."""
+    command = arguments.get("command")
+    if tool == "bash" and isinstance(command, str):
+        line = command.strip().splitlines()[0] if command.strip() else ""
+        more = "…" if len(line) > _TITLE_CHARS or "\n" in command.strip() else ""
+        return f"bash: {line[:_TITLE_CHARS]}{more}"
+    return tool
+
+
+def _denied_text(call: ToolCall, decision: Decision) -> str:
+    if decision.by is DecidedBy.RULE:
+        why = f"the deny rule {decision.rule!r} of the approval settings"
+    else:
+        why = "the approval mode (read-only: only read_file may run)"
+    return (
+        f"Error: {call.name} was not run: it is denied by {why}. Do not retry it; find another "
+        "way, or tell the user what you need."
+    )
+
+
+def _rejected_text(call: ToolCall, message: str | None) -> str:
+    reason = f": {message.strip()}" if message and message.strip() else " (no reason given)"
+    return (
+        f"Error: the user rejected this {call.name} call{reason}. It was not run. Adapt your "
+        "plan to their answer; do not repeat the same call unchanged."
+    )
+

@@ -1,0 +1,113 @@
+"""The tool contract (the seed's `BaseTool`) and the exceptions tools raise.
+
+A tool returns text (or a `ToolOutput` when it cut its output and wants the registry to report
+the full size) and raises `ToolError` for failures the model should read. The registry is the one
+place where any exception becomes an `is_error` result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from harness9.schema import FileChanges, FileEdit, ToolDefinition, ToolError, ToolFailure
+
+# The monotonic time by which the current tool call must finish, set by the registry from the
+# engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
+# still return the output they collected instead of being cancelled empty-handed.
+DEADLINE: ContextVar[float | None] = ContextVar("harness9_tool_deadline", default=None)
+
+OutputSink = Callable[[bytes], None]
+
+# Where the current tool call may report its output while it runs (bash does, as it reads it),
+# set by whoever runs the call. Tools never depend on it: what they return is the result.
+OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", default=None)
+
+
+def seconds_left(cap: float) -> float:
+    """The time a tool may still run: its own `cap`, shortened by the registry's deadline."""
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return cap
+    return max(0.0, min(cap, deadline - time.monotonic()))
+
+
+class ToolTimeoutError(ToolError):
+    """The tool hit its own time cap (reported with reason `timeout`)."""
+
+
+class ToolRefused(ToolError):
+    """A call refused before its tool ran (unknown tool, bad arguments, denied, rejected)."""
+
+    def __init__(self, reason: ToolFailure, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """Tool output with its accounting: the full size before truncation and whether it was cut,
+    (added by a middleware that measured it) what the call changed in the workspace, and (from
+    a file tool) the change it made to its file."""
+
+    text: str
+    bytes: int
+    truncated: bool = False
+    changes: FileChanges | None = None
+    edit: FileEdit | None = None
+
+
+def as_output(output: str | ToolOutput) -> ToolOutput:
+    """A tool's return value as a `ToolOutput` (plain text: its size, not cut)."""
+    if isinstance(output, ToolOutput):
+        return output
+    return ToolOutput(output, len(output.encode("utf-8", "replace")))
+
+
+@runtime_checkable
+class BaseTool(Protocol):
+    """What every tool provides. `execute` receives the model's raw JSON argument text."""
+
+    @property
+    def name(self) -> str:
+        """The unique name the model calls the tool by."""
+        ...
+
+    def definition(self) -> ToolDefinition:
+        """Name, description and JSON Schema, as offered to the model."""
+        ...
+
+    async def execute(self, arguments: str) -> str | ToolOutput:
+        """Run the tool; raise `ToolError` for failures the model should see."""
+        ...
+
+
+PATH_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "File path relative to the workspace root",
+}
+
+
+def string_property(description: str) -> dict[str, Any]:
+    """A JSON Schema string property."""
+    return {"type": "string", "description": description}
+
+
+def tool_definition(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> ToolDefinition:
+    """A tool definition whose arguments are one JSON object with these properties."""
+    schema = {"type": "object", "properties": properties, "required": required}
+    return ToolDefinition(name=name, description=description, input_schema=schema)
+
+
+def parse_arguments(arguments: str) -> dict[str, Any]:
+    """Parse a tool's raw JSON arguments into an object (the registry has validated them)."""
+    value = json.loads(arguments or "{}")
+    if not isinstance(value, dict):
+        raise ToolError("Error: arguments must be a JSON object")
+    return value

@@ -1,0 +1,1 @@
+"""`edit_file`'s matcher: the ladder of levels, its refusals, and the diffs of a change."""

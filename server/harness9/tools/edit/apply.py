@@ -1,0 +1,214 @@
+"""`apply_edit`: replace the one place `source_text` means with `target_text`, or refuse.
+
+The ladder, each level tried only when the ones before it found nothing:
+
+1. exact text (never starting or ending between the CR and the LF of a CRLF);
+2. CRLF read as LF (the file keeps its line endings);
+3. `source_text` trimmed of surrounding whitespace, anchored to line starts and ends when its
+   trimmed ends were;
+4. line by line, each line compared without its surrounding whitespace, with the same relative
+   indentation; then the same with blank lines ignored on both sides. Of several such blocks,
+   the only one indented exactly as typed is the match;
+5. as 2-4 with curly quotes, dashes and non-breaking spaces read as their ASCII forms.
+
+Every level must find exactly one place (overlapping occurrences count); more than one stops the
+ladder with an `ambiguous` refusal, never a looser level. What replaces the match is built line
+by line when it covers whole lines (see `edit_lines` and `edit_merge`): lines the target only
+restates keep the file's bytes, and the target's indentation is placed in the file's frame from
+evidence, or the edit is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness9.tools.edit import refusals as errors
+from harness9.tools.edit.hint import closest_block, quote
+from harness9.tools.edit.indent import indent_of
+from harness9.tools.edit.lines import Match, replace
+from harness9.tools.edit.match import (
+    Trimmed,
+    find_all,
+    find_blocks,
+    find_blocks_across_blanks,
+    find_trimmed,
+    loose_first,
+    source_lines,
+    splits_crlf,
+)
+from harness9.tools.edit.refusals import LEVELS, EditError
+from harness9.tools.edit.views import LfView, fold, line_numbers, to_lf
+from harness9.workspace.port import BOM
+
+
+@dataclass(frozen=True, slots=True)
+class EditOutcome:
+    """The edited content and how the match was found."""
+
+    content: str
+    level: int
+    reindented: bool = False
+
+    def note(self) -> str | None:
+        """One line on a match that was not exact, for the tool's success text."""
+        if self.level == 1 and not self.reindented:
+            return None
+        suffix = "; re-indented" if self.reindented else ""
+        return f"(matched at level {self.level}: {LEVELS[self.level]}{suffix})"
+
+
+def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
+    """Replace the unique match of `source_text` in `content` with `target_text`.
+
+    Raises `EditError` (kinds `empty_source`, `no_change`, `ambiguous`, `not_found`,
+    `indentation`, `partial_line`). A leading BOM is kept and never part of a match.
+    """
+    if not source_text.strip():
+        raise errors.empty_source()
+    if source_text == target_text:
+        raise errors.no_change(0)
+    bom = BOM if content.startswith(BOM) else ""
+    body = content[len(bom) :]
+    view = LfView.of(body)
+    match = _locate(body, view, source_text)
+    done = replace(body, view, match, target_text)
+    edited = body[: done.start] + done.text + body[done.end :]
+    if edited == body:
+        raise errors.no_change(match.level)
+    return EditOutcome(bom + edited, match.level, done.reindented)
+
+
+def _locate(body: str, view: LfView, source: str) -> Match:
+    starts = [at for at in find_all(body, source) if not splits_crlf(body, at, at + len(source))]
+    exact = _unique(body, starts, 1)
+    model = to_lf(source)
+    if exact is not None:
+        start = exact - body.count("\r\n", 0, exact) if view.crlf_at else exact
+        return Match(start, start + len(model), 1, model)
+    text = view.text
+    for level, finder in ((2, _exact), (3, _trimmed), (4, _block)):
+        match = finder(text, model, model, level)
+        if match is not None:
+            return match
+    match = _punctuation(text, model)
+    if match is not None:
+        return match
+    raise _not_found(text, model)
+
+
+Finder = Callable[[str, str, str, int], "Match | None"]
+
+
+def _exact(text: str, source: str, model: str, level: int) -> Match | None:
+    start = _unique(text, find_all(text, source), level)
+    return None if start is None else Match(start, start + len(source), level, model)
+
+
+def _trimmed(text: str, source: str, model: str, level: int) -> Match | None:
+    trimmed = Trimmed.of(source)
+    if trimmed.text == source:
+        return None  # the same search as the exact one
+    start = _unique(text, find_trimmed(text, trimmed), level)
+    if start is None:
+        return None
+    at = len(model) - len(model.lstrip())
+    lead = model[:at].rsplit("\n", 1)[-1]
+    after = at + len(trimmed.text)
+    matched, trail = model[at:after], model[after:].split("\n", 1)[0]
+    return Match(
+        start,
+        start + len(trimmed.text),
+        level,
+        matched,
+        trimmed=True,
+        lead=lead,
+        trail=trail,
+        source=model,
+    )
+
+
+def _block(text: str, source: str, model: str, level: int) -> Match | None:
+    wanted = source_lines(source)
+    file_lines = text.split("\n")
+    keys = [line.strip() for line in file_lines]
+    blocks = [tuple(range(n, n + len(wanted))) for n in find_blocks(file_lines, keys, wanted)]
+    starts = [rows[0] for rows in _one_as_typed(file_lines, wanted, blocks, level)]
+    typed = source_lines(model)
+    if starts:
+        rows: tuple[int | None, ...] = tuple(range(len(wanted)))
+        first = starts[0]
+        loose = loose_first(wanted, file_lines[first : first + len(wanted)])
+        return _line_match(file_lines, first, first + len(wanted), typed, rows, level, model, loose)
+    filled_wanted = [line for line in wanted if line.strip()]
+    found = find_blocks_across_blanks(file_lines, keys, wanted)
+    found = _one_as_typed(file_lines, filled_wanted, found, level)
+    if not found:
+        return None
+    first, last = found[0][0], found[0][-1] + 1
+    filled = iter(found[0])
+    rows = tuple(next(filled) - first if line.strip() else None for line in wanted)
+    loose = loose_first(filled_wanted, [file_lines[i] for i in found[0]])
+    return _line_match(file_lines, first, last, typed, rows, level, model, loose)
+
+
+def _one_as_typed(
+    file_lines: list[str], wanted: list[str], blocks: list[tuple[int, ...]], level: int
+) -> list[tuple[int, ...]]:
+    """At most one of the `blocks` (each the file line of every wanted line): of several, the
+    only one indented exactly as the model typed every line, or an `ambiguous` refusal. Typed
+    indentation that matches one place and not another is as telling as the text itself (a
+    look-alike block nested one level deeper differs from the source in nothing else)."""
+    if len(blocks) < 2:
+        return blocks
+    typed = [
+        rows
+        for rows in blocks
+        if all(
+            indent_of(line) == indent_of(file_lines[row])
+            for line, row in zip(wanted, rows, strict=True)
+        )
+    ]
+    if len(typed) != 1:
+        raise errors.ambiguous(level, [rows[0] + 1 for rows in blocks])
+    return typed
+
+
+def _line_match(
+    file_lines: list[str],
+    first: int,
+    last: int,
+    typed: list[str],
+    rows: tuple[int | None, ...],
+    level: int,
+    source: str,
+    loose: bool,
+) -> Match:
+    start = sum(map(len, file_lines[:first])) + first
+    end = start + sum(map(len, file_lines[first:last])) + (last - first - 1)
+    return Match(start, end, level, "\n".join(typed), rows, source=source, loose=loose)
+
+
+def _punctuation(text: str, source: str) -> Match | None:
+    """Level 5: the levels 2-4 on folded text (the model's own characters kept for the merge)."""
+    folded_text, folded_source = fold(text), fold(source)
+    if folded_text == text and folded_source == source:
+        return None
+    finders: tuple[Finder, ...] = (_exact, _trimmed, _block)
+    for finder in finders:
+        match = finder(folded_text, folded_source, source, 5)
+        if match is not None:
+            return match
+    return None
+
+
+def _unique(text: str, starts: list[int], level: int) -> int | None:
+    if len(starts) > 1:
+        raise errors.ambiguous(level, line_numbers(text, starts))
+    return starts[0] if starts else None
+
+
+def _not_found(text: str, source: str) -> EditError:
+    file_lines = text.split("\n")
+    block = closest_block(file_lines, source_lines(source))
+    return errors.not_found(None if block is None else quote(file_lines, *block))

@@ -1,0 +1,130 @@
+"""`edit_file`'s refusals: one exception with a kind and a level, and the texts the model reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness9.schema import ToolError
+from harness9.tools.edit.hint import MAX_SHOWN, quote
+
+LEVELS = {
+    1: "exact",
+    2: "line endings normalized",
+    3: "trimmed",
+    4: "indentation-insensitive",
+    5: "unicode punctuation",
+}
+_SHOWN_LINES = 10
+
+
+class EditError(ToolError):
+    """An edit refused with the file unchanged.
+
+    `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found`, `indentation`
+    (the match was unique but `target_text`'s indentation cannot be placed in the file's) or
+    `partial_line` (the source starts or ends inside a line that the target restates whole);
+    `level` is the matching level reached (0 when the arguments alone were refused).
+    """
+
+    def __init__(self, kind: str, level: int, reason: str) -> None:
+        super().__init__(f"Error: {reason}")
+        self.kind = kind
+        self.level = level
+        self.reason = reason
+
+    def in_file(self, path: str) -> EditError:
+        """The same refusal, its text naming the file the model gave."""
+        return EditError(self.kind, self.level, f"{path} was not changed: {self.reason}")
+
+
+def level_name(level: int) -> str:
+    """`level N (name)`, as the texts show it."""
+    return f"level {level}, {LEVELS[level]}"
+
+
+def empty_source() -> EditError:
+    """source_text is empty or blank."""
+    return EditError(
+        "empty_source",
+        0,
+        "source_text is empty or only whitespace. edit_file replaces text that is already in the "
+        "file and never appends, prepends or overwrites: put the exact lines to replace in "
+        "source_text (to add code, include the neighbouring lines and repeat them in "
+        "target_text; to create or overwrite a whole file, use write_file).",
+    )
+
+
+def no_change(level: int) -> EditError:
+    """The edit would leave the file as it is."""
+    if level == 0:
+        reason = "source_text and target_text are identical, so there is nothing to change."
+    else:
+        reason = (
+            f"source_text matched ({level_name(level)}), but replacing it with target_text "
+            "leaves the file as it is. Put the new text in target_text."
+        )
+    return EditError("no_change", level, reason)
+
+
+def ambiguous(level: int, lines: Sequence[int]) -> EditError:
+    """More than one place matched at `level`."""
+    shown = ", ".join(str(n) for n in lines[:_SHOWN_LINES])
+    more = f" and {len(lines) - _SHOWN_LINES} more" if len(lines) > _SHOWN_LINES else ""
+    return EditError(
+        "ambiguous",
+        level,
+        f"source_text matches {len(lines)} places ({level_name(level)}), starting at lines "
+        f"{shown}{more}. Include more surrounding lines in source_text so that it matches "
+        "exactly one place.",
+    )
+
+
+def not_found(hint: str | None) -> EditError:
+    """No level found a match; `hint` quotes the closest file lines, if any."""
+    reason = (
+        "source_text was not found at any level: not exactly, nor ignoring line endings, "
+        "surrounding whitespace, indentation, blank lines inside it or unicode punctuation."
+    )
+    if hint:
+        reason += f"\nThe closest lines in the file (did you mean these?):\n{hint}\n"
+    else:
+        reason += " "
+    reason += "Read the file again and copy source_text exactly from it."
+    return EditError("not_found", 5, reason)
+
+
+def indentation(level: int, first_line: int, detail: str) -> EditError:
+    """A unique match whose indentation cannot be carried over to target_text."""
+    return EditError(
+        "indentation",
+        level,
+        f"source_text matched at line {first_line} only when ignoring indentation "
+        f"({level_name(level)}), and the indentation of target_text cannot be mapped onto the "
+        f"file's: {detail}. Copy source_text and target_text with the file's exact indentation.",
+    )
+
+
+def unclear_indentation(
+    level: int, first_line: int, reason: str, lines: Sequence[str]
+) -> EditError:
+    """A unique match where nothing safe tells how to indent target_text; quotes the file."""
+    numbered = quote(lines, 0, min(len(lines), MAX_SHOWN), first_line)
+    return EditError(
+        "indentation",
+        level,
+        f"source_text matched at line {first_line} ({level_name(level)}) with other "
+        f"indentation than the file's, and {reason}, so it is not clear how to indent it. The "
+        f"file's lines there:\n{numbered}\nCopy source_text and target_text with the file's "
+        "exact indentation.",
+    )
+
+
+def partial_line(level: int, line: int, where: str) -> EditError:
+    """source_text starts or ends inside a line that target_text restates whole."""
+    return EditError(
+        "partial_line",
+        level,
+        f"source_text {where} in the middle of line {line} ({level_name(level)}), but "
+        "target_text rewrites that whole line, so applying it would keep or repeat part of the "
+        "line. Include the whole line in source_text (and in target_text).",
+    )

@@ -1,0 +1,258 @@
+"""Stored sessions through the service: a new daemon (a new service on the same state
+directory) continues a session exactly where the last one left it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from harness9.service.agent_service import AgentService
+from harness9.service.service_errors import RunError, UnknownSession
+from harness9.service.settings import RunSettings
+from harness9.service.state import state_dir, workspace_key
+from tests.fakellm import Call, FakeLLM, Reply
+from tests.service.test_runs import Asker, Recorder, request
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def _two_runs_script() -> list[Reply]:
+    weird = "line\u2028separator, nul \x00 and \u00e9"
+    return [Reply("", [Call("bash", {"command": f"printf '%s' '{weird}'"}, id="c1")]),
+            Reply(f"first {weird}"), Reply("second")]
+
+
+async def test_a_resumed_session_sends_the_same_request_as_an_unbroken_one(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.script(_two_runs_script())
+    service = AgentService()
+    first = await service.run(request(tmp_path), Recorder().wire)
+    await service.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    unbroken = fake.requests[-1].body["messages"]
+    service.close()
+
+    fake.script(_two_runs_script())
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()  # the daemon ends; a new one on the same state directory takes over
+    two = AgentService()
+    await two.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    assert fake.requests[-1].body["messages"] == unbroken
+    assert "\u2028" in json.dumps(unbroken, ensure_ascii=False)
+
+
+async def test_a_session_held_by_another_daemon_is_busy(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.script([Reply("one"), Reply("two")])
+    first = AgentService()
+    outcome = await first.run(request(tmp_path), Recorder().wire)
+    other = AgentService()
+    with pytest.raises(RunError) as busy:
+        await other.run(request(tmp_path, "x", outcome.ids.session_id), Recorder().wire)
+    assert busy.value.kind == "busy" and "another harness9 daemon" in busy.value.message
+    with pytest.raises(RunError):
+        other.delete_session(outcome.ids.session_id)
+    # Reading it for a view needs no lock.
+    view, skipped = other.session_view(outcome.ids.session_id)
+    assert [m.content for m in view.history][-1] == "one" and skipped == 0
+    first.close()
+    await other.run(request(tmp_path, "x", outcome.ids.session_id), Recorder().wire)
+
+
+async def test_a_torn_last_line_is_skipped_and_the_next_turn_is_not_lost(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.script([Reply("one"), Reply("two"), Reply("three")])
+    service = AgentService()
+    outcome = await service.run(request(tmp_path), Recorder().wire)
+    session_id = outcome.ids.session_id
+    service.close()
+    log = state_dir() / "sessions" / workspace_key(str(tmp_path)) / f"{session_id}.jsonl"
+    with log.open("ab") as handle:
+        handle.write(b'{"type":"message","message":{"role":"us')  # died mid-write
+    again = AgentService()
+    await again.run(request(tmp_path, "next", session_id), Recorder().wire)
+    again.close()
+    third = AgentService()
+    view, skipped = third.session_view(session_id)
+    assert skipped == 1
+    assert [m.content for m in view.history][-2:] == ["next", "two"]
+    await third.run(request(tmp_path, "last", session_id), Recorder().wire)
+    assert fake.requests[-1].messages[-1]["content"] == "last"
+    assert len(fake.requests[-1].messages) == 6  # system, one, two exchanges, last
+
+
+async def test_listing_view_and_delete(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.script([Reply("", [Call("bash", {"command": "true"})], usage=(50, 5)),
+                 Reply("done", usage=(70, 3)), Reply("other", usage=(10, 1))])
+    service = AgentService()
+    first = await service.run(request(tmp_path, "fix the pager\nplease"), Recorder().wire)
+    second = await service.run(request(tmp_path, "hello"), Recorder().wire)
+    listed = service.stored_sessions(str(tmp_path))
+    assert [m.session_id for m in listed] == [second.ids.session_id, first.ids.session_id]
+    meta = listed[1]
+    assert (meta.title, meta.runs, meta.turns) == ("fix the pager", 1, 2)
+    assert (meta.input_tokens, meta.output_tokens, meta.context_tokens) == (120, 8, 70)
+    assert service.stored_sessions(str(tmp_path / "elsewhere")) == []
+    view, _ = service.session_view(first.ids.session_id)
+    assert [r["status"] for r in view.runs] == ["completed"]
+    assert service.delete_session(first.ids.session_id) is True
+    assert service.delete_session(first.ids.session_id) is False
+    assert [m.session_id for m in service.stored_sessions(str(tmp_path))] == [
+        second.ids.session_id]
+    with pytest.raises(UnknownSession):
+        service.session_view(first.ids.session_id)
+    folder = state_dir() / "sessions" / workspace_key(str(tmp_path))
+    assert not any(p.name.startswith(first.ids.session_id) for p in folder.iterdir())
+
+
+async def test_session_approvals_and_checkpoints_outlive_the_daemon(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    (tmp_path / "f.txt").write_text("one\n")
+    same = Reply("", [Call("bash", {"command": "echo two > f.txt"})])
+    fake.script([same, Reply("done"), same, Reply("again")])
+    from harness9.tools.approvals.step import Answer
+
+    asker = Asker(Answer.ALLOW_SESSION)
+    first = AgentService()
+    outcome = await first.run(request(tmp_path, approvals_mode="ask"),
+                              Recorder(asker).wire)
+    checkpoints = [c.checkpoint_id for c in first.checkpoints(outcome.ids.session_id)]
+    assert checkpoints and len(asker.asked) == 1
+    first.close()
+    second = AgentService()
+    await second.run(request(tmp_path, "again", outcome.ids.session_id, approvals_mode="ask"),
+                     Recorder(Asker()).wire)  # asking again would fail: no answers left
+    kept = [c.checkpoint_id for c in second.checkpoints(outcome.ids.session_id)]
+    assert kept[: len(checkpoints)] == checkpoints
+    restored = await second.restore(outcome.ids.session_id, checkpoints[0])
+    assert "f.txt" in restored.paths and (tmp_path / "f.txt").read_text() == "one\n"
+
+
+def test_unknown_ids_never_reach_the_file_system(tmp_path: Path) -> None:
+    service = AgentService()
+    for bad in ("../../etc/passwd", "*", "", "s-" + "a" * 80):
+        with pytest.raises(UnknownSession):
+            service.session_view(bad)
+    assert not os.path.exists(state_dir() / "sessions")
+
+
+async def test_idle_stored_sessions_are_let_go_and_come_back(
+    fake: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness9.service.sessions import session_store
+
+    monkeypatch.setattr(session_store, "HELD", 2)
+    fake.script([Reply(f"answer {n}") for n in range(5)])
+    service = AgentService()
+    ids = [(await service.run(request(tmp_path, f"p{n}"), Recorder().wire)).ids.session_id
+           for n in range(4)]
+    assert service.sessions.get(ids[0]) is None and service.sessions.get(ids[3]) is not None
+    other = AgentService()  # the released session's lock is free for another daemon
+    assert other.known_session(ids[0]).history[-1].content == "answer 0"
+    with pytest.raises(RunError):
+        other.known_session(ids[3])  # still held by the first
+    other.close()
+    await service.run(request(tmp_path, "again", ids[0]), Recorder().wire)
+    assert fake.requests[-1].messages[-2]["content"] == "answer 0"
+
+
+async def test_an_unwritable_state_directory_keeps_sessions_in_memory(
+    fake: FakeLLM, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state folder should be")
+    fake.script([Reply("one"), Reply("two")])
+    service = AgentService(blocked)
+    first = await service.run(request(tmp_path), Recorder().wire)
+    second = await service.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    assert second.result.text == "two" and len(fake.requests[-1].messages) == 4
+    assert "kept in memory only" in caplog.text
+    assert service.stored_sessions(str(tmp_path)) == []
+    view, _ = service.session_view(first.ids.session_id)
+    assert [r["prompt"] for r in view.runs] == ["go", "again"]
+
+
+async def test_what_the_session_read_outlives_the_daemon_unless_the_file_changed(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    (tmp_path / "b.txt").write_text("two\n")
+    fake.script([
+        Reply("", [Call("read_file", {"path": "a.txt"}, id="r1"),
+                   Call("read_file", {"path": "b.txt"}, id="r2")]),
+        Reply("read"),
+        Reply("", [Call("write_file", {"path": "a.txt", "content": "ONE\n"}, id="w1"),
+                   Call("write_file", {"path": "b.txt", "content": "TWO\n"}, id="w2")]),
+        Reply("written"),
+    ])
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()
+    (tmp_path / "b.txt").write_text("changed by the user\n")  # while no daemon ran
+    two = AgentService()
+    await two.run(request(tmp_path, "write", first.ids.session_id), Recorder().wire)
+    results = {m["tool_call_id"]: m["content"] for m in fake.requests[-1].messages
+               if m["role"] == "tool"}
+    assert not results["w1"].startswith("Error"), results["w1"]
+    assert "has changed since you last read" in results["w2"]
+    assert (tmp_path / "a.txt").read_text() == "ONE\n"
+    assert (tmp_path / "b.txt").read_text() == "changed by the user\n"
+
+
+async def test_nested_instructions_are_added_once_across_restarts_and_again_after_a_compaction(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "AGENTS.md").write_text("pkg rules")
+    for name in "abc":
+        (tmp_path / "pkg" / f"{name}.py").write_text(f"{name} = 1\n")
+
+    def read(name: str) -> Reply:
+        return Reply("", [Call("read_file", {"path": f"pkg/{name}.py"}, id=name)])
+
+    def result(call_id: str) -> str:
+        return next(m["content"] for r in fake.requests for m in r.messages
+                    if m["role"] == "tool" and m["tool_call_id"] == call_id)
+
+    fake.script([read("a"), Reply("one " * 500), read("b"), Reply("two"),
+                 Reply("the summary"), read("c"), Reply("three")])
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()
+    two = AgentService()
+    session_id = first.ids.session_id
+    await two.run(request(tmp_path, "more", session_id), Recorder().wire)
+    done = await two.compact(session_id, RunSettings(provider="openai"))
+    assert done.method == "summary"
+    await two.run(request(tmp_path, "after", session_id), Recorder().wire)
+    assert "pkg rules" in result("a")
+    assert result("b") == "b = 1\n"  # the restarted daemon knew it was there already
+    assert "pkg rules" in result("c")  # the summary replaced it: added again
+
+
+async def test_a_session_with_no_turn_yet_is_kept_and_its_mode_outlives_the_daemon(
+    fake: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness9.service.sessions import session_store
+
+    monkeypatch.setattr(session_store, "HELD", 2)
+    (tmp_path / "b.txt").write_text("b\n")
+    service = AgentService()
+    empty = service.session(None, str(tmp_path))  # as an ACP client's session/new makes it
+    service.set_approval_mode(empty.id, "read-only")
+    assert service.stored_sessions(str(tmp_path)) == []  # nothing to list before a turn
+    fake.script([Reply(f"answer {n}") for n in range(4)])
+    for n in range(4):  # more sessions than a daemon holds
+        await service.run(request(tmp_path, f"p{n}"), Recorder().wire)
+    write = Call("write_file", {"path": "b.txt", "content": "x"}, id="w")
+    fake.script([Reply("", [write]), Reply("refused")])
+    await service.run(request(tmp_path, "write b", empty.id), Recorder().wire)
+    assert (tmp_path / "b.txt").read_text() == "b\n"  # read-only, though the settings say yolo
+    service.close()
+    again = AgentService()
+    assert again.known_session(empty.id).approval_mode == "read-only"

@@ -1,0 +1,147 @@
+"""The approval policy: modes × tools, rules, chained commands, session memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness9.tools.approvals.policy import (
+    Action,
+    ApprovalPolicy,
+    DecidedBy,
+    Decision,
+    PolicyError,
+    SessionApprovals,
+)
+
+CALLS: dict[str, dict[str, Any]] = {
+    "read_file": {"path": "src/a.py"},
+    "write_file": {"path": "src/a.py", "content": "x"},
+    "edit_file": {"path": "src/a.py", "source_text": "a", "target_text": "b"},
+    "bash": {"command": "npm test"},
+    "mcp__time__now": {},
+}
+A, D, Q = Action.ALLOW, Action.DENY, Action.ASK
+MODE_TABLE = {
+    "ask": [A, Q, Q, Q, Q],
+    "auto-edit": [A, A, A, Q, Q],
+    "yolo": [A, A, A, A, A],
+    "read-only": [A, D, D, D, D],
+}
+
+
+def decide(policy: ApprovalPolicy, tool: str, arguments: dict[str, Any] | None = None,
+           memory: SessionApprovals | None = None, root: str | None = None) -> Decision:
+    return policy.decide(tool, arguments if arguments is not None else CALLS[tool],
+                         memory or SessionApprovals(), root)
+
+
+def policy(**raw: Any) -> ApprovalPolicy:
+    return ApprovalPolicy.from_setting(raw)
+
+
+@pytest.mark.parametrize("mode", list(MODE_TABLE))
+def test_each_mode_decides_each_tool(mode: str) -> None:
+    actions = [decide(policy(mode=mode), tool).action for tool in CALLS]
+    assert actions == MODE_TABLE[mode]
+    assert all(decide(policy(mode=mode), tool).by is DecidedBy.MODE for tool in CALLS)
+
+
+def test_the_default_mode_is_ask_and_can_be_changed() -> None:
+    assert ApprovalPolicy().mode == "ask"
+    assert ApprovalPolicy.from_setting({}).mode == "ask"
+    assert ApprovalPolicy.from_setting({}, default_mode="yolo").mode == "yolo"
+    assert ApprovalPolicy.from_setting({"mode": "read-only"}, default_mode="yolo").mode == (
+        "read-only"
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"mode": "sometimes"}, "mode must be one of ask, auto-edit, yolo, read-only"),
+        ({"allow": "bash"}, "allow must be a list of rules"),
+        ({"deny": ["bash(rm"]}, "deny: 'bash(rm' is not a rule"),
+        ({"allow": [3]}, "allow: 3 is not a rule"),
+    ],
+)
+def test_bad_settings_say_what_is_wrong(raw: dict[str, Any], message: str) -> None:
+    with pytest.raises(PolicyError, match=message.replace("(", r"\(")):
+        ApprovalPolicy.from_setting(raw)
+
+
+def test_allow_rules_match_commands_by_glob() -> None:
+    rules = policy(allow=["bash(npm test*)", "bash(git status)"])
+    assert decide(rules, "bash", {"command": "npm test -- --watch=false"}) == Decision(
+        A, DecidedBy.RULE, "bash(npm test*)"
+    )
+    assert decide(rules, "bash", {"command": "git status"}).action is A
+    assert decide(rules, "bash", {"command": "git status --porcelain"}).action is Q
+    assert decide(rules, "bash", {"command": "npm install"}).action is Q
+
+
+def test_a_chain_is_allowed_only_when_every_command_is() -> None:
+    rules = policy(allow=["bash(ls*)", "bash(npm test*)"])
+    assert decide(rules, "bash", {"command": "ls && npm test"}) == Decision(
+        A, DecidedBy.RULE, "bash(ls*), bash(npm test*)"
+    )
+    for command in ["ls && rm -rf x", "ls; rm -rf x", "ls | sh", "ls $(rm -rf x)",
+                    "ls `rm -rf x`", "ls\nrm -rf x", "ls & rm -rf x", 'ls "$(rm x)"']:
+        assert decide(rules, "bash", {"command": command}).action is Q, command
+
+
+def test_what_the_splitter_cannot_follow_is_never_allowed_by_a_rule() -> None:
+    rules = policy(mode="yolo", allow=["bash(*)"])
+    unparsable = {"command": "for f in *; do rm $f; done"}
+    assert decide(rules, "bash", unparsable) == Decision(A, DecidedBy.MODE)  # yolo still runs it
+    assert decide(policy(allow=["bash(*)"]), "bash", unparsable).action is Q
+
+
+def test_deny_comes_before_allow_and_sees_every_part() -> None:
+    rules = policy(mode="yolo", allow=["bash"], deny=["bash(rm *)", "write_file(**/.env)"])
+    assert decide(rules, "bash", {"command": "ls && rm -rf x"}) == Decision(
+        D, DecidedBy.RULE, "bash(rm *)"
+    )
+    assert decide(rules, "bash", {"command": "echo $(rm -rf x)"}).action is D
+    assert decide(rules, "bash", {"command": "ls"}) == Decision(A, DecidedBy.RULE, "bash")
+    env = {"path": "config/.env", "content": ""}
+    assert decide(rules, "write_file", env).action is D
+    assert decide(rules, "write_file", {"path": ".env", "content": ""}).action is D
+
+
+def test_path_globs_keep_star_within_a_folder() -> None:
+    rules = policy(allow=["write_file(src/*.py)", "edit_file(tests/**)"])
+    assert decide(rules, "write_file", {"path": "src/a.py", "content": ""}).action is A
+    assert decide(rules, "write_file", {"path": "src/sub/a.py", "content": ""}).action is Q
+    assert decide(rules, "edit_file", {"path": "tests/a/b/c.py", "source_text": "",
+                                       "target_text": ""}).action is A
+
+
+def test_paths_are_matched_as_the_sandbox_reads_them() -> None:
+    rules = policy(allow=["write_file(src/**)"])
+    sneaky = {"path": "src/../.env", "content": ""}
+    assert decide(rules, "write_file", sneaky).action is Q
+    absolute = {"path": "/ws/src/a.py", "content": ""}
+    assert decide(rules, "write_file", absolute, root="/ws").action is A
+    assert decide(rules, "write_file", {"path": "./src/a.py", "content": ""}).action is A
+
+
+def test_mcp_rules_match_the_tool_name() -> None:
+    rules = policy(allow=["mcp__time__now"], deny=["mcp__fs__write"])
+    assert decide(rules, "mcp__time__now").action is A
+    assert decide(rules, "mcp__fs__write", {}).action is D
+
+
+def test_session_memory_allows_a_file_tool_anywhere_and_bash_per_command() -> None:
+    memory = SessionApprovals()
+    memory.remember("edit_file", CALLS["edit_file"])
+    memory.remember("bash", {"command": "npm test"})
+    ask = policy()
+    other_path = {"path": "docs/b.md", "source_text": "a", "target_text": "b"}
+    assert decide(ask, "edit_file", other_path, memory) == Decision(A, DecidedBy.SESSION)
+    assert decide(ask, "write_file", memory=memory).action is Q  # another tool
+    assert decide(ask, "bash", {"command": "  npm test "}, memory).action is A
+    assert decide(ask, "bash", {"command": "npm test && rm -rf x"}, memory).action is Q
+    denied = policy(deny=["edit_file(docs/**)"])
+    assert decide(denied, "edit_file", other_path, memory).action is D  # deny still wins
