@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
-from harness9.tools.edit.lines import Match, replace
 from harness9.tools.edit.match import (
     Trimmed,
     find_all,
@@ -38,7 +37,8 @@ from harness9.tools.edit.match import (
     splits_crlf,
 )
 from harness9.tools.edit.refusals import LEVELS, EditError
-from harness9.tools.edit.views import LfView, fold, line_numbers, to_lf
+from harness9.tools.edit.replacement import Match, replace
+from harness9.tools.edit.text_views import LfView, fold, line_numbers, to_lf
 from harness9.workspace.port import BOM
 
 

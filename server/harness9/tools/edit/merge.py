@@ -33,7 +33,7 @@ from harness9.tools.edit.indent import (
     restyle,
     width,
 )
-from harness9.tools.edit.views import fold
+from harness9.tools.edit.text_views import fold
 
 Opcode = tuple[str, int, int, int, int]
 

@@ -18,7 +18,7 @@ from dataclasses import replace as dataclass_replace
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.indent import file_context
 from harness9.tools.edit.merge import Block, merge, merge_chars
-from harness9.tools.edit.views import (
+from harness9.tools.edit.text_views import (
     LfView,
     fold,
     line_ending_at,
