@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakellm import anthropic_wire, openai_wire
+from tests.fakellm.conversation import anthropic_error, openai_error
 from tests.fakellm.steps import Drop, Fail, Hang, Reply, Request, Step
 
 Responder = Callable[[Request], Step]
@@ -28,12 +29,15 @@ class _Server(ThreadingHTTPServer):
 class FakeLLM:
     """The fake service. Each request takes the next scripted step; when the script is empty
     the `responder` (if any) decides, else the request fails with a non-retried 400 and is
-    listed in `unexpected`. `latency` (seconds) is added before every answer."""
+    listed in `unexpected`. `latency` (seconds) is added before every answer. A request whose
+    conversation the real API would refuse (a tool call without its result) gets that API's
+    400, takes no step and is listed in `rejected`."""
 
     def __init__(self, responder: Responder | None = None, latency: float = 0.0) -> None:
         self.responder = responder
         self.latency = latency
         self.unexpected: list[Request] = []
+        self.rejected: list[tuple[Request, str]] = []
         self._steps: collections.deque[Step] = collections.deque()
         self._requests: list[Request] = []
         self._lock = threading.Lock()
@@ -102,9 +106,14 @@ class FakeLLM:
 
     def _next(self, request: Request) -> tuple[Step, int]:
         """Record `request` and choose its step."""
+        check = openai_error if request.wire == "openai" else anthropic_error
+        refusal = check(request.body)
         with self._lock:
             self._requests.append(request)
             self._serial += 1
+            if refusal is not None:
+                self.rejected.append((request, refusal))
+                return Fail(400, refusal, headers={"x-should-retry": "false"}), self._serial
             if self._steps:
                 return self._steps.popleft(), self._serial
         if self.responder is not None:

@@ -27,6 +27,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.engine.model_call import call_model
+from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.provider_errors import ContextTooLongError, ProviderError
@@ -108,6 +109,7 @@ class AgentEngine:
         history = history if history is not None else []
         state = _RunState()
         self._emit_started()
+        pair_tool_calls(history)  # a stored history a stopped run left half way
         if not history and self.system_prompt:
             history.append(Message.system(self.system_prompt))
         history.append(Message.user(prompt))
@@ -259,6 +261,10 @@ class AgentEngine:
         status: str,
         error: dict[str, Any] | None = None,
     ) -> None:
+        # A run stopped between an assistant message and its results (a cancel while a
+        # checkpoint was taken, a second cancel during the clean-up) answers its calls here,
+        # before the history is stored or sent.
+        pair_tool_calls(history)
         self.bus.emit(
             RunFinished(
                 status=status,

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from harness9.schema import Message, Role, ToolCall
 from harness9.service.agent_service import AgentService
 from harness9.service.service_errors import RunError, UnknownSession
+from harness9.service.sessions.session_store import SessionStore
 from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir, workspace_key
 from tests.fakellm import Call, FakeLLM, Reply
@@ -256,3 +258,18 @@ async def test_a_session_with_no_turn_yet_is_kept_and_its_mode_outlives_the_daem
     service.close()
     again = AgentService()
     assert again.known_session(empty.id).approval_mode == "read-only"
+
+
+def test_a_stored_call_without_its_result_is_answered_when_the_session_is_read(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    session = store.create(str(tmp_path))
+    call = ToolCall(id="t2", name="bash", arguments='{"command": "ls"}')
+    session.history += [Message.user("go"), Message(Role.ASSISTANT, "", (call,))]
+    store.save(session)
+    store.close()
+    again = SessionStore(tmp_path).open(session.id)
+    assert again is not None
+    assert [m.tool_call_id for m in again.history] == [None, None, "t2"]
+    assert again.history[2].is_error

@@ -1,0 +1,55 @@
+"""Every tool call in a history answered by its result, and no result without its call.
+
+Both APIs refuse a conversation in which an assistant's tool call has no result right after it
+(or a result answers no call), so a session that broke the rule once would be dead for good. The
+engine keeps the rule as it runs; this repairs a history where something stopped it half way (a
+cancel landing between the assistant message and its results, a stored session written by an
+older daemon or cut by hand): a missing result becomes the `cancelled` one, a stray one goes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from harness9.schema import Message, Role, ToolCall
+from harness9.tools.registry import cancelled_result
+
+_log = logging.getLogger("harness9.engine")
+
+
+def pair_tool_calls(history: list[Message]) -> int:
+    """Repair `history` in place; returns the number of results added or dropped (0: it held)."""
+    repaired: list[Message] = []
+    changes = 0
+    i = 0
+    while i < len(history):
+        message = history[i]
+        i += 1
+        if message.tool_call_id is not None:  # a result no assistant message asked for
+            changes += 1
+            continue
+        repaired.append(message)
+        if message.role is Role.ASSISTANT and message.tool_calls:
+            end = i
+            while end < len(history) and history[end].tool_call_id is not None:
+                end += 1
+            answers, fixed = _answers(message.tool_calls, history[i:end])
+            repaired.extend(answers)
+            changes += fixed
+            i = end
+    if changes:
+        history[:] = repaired
+        _log.warning("repaired the history: %d tool result(s) added or dropped", changes)
+    return changes
+
+
+def _answers(calls: tuple[ToolCall, ...], results: list[Message]) -> tuple[list[Message], int]:
+    """The results of `calls` in call order (a missing one: cancelled), and how many results
+    were added or dropped (1 when they were only out of order)."""
+    by_id = {m.tool_call_id: m for m in results}
+    answers = [by_id.get(c.id) or Message.observation(cancelled_result(c)) for c in calls]
+    added = sum(1 for c in calls if c.id not in by_id)
+    dropped = len(results) - (len(calls) - added)
+    if added or dropped:
+        return answers, added + dropped
+    return answers, 0 if [m.tool_call_id for m in results] == [c.id for c in calls] else 1
