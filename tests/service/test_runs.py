@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,3 +123,31 @@ async def test_without_an_approver_a_question_is_a_rejection(
     await service.run(request(tmp_path, approvals_mode="ask"), front.wire)
     assert not (tmp_path / "planted").exists()
     assert "nobody could be asked" in str(fake.requests[1].body)
+
+
+@pytest.mark.parametrize("checkpoints", [True, False])
+async def test_a_deleted_workspace_folder_is_a_classified_error_and_the_session_goes_on(
+    fake: FakeLLM, tmp_path: Path, checkpoints: bool
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    fake.script([Reply("", [Call("bash", {"command": "echo hi"})]), Reply("first"),
+                 Reply("", [Call("read_file", {"path": "a.txt"})]), Reply("back")])
+    service, front = AgentService(), Recorder()
+    first = await service.run(request(root, checkpoints=checkpoints), front.wire)
+    session_id = first.ids.session_id
+    shutil.rmtree(root)
+    with pytest.raises(RunError) as gone:
+        await service.run(request(root, "again", session_id, checkpoints=checkpoints),
+                          front.wire)
+    assert gone.value.kind == "config"
+    assert gone.value.message == f"the workspace folder no longer exists: {root}"
+    finished = [e for e in front.events if isinstance(e, RunFinished)]
+    assert finished[-1].status == "error" and finished[-1].error is not None
+    assert finished[-1].error["kind"] == "config"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    third = await service.run(request(root, "and now", session_id, checkpoints=checkpoints),
+                              front.wire)
+    assert third.result.text == "back"
+    assert fake.rejected == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -193,6 +194,9 @@ class AgentService:
             request.settings.checkpoints) else None
         try:
             wiring = await wire(RunContext(ids, turns.turn_of))
+            for subscriber in wiring.subscribers:
+                bus.subscribe(subscriber)
+            _require_folder(request.root)
             engine = await self._engine(request, session, ids, bus, wiring, turns, checkpoints)
             prompt = await prompt_with_context(
                 request.prompt, request.root, request.context, wiring.workspace)
@@ -200,7 +204,7 @@ class AgentService:
             _close(bus, finish, result.status)
             return RunOutcome(ids, result)
         except BaseException as exc:
-            raise _ended(exc, ids, bus, finish) from None
+            raise _ended(exc, ids, bus, finish, request.root) from None
         finally:
             self.sessions.finish(session, active)
             if checkpoints is not None:
@@ -216,10 +220,8 @@ class AgentService:
         turns: CallTurns,
         checkpoints: WorkspaceCheckpoints | None,
     ) -> AgentEngine:
-        """The run's engine: the front-end's observers on the bus, checkpoints around each
-        batch (when on), the built-in and MCP tools behind the approval step."""
-        for subscriber in wiring.subscribers:
-            bus.subscribe(subscriber)
+        """The run's engine: checkpoints around each batch (when on), the built-in and MCP
+        tools behind the approval step."""
         observer, steps = None, []
         if checkpoints is not None:
             observer = RunCheckpoints(checkpoints, session, ids.run_id, bus, len(session.history))
@@ -280,8 +282,23 @@ class _Finish:
             self.sent = True
 
 
-def _ended(exc: BaseException, ids: RunIds, bus: EventBus, finish: _Finish) -> BaseException:
+def _require_folder(root: str) -> None:
+    """A `config` RunError when the workspace folder is gone (deleted, or its drive removed):
+    nothing could run there, and the session must stay usable for when it comes back."""
+    if not os.path.isdir(root):
+        raise RunError(f"the workspace folder no longer exists: {root}", "config")
+
+
+def _ended(
+    exc: BaseException, ids: RunIds, bus: EventBus, finish: _Finish, root: str
+) -> BaseException:
     """The error a run that did not finish raises, after its `run_finished` went out."""
+    if isinstance(exc, OSError) and not os.path.isdir(root):  # it went while the run ran
+        exc = RunError(f"the workspace folder no longer exists: {root}", "config")
+    if isinstance(exc, RunError):
+        _close(bus, finish, "error", {"kind": exc.kind, "message": exc.message})
+        exc.data.update(ids.as_data())
+        return exc
     if isinstance(exc, asyncio.CancelledError):
         _close(bus, finish, "cancelled")
         return RunCancelled(ids.run_id, ids.session_id)
