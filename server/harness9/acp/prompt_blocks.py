@@ -8,7 +8,6 @@ audio are not announced in our prompt capabilities and are refused.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -23,7 +22,7 @@ from acp.schema import (
 
 from harness9.acp.acp_errors import invalid_params
 from harness9.schema import ToolError
-from harness9.workspace.safe_path import open_beneath
+from harness9.workspace.safe_path import read_regular_beneath
 
 LINK_LIMIT = 256 * 1024  # bytes of a linked file attached to the prompt
 
@@ -64,8 +63,7 @@ def _link(block: ResourceContentBlock, root: str) -> str:
         return shown
     path = unquote(parsed.path) if parsed.scheme else block.uri
     try:
-        with open_beneath(root, path, os.O_RDONLY) as (fd, _):
-            data = os.read(fd, LINK_LIMIT + 1)
+        data = read_regular_beneath(root, path, LINK_LIMIT + 1)
     except (ToolError, OSError) as exc:
         return f"{shown} (not attached: {_why(exc)})"
     cut = "\n[… cut at 256 KiB]" if len(data) > LINK_LIMIT else ""

@@ -12,7 +12,6 @@ Calls running at the same time on the same file may show each other's changes, a
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from acp import start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
@@ -39,7 +38,7 @@ from harness9.engine.events import (
 )
 from harness9.schema import ToolCall, ToolError, ToolResult
 from harness9.tools.approvals.policy import EDIT_TOOLS
-from harness9.workspace.safe_path import open_beneath
+from harness9.workspace.safe_path import read_regular_beneath
 
 DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
 
@@ -52,8 +51,7 @@ ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCal
 def read_for_diff(root: str, path: str) -> str | object:
     """The file's text, `_MISSING`, or `_UNREADABLE` (read through the workspace sandbox)."""
     try:
-        with open_beneath(root, path, os.O_RDONLY) as (fd, _):
-            data = os.read(fd, DIFF_LIMIT + 1)
+        data = read_regular_beneath(root, path, DIFF_LIMIT + 1)
     except FileNotFoundError:
         return _MISSING
     except (ToolError, OSError):

@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness9.schema import ToolError
 from harness9.workspace.port import Workspace
-from harness9.workspace.safe_path import open_beneath
+from harness9.workspace.safe_path import read_regular_beneath
 
 KINDS = ("file", "selection", "diagnostics", "note")
 MAX_ITEM_BYTES = 32 * 1024  # one attachment, as shown to the model
@@ -66,11 +64,7 @@ class ContextItem:
 def read_document(root: str, path: str) -> str:
     """The text of a workspace file as the disk has it (invalid UTF-8 replaced), at most
     8 MiB of it; the sandbox refuses paths that leave the workspace."""
-    with open_beneath(root, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ToolError(f"{path} is not a regular file")
-        data = os.pread(fd, _MAX_FILE_BYTES, 0)
-    return data.decode("utf-8", "replace")
+    return read_regular_beneath(root, path, _MAX_FILE_BYTES).decode("utf-8", "replace")
 
 
 def render_attachments(
