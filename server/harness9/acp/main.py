@@ -10,6 +10,7 @@ import threading
 from typing import Any, cast
 
 from harness9.acp.hello import Hello, answer_initialize
+from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
 from harness9.service.settings import merge_client
 
@@ -24,16 +25,15 @@ async def _pipes(
     """asyncio streams over the protocol's private file descriptors (`unread`: bytes already
     taken from `rpc_in` that the SDK must still read)."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=STREAM_LIMIT)
-    if unread:
-        reader.feed_data(unread)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(rpc_in, "rb", 0)
-    )
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(rpc_out, "wb", 0)
     )
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    reader = asyncio.StreamReader(limit=STREAM_LIMIT)
+    guard = LineGuard(reader, writer.write)
+    guard.feed(unread)
+    await loop.connect_read_pipe(lambda: guard, os.fdopen(rpc_in, "rb", 0))
+    return reader, writer
 
 
 def read_settings(raw: str | None) -> dict[str, Any]:
