@@ -273,3 +273,13 @@ def test_a_stored_call_without_its_result_is_answered_when_the_session_is_read(
     assert again is not None
     assert [m.tool_call_id for m in again.history] == [None, None, "t2"]
     assert again.history[2].is_error
+
+
+def test_sessions_never_prompted_hold_no_descriptor_and_leave_no_file(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(300):
+        store.create(str(tmp_path / "ws"))
+    assert len(os.listdir("/proc/self/fd")) - before < 5
+    assert not (tmp_path / "sessions").exists() or not list((tmp_path / "sessions").rglob("*"))
+    store.close()

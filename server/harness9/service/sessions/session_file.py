@@ -25,16 +25,26 @@ from harness9.workspace.seen_files import SeenFiles
 class SessionFile:
     """The stored side of one session this daemon holds (and has locked)."""
 
-    def __init__(self, log: SessionLog, meta: SessionMeta, stored: list[Message]) -> None:
-        self.log = log
+    def __init__(self, log: SessionLog | Path, meta: SessionMeta, stored: list[Message]) -> None:
+        # A new session's file is opened (and locked) at its first save: a client may open many
+        # sessions it never prompts, and none of them may hold a descriptor or leave a file.
+        self._log = log if isinstance(log, SessionLog) else None
+        self._folder = log.path.parent if isinstance(log, SessionLog) else log
         self.meta = meta
         self._stored = list(stored)
         self._meta_written = bool(stored)
 
     @classmethod
     def create(cls, folder: Path, session_id: str, root: str) -> SessionFile:
-        """A new session's file; `SessionLocked` (or an `OSError`) when it cannot be had."""
-        return cls(SessionLog(folder, session_id), SessionMeta(session_id, root), [])
+        """A new session's file, opened when something is first written to it."""
+        return cls(folder, SessionMeta(session_id, root), [])
+
+    @property
+    def log(self) -> SessionLog:
+        """The session's log, opened and locked on first use (`SessionLocked`, `OSError`)."""
+        if self._log is None:
+            self._log = SessionLog(self._folder, self.meta.session_id)
+        return self._log
 
     def save(self, session: Session, *, meta: bool = True) -> None:
         """Write what changed in the session since the last save, durably; the metadata too
@@ -86,7 +96,8 @@ class SessionFile:
 
     def close(self) -> None:
         """Release the session (what is queued is written first)."""
-        self.log.close()
+        if self._log is not None:
+            self._log.close()
 
 
 def checkpoint_record(checkpoint: SessionCheckpoint) -> dict[str, Any]:
