@@ -283,3 +283,21 @@ def test_sessions_never_prompted_hold_no_descriptor_and_leave_no_file(tmp_path: 
     assert len(os.listdir("/proc/self/fd")) - before < 5
     assert not (tmp_path / "sessions").exists() or not list((tmp_path / "sessions").rglob("*"))
     store.close()
+
+
+def test_a_line_nested_too_deep_is_a_damaged_line_and_leaves_the_session_free(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path)
+    session = store.create(str(tmp_path))
+    session.history.append(Message.user("go"))
+    store.save(session)
+    store.close()
+    stored = next((tmp_path / "sessions").rglob(f"{session.id}.jsonl"))
+    with stored.open("a") as log:
+        log.write('{"type": "message", "message": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    again = SessionStore(tmp_path)
+    reopened = again.open(session.id)
+    assert reopened is not None and [m.content for m in reopened.history] == ["go"]
+    assert again.read(session.id) is not None
+    assert again.delete(session.id) is True  # the lock was not left behind

@@ -175,7 +175,7 @@ def load(folder: Path, session_id: str) -> LoadedSession:
                 continue
             try:
                 _apply(json.loads(raw), loaded)
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
                 skipped += 1
     return LoadedSession(loaded.messages, loaded.meta, skipped, loaded.runs)
 
@@ -198,7 +198,7 @@ def read_meta(path: Path) -> SessionMeta | None:
     """A session's metadata, or None when missing or damaged."""
     try:
         return SessionMeta(**json.loads(path.read_bytes()))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, RecursionError):  # deep nesting: damaged too
         return None
 
 

@@ -77,8 +77,8 @@ class SessionStore:
         log = SessionLog(folder, session_id)  # the lock first, then what it protects
         try:
             loaded = session_log.load(folder, session_id)
-        except OSError:
-            log.close()
+        except BaseException:
+            log.close()  # whatever failed, the session must not stay locked
             raise
         if loaded.skipped:
             _log.warning("session %s: %d damaged line(s) skipped", session_id, loaded.skipped)
