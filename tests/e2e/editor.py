@@ -14,18 +14,24 @@ from tests.e2e.daemon import Daemon
 
 
 class Editor:
-    """Buffers synced to `daemon`; answers applyEdit with `applied` (a refusal when False)."""
+    """Buffers synced to `daemon`; answers applyEdit with `applied` (a refusal when False), or
+    with `answer` as it is, without applying anything (a client that answers malformed)."""
 
-    def __init__(self, daemon: Daemon, *, applied: bool = True) -> None:
+    def __init__(
+        self, daemon: Daemon, *, applied: bool = True, answer: Any = None
+    ) -> None:
         self.daemon = daemon
         self.applied = applied
+        self.answer = answer
         self.buffers: dict[str, TextDocument] = {}
         self.edits: list[dict[str, Any]] = []
 
         @daemon.client.feature(types.WORKSPACE_APPLY_EDIT)
-        def _apply(ls: Any, structured: Any) -> dict[str, Any]:
+        def _apply(ls: Any, structured: Any) -> Any:
             params = get_converter().unstructure(structured)
             self.edits.append(params)
+            if self.answer is not None:
+                return self.answer
             if not self.applied:
                 return {"applied": False, "failureReason": "the user is typing"}
             for change in params["edit"]["documentChanges"]:

@@ -107,6 +107,24 @@ async def test_a_stock_client_is_asked_with_show_message_request(
     ]
 
 
+@pytest.mark.parametrize("answer", [{"title": 5}, "Allow once", [], {"title": "Allow twice"}])
+async def test_a_malformed_show_message_request_answer_is_a_rejection(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, answer: Any
+) -> None:
+    fake_llm.script([Reply("", [Call("bash", {"command": "echo one"})]), Reply("ok")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", **ASK}
+    daemon = await start(workspace, env=env)
+
+    @daemon.client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _show(ls: Any, params: types.ShowMessageRequestParams) -> Any:
+        return answer
+
+    result = await asyncio.wait_for(daemon.run(prompt="go"), 20)
+    outcomes = kinds(daemon, result["runId"], "tool_completed", "tool_failed")
+    assert [(n["kind"], n.get("reason")) for n in outcomes] == [("tool_failed", "rejected")]
+    assert result["status"] == "completed"
+
+
 async def test_allow_for_the_session_is_not_asked_again_in_the_next_run(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,21 @@ async def test_a_refused_apply_edit_fails_the_call_and_changes_nothing(
     assert len(editor.edits) == 1
     assert (workspace / "a.txt").read_text() == "alpha\n"
     assert editor.text(workspace / "a.txt") == "alpha\n"
+
+
+@pytest.mark.parametrize("answer", [{"applied": "false"}, {"applied": 1}, ["applied"], 7])
+async def test_an_apply_edit_answer_that_is_not_applied_true_is_a_refusal(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, answer: Any
+) -> None:
+    fake_llm.script([Reply("", [edit("alpha", "beta")]), Reply("ok")])
+    daemon = await daemon_for(start, fake_llm, workspace)
+    editor = Editor(daemon, answer=answer)
+    editor.open(workspace / "a.txt", "alpha\n")
+    result = await asyncio.wait_for(daemon.run(prompt="edit"), 20)
+    (failed,) = finished(daemon, result["runId"])
+    assert failed["kind"] == "tool_failed"
+    assert failed["output"].startswith("Error: the editor refused the change to a.txt")
+    assert (workspace / "a.txt").read_text() == "alpha\n"
 
 
 async def test_a_client_without_apply_edit_gets_the_change_on_disk(

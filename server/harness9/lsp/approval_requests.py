@@ -119,5 +119,7 @@ def _read_answer(result: Any) -> ApprovalAnswer:
 
 
 def _read_action(result: Any) -> ApprovalAnswer:
-    title = field_of(result, "title") if result is not None else None
-    return ApprovalAnswer(_BY_LABEL.get(title, Answer.REJECT) if title else Answer.REJECT)
+    """The chosen action; anything but one of our titles (dismissed, malformed) rejects."""
+    title = field_of(result, "title")
+    return ApprovalAnswer(_BY_LABEL.get(title, Answer.REJECT) if isinstance(title, str)
+                          else Answer.REJECT)

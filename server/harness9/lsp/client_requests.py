@@ -37,5 +37,5 @@ async def ask_client(
 
 
 def field_of(value: Any, name: str) -> Any:
-    """A field of an answer that may arrive as a dict or as an object."""
-    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+    """A field of a client's answer as it sent it (None when the answer is no object)."""
+    return value.get(name) if isinstance(value, dict) else None

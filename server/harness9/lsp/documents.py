@@ -180,7 +180,8 @@ class EditorWorkspace(DiskWorkspace):
         except Exception as exc:  # the client's error answer
             raise _refused(shown, str(exc)) from None
         if field_of(answer, "applied") is not True:
-            reason = field_of(answer, "failure_reason") or field_of(answer, "failureReason")
+            reason = field_of(answer, "failureReason")
+            reason = reason if isinstance(reason, str) else None
             raise _refused(shown, reason)
 
     async def _synced(self, uri: str, version: int | None, text: str) -> None:

@@ -1,5 +1,6 @@
 """The daemon's protocol class: the LSP lifecycle rules pygls leaves out (after `shutdown`,
-requests are refused, not ignored), and our capabilities in the `initialize` answer."""
+requests are refused, not ignored), answers to our requests read as sent, and our capabilities
+in the `initialize` answer."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Generator
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
 PROTOCOL_VERSION = "1.1"
@@ -41,6 +43,29 @@ class LifecycleProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A client's message as pygls' types, except answers to our own requests.
+
+        Those stay as the client sent them, read field by field by whoever asked: lsprotocol's
+        converter would turn `{"applied": "false"}` into an applied edit, and an answer it cannot
+        convert would raise here and leave the request waiting forever. An error answer that
+        cannot be read fails its request instead.
+        """
+        if not _is_answer(data):
+            return super().structure_message(data)
+        self._result_types.pop(data["id"], None)
+        if "error" not in data:
+            return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"],
+                                          result=data.get("result"))
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            future = self._request_futures.pop(data["id"], None)
+            if future is not None:
+                future.set_exception(JsonRpcInternalError(
+                    message=f"the editor's error answer could not be read: {data['error']!r}"))
+            raise
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
         self, params: types.InitializeParams
@@ -55,3 +80,8 @@ class LifecycleProtocol(LanguageServerProtocol):
             }
         }
         return result
+
+
+def _is_answer(data: Any) -> bool:
+    """Whether a decoded message is a response (it has an id and no method)."""
+    return isinstance(data, dict) and "jsonrpc" in data and "id" in data and "method" not in data
