@@ -12,21 +12,21 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "harness9"
 # What each top-level package may import besides itself (the "root" is harness9/__init__.py).
 ALLOWED: dict[str, set[str]] = {
     "schema": set(),
-    "workspace": {"schema"},
-    "process": {"schema"},
-    "provider": {"schema"},
-    "tools": {"schema", "workspace", "process"},
-    "engine": {"schema", "workspace", "process", "provider", "tools"},
-    "mcp": {"schema", "workspace", "process", "tools"},
-    "service": {"schema", "workspace", "process", "provider", "tools", "engine", "mcp"},
-    "lsp": {"root", "schema", "workspace", "process", "provider", "tools", "engine", "mcp",
-            "service"},
-    "acp": {"root", "schema", "workspace", "process", "provider", "tools", "engine", "mcp",
-            "service"},
+    "redaction": set(),
+    "workspace": {"schema", "redaction"},
+    "process": {"schema", "redaction"},
+    "provider": {"schema", "redaction"},
+    "tools": {"schema", "redaction", "workspace", "process"},
+    "engine": {"schema", "redaction", "workspace", "process", "provider", "tools"},
+    "mcp": {"schema", "redaction", "workspace", "process", "tools"},
+}
+ALLOWED["service"] = {"engine", "mcp", *ALLOWED["engine"], *ALLOWED["mcp"]}
+ALLOWED["lsp"] = ALLOWED["acp"] = {"root", "service", *ALLOWED["service"]}
+ALLOWED.update({
     # The terminal client speaks to the daemon over the protocol: no server code.
     "client": {"root", "demo"},
     "demo": {"workspace"},
-}
+})
 
 
 def _imports(path: Path) -> set[str]:

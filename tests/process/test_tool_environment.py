@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness9.process.reaper import TOOL_SESSION_ENV
-from harness9.process.tool_environment import ToolEnvironment, looks_secret
+from harness9.process.tool_environment import ToolEnvironment
+from harness9.redaction import looks_secret
 from harness9.tools.bash import BashTool
 
 pytestmark = pytest.mark.timeout(30)

@@ -174,3 +174,18 @@ async def test_cancelling_a_call_is_not_translated(fake_llm: FakeLLM, wire: str)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_key_the_service_echoes_is_redacted(
+    fake_llm: FakeLLM, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-live-0123456789abcdef"
+    env = {**fake_llm.env(), "OPENAI_API_KEY": key, "ANTHROPIC_API_KEY": key}
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    fake_llm.script([Fail(401, f"Incorrect API key provided: {key}. Find yours at …")])
+    provider = create_provider(ProviderSettings(provider=wire, model="m", env=env))
+    with pytest.raises(AuthError) as caught:
+        await ask(provider, PROMPT, stream=False)
+    assert key not in str(caught.value) and key not in caught.value.message
+    assert "Incorrect API key provided: [redacted]. Find yours" in caught.value.message

@@ -9,17 +9,22 @@ import signal
 import sys
 from types import FrameType
 
+from harness9.redaction import RedactingFilter
+
 
 def configure_logging(level: str | None = None) -> None:
-    """Everything to stderr; the engine's block log without a prefix, as the seed prints it."""
+    """Everything to stderr, secrets redacted; the engine's block log without a prefix, as the
+    seed prints it."""
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    stderr.addFilter(RedactingFilter())
     root = logging.getLogger()
     root.handlers[:] = [stderr]
     root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
     engine = logging.getLogger("harness9.engine")
     plain = logging.StreamHandler(sys.stderr)
     plain.setFormatter(logging.Formatter("%(message)s"))
+    plain.addFilter(RedactingFilter())
     engine.handlers[:] = [plain]
     engine.propagate = False
 

@@ -22,13 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-SECRET_MARKERS = ("KEY", "SECRET", "TOKEN", "PASSWORD")
-
-
-def looks_secret(name: str) -> bool:
-    """Whether `name` contains one of `SECRET_MARKERS`, in any letter case."""
-    upper = name.upper()
-    return any(marker in upper for marker in SECRET_MARKERS)
+from harness9.redaction import looks_secret
 
 
 @functools.lru_cache(maxsize=32)

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from harness9.redaction import redact
+
 
 class ProviderError(Exception):
     """Base class; `kind` names the class on the wire, `status` the HTTP code when there is one."""
@@ -19,6 +21,7 @@ class ProviderError(Exception):
     kind = "internal"
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
+        message = redact(message)  # a service may echo the key it was sent
         super().__init__(message)
         self.message = message
         self.status = status

@@ -1,0 +1,55 @@
+"""Secrets kept out of every error and log line the daemon writes.
+
+A secret is the value of an environment variable whose name suggests one (`KEY`, `SECRET`,
+`TOKEN` or `PASSWORD` in any letter case: the provider API keys among them), and the password
+of any URL (`https://user:pw@host`). A provider that echoes the key in its 401 message, or an
+HTTP library that logs a base URL with its password, shows `[redacted]` in their place.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Mapping
+
+SECRET_MARKERS = ("KEY", "SECRET", "TOKEN", "PASSWORD")
+MIN_SECRET = 8  # shorter values ("1", "true") would redact ordinary words
+REDACTED = "[redacted]"
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^/\s@]+(?=@)")
+
+
+def looks_secret(name: str) -> bool:
+    """Whether the variable `name` contains one of `SECRET_MARKERS`, in any letter case."""
+    upper = name.upper()
+    return any(marker in upper for marker in SECRET_MARKERS)
+
+
+def secrets_of(env: Mapping[str, str]) -> list[str]:
+    """The secret values of an environment, longest first (a key that contains another is
+    replaced whole)."""
+    found = {v for name, v in env.items() if looks_secret(name) and len(v) >= MIN_SECRET}
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str, env: Mapping[str, str] | None = None) -> str:
+    """`text` with every secret of `env` (default: the process's environment) and every URL
+    password replaced by `[redacted]`."""
+    for secret in secrets_of(os.environ if env is None else env):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return _URL_PASSWORD.sub(lambda m: m.group("head") + REDACTED, text)
+
+
+class RedactingFilter(logging.Filter):
+    """A handler filter that redacts each record's whole message (arguments and traceback
+    included) before it is written."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = redact(message), None
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True

@@ -1,0 +1,39 @@
+"""Secrets never reach an error or a log line: environment secrets and URL passwords."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import pytest
+
+from harness9.redaction import REDACTED, RedactingFilter, redact
+
+ENV = {"OPENAI_API_KEY": "sk-live-0123456789", "db_password": "hunter2hunter2",
+       "SHORT_TOKEN": "1", "PATH": "/usr/bin:/bin"}
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("key sk-live-0123456789 refused", f"key {REDACTED} refused"),
+    ("POST https://me:hunter2hunter2@api.example/v1", f"POST https://me:{REDACTED}@api.example/v1"),
+    ("POST https://me:other-pass@api.example/v1", f"POST https://me:{REDACTED}@api.example/v1"),
+    ("1 is no secret, /usr/bin:/bin no password", "1 is no secret, /usr/bin:/bin no password"),
+    ("user:name@host is no URL", "user:name@host is no URL"),
+])
+def test_secrets_and_url_passwords_are_redacted(text: str, shown: str) -> None:
+    assert redact(text, ENV) == shown
+
+
+def test_the_log_filter_redacts_arguments_and_tracebacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-abcdefgh12345")
+    try:
+        raise ValueError("bad key sk-ant-abcdefgh12345")
+    except ValueError:
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "sent %s to %s", (
+            "sk-ant-abcdefgh12345", "http://u:pw123456@h/"), exc_info=sys.exc_info())
+    assert RedactingFilter().filter(record)
+    line = logging.Formatter().format(record)
+    assert "sk-ant-abcdefgh12345" not in line and "pw123456" not in line
+    assert f"sent {REDACTED} to http://u:{REDACTED}@h/" in line
