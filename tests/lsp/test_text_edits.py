@@ -9,6 +9,7 @@ document, UTF-16 positions) gives the new text too.
 from __future__ import annotations
 
 import itertools
+import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -96,3 +97,11 @@ def test_positions_count_utf16_units_unless_agreed_otherwise() -> None:
         for encoding in (None, types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf32)
     )
     assert (utf16, utf8, utf32) == (4, 7, 3)
+
+
+def test_a_rewrite_of_repeating_lines_is_one_block_made_within_seconds() -> None:
+    old = "".join(f"{(i * 7919) % 151}\n" for i in range(60_000))
+    new = "".join(f"{(i * 104_729) % 151}\n" for i in range(60_000))
+    started = time.monotonic()
+    check(old, new)
+    assert time.monotonic() - started < 5

@@ -157,7 +157,8 @@ class EditorWorkspace(DiskWorkspace):
     ) -> None:
         """Send the edit as one `workspace/applyEdit`; a `ToolError` unless it was applied."""
         encoding = self._server.workspace.position_encoding
-        edits = text_edits(old, minimal_edits(old, new), encoding)
+        replacements = await asyncio.to_thread(minimal_edits, old, new)  # a big buffer: seconds
+        edits = text_edits(old, replacements, encoding)
         if _versioned_edits(self._server.client_capabilities):
             document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
             change = types.WorkspaceEdit(

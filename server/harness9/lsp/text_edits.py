@@ -2,7 +2,8 @@
 
 An edit sent to the editor replaces only the spans that changed, so the user's cursor, marks
 and folds elsewhere in the buffer survive. Unchanged lines are found with `difflib` on the
-lines between the common head and tail of the two texts; each changed block is then trimmed to
+lines between the common head and tail of the two texts (bounded: lines that repeat too much to
+compare quickly make one block); each changed block is then trimmed to
 the characters that differ. An edit never starts or ends between the CR and the LF of a CRLF
 (a position there has no meaning in LSP). Positions count in the client's position encoding
 (UTF-16 code units unless both sides agreed on another).
@@ -11,12 +12,13 @@ the characters that differ. An edit never starts or ends between the CR and the 
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from lsprotocol import types
+
+from harness9.tools.edit.diff import BoundedMatcher, TooCostly
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -109,9 +111,12 @@ def _line_blocks(old_lines: list[str], new_lines: list[str], base: int) -> list[
     old_at = _offsets(old_lines, base)
     new_at = _offsets(new_lines, 0)
     new_mid = "".join(new_lines)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    try:
+        opcodes = BoundedMatcher(old_lines, new_lines, autojunk=False).get_opcodes()
+    except TooCostly:  # lines that repeat too much to compare quickly: one block for all
+        opcodes = [("replace", 0, len(old_lines), 0, len(new_lines))]
     blocks = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
         before = "".join(old_lines[i1:i2])

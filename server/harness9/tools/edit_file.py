@@ -10,6 +10,7 @@ the read and the write is read again, so no edit loses a concurrent change.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -88,7 +89,7 @@ class EditFileTool(FileTool):
         if written.note is not None:
             text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
-        edit = file_edit(shown, before.text, outcome.content, written.via)
+        edit = await asyncio.to_thread(file_edit, shown, before.text, outcome.content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)
 
     async def preview(self, arguments: dict[str, Any], shown: str) -> str:
@@ -96,7 +97,8 @@ class EditFileTool(FileTool):
         error the call itself would report."""
         path, source, target = (_text(arguments, k) for k in ("path", "source_text", "target_text"))
         before = await self._current(path)
-        return unified_diff(shown, before.text, _apply(before.text, path, source, target).content)
+        after = _apply(before.text, path, source, target).content
+        return await asyncio.to_thread(unified_diff, shown, before.text, after)
 
     async def _edit(
         self, path: str, source: str, target: str

@@ -8,6 +8,7 @@ has read or written it and it has not changed since (the stale guard, see `seen_
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -74,7 +75,9 @@ class WriteFileTool(FileTool):
         if written.note is not None:
             text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))
-        edit = file_edit(shown, None if before is None else before.text, content, written.via)
+        edit = await asyncio.to_thread(
+            file_edit, shown, None if before is None else before.text, content, written.via
+        )
         return ToolOutput(text, len(text.encode()), edit=edit)
 
     async def preview(self, arguments: dict[str, Any], shown: str) -> str:
@@ -85,12 +88,14 @@ class WriteFileTool(FileTool):
         encode_text(content, path)
         before = await self._current(path, str(safe_path(self._workdir, path)))
         if before is None:
-            return unified_diff(shown, None, content)
+            return await asyncio.to_thread(unified_diff, shown, None, content)
         if len(before.text) > _PREVIEW_LIMIT:
-            return unified_diff(shown, "(the current content: too large to show)\n", content)
-        if not before.utf8:
-            return unified_diff(shown, "(the current content: not UTF-8 text)\n", content)
-        return unified_diff(shown, before.text, content)
+            before_text = "(the current content: too large to show)\n"
+        elif not before.utf8:
+            before_text = "(the current content: not UTF-8 text)\n"
+        else:
+            before_text = before.text
+        return await asyncio.to_thread(unified_diff, shown, before_text, content)
 
     async def _current(self, path: str, key: str) -> FileText | None:
         """The file's content now (None: a new file), once the stale guard let it be replaced."""

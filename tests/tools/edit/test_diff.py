@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import difflib
+import time
+from collections.abc import Callable
 
-from harness9.tools.edit.diff import MAX_REPORT_LINES, file_edit, unified_diff
+import pytest
+
+from harness9.tools.edit.diff import (
+    DIFF_SECONDS,
+    MAX_DIFF_CHARS,
+    MAX_REPORT_LINES,
+    file_edit,
+    unified_diff,
+)
 
 
 def test_counts_lines_even_when_their_text_looks_like_a_header() -> None:
@@ -35,3 +45,35 @@ def test_a_long_file_diffs_as_difflib_does_with_the_same_line_numbers() -> None:
     ))
     assert unified_diff("l.txt", before, after) == expected
     assert "@@ -3998,7 +3998,6 @@" in expected
+
+
+@pytest.mark.parametrize("after", ["one\ntwo\n", "one\ntwo", "x" * 70_000, "l\n" * 40_000 + "end"])
+def test_a_new_files_diff_is_what_difflib_makes_cut_the_same_way(after: str) -> None:
+    whole = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                    for line in difflib.unified_diff([], after.splitlines(keepends=True),
+                                                     "/dev/null", "b/n.txt"))
+    expected = whole
+    if len(whole) > MAX_DIFF_CHARS:
+        cut = whole.rfind("\n", 0, MAX_DIFF_CHARS) + 1
+        expected = whole[:cut] + f"[diff cut: {len(whole) - cut} more characters]\n"
+    assert unified_diff("n.txt", None, after) == expected
+    report = file_edit("n.txt", None, after, "disk")
+    assert (report.added, report.removed) == (len(after.splitlines()), 0)
+    assert report.diff == "".join(whole.splitlines(keepends=True)[:MAX_REPORT_LINES])
+
+
+@pytest.mark.parametrize("make", [
+    lambda i: f"{(i * 7919) % 151}\n",  # few distinct lines in a shuffled order
+    lambda i: f"x{i % 100}\n",  # a short period
+])
+def test_a_rewrite_of_repeating_lines_is_reported_by_its_sizes_within_a_second(
+    make: Callable[[int], str],
+) -> None:
+    before = "".join(make(i) for i in range(60_000))
+    after = "".join(make(i * 3 + 1) for i in range(60_000))
+    started = time.monotonic()
+    preview = unified_diff("r.txt", before, after)
+    report = file_edit("r.txt", before, after, "disk")
+    assert time.monotonic() - started < 2 * DIFF_SECONDS + 1
+    assert preview.endswith("(not diffed: 60000 lines before, 60000 after, too large to compare)\n")
+    assert report.diff_truncated and report.diff.startswith("(not diffed:")
