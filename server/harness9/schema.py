@@ -84,6 +84,15 @@ class FileEdit:
 
 
 @dataclass(frozen=True, slots=True)
+class ProcessExit:
+    """How a command a tool ran (bash) ended: its exit `code`, or the `signal` that killed it
+    (the signal's name, e.g. `SIGKILL`, or its number as text when it has none)."""
+
+    code: int | None = None
+    signal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one tool call: the text the model will read, and whether it is an error.
 
@@ -100,6 +109,7 @@ class ToolResult:
     duration_ms: float = 0.0
     changes: FileChanges | None = None  # what the call changed in the workspace, when measured
     edit: FileEdit | None = None  # what a file tool changed in its file
+    exit: ProcessExit | None = None  # how the command of a call that ran one ended
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from harness9.engine.events import RunFinished, TextDelta, ToolFinished, ToolStarted
 from harness9.lsp.progress import DELTA_INTERVAL, ProgressPublisher
-from harness9.schema import ToolCall, ToolFailure, ToolResult, Usage
+from harness9.schema import ProcessExit, ToolCall, ToolFailure, ToolResult, Usage
 
 
 def publisher() -> tuple[ProgressPublisher, list[dict[str, Any]]]:
@@ -70,6 +70,18 @@ async def test_tool_fields() -> None:
         "durationMs": 12.3, "reason": "timeout",
     }  # fmt: skip
     assert sent[2]["arguments"] == '{"command": '
+
+
+async def test_a_command_s_completion_says_how_it_ended() -> None:
+    publish, sent = publisher()
+    call = ToolCall("c1", "bash", '{"command": "make"}')
+    exited = ToolResult("c1", "exit status 2", exit=ProcessExit(code=2))
+    killed = ToolResult("c1", "killed by signal SIGKILL (9)", exit=ProcessExit(signal="SIGKILL"))
+    for result in (exited, killed, ToolResult("c1", "ok")):
+        publish(ToolFinished(1, call, result))
+    assert (sent[0]["exitCode"], "signal" in sent[0]) == (2, False)
+    assert (sent[1]["signal"], "exitCode" in sent[1]) == ("SIGKILL", False)
+    assert "exitCode" not in sent[2] and "signal" not in sent[2]  # no command ran
 
 
 async def test_deltas_are_held_while_the_client_lags_and_sent_as_one_after() -> None:

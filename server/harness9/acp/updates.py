@@ -84,12 +84,25 @@ def start_update(call: ToolCall, root: str) -> Any:
 
 
 def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None = None) -> Any:
-    """The `tool_call_update` ending `call`: its status and output (and diff)."""
+    """The `tool_call_update` ending `call`: its status and output (and diff), and for a call
+    that ran a command (bash) its `rawOutput`."""
     content: list[ToolContent] = [tool_content(text_block(result.output))]
     if diff is not None:
         content.append(diff)
     status: ToolCallStatus = "failed" if result.is_error else "completed"
-    return update_tool_call(call.id, status=status, content=content)
+    return update_tool_call(call.id, status=status, content=content, raw_output=raw_output(result))
+
+
+def raw_output(result: ToolResult) -> dict[str, Any] | None:
+    """`rawOutput` of a command's call: `{"output", "exitCode"}`, or `{"output", "signal"}`
+    when a signal killed it, so a client need not read the exit from the text (None for
+    calls that ran no command)."""
+    ended = result.exit
+    if ended is None:
+        return None
+    if ended.code is not None:
+        return {"output": result.output, "exitCode": ended.code}
+    return {"output": result.output, "signal": ended.signal}
 
 
 class RunUpdates:

@@ -28,7 +28,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.lsp.transport import output_congested
-from harness9.schema import ChangedFile, FileChanges, FileEdit, ToolCall, Usage
+from harness9.schema import ChangedFile, FileChanges, FileEdit, ProcessExit, ToolCall, Usage
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
@@ -139,7 +139,16 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields.update(wire_changes(result.changes))
     if result.edit is not None:
         fields.update(wire_edit(result.edit))
+    if result.exit is not None:
+        fields.update(wire_exit(result.exit))
     return fields
+
+
+def wire_exit(ended: ProcessExit) -> dict[str, Any]:
+    """How a command ended: `exitCode`, or `signal` (its name) when a signal killed it."""
+    if ended.code is not None:
+        return {"exitCode": ended.code}
+    return {"signal": ended.signal}
 
 
 def wire_edit(edit: FileEdit) -> dict[str, Any]:

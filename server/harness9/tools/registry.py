@@ -242,6 +242,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         duration_ms=_elapsed_ms(started),
         changes=out.changes,
         edit=out.edit,
+        exit=out.exit,
     )
 
 
