@@ -112,13 +112,25 @@ class ToolResult:
     exit: ProcessExit | None = None  # how the command of a call that ran one ended
 
 
+class ToolKind(StrEnum):
+    """What a tool does, declared once by the tool; approvals, checkpoints and clients go by it.
+    The values are the wire's `kind` of a tool (and ACP's tool call kinds)."""
+
+    READ = "read"  # reads the workspace file at its `path`; changes nothing
+    EDIT = "edit"  # changes the workspace file at its `path`
+    EXECUTE = "execute"  # runs its `command`, which may do anything
+    OTHER = "other"  # anything else: MCP tools, unknown tools
+
+
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
-    """What the model is told about a tool: its name, purpose and JSON Schema for arguments."""
+    """What the model is told about a tool: its name, purpose and JSON Schema for arguments;
+    and, for everyone else, its kind (not sent to the model)."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
+    kind: ToolKind = ToolKind.OTHER
 
 
 @dataclass(frozen=True, slots=True)

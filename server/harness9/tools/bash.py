@@ -20,7 +20,7 @@ import signal
 from harness9.process.reaper import kill_all_groups
 from harness9.process.shell_runner import OutputBuffer, ShellResult, run_shell
 from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
-from harness9.schema import ProcessExit, ToolDefinition, ToolError
+from harness9.schema import ProcessExit, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     OUTPUT_SINK,
     ToolOutput,
@@ -75,6 +75,7 @@ class BashTool:
             _DESCRIPTION,
             {"command": string_property("The command line to run (pipes, &&, redirections work)")},
             ["command"],
+            kind=ToolKind.EXECUTE,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:

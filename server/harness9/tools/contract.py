@@ -21,6 +21,7 @@ from harness9.schema import (
     ToolDefinition,
     ToolError,
     ToolFailure,
+    ToolKind,
 )
 
 # The monotonic time by which the current tool call must finish, set by the registry from the
@@ -106,11 +107,17 @@ def string_property(description: str) -> dict[str, Any]:
 
 
 def tool_definition(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str],
+    *,
+    kind: ToolKind,
 ) -> ToolDefinition:
-    """A tool definition whose arguments are one JSON object with these properties."""
+    """A tool definition of this kind whose arguments are one JSON object with these
+    properties."""
     schema = {"type": "object", "properties": properties, "required": required}
-    return ToolDefinition(name=name, description=description, input_schema=schema)
+    return ToolDefinition(name=name, description=description, input_schema=schema, kind=kind)
 
 
 def parse_arguments(arguments: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
     ToolOutput,
@@ -70,6 +70,7 @@ class EditFileTool(FileTool):
                 ),
             },
             ["path", "source_text", "target_text"],
+            kind=ToolKind.EDIT,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
     ToolOutput,
@@ -52,6 +52,7 @@ class WriteFileTool(FileTool):
                 "content": string_property("The complete new content of the file"),
             },
             ["path", "content"],
+            kind=ToolKind.EDIT,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:
