@@ -6,6 +6,7 @@ from rich.console import Console
 
 from harness9.client import format as fmt
 from harness9.client import summary
+from harness9.client.approval_prompt import question
 from harness9.client.tool_row import STOP_HINT, ToolRow, live_tail
 
 
@@ -116,6 +117,17 @@ def test_a_row_s_body_goes_by_its_tool_s_kind() -> None:
     console = Console(width=60, record=True)
     console.print(ToolRow("run_it", "execute", {}).render(), ToolRow("x", "other", {}).render())
     assert console.export_text().count(STOP_HINT) == 1  # only a command can be stopped
+
+
+def test_a_question_shows_a_command_as_a_command_by_its_tool_s_kind() -> None:
+    def shown(kind: str) -> str:
+        console = Console(width=60, record=True)
+        console.print(question({"tool": "run_it", "toolKind": kind, "title": "run_it: make",
+                                "arguments": {"command": "make"}}))
+        return console.export_text()
+
+    assert "│ make" in shown("execute") and "{" not in shown("execute")
+    assert "{'command': 'make'}" in shown("other")
 
 
 def test_live_tail_keeps_the_last_lines_as_a_terminal_leaves_them() -> None:
