@@ -176,12 +176,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _print_tools(workspace: str) -> int:
     import json
 
+    from harness9.lsp.agent_tools import wire_tool
     from harness9.tools import default_registry
 
-    definitions = default_registry(workspace).available_tools()
-    tools = [
-        {"name": d.name, "description": d.description, "inputSchema": d.input_schema}
-        for d in definitions
-    ]
+    tools = [wire_tool(d) for d in default_registry(workspace).available_tools()]
     print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
     return 0

@@ -84,6 +84,15 @@ class FileEdit:
 
 
 @dataclass(frozen=True, slots=True)
+class ProcessExit:
+    """How a command a tool ran (bash) ended: its exit `code`, or the `signal` that killed it
+    (the signal's name, e.g. `SIGKILL`, or its number as text when it has none)."""
+
+    code: int | None = None
+    signal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one tool call: the text the model will read, and whether it is an error.
 
@@ -100,15 +109,28 @@ class ToolResult:
     duration_ms: float = 0.0
     changes: FileChanges | None = None  # what the call changed in the workspace, when measured
     edit: FileEdit | None = None  # what a file tool changed in its file
+    exit: ProcessExit | None = None  # how the command of a call that ran one ended
+
+
+class ToolKind(StrEnum):
+    """What a tool does, declared once by the tool; approvals, checkpoints and clients go by it.
+    The values are the wire's `kind` of a tool (and ACP's tool call kinds)."""
+
+    READ = "read"  # reads the workspace file at its `path`; changes nothing
+    EDIT = "edit"  # changes the workspace file at its `path`
+    EXECUTE = "execute"  # runs its `command`, which may do anything
+    OTHER = "other"  # anything else: MCP tools, unknown tools
 
 
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
-    """What the model is told about a tool: its name, purpose and JSON Schema for arguments."""
+    """What the model is told about a tool: its name, purpose and JSON Schema for arguments;
+    and, for everyone else, its kind (not sent to the model)."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
+    kind: ToolKind = ToolKind.OTHER
 
 
 @dataclass(frozen=True, slots=True)

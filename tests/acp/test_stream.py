@@ -12,7 +12,7 @@ from acp.schema import AllowedOutcome, RequestPermissionResponse
 from harness9.acp.main import read_settings
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.update_stream import UpdateStream
-from harness9.schema import ToolCall
+from harness9.schema import ToolCall, ToolKind
 from harness9.tools.approvals.step import Answer, ApprovalRequest
 
 
@@ -83,10 +83,12 @@ async def test_a_question_goes_out_after_the_updates_queued_before_it() -> None:
     class Asker:
         def __init__(self) -> None:
             self.seen: list[str] = []
+            self.kind = ""
 
         async def request_permission(self, session_id: str, tool_call: Any, options: Any,
                                      **kwargs: Any) -> RequestPermissionResponse:
             self.seen = [u["sessionUpdate"] for u in sink.sent]
+            self.kind = tool_call.kind
             return RequestPermissionResponse(
                 outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
 
@@ -97,6 +99,8 @@ async def test_a_question_goes_out_after_the_updates_queued_before_it() -> None:
     asyncio.get_running_loop().call_later(0.05, sink.gate.set)
     call = ToolCall("c-1", "bash", '{"command": "ls"}')
     approver = ClientApprover(asker, "s-1", "/tmp", stream)
-    answer = await approver.ask(ApprovalRequest(call, {"command": "ls"}, "bash: ls"))
+    request = ApprovalRequest(call, ToolKind.EXECUTE, {"command": "ls"}, "bash: ls")
+    answer = await approver.ask(request)
     assert answer.decision is Answer.ALLOW_ONCE
     assert asker.seen == ["tool_call", "tool_call_update"]
+    assert asker.kind == "execute"  # the kind the question's tool declares

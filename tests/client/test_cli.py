@@ -55,6 +55,9 @@ def test_tools_prints_the_four_tool_definitions(workspace: Path) -> None:
     assert set(tools) == {"read_file", "write_file", "edit_file", "bash"}
     assert tools["edit_file"]["inputSchema"]["required"] == ["path", "source_text", "target_text"]
     assert all(tool["description"] for tool in tools.values())
+    kinds = {name: tool["kind"] for name, tool in tools.items()}
+    assert kinds == {"read_file": "read", "write_file": "edit", "edit_file": "edit",
+                     "bash": "execute"}
 
 
 @pytest.mark.timeout(20)

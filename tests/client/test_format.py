@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+
 from harness9.client import format as fmt
 from harness9.client import summary
-from harness9.client.tool_row import live_tail
+from harness9.client.approval_prompt import question
+from harness9.client.tool_row import STOP_HINT, ToolRow, live_tail
 
 
 def test_sizes_and_durations_read_naturally() -> None:
@@ -23,11 +26,34 @@ def test_tool_summary_names_the_path_or_the_command() -> None:
     assert fmt.tool_summary("bash", "{not json") == "{not json"
 
 
-def test_preview_keeps_the_tail_of_bash_and_the_head_of_the_rest() -> None:
+def test_preview_keeps_the_tail_of_commands_and_the_head_of_the_rest() -> None:
     output = "\n".join(f"line {i}" for i in range(1, 11)) + "\n\nexit status 1\n"
-    assert fmt.preview("bash", output) == ["… 8 lines above", "line 9", "line 10", "exit status 1"]
-    assert fmt.preview("read_file", output) == ["line 1", "line 2", "line 3", "… 8 more lines"]
-    assert fmt.preview("edit_file", "done\n") == ["done"]
+    assert fmt.preview("execute", output) == [
+        "… 8 lines above", "line 9", "line 10", "exit status 1"
+    ]
+    assert fmt.preview("read", output) == ["line 1", "line 2", "line 3", "… 8 more lines"]
+    assert fmt.preview("other", output)[-1] == "… 8 more lines"
+    assert fmt.preview("edit", "done\n") == ["done"]
+
+
+def test_a_command_s_exit_comes_from_its_fields_never_its_text() -> None:
+    command = {"command": "make"}
+    printed = {"output": "exit status 7\n", "bytes": 14, "exitCode": 0, "durationMs": 2}
+    assert summary.finished("bash", command, printed, ok=True) == "ran `make` · exit 0 · 2 ms"
+    assert summary.command_output(printed) == "exit status 7\n"  # what it printed is kept
+    older = {"output": "boom\nexit status 2", "durationMs": 2}  # a daemon without exitCode
+    assert summary.finished("bash", command, older, ok=True) == "ran `make` · 2 ms"
+
+
+def test_a_command_s_output_is_shown_without_the_model_s_status_line() -> None:
+    failed = {"output": "a\nb\nexit status 2", "bytes": 4, "exitCode": 2}
+    assert summary.command_output(failed) == "a\nb"
+    killed = {"output": "killed by signal SIGTERM (15)", "bytes": 0, "signal": "SIGTERM"}
+    assert summary.command_output(killed) == ""
+    cut = {"output": "head\n\n[output truncated: …]\n\ntail\nexit status 1", "bytes": 9000,
+           "exitCode": 1}
+    assert summary.command_output(cut).endswith("\ntail")
+    assert summary.command_output({"output": "(no output)", "bytes": 0, "exitCode": 0}) == ""
 
 
 def test_tokens_line() -> None:
@@ -62,12 +88,12 @@ def test_rows_say_what_a_call_did_in_english() -> None:
     wrote = {"output": "成功将 4 字节写入到文件: n.txt"}
     assert summary.finished("write_file", {"path": "n.txt", "content": "a\nb\n"}, wrote,
                             ok=True) == "wrote n.txt · 2 lines"
-    ran = {"output": "F\nFAILED\nexit status 1", "durationMs": 291.4}
+    ran = {"output": "F\nFAILED\nexit status 1", "exitCode": 1, "durationMs": 291.4}
     command = {"command": "python3 -m unittest"}
     assert summary.finished("bash", command, ran, ok=True) == (
         "ran `python3 -m unittest` · exit 1 · 291 ms"
     )
-    killed = {"output": "killed by signal SIGKILL (9)", "durationMs": 5}
+    killed = {"output": "killed by signal SIGKILL (9)", "signal": "SIGKILL", "durationMs": 5}
     assert summary.finished("bash", command, killed, ok=True).endswith("· killed (SIGKILL) · 5 ms")
     failed = {"output": "Error: file not found: x", "reason": "error"}
     assert summary.finished("read_file", {"path": "x"}, failed, ok=False) == "read x · error"
@@ -76,6 +102,32 @@ def test_rows_say_what_a_call_did_in_english() -> None:
     )
     assert summary.running("bash", command) == "running `python3 -m unittest`"
     assert summary.running("edit_file", {"path": "p.py"}) == "editing p.py"
+
+
+def test_a_row_s_body_goes_by_its_tool_s_kind() -> None:
+    done = {"output": "the model's words", "bytes": 17, "durationMs": 1}
+    rows = {kind: ToolRow("lookup", kind, {"path": "a.py"}) for kind in ("read", "edit", "other")}
+    for row in rows.values():
+        row.finish(done, ok=True)
+    assert (rows["read"].lines, rows["edit"].lines) == ([], [])  # the headline says it
+    assert rows["other"].lines == ["the model's words"]
+    command = ToolRow("run_it", "execute", {"command": "make"})
+    command.finish({**done, "output": "built\nexit status 2", "exitCode": 2}, ok=True)
+    assert command.lines == ["built"]
+    console = Console(width=60, record=True)
+    console.print(ToolRow("run_it", "execute", {}).render(), ToolRow("x", "other", {}).render())
+    assert console.export_text().count(STOP_HINT) == 1  # only a command can be stopped
+
+
+def test_a_question_shows_a_command_as_a_command_by_its_tool_s_kind() -> None:
+    def shown(kind: str) -> str:
+        console = Console(width=60, record=True)
+        console.print(question({"tool": "run_it", "toolKind": kind, "title": "run_it: make",
+                                "arguments": {"command": "make"}}))
+        return console.export_text()
+
+    assert "│ make" in shown("execute") and "{" not in shown("execute")
+    assert "{'command': 'make'}" in shown("other")
 
 
 def test_live_tail_keeps_the_last_lines_as_a_terminal_leaves_them() -> None:

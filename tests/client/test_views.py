@@ -68,12 +68,14 @@ def test_rows_speak_english_and_answers_are_markdown(
 
 def _edit_completed(diff: str, added: int, removed: int) -> dict[str, Any]:
     return {"kind": "tool_completed", "turn": 1, "toolCallId": "c1", "tool": "edit_file",
-            "output": "成功修改文件: app.py", "bytes": 30, "truncated": False, "durationMs": 4.2,
+            "toolKind": "edit", "output": "成功修改文件: app.py", "bytes": 30, "truncated": False,
+            "durationMs": 4.2,
             "path": "app.py", "diff": diff, "added": added, "removed": removed, "via": "disk"}
 
 
 def _run(*middle: dict[str, Any]) -> list[dict[str, Any]]:
     started = {"kind": "tool_started", "turn": 1, "toolCallId": "c1", "tool": "edit_file",
+               "toolKind": "edit",
                "arguments": {"path": "app.py", "source_text": "x", "target_text": "y"}}
     return [
         {"kind": "run_started", "provider": "replay", "model": "m", "workspaceRoot": "/ws"},

@@ -59,6 +59,7 @@ async def test_the_editor_is_asked_with_the_diff_and_its_answers_hold(
     assert (edit["tool"], edit["title"], edit["path"], edit["turn"]) == (
         "edit_file", "edit_file: a.txt", "a.txt", 1
     )
+    assert (edit["toolKind"], bash["toolKind"]) == ("edit", "execute")
     assert edit["diff"] == "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+beta\n"
     assert [o["id"] for o in edit["options"]] == ["allow_once", "allow_session", "reject"]
     assert (bash["title"], bash["arguments"]) == (
@@ -71,7 +72,8 @@ async def test_the_editor_is_asked_with_the_diff_and_its_answers_hold(
     assert [(n["tool"], n["decision"], n["by"]) for n in resolved] == [
         ("edit_file", "allow_once", "user"), ("bash", "reject", "user")
     ]
-    assert len(kinds(daemon, result["runId"], "approval_requested")) == 2
+    requested = kinds(daemon, result["runId"], "approval_requested")
+    assert [n["toolKind"] for n in requested] == ["edit", "execute"]
     failed = kinds(daemon, result["runId"], "tool_failed")
     assert [(n["tool"], n["reason"]) for n in failed] == [("bash", "rejected")]
     second_request = json.dumps(fake_llm.requests[1].body)

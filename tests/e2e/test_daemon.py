@@ -64,7 +64,11 @@ async def test_run_reports_every_step_in_order(
     message = next(n for n in notes if n["kind"] == "assistant_message")
     assert [c["name"] for c in message["toolCalls"]] == ["read_file", "bash"]
     assert message["toolCalls"][0]["arguments"] == {"path": "a.txt"}
+    assert [c["kind"] for c in message["toolCalls"]] == ["read", "execute"]
+    started_kinds = {n["tool"]: n["toolKind"] for n in notes if n["kind"] == "tool_started"}
+    assert started_kinds == {"read_file": "read", "bash": "execute"}
     done = {n["tool"]: n for n in notes if n["kind"] == "tool_completed"}
+    assert {tool: n["toolKind"] for tool, n in done.items()} == started_kinds
     assert done["read_file"]["output"].startswith("alpha")
     assert done["bash"]["output"].startswith("hi")
     assert done["bash"]["bytes"] >= 3 and done["bash"]["truncated"] is False
@@ -91,9 +95,9 @@ async def test_tool_failure_is_reported_and_run_goes_on(
     result = await daemon.run(prompt="x")
     failed = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "tool_failed"]
     # The two calls run concurrently: either may fail first.
-    assert sorted((n["tool"], n["reason"]) for n in failed) == [
-        ("nope", "unknown_tool"),
-        ("read_file", "error"),
+    assert sorted((n["tool"], n["reason"], n["toolKind"]) for n in failed) == [
+        ("nope", "unknown_tool", "other"),
+        ("read_file", "error", "read"),
     ]
     assert "outside the workspace" in next(n for n in failed if n["tool"] == "read_file")["output"]
 
@@ -281,6 +285,7 @@ async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspa
     answer = await daemon.request("agent/tools", {})
     tools = answer["tools"]
     assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash"]
+    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute"]
     assert tools[3]["inputSchema"]["required"] == ["command"]
 
 

@@ -70,6 +70,7 @@ async def test_agent_tools_lists_the_servers_tools_without_starting_them_at_init
     assert by_name["mcp__time__convert_time"]["inputSchema"]["required"] == [
         "source_timezone", "time", "target_timezone"]
     assert "server" not in by_name["bash"]
+    assert (by_name["mcp__edge__echo"]["kind"], by_name["bash"]["kind"]) == ("other", "execute")
     assert len(pids.read_text().split()) == 1
     await daemon.request("agent/tools", {})
     assert len(pids.read_text().split()) == 1  # kept for the daemon's life
@@ -111,7 +112,7 @@ async def test_mcp_tools_ask_first_by_default(
     notes = finished(daemon, result["runId"])
     assert notes["e"]["reason"] == "rejected"
     requested = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "approval_requested"]
-    assert [n["tool"] for n in requested] == ["mcp__edge__echo"]
+    assert [(n["tool"], n["toolKind"]) for n in requested] == [("mcp__edge__echo", "other")]
 
 
 async def test_errors_timeouts_big_results_and_images(

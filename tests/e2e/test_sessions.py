@@ -53,6 +53,7 @@ async def test_a_killed_daemon_loses_only_the_turn_in_flight(
                                              "assistant", "user"]
     assert [m.get("toolCallId") for m in messages[3::2]] == ["c1", "c2"]
     assert "one" in messages[3]["content"] and "two" in messages[5]["content"]
+    assert messages[2]["toolCalls"][0]["kind"] == "execute"  # the kind bash declares
 
     fake_llm.script([Reply("resumed")])
     answer = await second.run(prompt="go on", sessionId=session_id)

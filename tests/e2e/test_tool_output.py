@@ -78,5 +78,23 @@ async def test_a_flood_of_output_does_not_flood_the_client(
     assert len(live) <= 3
 
 
+async def test_a_bash_completion_carries_its_exit_code_or_signal(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    calls = [Call("bash", {"command": "echo out; exit 3"}, id="c-exit"),
+             Call("bash", {"command": "echo 'exit status 7'"}, id="c-zero"),
+             Call("bash", {"command": "kill -KILL $$"}, id="c-kill")]
+    fake_llm.script([Reply("", calls), Reply("done")])
+    daemon = await start(workspace, env={**fake_llm.env(), "HARNESS9_PROVIDER": "openai"})
+    result = await daemon.run(prompt="run them")
+    done = {n["toolCallId"]: n for n in daemon.of_run(result["runId"])
+            if n["kind"] == "tool_completed"}
+    assert (done["c-exit"]["output"], done["c-exit"]["exitCode"]) == ("out\nexit status 3", 3)
+    assert done["c-zero"]["exitCode"] == 0  # the text a command prints is not its exit
+    assert "signal" not in done["c-exit"] and "signal" not in done["c-zero"]
+    assert done["c-kill"]["output"] == "killed by signal SIGKILL (9)"
+    assert done["c-kill"]["signal"] == "SIGKILL" and "exitCode" not in done["c-kill"]
+
+
 def test_the_kind_is_announced() -> None:
     assert "tool_output" in PROGRESS_KINDS

@@ -23,7 +23,7 @@ from harness9.engine.events import (
     ToolStarted,
 )
 from harness9.provider.provider_errors import RateLimitError
-from harness9.schema import Message, Role, ToolFailure
+from harness9.schema import Message, Role, ToolFailure, ToolKind
 from harness9.tools import default_registry
 from tests.engine.scripted import Reply, ScriptedProvider
 
@@ -234,6 +234,20 @@ async def test_tool_events_carry_started_before_finished(tmp_path: Path) -> None
     started = next(i for i, e in enumerate(events) if isinstance(e, ToolStarted))
     finished = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished))
     assert started < finished
+
+
+async def test_calls_carry_the_kind_their_tool_declares(tmp_path: Path) -> None:
+    calls = [("read_file", '{"path": "a.txt"}'), bash("echo a"), ("teleport", "{}")]
+    (tmp_path / "a.txt").write_text("a\n")
+    engine, _, events = make_engine(tmp_path, [Reply("", calls), Reply("b")])
+    await engine.run("x")
+    message = next(e for e in events if isinstance(e, AssistantMessage))
+    expected = [ToolKind.READ, ToolKind.EXECUTE, ToolKind.OTHER]  # unknown tools: other
+    assert [kind for _, kind in message.calls_with_kinds()] == expected
+    started = {e.call.name: e.tool_kind for e in events if isinstance(e, ToolStarted)}
+    finished = {e.call.name: e.tool_kind for e in events if isinstance(e, ToolFinished)}
+    assert started == finished == dict(zip(["read_file", "bash", "teleport"], expected,
+                                           strict=True))
 
 
 async def test_a_new_conversation_starts_with_the_system_prompt(tmp_path: Path) -> None:

@@ -18,19 +18,20 @@ from harness9.engine.events import (
     TurnStarted,
 )
 from harness9.engine.log import format_event
-from harness9.schema import ToolCall, ToolFailure, ToolResult, Usage
+from harness9.schema import ToolCall, ToolFailure, ToolKind, ToolResult, Usage
 
 NOW = time.mktime((2026, 4, 29, 15, 11, 30, 0, 0, -1))
 STAMP = "2026/04/29 15:11:30 [engine]"
 
 
 def started(arguments: str, name: str = "bash", id_: str = "call_xyz") -> str | None:
-    return format_event(ToolStarted(1, ToolCall(id_, name, arguments)), NOW)
+    return format_event(ToolStarted(1, ToolCall(id_, name, arguments), ToolKind.EXECUTE), NOW)
 
 
 def finished(output: str, **kw: object) -> str | None:
     result = ToolResult("call_xyz", output, **kw)  # type: ignore[arg-type]
-    return format_event(ToolFinished(1, ToolCall("call_xyz", "bash", "{}"), result), NOW)
+    call = ToolCall("call_xyz", "bash", "{}")
+    return format_event(ToolFinished(1, call, result, ToolKind.EXECUTE), NOW)
 
 
 def test_short_arguments_inline_without_html_escaping() -> None:
@@ -128,7 +129,9 @@ def test_other_nodes_of_the_coverage_table() -> None:
 
 def test_approval_lines_say_who_decided_what() -> None:
     call = ToolCall(id="c1", name="bash", arguments='{"command": "rm -rf build"}')
-    asked = format_event(ApprovalRequested(turn=2, call=call, title="bash: rm -rf build"), 0)
+    asked = format_event(
+        ApprovalRequested(2, call, "bash: rm -rf build", ToolKind.EXECUTE), 0
+    )
     resolved = format_event(
         ApprovalResolved(turn=2, call=call, decision="deny", by="rule", rule="bash(rm *)"), 0
     )

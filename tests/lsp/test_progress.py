@@ -5,9 +5,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness9.engine.events import RunFinished, TextDelta, ToolFinished, ToolStarted
+from harness9.engine.events import (
+    ApprovalRequested,
+    AssistantMessage,
+    RunFinished,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
 from harness9.lsp.progress import DELTA_INTERVAL, ProgressPublisher
-from harness9.schema import ToolCall, ToolFailure, ToolResult, Usage
+from harness9.schema import ProcessExit, ToolCall, ToolFailure, ToolKind, ToolResult, Usage
+
+EXECUTE = ToolKind.EXECUTE
 
 
 def publisher() -> tuple[ProgressPublisher, list[dict[str, Any]]]:
@@ -57,19 +66,52 @@ async def test_rate_stays_bounded_while_pieces_keep_coming() -> None:
 async def test_tool_fields() -> None:
     publish, sent = publisher()
     call = ToolCall("c1", "bash", '{"command": "ls"}')
-    publish(ToolStarted(2, call))
+    publish(ToolStarted(2, call, EXECUTE))
     result = ToolResult("c1", "boom", is_error=True, failure=ToolFailure.TIMEOUT, bytes=9,
                         truncated=True, duration_ms=12.34)
-    publish(ToolFinished(2, call, result))
+    publish(ToolFinished(2, call, result, EXECUTE))
     broken = ToolCall("c2", "bash", '{"command": ')
-    publish(ToolStarted(2, broken))
-    assert sent[0]["arguments"] == {"command": "ls"}
+    publish(ToolStarted(2, broken, EXECUTE))
+    assert sent[0] == {
+        "runId": "r-1", "sessionId": "s-1", "seq": 1, "kind": "tool_started", "turn": 2,
+        "toolCallId": "c1", "tool": "bash", "toolKind": "execute",
+        "arguments": {"command": "ls"},
+    }  # fmt: skip
     assert sent[1] == {
         "runId": "r-1", "sessionId": "s-1", "seq": 2, "kind": "tool_failed", "turn": 2,
-        "toolCallId": "c1", "tool": "bash", "output": "boom", "bytes": 9, "truncated": True,
-        "durationMs": 12.3, "reason": "timeout",
+        "toolCallId": "c1", "tool": "bash", "toolKind": "execute", "output": "boom", "bytes": 9,
+        "truncated": True, "durationMs": 12.3, "reason": "timeout",
     }  # fmt: skip
     assert sent[2]["arguments"] == '{"command": '
+
+
+async def test_calls_and_questions_carry_their_tool_s_kind() -> None:
+    publish, sent = publisher()
+    read = ToolCall("c1", "read_file", '{"path": "a.py"}')
+    other = ToolCall("c2", "mcp__time__now", "{}")
+    publish(AssistantMessage(1, "", (read, other), (ToolKind.READ, ToolKind.OTHER)))
+    publish(ApprovalRequested(1, other, "mcp__time__now", ToolKind.OTHER))
+    assert sent[0]["toolCalls"] == [
+        {"id": "c1", "name": "read_file", "arguments": {"path": "a.py"}, "kind": "read"},
+        {"id": "c2", "name": "mcp__time__now", "arguments": {}, "kind": "other"},
+    ]
+    assert sent[1] == {
+        "runId": "r-1", "sessionId": "s-1", "seq": 2, "kind": "approval_requested", "turn": 1,
+        "toolCallId": "c2", "tool": "mcp__time__now", "toolKind": "other",
+        "title": "mcp__time__now",
+    }  # fmt: skip
+
+
+async def test_a_command_s_completion_says_how_it_ended() -> None:
+    publish, sent = publisher()
+    call = ToolCall("c1", "bash", '{"command": "make"}')
+    exited = ToolResult("c1", "exit status 2", exit=ProcessExit(code=2))
+    killed = ToolResult("c1", "killed by signal SIGKILL (9)", exit=ProcessExit(signal="SIGKILL"))
+    for result in (exited, killed, ToolResult("c1", "ok")):
+        publish(ToolFinished(1, call, result, EXECUTE))
+    assert (sent[0]["exitCode"], "signal" in sent[0]) == (2, False)
+    assert (sent[1]["signal"], "exitCode" in sent[1]) == ("SIGKILL", False)
+    assert "exitCode" not in sent[2] and "signal" not in sent[2]  # no command ran
 
 
 async def test_deltas_are_held_while_the_client_lags_and_sent_as_one_after() -> None:

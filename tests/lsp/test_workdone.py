@@ -10,7 +10,7 @@ from pygls.lsp.server import LanguageServer
 
 from harness9.engine.events import ToolStarted
 from harness9.lsp.workdone import WorkDoneProgress
-from harness9.schema import ToolCall
+from harness9.schema import ToolCall, ToolKind
 
 
 class Collect:
@@ -40,7 +40,8 @@ async def test_reports_are_held_while_the_client_lags() -> None:
     work = await WorkDoneProgress.open(ls, "tok", task, "prompt", lambda: lagging[0])
     assert work is not None
     for i in range(20):
-        work(ToolStarted(1, ToolCall(f"c{i}", "bash", json.dumps({"command": f"step {i}"}))))
+        call = ToolCall(f"c{i}", "bash", json.dumps({"command": f"step {i}"}))
+        work(ToolStarted(1, call, ToolKind.EXECUTE))
     await asyncio.sleep(0.1)
     assert reports(writer) == []
     lagging[0] = False
@@ -57,7 +58,7 @@ async def test_end_drops_a_held_report() -> None:
     task = asyncio.ensure_future(asyncio.sleep(10))
     work = await WorkDoneProgress.open(ls, "tok", task, "prompt", lambda: True)
     assert work is not None
-    work(ToolStarted(1, ToolCall("c", "bash", "{}")))
+    work(ToolStarted(1, ToolCall("c", "bash", "{}"), ToolKind.EXECUTE))
     work.end("completed")
     await asyncio.sleep(0.1)
     kinds = [b["params"]["value"]["kind"] for b in writer.bodies if b.get("method") == "$/progress"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 
 from harness9.process.reaper import REAPER, TOOL_SESSION_ENV
 from harness9.process.shell_runner import OutputBuffer
-from harness9.schema import ToolCall, ToolError, ToolFailure
+from harness9.schema import ProcessExit, ToolCall, ToolError, ToolFailure
 from harness9.tools.bash import MAX_OUTPUT_BYTES, BashTool, kill_all_groups
 from harness9.tools.contract import DEADLINE, ToolOutput, ToolTimeoutError
 from harness9.tools.registry import Registry
@@ -71,7 +72,7 @@ def test_definition_requires_command(workspace: Path) -> None:
 async def test_runs_in_the_workspace_root(workspace: Path) -> None:
     root = os.path.realpath(workspace)  # noqa: ASYNC240 (a test's own fixture path)
     result = await run(workspace, "pwd; echo hi > made.txt")
-    assert result == ToolOutput(text=f"{root}\n", bytes=len(root) + 1)
+    assert result == ToolOutput(text=f"{root}\n", bytes=len(root) + 1, exit=ProcessExit(code=0))
     assert (workspace / "made.txt").read_text() == "hi\n"
 
 
@@ -92,14 +93,30 @@ async def test_nonzero_exit_is_a_normal_result(workspace: Path) -> None:
     assert (await run(workspace, "no-such-command-h9")).text.endswith("exit status 127")
 
 
+async def test_the_exit_code_comes_with_the_output(workspace: Path) -> None:
+    assert (await run(workspace, "echo out; exit 3")).exit == ProcessExit(code=3)
+    assert (await run(workspace, "echo fine")).exit == ProcessExit(code=0)
+    # Only the status line says it, the output never: a command printing one is not believed.
+    assert (await run(workspace, "echo 'exit status 9'")).exit == ProcessExit(code=0)
+
+
 async def test_death_by_signal_is_named(workspace: Path) -> None:
-    assert (await run(workspace, "echo bye; kill -TERM $$")).text == (
-        "bye\nkilled by signal SIGTERM (15)"
-    )
+    result = await run(workspace, "echo bye; kill -TERM $$")
+    assert result.text == "bye\nkilled by signal SIGTERM (15)"
+    assert result.exit == ProcessExit(signal="SIGTERM")
+
+
+async def test_a_signal_without_a_name_is_given_by_number(workspace: Path) -> None:
+    number = signal.SIGRTMIN + 2  # real-time signals have no name of their own
+    result = await run(workspace, f"kill -{number} $$")
+    assert result.text == f"killed by signal {number}"
+    assert result.exit == ProcessExit(signal=str(number))
 
 
 async def test_no_output_says_so(workspace: Path) -> None:
-    assert await run(workspace, "true") == ToolOutput(text="(no output)", bytes=0)
+    assert await run(workspace, "true") == ToolOutput(
+        text="(no output)", bytes=0, exit=ProcessExit(code=0)
+    )
 
 
 @pytest.mark.parametrize("command", ["", "   ", "\n\t"])
@@ -120,7 +137,8 @@ async def test_invalid_utf8_is_replaced(workspace: Path) -> None:
 
 async def test_output_of_exactly_the_cap_is_kept_whole(workspace: Path) -> None:
     result = await run(workspace, f"head -c {MAX_OUTPUT_BYTES} /dev/zero | tr '\\0' a")
-    assert result == ToolOutput(text="a" * MAX_OUTPUT_BYTES, bytes=MAX_OUTPUT_BYTES)
+    assert result == ToolOutput(text="a" * MAX_OUTPUT_BYTES, bytes=MAX_OUTPUT_BYTES,
+                                 exit=ProcessExit(code=0))
 
 
 async def test_long_output_keeps_head_and_tail(workspace: Path) -> None:
@@ -252,6 +270,16 @@ async def test_registry_timeout_returns_the_partial_output(workspace: Path) -> N
     assert result.is_error
     assert result.failure is ToolFailure.TIMEOUT
     assert result.output.startswith("partial\nError: the command timed out after 0.5 s")
+    assert result.exit is None  # killed at the deadline: no exit code to report
+
+
+async def test_the_result_carries_how_the_command_ended(workspace: Path) -> None:
+    registry = Registry()
+    registry.register(BashTool(workspace))
+    call = ToolCall(id="c1", name="bash", arguments='{"command": "echo out; exit 4"}')
+    result = await registry.execute(call)
+    assert (result.is_error, result.output) == (False, "out\nexit status 4")
+    assert result.exit == ProcessExit(code=4)
 
 
 @pytest.mark.timeout(10)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from pathlib import Path
 
 import pytest
 
-from harness9.schema import ToolCall, ToolDefinition, ToolFailure
-from harness9.tools import Registry, ToolError, ToolOutput
+from harness9.schema import ToolCall, ToolDefinition, ToolFailure, ToolKind
+from harness9.tools import Registry, ToolError, ToolOutput, default_registry
 from harness9.tools.contract import seconds_left
 
 
@@ -63,6 +64,16 @@ def registry() -> Registry:
     reg.register(Echo())
     reg.register(Budget())
     return reg
+
+
+def test_each_tool_declares_its_kind_and_an_unknown_name_is_other(tmp_path: Path) -> None:
+    builtin = default_registry(tmp_path)
+    kinds = {d.name: d.kind for d in builtin.available_tools()}
+    assert kinds == {"read_file": ToolKind.READ, "write_file": ToolKind.EDIT,
+                     "edit_file": ToolKind.EDIT, "bash": ToolKind.EXECUTE}
+    assert [builtin.kind_of(name) for name in kinds] == list(kinds.values())
+    assert builtin.kind_of("no_such_tool") is ToolKind.OTHER
+    assert registry().kind_of("echo") is ToolKind.OTHER  # a tool that declares none
 
 
 def call(args: object, name: str = "echo") -> ToolCall:

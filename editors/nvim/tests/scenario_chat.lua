@@ -105,7 +105,7 @@ local function real_daemon()
   h.expect_equal("the cursor (on the prompt)", vim.api.nvim_buf_line_count(buf), vim.api.nvim_win_get_cursor(0)[1])
 end
 
--- Events as the daemon of protocol 1.1 sends them, rendered with a fake clock.
+-- Events as the daemon of protocol 1.2 sends them (toolKind, exitCode), rendered with a fake clock.
 local function scripted()
   local now = 0
   local state = view.new({ clock = function()
@@ -118,12 +118,14 @@ local function scripted()
   end
   apply({ kind = "run_started" })
   apply({ kind = "text_delta", turn = 1, text = "Running them." })
-  apply({ kind = "tool_started", turn = 1, toolCallId = "c1", tool = "edit_file",
+  apply({ kind = "tool_started", turn = 1, toolCallId = "c1", tool = "edit_file", toolKind = "edit",
           arguments = { path = "calc.py", source_text = "a - b", target_text = "a + b" } })
-  apply({ kind = "tool_completed", turn = 1, toolCallId = "c1", tool = "edit_file", output = "成功修改文件: calc.py",
+  apply({ kind = "tool_completed", turn = 1, toolCallId = "c1", tool = "edit_file", toolKind = "edit",
+          output = "成功修改文件: calc.py",
           durationMs = 3, path = "calc.py", added = 1, removed = 1, via = "editor",
           diff = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n" })
-  apply({ kind = "tool_started", turn = 1, toolCallId = "c2", tool = "bash", arguments = { command = "make test" } })
+  apply({ kind = "tool_started", turn = 1, toolCallId = "c2", tool = "bash", toolKind = "execute",
+          arguments = { command = "make test" } })
   now = 2300
   apply({ kind = "tool_output", turn = 1, toolCallId = "c2", text = "test_add ... ok\n" })
   apply({ kind = "tool_output", turn = 1, toolCallId = "c2", text = "test_sub ... " })
@@ -151,9 +153,21 @@ local function scripted()
     "",
   }, out.lines)
   h.expect_equal("the edit's row", "calc.py", out.rows[8].path)
-  apply({ kind = "tool_completed", turn = 1, toolCallId = "c2", tool = "bash", durationMs = 2410,
-          output = "test_add ... ok\ntest_sub ... FAIL\nexit status 1" })
+  apply({ kind = "tool_completed", turn = 1, toolCallId = "c2", tool = "bash", toolKind = "execute",
+          durationMs = 2410, output = "test_add ... ok\ntest_sub ... FAIL\nexit status 1", exitCode = 1 })
   h.expect_equal("the finished bash row", "  ✓ ran `make test` · exit 1 · 2.4 s", chat_view.render(state).lines[13])
+  -- How a command ended comes from exitCode or signal, never from the text it printed.
+  apply({ kind = "tool_started", turn = 1, toolCallId = "c3", tool = "bash", toolKind = "execute",
+          arguments = { command = "./check" } })
+  apply({ kind = "tool_completed", turn = 1, toolCallId = "c3", tool = "bash", toolKind = "execute",
+          durationMs = 5, output = "exit status 9\n", exitCode = 0 })
+  apply({ kind = "tool_started", turn = 1, toolCallId = "c4", tool = "bash", toolKind = "execute",
+          arguments = { command = "./hang" } })
+  apply({ kind = "tool_completed", turn = 1, toolCallId = "c4", tool = "bash", toolKind = "execute",
+          durationMs = 7, output = "killed by signal SIGKILL (9)", signal = "SIGKILL" })
+  local rows = chat_view.render(state).lines
+  h.expect_equal("a command that printed a status line", "  ✓ ran `./check` · exit 0 · 5 ms", rows[14])
+  h.expect_equal("a command killed by a signal", "  ✓ ran `./hang` · killed (SIGKILL) · 7 ms", rows[15])
 end
 
 -- A bash call that prints, sleeps and prints again: its first line shows in the chat while it

@@ -1,7 +1,7 @@
 -- Diffs of the agent's edits. The before-text comes back from a unified diff and the text now:
 -- round trips over generated changes (with and without context lines, insertions at the top,
 -- deletions at the end, a user's edit above a hunk since) and a refusal when the change is gone.
--- An edit_file completion as protocol 1.1 sends it (fed to the plugin's agent/progress handler):
+-- An edit_file completion as protocol 1.2 sends it (fed to the plugin's agent/progress handler):
 -- `d` on its chat row and :Harness9Diff open the file beside its before-text in diff mode. Then the
 -- same after the real daemon's edit of the open file (through the editor: the buffer and the disk
 -- both have it).
@@ -75,8 +75,10 @@ local function scripted()
   -- The events bind to this run: they come before the daemon has even started (its own events
   -- carry another runId and are ignored); its reply ends the run.
   harness9.run("fix the adder", { from_chat = true })
-  send({ kind = "tool_started", turn = 1, toolCallId = "c1", tool = "edit_file", arguments = { path = "calc.py" } })
-  send({ kind = "tool_completed", turn = 1, toolCallId = "c1", tool = "edit_file", output = "ok", durationMs = 2,
+  send({ kind = "tool_started", turn = 1, toolCallId = "c1", tool = "edit_file", toolKind = "edit",
+         arguments = { path = "calc.py" } })
+  send({ kind = "tool_completed", turn = 1, toolCallId = "c1", tool = "edit_file", toolKind = "edit", output = "ok",
+         durationMs = 2,
          path = "calc.py", added = 1, removed = 1, via = "disk",
          diff = "--- a/calc.py\n+++ b/calc.py\n" .. text_diff(OLD, NEW, { ctxlen = 3 }) })
   vim.wait(50)

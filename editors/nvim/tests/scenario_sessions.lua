@@ -1,5 +1,5 @@
--- :Harness9Sessions. A stored session (an `agent/session` result as protocol 1.1 gives it) loads
--- into the chat as its conversation; then, with the real daemon: two chats make two sessions, the
+-- :Harness9Sessions. A stored session (an `agent/session` result as protocol 1.2 gives it: each
+-- tool call with its kind) loads into the chat as its conversation; then, with the real daemon: two chats make two sessions, the
 -- list offers both (newest first), Resume brings the first back into the chat and the next prompt
 -- continues it, Delete removes the other.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
@@ -15,10 +15,10 @@ local function scripted()
     messages = {
       { role = "user", content = "fix calc.py\n\n<attached: calc.py>" },
       { role = "assistant", content = "Reading it.", toolCalls = {
-        { id = "c1", name = "read_file", arguments = '{"path": "calc.py"}' } } },
+        { id = "c1", name = "read_file", kind = "read", arguments = '{"path": "calc.py"}' } } },
       { role = "tool", toolCallId = "c1", content = "def add(a, b): return a - b" },
       { role = "assistant", content = "", toolCalls = {
-        { id = "c2", name = "bash", arguments = { command = "python -m pytest -q" } } } },
+        { id = "c2", name = "bash", kind = "execute", arguments = { command = "python -m pytest -q" } } } },
       { role = "tool", toolCallId = "c2", content = "1 failed\nexit status 1" },
       { role = "assistant", content = "It subtracts." },
       { role = "user", content = "thanks" },
@@ -38,7 +38,9 @@ local function scripted()
     "harness9",
     "Reading it.",
     "  ✓ read calc.py",
-    "  ✓ ran `python -m pytest -q` · exit 1",
+    -- A stored result keeps what the model read, not the exit code: none is named (the
+    -- "exit status 1" line of the model's text is not read back).
+    "  ✓ ran `python -m pytest -q`",
     "It subtracts.",
     "  ── done · 3 turns · 2 tool calls",
     "",

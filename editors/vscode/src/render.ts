@@ -135,7 +135,7 @@ function renderSummary(t: ToolItem, now: number | undefined): string {
 function renderToolBody(t: ToolItem): string {
   const parts: string[] = [];
   const args = t.arguments && typeof t.arguments === 'object' ? (t.arguments as Record<string, unknown>) : undefined;
-  if (t.name === 'bash' && typeof args?.command === 'string') {
+  if (t.kind === 'execute' && typeof args?.command === 'string') {
     parts.push(`<div class="label">command</div><pre class="command">${esc(args.command)}</pre>`);
   } else if (t.change?.diff !== undefined) {
     const cut = t.change.diffTruncated ? '<div class="meta">the diff was cut; the diff editor shows all of it</div>' : '';
@@ -144,12 +144,12 @@ function renderToolBody(t: ToolItem): string {
     parts.push(renderDiff(replacementDiff(args.source_text, args.target_text)));
   } else if (t.name === 'write_file' && typeof args?.content === 'string') {
     parts.push(`<div class="label">content</div><pre class="content">${esc(args.content)}</pre>`);
-  } else if (!(t.name === 'read_file' && args)) {
+  } else if (!(t.kind === 'read' && args)) {
     const text = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments, null, 2);
     parts.push(`<div class="label">arguments</div><pre class="arguments">${esc(text ?? '')}</pre>`);
   }
   // A successful write or edit says so in the model's words only: the summary says it better.
-  const modelOnly = t.status === 'ok' && (t.name === 'write_file' || t.name === 'edit_file');
+  const modelOnly = t.status === 'ok' && t.kind === 'edit';
   if (t.output !== undefined && !modelOnly) {
     parts.push(`<div class="label">${t.status === 'ok' ? 'output' : 'why'}</div><pre class="output">${esc(t.output)}</pre>`);
   }

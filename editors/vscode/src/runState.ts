@@ -50,6 +50,8 @@ export interface RestoreView {
 export interface ToolItem {
   readonly id: string;
   readonly name: string;
+  /** What the tool does, as it declares (`toolKind`): `read`, `edit`, `execute` or `other`. */
+  readonly kind?: string;
   readonly turn: number;
   readonly status: ToolStatus;
   readonly arguments: unknown;
@@ -58,6 +60,9 @@ export interface ToolItem {
   readonly truncated?: boolean;
   readonly durationMs?: number;
   readonly reason?: string;
+  /** A command (bash) that ran to its end: its exit code, or the signal that killed it. */
+  readonly exitCode?: number;
+  readonly signal?: string;
   readonly approval?: ApprovalView;
   /** Bash only: the files the call changed. */
   readonly changedFiles?: readonly ChangedFile[];
@@ -299,6 +304,7 @@ function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus,
     ...old,
     id,
     name: str(n.tool) ?? old?.name ?? '?',
+    kind: str(n.toolKind) ?? old?.kind,
     turn,
     status: old === undefined || old.status === 'waiting' ? status : old.status,
     arguments: n.arguments ?? old?.arguments ?? argumentsFromMessage(s, turn, id),
@@ -365,6 +371,8 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     truncated: bool(n.truncated) ?? old.truncated,
     durationMs: num(n.durationMs) ?? old.durationMs,
     reason: status === 'failed' || status === 'refused' ? str(n.reason) ?? 'error' : undefined,
+    exitCode: num(n.exitCode) ?? old.exitCode,
+    signal: str(n.signal) ?? old.signal,
     changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,
     changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
     change: fileChangeOf(n) ?? old.change,

@@ -93,7 +93,7 @@ function addAssistant(b: Building, m: Record<string, unknown>): void {
   const tools: Record<string, ToolItem> = { ...b.state.tools };
   for (const c of calls) {
     const id = str(c.id) as string;
-    tools[id] = { id, name: str(c.name) ?? '?', turn: b.turn, status: 'ok', arguments: parseArguments(c.arguments) };
+    tools[id] = { id, name: str(c.name) ?? '?', kind: str(c.kind), turn: b.turn, status: 'ok', arguments: parseArguments(c.arguments) };
   }
   const text = str(m.content) ?? '';
   const turn: TurnView = {

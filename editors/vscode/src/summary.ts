@@ -1,6 +1,6 @@
 /**
  * What a tool call did, in English, for people: "edited pager.py +1 −1", "ran `npm test` · exit 1 ·
- * 291 ms". Built from the structured fields (arguments, path, diff counts, exit status, duration),
+ * 291 ms". Built from the structured fields (arguments, path, diff counts, exitCode, duration),
  * never from the model-facing output text. Pure: used by the renderer and by unit tests.
  */
 import type { ToolItem } from './runState';
@@ -34,15 +34,15 @@ export function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
-const EXIT_LINE = /(?:^|\n)exit status (-?\d+)\s*$/;
-
-/** The exit status of a finished bash call: its output's last line says a non-zero one. */
-export function exitStatusOf(t: ToolItem): number | undefined {
-  if (t.status !== 'ok' || t.output === undefined) {
+/** How a finished command ended, from its `exitCode` or `signal`: `exit 1`, `killed (SIGKILL)`. */
+export function exitOf(t: ToolItem): string | undefined {
+  if (t.status !== 'ok') {
     return undefined;
   }
-  const m = EXIT_LINE.exec(t.output);
-  return m ? Number(m[1]) : 0;
+  if (t.exitCode !== undefined) {
+    return `exit ${t.exitCode}`;
+  }
+  return t.signal !== undefined ? `killed (${t.signal})` : undefined;
 }
 
 function argsOf(t: ToolItem): Readonly<Record<string, unknown>> {
@@ -76,15 +76,15 @@ const VERBS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 export function summarize(t: ToolItem, now?: number): ToolSummary {
   const args = argsOf(t);
   const known = VERBS[t.name];
-  const subjectText = t.name === 'bash' ? args.command : t.change?.path ?? args.path;
+  const subjectText = t.kind === 'execute' ? args.command : t.change?.path ?? args.path;
   const subject = typeof subjectText === 'string' ? oneLine(subjectText) : oneLine(JSON.stringify(t.arguments ?? ''));
   const verb = t.status === 'failed' && t.reason === 'cancelled' && known
     ? t.neverRan ? known.refused : 'stopped'
     : known?.[t.status] ?? 'called';
   const facts: string[] = [];
-  const exit = t.name === 'bash' ? exitStatusOf(t) : undefined;
+  const exit = exitOf(t);
   if (exit !== undefined) {
-    facts.push(`exit ${exit}`);
+    facts.push(exit);
   }
   if (t.status === 'failed' || t.status === 'refused') {
     facts.push(REASON_WORDS[t.reason ?? ''] ?? t.reason ?? 'failed');

@@ -43,6 +43,7 @@ from harness9.service.run_request import RunContext, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
 from harness9.service.sessions.session import Session, iso_time
 from harness9.service.settings import RunSettings, from_environment, resolve
+from harness9.tools import default_registry
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
@@ -110,7 +111,8 @@ class Harness9Agent:
         self._roots[session_id] = root
         self._servers[session_id] = servers
         stream = UpdateStream(self.client, session_id)
-        replay(session.history, stream, root)
+        # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
+        replay(session.history, stream, root, default_registry(root).kind_of)
         await stream.drain()
         return LoadSessionResponse(modes=self._mode_state(session_id))
 

@@ -6,16 +6,19 @@ import json
 import os
 from typing import Any
 
-from acp.schema import ToolCallLocation, ToolKind
+from acp.schema import ToolCallLocation
+from acp.schema import ToolKind as AcpToolKind
 
-from harness9.schema import ToolCall
-from harness9.tools.approvals.policy import EDIT_TOOLS, READ_TOOLS
+from harness9.schema import ToolCall, ToolKind
+from harness9.tools.approvals.policy import FILE_KINDS
 from harness9.tools.approvals.step import call_title
 
-_KINDS: dict[str, ToolKind] = {
-    **{name: "read" for name in READ_TOOLS},
-    **{name: "edit" for name in EDIT_TOOLS},
-    "bash": "execute",
+# Our kinds are ACP's names for the same things.
+_ACP_KINDS: dict[ToolKind, AcpToolKind] = {
+    ToolKind.READ: "read",
+    ToolKind.EDIT: "edit",
+    ToolKind.EXECUTE: "execute",
+    ToolKind.OTHER: "other",
 }
 
 
@@ -36,25 +39,25 @@ def raw_input(call: ToolCall) -> Any:
         return call.arguments
 
 
-def kind_of(tool: str) -> ToolKind:
-    """`read`, `edit` or `execute` for our tools; `other` for the rest (MCP tools)."""
-    return _KINDS.get(tool, "other")
+def acp_kind(kind: ToolKind) -> AcpToolKind:
+    """The ACP tool call `kind` of a tool of this kind."""
+    return _ACP_KINDS[kind]
 
 
-def title_of(call: ToolCall, root: str) -> str:
+def title_of(call: ToolCall, kind: ToolKind, root: str) -> str:
     """`edit_file: src/a.py`, `bash: npm test`: what the client shows on the call's card."""
-    return call_title(call.name, arguments_of(call), root)
+    return call_title(call.name, kind, arguments_of(call), root)
 
 
-def target_path(call: ToolCall, root: str) -> str | None:
-    """The absolute path a file tool acts on (ACP paths are absolute), or None."""
+def target_path(call: ToolCall, kind: ToolKind, root: str) -> str | None:
+    """The absolute path a file tool (read or edit) acts on (ACP paths are absolute), or None."""
     path = arguments_of(call).get("path")
-    if call.name not in _KINDS or not isinstance(path, str) or not path:
+    if kind not in FILE_KINDS or not isinstance(path, str) or not path:
         return None
     return os.path.normpath(os.path.join(root, path))
 
 
-def locations_of(call: ToolCall, root: str) -> list[ToolCallLocation] | None:
+def locations_of(call: ToolCall, kind: ToolKind, root: str) -> list[ToolCallLocation] | None:
     """`locations`: the file the call reads or changes, so the client can follow along."""
-    path = target_path(call, root)
+    path = target_path(call, kind, root)
     return [ToolCallLocation(path=path)] if path is not None else None

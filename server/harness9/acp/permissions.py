@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from acp import text_block, tool_content
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from harness9.acp.calls import kind_of, locations_of, raw_input
+from harness9.acp.calls import acp_kind, locations_of, raw_input
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import ToolContent
 from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest
@@ -83,8 +83,8 @@ class ClientApprover:
         return ToolCallUpdate(
             tool_call_id=call.id,
             title=request.title,
-            kind=kind_of(call.name),
+            kind=acp_kind(request.kind),
             raw_input=raw_input(call),
-            locations=locations_of(call, self._root),
+            locations=locations_of(call, request.kind, self._root),
             content=content,
         )

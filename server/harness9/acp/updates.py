@@ -23,7 +23,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from harness9.acp.calls import kind_of, locations_of, raw_input, target_path, title_of
+from harness9.acp.calls import acp_kind, locations_of, raw_input, target_path, title_of
 from harness9.acp.files import ClientWorkspace
 from harness9.acp.update_stream import UpdateStream
 from harness9.engine.events import (
@@ -36,8 +36,7 @@ from harness9.engine.events import (
     ToolsWarning,
     UsageReported,
 )
-from harness9.schema import ToolCall, ToolError, ToolResult
-from harness9.tools.approvals.policy import EDIT_TOOLS
+from harness9.schema import ToolCall, ToolError, ToolKind, ToolResult
 from harness9.workspace.safe_path import read_regular_beneath
 
 DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
@@ -69,25 +68,38 @@ def warning_text(message: str) -> str:
     return f"⚠ harness9: {message}\n\n"
 
 
-def start_update(call: ToolCall, root: str) -> Any:
-    """The `tool_call` announcing `call` (pending)."""
+def start_update(call: ToolCall, kind: ToolKind, root: str) -> Any:
+    """The `tool_call` announcing `call` of a tool of this kind (pending)."""
     return start_tool_call(
         call.id,
-        title_of(call, root),
-        kind=kind_of(call.name),
+        title_of(call, kind, root),
+        kind=acp_kind(kind),
         status="pending",
-        locations=locations_of(call, root),
+        locations=locations_of(call, kind, root),
         raw_input=raw_input(call),
     )
 
 
 def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None = None) -> Any:
-    """The `tool_call_update` ending `call`: its status and output (and diff)."""
+    """The `tool_call_update` ending `call`: its status and output (and diff), and for a call
+    that ran a command (bash) its `rawOutput`."""
     content: list[ToolContent] = [tool_content(text_block(result.output))]
     if diff is not None:
         content.append(diff)
     status: ToolCallStatus = "failed" if result.is_error else "completed"
-    return update_tool_call(call.id, status=status, content=content)
+    return update_tool_call(call.id, status=status, content=content, raw_output=raw_output(result))
+
+
+def raw_output(result: ToolResult) -> dict[str, Any] | None:
+    """`rawOutput` of a command's call: `{"output", "exitCode"}`, or `{"output", "signal"}`
+    when a signal killed it, so a client need not read the exit from the text (None for
+    calls that ran no command)."""
+    ended = result.exit
+    if ended is None:
+        return None
+    if ended.code is not None:
+        return {"output": result.output, "exitCode": ended.code}
+    return {"output": result.output, "signal": ended.signal}
 
 
 class RunUpdates:
@@ -112,9 +124,9 @@ class RunUpdates:
             case AssistantMessage():
                 self._message(event)
             case ToolStarted():
-                self._started(event.call)
+                self._started(event.call, event.tool_kind)
             case ToolFinished():
-                self._finished(event.call, event.result)
+                self._finished(event.call, event.tool_kind, event.result)
             case ToolsWarning():
                 self._stream.text("message", warning_text(event.message))
             case UsageReported() if event.context_window > 0:
@@ -126,20 +138,24 @@ class RunUpdates:
     def _message(self, event: AssistantMessage) -> None:
         if event.turn not in self._streamed_turns:  # not streamed: the text comes whole
             self._stream.text("message", event.text)
-        for call in event.tool_calls:
-            self._stream.push(start_update(call, self._root))
+        for call, kind in event.calls_with_kinds():
+            self._stream.push(start_update(call, kind, self._root))
 
-    def _started(self, call: ToolCall) -> None:
-        path = target_path(call, self._root) if call.name in EDIT_TOOLS else None
+    def _started(self, call: ToolCall, kind: ToolKind) -> None:
+        path = self._edited_path(call, kind)
         if path is not None:
             self._before[call.id] = read_for_diff(self._root, path)
         self._stream.push(update_tool_call(call.id, status="in_progress"))
 
-    def _finished(self, call: ToolCall, result: ToolResult) -> None:
+    def _finished(self, call: ToolCall, kind: ToolKind, result: ToolResult) -> None:
         before = self._before.pop(call.id, _UNREADABLE)
-        path = target_path(call, self._root) if call.name in EDIT_TOOLS else None
+        path = self._edited_path(call, kind)
         diff = None if result.is_error or path is None else self._diff(path, before)
         self._stream.push(finish_update(call, result, diff))
+
+    def _edited_path(self, call: ToolCall, kind: ToolKind) -> str | None:
+        """The file an edit call changes (its diff is shown), or None for other calls."""
+        return target_path(call, kind, self._root) if kind is ToolKind.EDIT else None
 
     def _diff(self, path: str, before: str | object) -> ToolContent | None:
         """The `diff` content of an edit of `path` that succeeded."""

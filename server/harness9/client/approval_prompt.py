@@ -75,7 +75,7 @@ def question(params: dict[str, Any]) -> RenderableType:
     diff, arguments = params.get("diff"), params.get("arguments") or {}
     if isinstance(diff, str):
         parts.append(Syntax(diff.rstrip("\n") or "(no change)", "diff", theme="ansi_dark"))
-    elif params.get("tool") == "bash" and isinstance(arguments.get("command"), str):
+    elif params.get("toolKind") == "execute" and isinstance(arguments.get("command"), str):
         parts.append(Syntax(arguments["command"], "bash", theme="ansi_dark"))
     elif arguments:
         parts.append(Text(str(arguments)))

@@ -49,13 +49,14 @@ def tool_summary(tool: str, arguments: Any) -> str:
     return shorten(json.dumps(arguments, ensure_ascii=False))
 
 
-def preview(tool: str, output: str, limit: int = PREVIEW_LINES) -> list[str]:
-    """A few lines of a tool's output: the tail for bash (where verdicts are), else the head."""
+def preview(kind: str, output: str, limit: int = PREVIEW_LINES) -> list[str]:
+    """A few lines of the output of a tool of this kind: the tail of a command's (where
+    verdicts are), else the head."""
     lines = [line.rstrip() for line in output.splitlines() if line.strip()]
     if len(lines) <= limit:
         return lines
     hidden = len(lines) - (limit - 1)
-    if tool == "bash":
+    if kind == "execute":
         return [f"… {hidden} lines above", *lines[-(limit - 1) :]]
     return [*lines[: limit - 1], f"… {hidden} more lines"]
 

@@ -144,7 +144,8 @@ class LiveView:
 
     def _on_tool_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
-        self._rows[str(p.get("toolCallId"))] = ToolRow(str(p.get("tool")), p.get("arguments"))
+        row = ToolRow(str(p.get("tool")), str(p.get("toolKind", "other")), p.get("arguments"))
+        self._rows[str(p.get("toolCallId"))] = row
 
     def _on_tool_output(self, p: dict[str, Any]) -> None:
         row = self._rows.get(str(p.get("toolCallId")))

@@ -20,7 +20,6 @@ _VERBS = {
     "edit_file": ("editing", "edited"),
     "bash": ("running", "ran"),
 }
-_STATUS_LINE = re.compile(r"(?:exit status (\d+)|killed by signal (\w+)[^\n]*)\s*$")
 _READ_NOTICE = re.compile(r"\n\n\[(?:truncated|end of file): [^\n]*\]\s*$")
 
 
@@ -56,26 +55,31 @@ def finished(tool: str, arguments: Any, note: dict[str, Any], *, ok: bool) -> st
     if tool == "edit_file":
         return f"edited {target(tool, arguments)} {_edit_size(arguments, note)}"
     if tool == "bash":
-        ended = exit_text(str(note.get("output", "")))
-        return f"ran {target(tool, arguments)} · {ended} · {duration}"
+        facts = [exit_text(note), duration]
+        return f"ran {target(tool, arguments)} · {' · '.join(f for f in facts if f)}"
     return f"{tool}  {fmt.tool_summary(tool, arguments)} · {duration}"
 
 
-def exit_text(output: str) -> str:
-    """`exit 0`, `exit 3`, or `killed (SIGKILL)`, from bash's last line."""
-    match = _STATUS_LINE.search(output)
-    if match is None:
-        return "exit 0"
-    if match.group(1) is not None:
-        return f"exit {match.group(1)}"
-    return f"killed ({match.group(2)})"
+def exit_text(note: dict[str, Any]) -> str:
+    """`exit 0`, `exit 3`, or `killed (SIGKILL)`, from a command's `exitCode` or `signal`
+    (empty when the daemon sent neither)."""
+    if isinstance(note.get("exitCode"), int):
+        return f"exit {note['exitCode']}"
+    if isinstance(note.get("signal"), str):
+        return f"killed ({note['signal']})"
+    return ""
 
 
-def bash_output(output: str) -> str:
-    """bash's output without the status line (the row already says how it ended)."""
-    match = _STATUS_LINE.search(output)
-    text = output[: match.start()] if match else output
-    return "" if text.strip() == "(no output)" else text
+def command_output(note: dict[str, Any]) -> str:
+    """What a command printed: its `output` without the status line the model is given after
+    a non-zero exit or a signal (the row already says how it ended), and nothing when it
+    printed nothing (the model's "(no output)")."""
+    output = str(note.get("output", ""))
+    if note.get("bytes") == 0:
+        return ""
+    if note.get("exitCode", 0) != 0 or "signal" in note:
+        return output.rstrip("\n").rpartition("\n")[0]
+    return output
 
 
 def _read_size(note: dict[str, Any]) -> str:

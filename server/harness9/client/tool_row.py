@@ -24,8 +24,9 @@ class ToolRow:
     """The state and rendering of a single tool call (a rich renderable: rendered anew on each
     refresh, so the elapsed time moves)."""
 
-    def __init__(self, tool: str, arguments: Any) -> None:
+    def __init__(self, tool: str, kind: str, arguments: Any) -> None:
         self.tool = tool
+        self.kind = kind  # the tool's kind: `read`, `edit`, `execute` or `other`
         self.arguments = arguments
         self.ok: bool | None = None  # None while running
         self.headline = summary.running(tool, arguments)
@@ -44,22 +45,22 @@ class ToolRow:
         """Record a `tool_completed` (ok) or `tool_failed` notification."""
         self.ok = ok
         self.headline = summary.finished(self.tool, self.arguments, params, ok=ok)
-        output = str(params.get("output", ""))
-        self.lines = self._body(output, ok)
+        self.lines = self._body(params, ok)
         self.changed = fmt.changed_files(
             params.get("changedFiles"), params.get("changedFilesSharedWith")
         )
         if ok and isinstance(params.get("diff"), str) and params["diff"].strip():
             self.diff = diff_lines(params["diff"], truncated=bool(params.get("diffTruncated")))
 
-    def _body(self, output: str, ok: bool) -> list[str]:
+    def _body(self, params: dict[str, Any], ok: bool) -> list[str]:
+        output = str(params.get("output", ""))
         if not ok:
-            return fmt.preview(self.tool, output, limit=2)
-        if self.tool == "bash":
-            return fmt.preview("bash", summary.bash_output(output))
-        if self.tool in ("read_file", "write_file", "edit_file"):
+            return fmt.preview(self.kind, output, limit=2)
+        if self.kind == "execute":
+            return fmt.preview(self.kind, summary.command_output(params))
+        if self.kind in ("read", "edit"):
             return []  # the headline says it; the text is the model's
-        return fmt.preview(self.tool, output)
+        return fmt.preview(self.kind, output)
 
     def __rich__(self) -> RenderableType:
         return self.render()
@@ -83,7 +84,7 @@ class ToolRow:
         self._spinner.update(text=Text.assemble(_headline(self.headline), "  ", (elapsed, "dim")))
         parts: list[RenderableType] = [Padding(self._spinner, (0, 0, 0, 2))]
         parts.extend(_quoted(line) for line in live_tail(self.live))
-        if self.tool == "bash":
+        if self.kind == "execute":
             parts.append(Text(f"      {STOP_HINT}", style="dim italic"))
         return Group(*parts)
 

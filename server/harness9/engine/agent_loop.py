@@ -31,7 +31,7 @@ from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.provider_errors import ContextTooLongError, ProviderError
-from harness9.schema import Message, Role, ToolDefinition, ToolResult, Usage
+from harness9.schema import Message, Role, ToolCall, ToolDefinition, ToolKind, ToolResult, Usage
 from harness9.tools.registry import Registry
 
 
@@ -144,7 +144,8 @@ class AgentEngine:
             message = await self._call(turn, "action", history, tools, state)
             history.append(message)
             state.text = message.content
-            self.bus.emit(AssistantMessage(turn, message.content, message.tool_calls))
+            kinds = self._kinds(message.tool_calls)
+            self.bus.emit(AssistantMessage(turn, message.content, message.tool_calls, kinds))
             if not message.tool_calls:
                 return "completed"
             await self._act(turn, message, history, state, turn_start)
@@ -239,7 +240,11 @@ class AgentEngine:
         ids = tuple(call.id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
         if self.batch_observer is not None:
-            await self.batch_observer.after_batch(turn, calls, len(history))
+            await self.batch_observer.after_batch(turn, calls, self._kinds(calls), len(history))
+
+    def _kinds(self, calls: Sequence[ToolCall]) -> tuple[ToolKind, ...]:
+        """The kind of each call's tool, in call order."""
+        return tuple(self.registry.kind_of(call.name) for call in calls)
 
     def _emit_started(self) -> None:
         self.bus.emit(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from harness9.schema import ToolCall
+from harness9.schema import ToolCall, ToolKind
 
 
 class BatchObserver(Protocol):
@@ -21,6 +21,9 @@ class BatchObserver(Protocol):
         the turn's model call (its thinking and assistant messages come after)."""
         ...
 
-    async def after_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
-        """The batch ended and its results were appended; `history_len` includes them."""
+    async def after_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
+        """The batch ended and its results were appended; `kinds` holds the kind of each
+        call's tool, in call order; `history_len` includes the results."""
         ...

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness9.schema import ChangedFile, ToolCall, ToolResult, Usage
+from harness9.schema import ChangedFile, ToolCall, ToolKind, ToolResult, Usage
 
 _log = logging.getLogger(__name__)
 
@@ -77,21 +77,28 @@ class TextDelta(Event):
 
 @dataclass(frozen=True, slots=True)
 class AssistantMessage(Event):
-    """The turn's assistant message is complete (also when it has no tool calls)."""
+    """The turn's assistant message is complete (also when it has no tool calls);
+    `tool_kinds` holds the kind of each call's tool, in call order."""
 
     kind: ClassVar[str] = "assistant_message"
     turn: int
     text: str
     tool_calls: tuple[ToolCall, ...]
+    tool_kinds: tuple[ToolKind, ...]
+
+    def calls_with_kinds(self) -> list[tuple[ToolCall, ToolKind]]:
+        """Each tool call with its tool's kind."""
+        return list(zip(self.tool_calls, self.tool_kinds, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
 class ToolStarted(Event):
-    """A tool call begins."""
+    """A tool call begins; `tool_kind` is its tool's kind."""
 
     kind: ClassVar[str] = "tool_started"
     turn: int
     call: ToolCall
+    tool_kind: ToolKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +115,14 @@ class ToolOutputShown(Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
-    """The user is being asked whether a call may run (it has not started yet)."""
+    """The user is being asked whether a call (of a tool of `tool_kind`) may run (it has not
+    started yet)."""
 
     kind: ClassVar[str] = "approval_requested"
     turn: int
     call: ToolCall
     title: str
+    tool_kind: ToolKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +141,14 @@ class ApprovalResolved(Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolFinished(Event):
-    """A tool call ended; `result.is_error` tells completion from failure."""
+    """A tool call (of a tool of `tool_kind`) ended; `result.is_error` tells completion from
+    failure."""
 
     kind: ClassVar[str] = "tool_finished"
     turn: int
     call: ToolCall
     result: ToolResult
+    tool_kind: ToolKind
 
 
 @dataclass(frozen=True, slots=True)

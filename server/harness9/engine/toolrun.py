@@ -40,10 +40,11 @@ async def execute_concurrently(
     async def worker() -> None:
         # Taking from one shared iterator is safe: there is no await between check and take.
         for index, call in pending:
-            bus.emit(ToolStarted(turn=turn, call=call))
+            kind = registry.kind_of(call.name)
+            bus.emit(ToolStarted(turn=turn, call=call, tool_kind=kind))
             result = await _execute(registry, call, timeout, LiveOutput(bus, turn, call))
             results[index] = result
-            bus.emit(ToolFinished(turn=turn, call=call, result=result))
+            bus.emit(ToolFinished(turn=turn, call=call, result=result, tool_kind=kind))
 
     workers = [asyncio.create_task(worker()) for _ in range(min(max_parallel, len(calls)))]
     try:
@@ -60,7 +61,8 @@ async def execute_concurrently(
             if results[index] is None:
                 result = cancelled_result(call, elapsed)
                 results[index] = result
-                bus.emit(ToolFinished(turn=turn, call=call, result=result))
+                kind = registry.kind_of(call.name)
+                bus.emit(ToolFinished(turn=turn, call=call, result=result, tool_kind=kind))
         raise
 
 

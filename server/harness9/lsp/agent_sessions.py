@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from harness9.lsp.lsp_errors import wire_errors
+from harness9.schema import Message, ToolKind
 from harness9.service.agent_service import AgentService
 from harness9.service.sessions.session import iso_time
 from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
 from harness9.service.settings import RunSettings
+from harness9.tools import default_registry
 
 
 def list_sessions(service: AgentService, root: str) -> dict[str, Any]:
@@ -34,15 +37,25 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/session` result."""
     with wire_errors():
         session, skipped = service.session_view(session_id)
+    # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
+    kind_of = default_registry(session.root or ".").kind_of
     answer: dict[str, Any] = {
         "sessionId": session.id,
         "title": _title(session.runs),
-        "messages": [message_record(m) for m in session.history],
+        "messages": [_shown(m, kind_of) for m in session.history],
         "runs": [_run(run) for run in session.runs],
     }
     if skipped:
         answer["skippedLines"] = skipped  # damaged lines of the stored file, left out
     return answer
+
+
+def _shown(message: Message, kind_of: Callable[[str], ToolKind]) -> dict[str, Any]:
+    """A message as `agent/session` shows it: as stored, each tool call with its tool's kind."""
+    record = message_record(message)
+    for call in record.get("toolCalls", ()):
+        call["kind"] = kind_of(call["name"]).value
+    return record
 
 
 def _title(runs: list[dict[str, Any]]) -> str:

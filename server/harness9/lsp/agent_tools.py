@@ -9,6 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from harness9.schema import ToolDefinition
 from harness9.service.agent_service import AgentService
 from harness9.service.settings import RunSettings
 from harness9.tools import default_registry
@@ -26,14 +27,15 @@ async def list_tools(
         ls.window_show_message(params)
 
     registry = default_registry(folders[0] if folders else os.getcwd())
-    tools = [_wire(t.name, t.description, t.input_schema) for t in registry.available_tools()]
+    tools = [wire_tool(definition) for definition in registry.available_tools()]
     for tool in await service.mcp_tools(settings, warn):
-        definition = tool.definition()
         server = getattr(tool, "server", None)
-        entry = _wire(definition.name, definition.description, definition.input_schema)
+        entry = wire_tool(tool.definition())
         tools.append({**entry, "server": server} if server else entry)
     return {"tools": tools}
 
 
-def _wire(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "description": description, "inputSchema": schema}
+def wire_tool(definition: ToolDefinition) -> dict[str, Any]:
+    """A tool as `agent/tools` lists it: `name`, `description`, `inputSchema`, `kind`."""
+    return {"name": definition.name, "description": definition.description,
+            "inputSchema": definition.input_schema, "kind": definition.kind.value}

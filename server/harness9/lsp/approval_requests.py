@@ -77,6 +77,7 @@ class EditorApprover:
             "turn": self._turn_of(request.call.id),
             "toolCallId": request.call.id,
             "tool": request.call.name,
+            "toolKind": request.kind.value,
             "arguments": request.arguments,
             "title": request.title,
             "options": OPTIONS,

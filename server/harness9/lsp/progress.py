@@ -28,7 +28,15 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.lsp.transport import output_congested
-from harness9.schema import ChangedFile, FileChanges, FileEdit, ToolCall, Usage
+from harness9.schema import (
+    ChangedFile,
+    FileChanges,
+    FileEdit,
+    ProcessExit,
+    ToolCall,
+    ToolKind,
+    Usage,
+)
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
@@ -50,8 +58,9 @@ def wire_usage(usage: Usage) -> dict[str, int]:
     return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
 
 
-def _tool_call(call: ToolCall) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "arguments": wire_arguments(call.arguments)}
+def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": wire_arguments(call.arguments),
+            "kind": kind.value}
 
 
 def event_fields(event: Event) -> dict[str, Any] | None:
@@ -75,12 +84,13 @@ def event_fields(event: Event) -> dict[str, Any] | None:
         case TextDelta():
             return {"kind": "text_delta", "turn": event.turn, "text": event.text}
         case AssistantMessage():
-            calls = [_tool_call(call) for call in event.tool_calls]
+            calls = [_tool_call(call, kind) for call, kind in event.calls_with_kinds()]
             return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
                     "toolCalls": calls}
         case ApprovalRequested():
             return {"kind": "approval_requested", "turn": event.turn,
-                    "toolCallId": event.call.id, "tool": event.call.name, "title": event.title}
+                    "toolCallId": event.call.id, "tool": event.call.name,
+                    "toolKind": event.tool_kind.value, "title": event.title}
         case ApprovalResolved():
             fields = {"kind": "approval_resolved", "turn": event.turn,
                       "toolCallId": event.call.id, "tool": event.call.name,
@@ -88,7 +98,8 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             return fields if event.rule is None else {**fields, "rule": event.rule}
         case ToolStarted():
             return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.id,
-                    "tool": event.call.name, "arguments": wire_arguments(event.call.arguments)}
+                    "tool": event.call.name, "toolKind": event.tool_kind.value,
+                    "arguments": wire_arguments(event.call.arguments)}
         case ToolOutputShown():
             fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.id,
                       "text": event.text}
@@ -128,6 +139,7 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         "turn": event.turn,
         "toolCallId": event.call.id,
         "tool": event.call.name,
+        "toolKind": event.tool_kind.value,
         "output": result.output,
         "bytes": result.bytes,
         "truncated": result.truncated,
@@ -139,7 +151,16 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields.update(wire_changes(result.changes))
     if result.edit is not None:
         fields.update(wire_edit(result.edit))
+    if result.exit is not None:
+        fields.update(wire_exit(result.exit))
     return fields
+
+
+def wire_exit(ended: ProcessExit) -> dict[str, Any]:
+    """How a command ended: `exitCode`, or `signal` (its name) when a signal killed it."""
+    if ended.code is not None:
+        return {"exitCode": ended.code}
+    return {"signal": ended.signal}
 
 
 def wire_edit(edit: FileEdit) -> dict[str, Any]:

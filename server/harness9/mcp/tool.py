@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from harness9.mcp.connection import ServerConnection, ServerGone
 from harness9.process.shell_runner import OutputBuffer
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.bash import MAX_OUTPUT_BYTES, render_output
 from harness9.tools.contract import ToolOutput, ToolTimeoutError, parse_arguments, seconds_left
 
@@ -51,6 +51,7 @@ class McpTool:
             name=self.name,
             description=_description(server, tool),
             input_schema=_schema(tool.input_schema),
+            kind=ToolKind.OTHER,  # what it does is the server's to know, not ours
         )
         self._connect = connect
         self._cap = math.inf if timeout_ms is None else timeout_ms / 1000

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from harness9.schema import ToolCall, ToolError
-from harness9.tools.approvals.policy import FILE_TOOLS
+from harness9.tools.approvals.policy import FILE_KINDS
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
 from harness9.workspace.safe_path import open_beneath, safe_path
@@ -71,7 +71,7 @@ class NestedInstructions:
         """Run the call; add the nested instructions it is the first to reach."""
         output = await proceed()
         path = arguments.get("path")
-        if tool.name not in FILE_TOOLS or not isinstance(path, str):
+        if tool.definition().kind not in FILE_KINDS or not isinstance(path, str):
             return output
         extra = await asyncio.to_thread(self._instructions_for, path)
         if extra is None:

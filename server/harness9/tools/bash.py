@@ -20,7 +20,7 @@ import signal
 from harness9.process.reaper import kill_all_groups
 from harness9.process.shell_runner import OutputBuffer, ShellResult, run_shell
 from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ProcessExit, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     OUTPUT_SINK,
     ToolOutput,
@@ -75,6 +75,7 @@ class BashTool:
             _DESCRIPTION,
             {"command": string_property("The command line to run (pipes, &&, redirections work)")},
             ["command"],
+            kind=ToolKind.EXECUTE,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:
@@ -101,6 +102,7 @@ class BashTool:
             text=_result_text(result),
             bytes=result.output.total,
             truncated=result.output.truncated,
+            exit=process_exit(result.returncode),
         )
 
 
@@ -135,17 +137,31 @@ def _result_text(result: ShellResult) -> str:
     return text + status
 
 
+def process_exit(returncode: int | None) -> ProcessExit | None:
+    """How bash ended, for clients: its exit code, or the name of the signal that killed it
+    (None: it was stopped at its time budget)."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return ProcessExit(signal=_signal_name(-returncode))
+    return ProcessExit(code=returncode)
+
+
 def _status_line(returncode: int | None) -> str | None:
+    """The model's last line: `exit status N`, `killed by signal SIGTERM (15)`, or none."""
     if not returncode:
         return None
     if returncode < 0:
-        return f"killed by signal {_signal_name(-returncode)}"
+        name = _signal_name(-returncode)
+        number = "" if name == str(-returncode) else f" ({-returncode})"
+        return f"killed by signal {name}{number}"
     return f"exit status {returncode}"
 
 
 def _signal_name(number: int) -> str:
+    """`SIGKILL`, or the number as text for a signal without a name."""
     try:
-        return f"{signal.Signals(number).name} ({number})"
+        return signal.Signals(number).name
     except ValueError:
         return str(number)
 

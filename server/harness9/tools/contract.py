@@ -14,7 +14,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from harness9.schema import FileChanges, FileEdit, ToolDefinition, ToolError, ToolFailure
+from harness9.schema import (
+    FileChanges,
+    FileEdit,
+    ProcessExit,
+    ToolDefinition,
+    ToolError,
+    ToolFailure,
+    ToolKind,
+)
 
 # The monotonic time by which the current tool call must finish, set by the registry from the
 # engine's per-tool timeout. Tools with their own cap (bash) stop themselves before it, so they can
@@ -51,14 +59,15 @@ class ToolRefused(ToolError):
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
     """Tool output with its accounting: the full size before truncation and whether it was cut,
-    (added by a middleware that measured it) what the call changed in the workspace, and (from
-    a file tool) the change it made to its file."""
+    (added by a middleware that measured it) what the call changed in the workspace, (from a
+    file tool) the change it made to its file, and (from bash) how its command ended."""
 
     text: str
     bytes: int
     truncated: bool = False
     changes: FileChanges | None = None
     edit: FileEdit | None = None
+    exit: ProcessExit | None = None
 
 
 def as_output(output: str | ToolOutput) -> ToolOutput:
@@ -98,11 +107,17 @@ def string_property(description: str) -> dict[str, Any]:
 
 
 def tool_definition(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str],
+    *,
+    kind: ToolKind,
 ) -> ToolDefinition:
-    """A tool definition whose arguments are one JSON object with these properties."""
+    """A tool definition of this kind whose arguments are one JSON object with these
+    properties."""
     schema = {"type": "object", "properties": properties, "required": required}
-    return ToolDefinition(name=name, description=description, input_schema=schema)
+    return ToolDefinition(name=name, description=description, input_schema=schema, kind=kind)
 
 
 def parse_arguments(arguments: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import asyncio
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
     ToolOutput,
@@ -71,6 +71,7 @@ class EditFileTool(FileTool):
                 ),
             },
             ["path", "source_text", "target_text"],
+            kind=ToolKind.EDIT,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:

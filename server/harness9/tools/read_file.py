@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 from typing import Any
 
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import PATH_PROPERTY, ToolOutput, parse_arguments, tool_definition
 from harness9.tools.file_tool import FileTool
 from harness9.workspace.port import Page
@@ -55,6 +55,7 @@ class ReadFileTool(FileTool):
                 },
             },
             ["path"],
+            kind=ToolKind.READ,
         )
 
     async def execute(self, arguments: str) -> str | ToolOutput:

@@ -9,7 +9,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from harness9.schema import ToolCall, ToolDefinition, ToolError, ToolFailure, ToolResult
+from harness9.schema import (
+    ToolCall,
+    ToolDefinition,
+    ToolError,
+    ToolFailure,
+    ToolKind,
+    ToolResult,
+)
 from harness9.tools.contract import (
     DEADLINE,
     BaseTool,
@@ -75,6 +82,11 @@ class Registry:
     def available_tools(self) -> list[ToolDefinition]:
         """The definitions the model is offered, in registration order."""
         return [tool.definition() for tool in self._tools.values()]
+
+    def kind_of(self, name: str) -> ToolKind:
+        """The kind the tool called `name` declares (`other` for a name not registered)."""
+        tool = self._tools.get(name)
+        return tool.definition().kind if tool is not None else ToolKind.OTHER
 
     async def execute(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         """Run `call` within `timeout` seconds and always return a result (cancellation aside).
@@ -242,6 +254,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         duration_ms=_elapsed_ms(started),
         changes=out.changes,
         edit=out.edit,
+        exit=out.exit,
     )
 
 

@@ -12,7 +12,7 @@ import asyncio
 import os
 from typing import Any
 
-from harness9.schema import ToolDefinition, ToolError
+from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
     ToolOutput,
@@ -53,6 +53,7 @@ class WriteFileTool(FileTool):
                 "content": string_property("The complete new content of the file"),
             },
             ["path", "content"],
+            kind=ToolKind.EDIT,
         )
 
     async def execute(self, arguments: str) -> ToolOutput:

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from harness9.schema import ToolKind
+from harness9.tools import default_registry
 from harness9.tools.approvals.policy import (
     Action,
     ApprovalPolicy,
@@ -14,6 +16,9 @@ from harness9.tools.approvals.policy import (
     PolicyError,
     SessionApprovals,
 )
+
+# The kinds the built-in tools declare (an MCP tool's is `other`).
+KIND_OF = default_registry("/nonexistent-workspace").kind_of
 
 CALLS: dict[str, dict[str, Any]] = {
     "read_file": {"path": "src/a.py"},
@@ -33,8 +38,8 @@ MODE_TABLE = {
 
 def decide(policy: ApprovalPolicy, tool: str, arguments: dict[str, Any] | None = None,
            memory: SessionApprovals | None = None, root: str | None = None) -> Decision:
-    return policy.decide(tool, arguments if arguments is not None else CALLS[tool],
-                         memory or SessionApprovals(), root)
+    return policy.decide(tool, KIND_OF(tool), arguments if arguments is not None else
+                         CALLS[tool], memory or SessionApprovals(), root)
 
 
 def policy(**raw: Any) -> ApprovalPolicy:
@@ -46,6 +51,30 @@ def test_each_mode_decides_each_tool(mode: str) -> None:
     actions = [decide(policy(mode=mode), tool).action for tool in CALLS]
     assert actions == MODE_TABLE[mode]
     assert all(decide(policy(mode=mode), tool).by is DecidedBy.MODE for tool in CALLS)
+
+
+@pytest.mark.parametrize("mode", list(MODE_TABLE))
+def test_the_mode_goes_by_the_tool_s_kind_not_its_name(mode: str) -> None:
+    tools = {"peek": ToolKind.READ, "patch": ToolKind.EDIT, "run": ToolKind.EXECUTE,
+             "mcp__x__y": ToolKind.OTHER}
+    arguments: dict[str, Any] = {"path": "a.py", "command": "ls"}
+    actions = [policy(mode=mode).decide(name, kind, arguments, SessionApprovals()).action
+               for name, kind in tools.items()]
+    # The same columns as read_file, write_file, bash and an MCP tool in the table.
+    expected = MODE_TABLE[mode]
+    assert actions == [expected[0], expected[1], expected[3], expected[4]]
+
+
+def test_rules_see_an_execute_tool_s_command_and_a_file_tool_s_path() -> None:
+    rules = policy(allow=["run(make *)", "peek(src/*.py)"], deny=["patch(**/.env)"])
+    memory = SessionApprovals()
+    assert rules.decide("run", ToolKind.EXECUTE, {"command": "make a/b"}, memory).action is A
+    assert rules.decide("run", ToolKind.EXECUTE, {"command": "make && rm x"}, memory).action is Q
+    assert rules.decide("peek", ToolKind.READ, {"path": "src/a.py"}, memory).action is A
+    env = {"path": "conf/.env"}
+    assert rules.decide("patch", ToolKind.EDIT, env, memory).action is D
+    # A tool of another kind is matched by its name, whatever its arguments say.
+    assert rules.decide("patch", ToolKind.OTHER, env, memory).action is Q
 
 
 def test_the_default_mode_is_ask_and_can_be_changed() -> None:
@@ -135,8 +164,8 @@ def test_mcp_rules_match_the_tool_name() -> None:
 
 def test_session_memory_allows_a_file_tool_anywhere_and_bash_per_command() -> None:
     memory = SessionApprovals()
-    memory.remember("edit_file", CALLS["edit_file"])
-    memory.remember("bash", {"command": "npm test"})
+    memory.remember("edit_file", ToolKind.EDIT, CALLS["edit_file"])
+    memory.remember("bash", ToolKind.EXECUTE, {"command": "npm test"})
     ask = policy()
     other_path = {"path": "docs/b.md", "source_text": "a", "target_text": "b"}
     assert decide(ask, "edit_file", other_path, memory) == Decision(A, DecidedBy.SESSION)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness9.schema import ToolCall, ToolFailure, ToolResult
+from harness9.schema import ToolCall, ToolDefinition, ToolFailure, ToolKind, ToolResult
 from harness9.tools import BashTool, EditFileTool, ReadFileTool, Registry, WriteFileTool
 from harness9.tools.approvals.policy import ApprovalPolicy, DecidedBy
 from harness9.tools.approvals.step import (
@@ -75,6 +75,7 @@ async def test_bash_is_asked_about_and_runs_once_allowed(workspace: Path) -> Non
     result = await tools.execute(call("bash", command="echo hi > out.txt && echo done"))
     assert not result.is_error and result.output.strip() == "done"
     assert [r.title for r in user.asked] == ["bash: echo hi > out.txt && echo done"]
+    assert user.asked[0].kind is ToolKind.EXECUTE
     assert journal.events == [
         ("requested", "c1", "bash: echo hi > out.txt && echo done"),
         ("resolved", "c1", "allow_once", "user", "None"),
@@ -115,6 +116,41 @@ async def test_deny_rules_and_read_only_refuse_without_asking(workspace: Path) -
     assert (await tools.execute(call("read_file", path="b.txt"))).output == "readable\n"
 
 
+class Lookup:
+    """A tool of whatever kind it is given, answering with its `path` argument."""
+
+    def __init__(self, kind: ToolKind) -> None:
+        self.name = f"lookup_{kind.value}"
+        self._kind = kind
+
+    def definition(self) -> ToolDefinition:
+        schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+        return ToolDefinition(self.name, "Look a path up.", schema, self._kind)
+
+    async def execute(self, arguments: str) -> str:
+        return f"found {json.loads(arguments)['path']}"
+
+
+async def test_the_step_goes_by_the_kind_a_tool_declares(workspace: Path) -> None:
+    user = ScriptedUser(ONCE)
+    tools, _ = registry(workspace, user, mode="read-only")
+    for kind in ToolKind:
+        tools.register(Lookup(kind))
+    reader = await tools.execute(call("lookup_read", path="a.py"))
+    assert (reader.is_error, reader.output) == (False, "found a.py")
+    for kind in ("edit", "execute", "other"):
+        refused = await tools.execute(call(f"lookup_{kind}", path="a.py"))
+        assert refused.failure is ToolFailure.DENIED, kind
+    tools, _ = registry(workspace, user, mode="auto-edit")
+    tools.register(Lookup(ToolKind.EDIT))
+    tools.register(Lookup(ToolKind.OTHER))
+    assert not (await tools.execute(call("lookup_edit", path="a.py"))).is_error
+    assert user.asked == []
+    assert not (await tools.execute(call("lookup_other", path="a.py"))).is_error
+    [asked] = user.asked
+    assert (asked.kind, asked.title, asked.path) == (ToolKind.OTHER, "lookup_other", None)
+
+
 async def test_file_questions_carry_the_diff(workspace: Path) -> None:
     (workspace / "src").mkdir()
     (workspace / "src" / "a.py").write_text("x = 1\ny = 2\n")
@@ -125,6 +161,7 @@ async def test_file_questions_carry_the_diff(workspace: Path) -> None:
     await tools.execute(call("write_file", path="src/new.txt", content="hello\n"))
     edit, write = user.asked
     assert (edit.title, edit.path) == ("edit_file: src/a.py", "src/a.py")
+    assert edit.kind is write.kind is ToolKind.EDIT
     assert edit.diff == (
         "--- a/src/a.py\n+++ b/src/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n"
     )

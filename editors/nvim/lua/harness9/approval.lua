@@ -23,13 +23,14 @@ M.before_ask = nil -- called once the preview is open, before asking (the plugin
 
 local pending = {} -- client id -> { finish = fn } while a question is open
 
---- The preview's lines and filetype: the diff of a file tool, the command of bash, else the arguments.
+--- The preview's lines and filetype: the diff of a file tool, the command of a command tool
+--- (`toolKind: "execute"`: bash), else the arguments.
 local function preview_of(params)
   if type(params.diff) == "string" and params.diff ~= "" then
     return vim.split((params.diff:gsub("\n$", "")), "\n", { plain = true }), "diff"
   end
   local args = type(params.arguments) == "table" and params.arguments or {}
-  if params.tool == "bash" and type(args.command) == "string" then
+  if params.toolKind == "execute" and type(args.command) == "string" then
     return vim.split(args.command, "\n", { plain = true }), "sh"
   end
   local ok, encoded = pcall(vim.fn.json_encode, params.arguments)

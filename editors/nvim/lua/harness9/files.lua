@@ -35,7 +35,6 @@ function M.reload(root, paths)
   return kept
 end
 
-local FILE_TOOLS = { write_file = true, edit_file = true }
 
 -- Takes the file's new timestamp as the one `buf` was read at, without reloading it: Neovim
 -- would otherwise see a file changed since it was read and reload the unmodified buffer (an
@@ -53,12 +52,13 @@ local function adopt_timestamp(buf)
   pcall(api.nvim_del_autocmd, id)
 end
 
---- After a write_file/edit_file that went through the editor (`via: "editor"`), the daemon has
---- also written the buffer's new text to disk: a buffer whose text now equals the file takes
---- the file's timestamp and is marked unmodified, so a later reload (after bash changed the
---- file) is not held back by it, and the agent's edit stays the buffer's last undo step.
+--- After an edit tool's call (`toolKind: "edit"`: write_file, edit_file) that went through the
+--- editor (`via: "editor"`), the daemon has also written the buffer's new text to disk: a
+--- buffer whose text now equals the file takes the file's timestamp and is marked unmodified,
+--- so a later reload (after bash changed the file) is not held back by it, and the agent's
+--- edit stays the buffer's last undo step.
 function M.settle(root, ev, args)
-  if not (FILE_TOOLS[ev.tool] and ev.via == "editor") then
+  if not (ev.toolKind == "edit" and ev.via == "editor") then
     return
   end
   local path = ev.path or (type(args) == "table" and args.path)
@@ -76,7 +76,7 @@ function M.settle(root, ev, args)
 end
 
 --- The workspace-relative paths a finished tool changed on disk: bash's `changedFiles`, or the
---- path of a write_file/edit_file that did not go through the editor (`via: "disk"`, or a daemon
+--- path of an edit tool's call that did not go through the editor (`via: "disk"`, or a daemon
 --- that does not say; with `via: "editor"` the buffer already has the edit). `args`: the call's
 --- arguments (the path when the event carries none).
 function M.changed_by(ev, args)
@@ -87,7 +87,7 @@ function M.changed_by(ev, args)
         table.insert(paths, file.path)
       end
     end
-  elseif FILE_TOOLS[ev.tool] and ev.via ~= "editor" then
+  elseif ev.toolKind == "edit" and ev.via ~= "editor" then
     local path = ev.path or (type(args) == "table" and args.path)
     if type(path) == "string" then
       table.insert(paths, path)

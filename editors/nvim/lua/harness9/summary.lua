@@ -1,6 +1,6 @@
--- What a tool call did, in English, from its structured fields (tool, arguments, path, diff
--- counts, bytes, exit status, duration, reason): "edited a.txt +1 −1", "ran `make` · exit 2 ·
--- 291 ms". The model-facing output text is never the summary. Pure Lua.
+-- What a tool call did, in English, from its structured fields (tool, its kind, arguments, path,
+-- diff counts, bytes, exitCode or signal, duration, reason): "edited a.txt +1 −1", "ran `make` ·
+-- exit 2 · 291 ms". The model-facing output text is never the summary. Pure Lua.
 local M = {}
 
 local WIDTH = 72 -- a command is cut to this many characters
@@ -43,19 +43,15 @@ local function command_text(command)
   return "`" .. first .. "`"
 end
 
---- The exit of a finished bash call from its output's last line (the tool's documented
---- `exit status N` / `killed by signal S`): "exit 2", "killed (SIGKILL)", or "exit 0".
-function M.exit_status(output)
-  local last = tostring(output or ""):gsub("\n+$", ""):match("([^\n]*)$") or ""
-  local code = last:match("^exit status (%d+)$")
-  if code then
-    return "exit " .. code
+--- How a finished command ended, from the block's `exitCode` / `signal` (protocol 1.2):
+--- "exit 2", "killed (SIGKILL)", or nil when the daemon sent neither.
+function M.exit_status(block)
+  if tonumber(block.exit_code) then
+    return "exit " .. math.floor(block.exit_code)
+  elseif type(block.signal) == "string" then
+    return "killed (" .. block.signal .. ")"
   end
-  local signal = last:match("^killed by signal (%S+)$")
-  if signal then
-    return "killed (" .. signal .. ")"
-  end
-  return "exit 0"
+  return nil
 end
 
 local VERBS = {
@@ -83,7 +79,7 @@ end
 local function file_summary(block, verbs)
   local path = block.path or (block.args and block.args.path) or "?"
   if block.status == "ok" then
-    local size = block.tool == "read_file" and block.bytes and (" · " .. M.bytes(block.bytes)) or ""
+    local size = block.tool_kind == "read" and block.bytes and (" · " .. M.bytes(block.bytes)) or ""
     return verbs.ok .. " " .. path .. counts(block) .. size
   elseif block.status == "failed" then
     return string.format("could not %s %s (%s)", verbs.failed, path, FAILURE[block.reason] or "failed")
@@ -97,7 +93,8 @@ local function bash_summary(block)
   local command = block.args and type(block.args.command) == "string" and command_text(block.args.command)
     or ("`" .. tostring(block.summary) .. "`")
   if block.status == "ok" then
-    return "ran " .. command .. " · " .. M.exit_status(block.output)
+    local exit = M.exit_status(block)
+    return "ran " .. command .. (exit and (" · " .. exit) or "")
   elseif block.status == "failed" then
     return command .. " " .. (FAILURE[block.reason] or "failed")
   elseif block.status == "asking" then
@@ -111,7 +108,7 @@ function M.tool(block)
   local verbs = VERBS[block.tool]
   if verbs then
     return file_summary(block, verbs)
-  elseif block.tool == "bash" then
+  elseif block.tool_kind == "execute" then
     return bash_summary(block)
   end
   local text = block.tool .. (block.summary and block.summary ~= "" and (" " .. block.summary) or "")

@@ -65,10 +65,13 @@ local function on_tool_started(run, ev)
   if block then -- announced by its approval question first
     block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
     block.args = type(ev.arguments) == "table" and ev.arguments or block.args
+    block.tool_kind = ev.toolKind or block.tool_kind
     return
   end
   turn_block(run, ev.turn)
-  block = { kind = "tool", tool = ev.tool, status = "running", summary = summary(ev.tool, ev.arguments),
+  -- `tool_kind`: what the tool does, as it declares (`toolKind`: read, edit, execute, other).
+  block = { kind = "tool", tool = ev.tool, tool_kind = ev.toolKind, status = "running",
+            summary = summary(ev.tool, ev.arguments),
             args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId }
   run.tools[ev.toolCallId] = block
   table.insert(run.blocks, block)
@@ -79,7 +82,7 @@ local function approval_block(run, ev)
   local block = run.tools[ev.toolCallId]
   if not block then
     local title = type(ev.title) == "string" and ev.title or ev.tool
-    on_tool_started(run, { turn = ev.turn, toolCallId = ev.toolCallId, tool = ev.tool,
+    on_tool_started(run, { turn = ev.turn, toolCallId = ev.toolCallId, tool = ev.tool, toolKind = ev.toolKind,
                            arguments = (title:gsub("^" .. vim.pesc(ev.tool) .. ": ", "")) })
     block = run.tools[ev.toolCallId]
   end
@@ -113,6 +116,9 @@ local function on_tool_ended(run, ev)
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
   block.bytes, block.live = ev.bytes, nil
+  block.tool_kind = ev.toolKind or block.tool_kind
+  -- How a command ended (protocol 1.2): its exit code, or the signal that killed it.
+  block.exit_code, block.signal = ev.exitCode, ev.signal
   -- A file tool's change (protocol 1.1): what the chat shows and :Harness9Diff opens.
   block.path, block.diff, block.diff_truncated = ev.path, ev.diff, ev.diffTruncated
   block.added, block.removed, block.via = ev.added, ev.removed, ev.via
@@ -230,7 +236,8 @@ function M.load_session(state, session)
       turn = turn + 1
       turn_block(run, turn).text = content_text(msg.content)
       for _, call in ipairs(type(msg.toolCalls) == "table" and msg.toolCalls or {}) do
-        on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, arguments = decoded(call.arguments) })
+        on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
+                               arguments = decoded(call.arguments) })
         run.tools[call.id].status = "ok"
       end
     elseif msg.role == "tool" and run and run.tools[msg.toolCallId] then

@@ -16,10 +16,10 @@ const n = (kind: string, fields: Record<string, unknown> = {}): ProgressNotifica
   runId: 'r', sessionId: 's', seq: ++seq, kind, turn: 1, ...fields,
 });
 
-const tool = (fields: Partial<ToolItem>): ToolItem => ({ id: 'c', name: 'bash', turn: 1, status: 'ok', arguments: {}, ...fields });
+const tool = (fields: Partial<ToolItem>): ToolItem => ({ id: 'c', name: 'bash', kind: 'execute', turn: 1, status: 'ok', arguments: {}, ...fields });
 
 describe('a running bash call', () => {
-  const started = reduce(initialRunState('p'), n('tool_started', { toolCallId: 'c1', tool: 'bash', arguments: { command: 'make test' } }), 1_000);
+  const started = reduce(initialRunState('p'), n('tool_started', { toolCallId: 'c1', tool: 'bash', toolKind: 'execute', arguments: { command: 'make test' } }), 1_000);
 
   it('starts its clock when it starts, and the row shows the time since', () => {
     assert.equal(started.tools.c1.startedAt, 1_000);
@@ -34,7 +34,7 @@ describe('a running bash call', () => {
     ]);
     assert.equal(live.tools.c1.liveOutput, 'compiling\ntest 1 ok\ntest 2 FAILED\n');
     assert.match(renderRuns([live]), /<pre class="live-output" aria-live="off">compiling\ntest 1 ok\ntest 2 FAILED<\/pre>/);
-    const done = reduce(live, n('tool_completed', { toolCallId: 'c1', tool: 'bash', output: 'all\nexit status 2', durationMs: 291 }));
+    const done = reduce(live, n('tool_completed', { toolCallId: 'c1', tool: 'bash', toolKind: 'execute', output: 'all\nexit status 2', exitCode: 2, durationMs: 291 }));
     assert.equal(done.tools.c1.liveOutput, undefined);
     assert.doesNotMatch(renderRuns([done]), /live-output/);
     assert.equal(summaryLine(done.tools.c1), 'ran make test · exit 2 · 291 ms');
@@ -64,8 +64,8 @@ describe('a running bash call', () => {
 describe('file changes (editor-true files)', () => {
   const diff = '--- a/pager.py\n+++ b/pager.py\n@@ -1,3 +1,3 @@\n def page(number, size):\n-    start = number * size\n+    start = (number - 1) * size\n     return start\n';
   const s = reduceAll(initialRunState('fix'), [
-    n('tool_started', { toolCallId: 'e1', tool: 'edit_file', arguments: { path: 'pager.py', source_text: 'a', target_text: 'b' } }),
-    n('tool_completed', { toolCallId: 'e1', tool: 'edit_file', output: '成功修改文件: pager.py', durationMs: 12, path: 'pager.py', diff, added: 1, removed: 1, via: 'editor' }),
+    n('tool_started', { toolCallId: 'e1', tool: 'edit_file', toolKind: 'edit', arguments: { path: 'pager.py', source_text: 'a', target_text: 'b' } }),
+    n('tool_completed', { toolCallId: 'e1', tool: 'edit_file', toolKind: 'edit', output: '成功修改文件: pager.py', durationMs: 12, path: 'pager.py', diff, added: 1, removed: 1, via: 'editor' }),
   ]);
 
   it('keeps the path, diff, counts and how it was written', () => {
@@ -108,15 +108,24 @@ describe('context window', () => {
 
 describe('tool summaries', () => {
   it('say what happened in English', () => {
-    assert.equal(summaryLine(tool({ arguments: { command: 'python3 -m unittest' }, output: 'F\nexit status 1', durationMs: 291 })),
+    assert.equal(summaryLine(tool({ arguments: { command: 'python3 -m unittest' }, output: 'F\nexit status 1', exitCode: 1, durationMs: 291 })),
       'ran python3 -m unittest · exit 1 · 291 ms');
-    assert.equal(summaryLine(tool({ name: 'read_file', arguments: { path: 'a.txt' }, durationMs: 2 })), 'read a.txt · 2 ms');
-    assert.equal(summaryLine(tool({ name: 'write_file', arguments: { path: 'n.txt', content: 'x' }, durationMs: 3 })), 'wrote n.txt · 3 ms');
+    assert.equal(summaryLine(tool({ name: 'read_file', kind: 'read', arguments: { path: 'a.txt' }, durationMs: 2 })), 'read a.txt · 2 ms');
+    assert.equal(summaryLine(tool({ name: 'write_file', kind: 'edit', arguments: { path: 'n.txt', content: 'x' }, durationMs: 3 })), 'wrote n.txt · 3 ms');
     assert.equal(summaryLine(tool({ status: 'failed', reason: 'timeout', arguments: { command: 'sleep 99' }, durationMs: 30_000 })),
       'ran sleep 99 · timed out · 30.0 s');
     assert.equal(summaryLine(tool({ status: 'waiting', arguments: { command: 'rm -r build' } })), 'wants to run rm -r build · waiting for approval');
     assert.equal(summaryLine(tool({ status: 'refused', reason: 'denied', arguments: { command: 'rm x' } })), 'did not run rm x · denied');
-    assert.equal(summaryLine(tool({ name: 'fetch', arguments: { url: 'https://x' }, durationMs: 5 })), 'called fetch {"url":"https://x"} · 5 ms');
+    assert.equal(summaryLine(tool({ name: 'fetch', kind: 'other', arguments: { url: 'https://x' }, durationMs: 5 })), 'called fetch {"url":"https://x"} · 5 ms');
+  });
+
+  it('say how a command ended from its exitCode or signal, never from its output', () => {
+    const command = { arguments: { command: 'make' }, durationMs: 4 };
+    assert.equal(summaryLine(tool({ ...command, output: 'exit status 7', exitCode: 0 })), 'ran make · exit 0 · 4 ms');
+    assert.equal(summaryLine(tool({ ...command, output: 'killed by signal SIGKILL (9)', signal: 'SIGKILL' })), 'ran make · killed (SIGKILL) · 4 ms');
+    assert.equal(summaryLine(tool({ ...command, output: 'boom\nexit status 2' })), 'ran make · 4 ms'); // a daemon that sent no exitCode
+    const done = reduce(initialRunState('p'), n('tool_completed', { toolCallId: 'k', tool: 'bash', toolKind: 'execute', output: 'killed by signal SIGTERM (15)', signal: 'SIGTERM', durationMs: 9 }));
+    assert.deepEqual([done.tools.k.kind, done.tools.k.signal, done.tools.k.exitCode], ['execute', 'SIGTERM', undefined]);
   });
 
   it('durations read as ms, seconds, then minutes', () => {
@@ -140,11 +149,11 @@ describe('the status bar', () => {
 describe('cancelled calls', () => {
   it('one cancelled while waiting for the user "did not run"; one cancelled while running was "stopped"', () => {
     const s = reduceAll(initialRunState('p'), [
-      n('tool_started', { toolCallId: 'w', tool: 'bash', arguments: { command: 'touch planted' } }),
-      n('approval_requested', { toolCallId: 'w', tool: 'bash', title: 'bash: touch planted' }),
-      n('tool_failed', { toolCallId: 'w', tool: 'bash', reason: 'cancelled', durationMs: 3.3 }),
-      n('tool_started', { toolCallId: 'x', tool: 'bash', arguments: { command: 'sleep 30' } }),
-      n('tool_failed', { toolCallId: 'x', tool: 'bash', reason: 'cancelled', durationMs: 812 }),
+      n('tool_started', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', arguments: { command: 'touch planted' } }),
+      n('approval_requested', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', title: 'bash: touch planted' }),
+      n('tool_failed', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', reason: 'cancelled', durationMs: 3.3 }),
+      n('tool_started', { toolCallId: 'x', tool: 'bash', toolKind: 'execute', arguments: { command: 'sleep 30' } }),
+      n('tool_failed', { toolCallId: 'x', tool: 'bash', toolKind: 'execute', reason: 'cancelled', durationMs: 812 }),
     ]);
     assert.equal(summaryLine(s.tools.w), 'did not run touch planted · cancelled · 3 ms');
     assert.equal(summaryLine(s.tools.x), 'stopped sleep 30 · cancelled · 812 ms');

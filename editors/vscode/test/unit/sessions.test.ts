@@ -39,7 +39,7 @@ describe('agent/session', () => {
     messages: [
       { role: 'system', content: 'You are…' },
       { role: 'user', content: 'Fix the pager.' },
-      { role: 'assistant', content: 'Reading it.', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path": "pager.py"}' }] },
+      { role: 'assistant', content: 'Reading it.', toolCalls: [{ id: 'c1', name: 'read_file', kind: 'read', arguments: '{"path": "pager.py"}' }] },
       { role: 'user', toolCallId: 'c1', content: 'def page(): ...' },
       { role: 'assistant', content: 'Fixed **it**.' },
       { role: 'user', content: 'Thanks, now the docs.' },
@@ -58,7 +58,7 @@ describe('agent/session', () => {
       ['r2', 's1', 'Thanks, now the docs.', 'cancelled', 1],
     ]);
     assert.deepEqual(runs[0].turns.map((t) => [t.turn, t.text, t.toolCallIds]), [[1, 'Reading it.', ['c1']], [2, 'Fixed **it**.', []]]);
-    assert.deepEqual(runs[0].tools.c1, { id: 'c1', name: 'read_file', turn: 1, status: 'ok', arguments: { path: 'pager.py' }, output: 'def page(): ...' });
+    assert.deepEqual(runs[0].tools.c1, { id: 'c1', name: 'read_file', kind: 'read', turn: 1, status: 'ok', arguments: { path: 'pager.py' }, output: 'def page(): ...' });
     const html = renderRuns(runs);
     assert.match(html, /<span class="verb">read<\/span> <code class="args">pager\.py<\/code>/);
     assert.match(html, /final-text"><p>Fixed <strong>it<\/strong>\.<\/p>/);
@@ -78,11 +78,13 @@ describe('agent/session', () => {
     ]);
     const [read, bash] = run.turns[0].toolCallIds.map((id) => run.tools[id]);
     assert.deepEqual([read.name, read.status, read.output, read.arguments], ['read_file', 'ok', 'hello from a.txt\n', { path: 'a.txt' }]);
-    assert.deepEqual([bash.name, bash.status, bash.output], ['bash', 'ok', 'exit status 3']);
+    assert.deepEqual([bash.name, bash.kind, bash.status, bash.output], ['bash', 'execute', 'ok', 'exit status 3']);
     assert.equal(run.finalText, 'It says **hello**.');
     const [row] = sessionsFrom(recorded.sessions);
     assert.deepEqual([row.sessionId, row.title, row.turns], [recorded.answer.result.sessionId, 'Record me.', 2]);
-    assert.match(renderRuns([run]), /<span class="verb">ran<\/span> <code class="args">exit 3<\/code> <span class="meta">exit 3<\/span>/);
+    // A stored conversation keeps what the model read, not the exit code: the row names none
+    // rather than reading it back out of the text.
+    assert.match(renderRuns([run]), /<span class="verb">ran<\/span> <code class="args">exit 3<\/code> <span class="meta"><\/span>/);
   });
 
   it('each run gets its checkpoints back, the first before its tools, as "Restore to here"', () => {

@@ -16,15 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from harness9.engine.events import CheckpointsUnavailable, CheckpointTaken, EventBus
-from harness9.schema import FileChanges, ToolCall
+from harness9.schema import FileChanges, ToolCall, ToolKind
 from harness9.service.checkpoints.shadow_git import GitError
 from harness9.service.checkpoints.snapshots import Checkpoint, CheckpointsOff
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
-
-READ_ONLY_TOOLS = frozenset({"read_file"})  # a batch of only these changes nothing
 
 
 class RunCheckpoints:
@@ -51,9 +49,11 @@ class RunCheckpoints:
         cut = self._history_at_start if first else history_len
         await self._snapshot(turn, f"before turn {turn}", cut, force=first)
 
-    async def after_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
+    async def after_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
         """Keep what the batch changed (nothing to look at when it only read files)."""
-        if all(call.name in READ_ONLY_TOOLS for call in calls):
+        if all(kind is ToolKind.READ for kind in kinds):
             return
         await self._snapshot(turn, f"after turn {turn}", history_len, force=False)
 
@@ -98,12 +98,13 @@ class FileChangesStep:
     async def __call__(
         self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
     ) -> str | ToolOutput:
-        """Run the call; measure bash's changes when checkpoints work on this workspace."""
-        if tool.name in READ_ONLY_TOOLS:
+        """Run the call; measure a command's changes when checkpoints work on this workspace."""
+        kind = tool.definition().kind
+        if kind is ToolKind.READ:  # it changes nothing
             return await proceed()
         self._workspace.call_started(call.id)
         try:
-            if tool.name == "bash" and await self._workspace.repo() is not None:
+            if kind is ToolKind.EXECUTE and await self._workspace.repo() is not None:
                 output: str | ToolOutput = await self._measured(proceed)
             else:
                 output = await proceed()

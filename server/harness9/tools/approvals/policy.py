@@ -2,10 +2,11 @@
 
 `approvals = {"mode": M, "allow": [rule], "deny": [rule]}` (docs/PROTOCOL.md, "Approvals"):
 a matching deny rule denies; else a matching allow rule allows; else an earlier "allow for this
-session" allows; else the mode decides. A rule is `tool` or `tool(pattern)`; the pattern is a
-glob over bash's command, a file tool's workspace-relative path, or an MCP tool's name. A bash
-command of several commands matches an allow rule only if every one of them matches one; a
-command the splitter cannot follow is never allowed by a rule.
+session" allows; else the mode decides, by the tool's kind (`schema.ToolKind`). A rule is `tool`
+or `tool(pattern)`; the pattern is a glob over an execute tool's (bash's) command, a read or edit
+tool's workspace-relative path, or any other tool's name (MCP tools). A command of several
+commands matches an allow rule only if every one of them matches one; a command the splitter
+cannot follow is never allowed by a rule.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from harness9.schema import ToolKind
 from harness9.tools.approvals.shell_split import split_commands
 from harness9.workspace.paths import relative_path
 
 MODES = ("ask", "auto-edit", "yolo", "read-only")
-READ_TOOLS = frozenset({"read_file"})
-EDIT_TOOLS = frozenset({"write_file", "edit_file"})
-FILE_TOOLS = READ_TOOLS | EDIT_TOOLS
+FILE_KINDS = frozenset({ToolKind.READ, ToolKind.EDIT})  # their calls name a file by `path`
 _RULE = re.compile(r"(?P<tool>[A-Za-z0-9_.\-]+)(?:\((?P<pattern>.*)\))?", re.DOTALL)
 
 
@@ -73,13 +73,14 @@ class Rule:
             raise PolicyError(f"{text!r} is not a rule: write tool or tool(pattern)")
         return cls(text.strip(), match["tool"], match["pattern"])
 
-    def matches(self, tool: str, subject: str | None) -> bool:
-        """Whether this rule covers a call of `tool` about `subject` (command, path or name)."""
+    def matches(self, tool: str, subject: str | None, *, command: bool) -> bool:
+        """Whether this rule covers a call of `tool` about `subject` (a path or a name, or
+        with `command` a command, where `*` spans slashes too)."""
         if tool != self.tool:
             return False
         if self.pattern is None:
             return True
-        return subject is not None and bool(_glob(self.pattern, tool == "bash").fullmatch(subject))
+        return subject is not None and bool(_glob(self.pattern, command).fullmatch(subject))
 
 
 @functools.lru_cache(maxsize=256)
@@ -124,73 +125,82 @@ class ApprovalPolicy:
     def decide(
         self,
         tool: str,
+        kind: ToolKind,
         arguments: Mapping[str, Any],
         memory: SessionApprovals,
         root: str | None = None,
     ) -> Decision:
-        """The verdict on a call of `tool` with these (validated) arguments; `root` is the
-        workspace, against which absolute paths are made relative for the rules."""
-        subjects = _subjects(tool, arguments, root)
+        """The verdict on a call of `tool` (of this kind) with these (validated) arguments;
+        `root` is the workspace, against which absolute paths are made relative for the rules."""
+        subjects = _subjects(tool, kind, arguments, root)
+        command = subjects.command
         for rule in self.deny:
-            if any(rule.matches(tool, subject) for subject in subjects.all):
+            if any(rule.matches(tool, subject, command=command) for subject in subjects.all):
                 return Decision(Action.DENY, DecidedBy.RULE, rule.text)
         allowed = _allowed_by_rules(self.allow, tool, subjects)
         if allowed is not None:
             return Decision(Action.ALLOW, DecidedBy.RULE, allowed)
-        if memory.allows(tool, arguments):
+        if memory.allows(tool, kind, arguments):
             return Decision(Action.ALLOW, DecidedBy.SESSION)
-        return Decision(self._by_mode(tool), DecidedBy.MODE)
+        return Decision(self._by_mode(kind), DecidedBy.MODE)
 
-    def _by_mode(self, tool: str) -> Action:
-        if self.mode == "yolo" or tool in READ_TOOLS:
+    def _by_mode(self, kind: ToolKind) -> Action:
+        """Reads run in every mode; edits run in auto-edit; the rest (commands, MCP tools)
+        asks, except in yolo (everything runs) and read-only (nothing else runs)."""
+        if self.mode == "yolo" or kind is ToolKind.READ:
             return Action.ALLOW
         if self.mode == "read-only":
             return Action.DENY
-        if self.mode == "auto-edit" and tool in EDIT_TOOLS:
+        if self.mode == "auto-edit" and kind is ToolKind.EDIT:
             return Action.ALLOW
         return Action.ASK
 
 
 @dataclass
 class SessionApprovals:
-    """What the user allowed "for this session": a file tool on any path, bash per command."""
+    """What the user allowed "for this session": an execute tool (bash) per command, any
+    other tool on any path or arguments."""
 
     tools: set[str] = field(default_factory=set)
     commands: set[str] = field(default_factory=set)
 
-    def remember(self, tool: str, arguments: Mapping[str, Any]) -> None:
+    def remember(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any]) -> None:
         """Record an `allow_session` answer for this call."""
-        if tool == "bash":
+        if kind is ToolKind.EXECUTE:
             self.commands.add(_command(arguments))
         else:
             self.tools.add(tool)
 
-    def allows(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+    def allows(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any]) -> bool:
         """Whether an earlier `allow_session` covers this call."""
-        if tool == "bash":
+        if kind is ToolKind.EXECUTE:
             return _command(arguments) in self.commands
         return tool in self.tools
 
 
 @dataclass(frozen=True, slots=True)
 class _Subjects:
-    """What rules are matched against: every simple command of a bash call (None when it
-    cannot be split), and the whole text (which deny rules see as well)."""
+    """What rules are matched against: every simple command of a command (None when it
+    cannot be split), and the whole text (which deny rules see as well); `command` says the
+    subjects are commands."""
 
     parts: list[str] | None
     whole: str | None
+    command: bool = False
 
     @property
     def all(self) -> list[str | None]:
         return [*(self.parts or []), self.whole]
 
 
-def _subjects(tool: str, arguments: Mapping[str, Any], root: str | None) -> _Subjects:
-    if tool == "bash":
+def _subjects(
+    tool: str, kind: ToolKind, arguments: Mapping[str, Any], root: str | None
+) -> _Subjects:
+    if kind is ToolKind.EXECUTE:
         command = _command(arguments)
-        return _Subjects(split_commands(command), command)
+        return _Subjects(split_commands(command), command, command=True)
     path = arguments.get("path")
-    if tool in FILE_TOOLS and isinstance(path, str):
+    if kind in FILE_KINDS and isinstance(path, str):
         relative = relative_path(path, root)
         return _Subjects([relative], relative)
     return _Subjects([tool], tool)  # MCP tools: the pattern is over the tool's name
@@ -202,7 +212,7 @@ def _allowed_by_rules(rules: Iterable[Rule], tool: str, subjects: _Subjects) -> 
         return None
     used: list[str] = []
     for part in subjects.parts:
-        rule = next((r for r in rules if r.matches(tool, part)), None)
+        rule = next((r for r in rules if r.matches(tool, part, command=subjects.command)), None)
         if rule is None:
             return None
         if rule.text not in used:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from harness9.schema import ToolCall, ToolFailure
+from harness9.schema import ToolCall, ToolFailure, ToolKind
 from harness9.tools.approvals.policy import (
-    FILE_TOOLS,
+    FILE_KINDS,
     Action,
     ApprovalPolicy,
     DecidedBy,
@@ -40,10 +40,11 @@ class Answer(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """What the user is asked about: the call, a one-line title, and for file tools the
-    workspace-relative path and the diff the call would make."""
+    """What the user is asked about: the call, its tool's kind, a one-line title, and for
+    file tools the workspace-relative path and the diff the call would make."""
 
     call: ToolCall
+    kind: ToolKind
     arguments: dict[str, Any]
     title: str
     path: str | None = None
@@ -110,24 +111,27 @@ class ApprovalStep:
         self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
     ) -> str | ToolOutput:
         """Run, refuse or ask about `call`, as the policy says."""
-        decision = self._decide(call, arguments)
+        kind = tool.definition().kind
+        decision = self._decide(call, kind, arguments)
         if decision.action is Action.ASK:
             async with self._asking:
                 # An answer given while this call waited (allow_session) may cover it now.
-                decision = self._decide(call, arguments)
+                decision = self._decide(call, kind, arguments)
                 if decision.action is Action.ASK:
-                    await self._ask(call, tool, arguments)
+                    await self._ask(call, tool, kind, arguments)
                     return await proceed()
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
         return await proceed()
 
-    def _decide(self, call: ToolCall, arguments: dict[str, Any]) -> Decision:
-        return self.policy.decide(call.name, arguments, self.memory, self._root)
+    def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any]) -> Decision:
+        return self.policy.decide(call.name, kind, arguments, self.memory, self._root)
 
-    async def _ask(self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any]) -> None:
-        request = await self._request(call, tool, arguments)
+    async def _ask(
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any]
+    ) -> None:
+        request = await self._request(call, tool, kind, arguments)
         if self._observer is not None:
             self._observer.requested(request)
         answer = await self._approver.ask(request)
@@ -136,19 +140,19 @@ class ApprovalStep:
         if answer.decision is Answer.REJECT:
             raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message))
         if answer.decision is Answer.ALLOW_SESSION:
-            self.memory.remember(call.name, arguments)
+            self.memory.remember(call.name, kind, arguments)
 
     async def _request(
-        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any]
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any]
     ) -> ApprovalRequest:
         """The question, with the diff a file tool would make (computed before asking; a call
         that would fail anyway fails here with its own error, and nothing is asked)."""
         path = arguments.get("path")
-        if call.name in FILE_TOOLS and isinstance(path, str):
+        if kind in FILE_KINDS and isinstance(path, str):
             shown = relative_path(path, self._root)
             diff = await tool.preview(arguments, shown) if isinstance(tool, Previewable) else None
-            return ApprovalRequest(call, arguments, f"{call.name}: {shown}", shown, diff)
-        return ApprovalRequest(call, arguments, _title(call.name, arguments))
+            return ApprovalRequest(call, kind, arguments, f"{call.name}: {shown}", shown, diff)
+        return ApprovalRequest(call, kind, arguments, _title(call.name, kind, arguments))
 
     def _report(self, call: ToolCall, decision: Decision) -> None:
         # The mode's plain "allow" is the normal case and not worth an event.
@@ -157,21 +161,23 @@ class ApprovalStep:
             self._observer.resolved(call, decision.action.value, decision.by, decision.rule)
 
 
-def call_title(tool: str, arguments: dict[str, Any], root: str | None = None) -> str:
+def call_title(
+    tool: str, kind: ToolKind, arguments: dict[str, Any], root: str | None = None
+) -> str:
     """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name."""
     path = arguments.get("path")
-    if tool in FILE_TOOLS and isinstance(path, str):
+    if kind in FILE_KINDS and isinstance(path, str):
         return f"{tool}: {relative_path(path, root)}"
-    return _title(tool, arguments)
+    return _title(tool, kind, arguments)
 
 
-def _title(tool: str, arguments: dict[str, Any]) -> str:
+def _title(tool: str, kind: ToolKind, arguments: dict[str, Any]) -> str:
     """`bash: npm test`: the tool and its command (first line, shortened) or its name."""
     command = arguments.get("command")
-    if tool == "bash" and isinstance(command, str):
+    if kind is ToolKind.EXECUTE and isinstance(command, str):
         line = command.strip().splitlines()[0] if command.strip() else ""
         more = "…" if len(line) > _TITLE_CHARS or "\n" in command.strip() else ""
-        return f"bash: {line[:_TITLE_CHARS]}{more}"
+        return f"{tool}: {line[:_TITLE_CHARS]}{more}"
     return tool
 
 

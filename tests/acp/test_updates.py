@@ -1,0 +1,27 @@
+"""Engine results as ACP tool call updates: what a client reads without parsing text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness9.acp.updates import finish_update
+from harness9.schema import ProcessExit, ToolCall, ToolResult
+
+BASH = ToolCall("c1", "bash", '{"command": "sleep 9"}')
+
+
+def wire(update: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = update.model_dump(by_alias=True, exclude_none=True)
+    return dumped
+
+
+def test_a_command_killed_by_a_signal_names_it_in_its_raw_output() -> None:
+    result = ToolResult("c1", "killed by signal SIGKILL (9)", exit=ProcessExit(signal="SIGKILL"))
+    update = wire(finish_update(BASH, result))
+    assert update["status"] == "completed"
+    assert update["rawOutput"] == {"output": "killed by signal SIGKILL (9)", "signal": "SIGKILL"}
+
+
+def test_a_call_that_ran_no_command_has_no_raw_output() -> None:
+    update = wire(finish_update(BASH, ToolResult("c1", "Error: timed out", is_error=True)))
+    assert update["status"] == "failed" and "rawOutput" not in update
