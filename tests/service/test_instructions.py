@@ -98,3 +98,13 @@ async def test_a_failed_call_adds_nothing(workspace: Path) -> None:
     result = await registry.execute(call)
     assert result.is_error and "pkg rules" not in result.output
     assert seen == set()
+
+
+async def test_an_edit_that_brings_instructions_keeps_its_report(workspace: Path) -> None:
+    (workspace / "pkg" / "AGENTS.md").write_text("pkg rules")
+    registry = default_registry(workspace, middleware=[NestedInstructions(str(workspace), set())])
+    arguments = '{"path": "pkg/new.py", "content": "z = 3\\n"}'
+    result = await registry.execute(ToolCall(id="1", name="write_file", arguments=arguments))
+    assert not result.is_error and result.output.endswith("pkg rules")
+    assert result.edit is not None
+    assert (result.edit.path, result.edit.added, result.edit.removed) == ("pkg/new.py", 1, 0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -77,7 +78,7 @@ class NestedInstructions:
         if extra is None:
             return output
         out = as_output(output)
-        return ToolOutput(f"{out.text}\n\n{extra}", out.bytes, out.truncated, out.changes)
+        return replace(out, text=f"{out.text}\n\n{extra}")  # the rest of the report stays
 
     def _instructions_for(self, path: str) -> str | None:
         found = self._closest(path)
