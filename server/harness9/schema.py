@@ -31,6 +31,14 @@ class ToolCall:
     id: str
     name: str
     arguments: str = "{}"
+    # The id clients see when the model's `id` is not unique within the session (models behind
+    # some local servers repeat theirs); the model's own history keeps `id`.
+    wire_id: str | None = None
+
+    @property
+    def unique_id(self) -> str:
+        """The call's id unique within its session: what front-ends and clients see."""
+        return self.wire_id or self.id
 
 
 class ToolFailure(StrEnum):

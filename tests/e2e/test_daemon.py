@@ -308,3 +308,26 @@ async def test_cancel_while_the_model_is_thinking(
     assert daemon.progress[-1]["status"] == "cancelled"
     again = await daemon.run(prompt="again", sessionId=session_id)
     assert again["text"] == "next"
+
+
+async def test_ids_the_model_repeats_are_unique_on_the_wire_and_its_own_in_its_history(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    def echo(word: str) -> Call:
+        return Call("bash", {"command": f"echo {word}"}, id="call_0")
+
+    fake_llm.script([Reply("", [echo("a"), echo("b")]), Reply("", [echo("c")]), Reply("one"),
+                     Reply("", [echo("d")]), Reply("two")])
+    daemon = await openai_daemon(start, fake_llm, workspace)
+    first = await daemon.run(prompt="x")
+    second = await daemon.run(prompt="y", sessionId=first["sessionId"])
+    notes = [*daemon.of_run(first["runId"]), *daemon.of_run(second["runId"])]
+    started = [n["toolCallId"] for n in notes if n["kind"] == "tool_started"]
+    done = {n["toolCallId"]: n["output"] for n in notes if n["kind"] == "tool_completed"}
+    assert sorted(started) == ["call_0", "call_0~2", "call_0~3", "call_0~4"]
+    assert [done[i] for i in sorted(started)] == ["a\n", "b\n", "c\n", "d\n"]
+    # The model sees the ids it gave, each answered by its own result.
+    last = fake_llm.requests[-1].messages
+    assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ["call_0"] * 4
+    assert [m["content"] for m in last if m["role"] == "tool"] == ["a\n", "b\n", "c\n", "d\n"]
+    assert fake_llm.rejected == []

@@ -18,16 +18,27 @@ def replay(
     """Queue the history: prompts as user chunks, answers as agent chunks, each tool call
     with its final status and output (system messages are not part of the conversation);
     `kind_of` gives a tool's kind by its name."""
-    calls: dict[str, ToolCall] = {}
+    pending: list[ToolCall] = []  # the calls of the last answer not yet given their result
     for message in history:
         if message.role is Role.ASSISTANT:
             stream.text("message", message.content)
+            pending = list(message.tool_calls)
             for call in message.tool_calls:
-                calls[call.id] = call
                 stream.push(start_update(call, kind_of(call.name), root))
         elif message.role is Role.USER and message.tool_call_id is not None:
             status: ToolCallStatus = "failed" if message.is_error else "completed"
             content = [tool_content(text_block(message.content))]
-            stream.push(update_tool_call(message.tool_call_id, status=status, content=content))
+            stream.push(update_tool_call(_answered(pending, message.tool_call_id), status=status,
+                                         content=content))
         elif message.role is Role.USER:
             stream.text("user", message.content)
+
+
+def _answered(pending: list[ToolCall], model_id: str) -> str:
+    """The unique id of the first pending call the model gave `model_id` (results follow their
+    calls in order, so a repeated id is answered in turn)."""
+    call = next((c for c in pending if c.id == model_id), None)
+    if call is None:
+        return model_id
+    pending.remove(call)
+    return call.unique_id

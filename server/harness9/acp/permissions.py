@@ -81,7 +81,7 @@ class ClientApprover:
         if request.diff:  # the unified diff the call would make, as the LSP side shows it
             content = [tool_content(text_block(f"```diff\n{request.diff}\n```"))]
         return ToolCallUpdate(
-            tool_call_id=call.id,
+            tool_call_id=call.unique_id,
             title=request.title,
             kind=acp_kind(request.kind),
             raw_input=raw_input(call),

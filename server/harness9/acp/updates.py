@@ -71,7 +71,7 @@ def warning_text(message: str) -> str:
 def start_update(call: ToolCall, kind: ToolKind, root: str) -> Any:
     """The `tool_call` announcing `call` of a tool of this kind (pending)."""
     return start_tool_call(
-        call.id,
+        call.unique_id,
         title_of(call, kind, root),
         kind=acp_kind(kind),
         status="pending",
@@ -87,7 +87,9 @@ def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None =
     if diff is not None:
         content.append(diff)
     status: ToolCallStatus = "failed" if result.is_error else "completed"
-    return update_tool_call(call.id, status=status, content=content, raw_output=raw_output(result))
+    return update_tool_call(
+        call.unique_id, status=status, content=content, raw_output=raw_output(result)
+    )
 
 
 def raw_output(result: ToolResult) -> dict[str, Any] | None:
@@ -144,11 +146,11 @@ class RunUpdates:
     def _started(self, call: ToolCall, kind: ToolKind) -> None:
         path = self._edited_path(call, kind)
         if path is not None:
-            self._before[call.id] = read_for_diff(self._root, path)
-        self._stream.push(update_tool_call(call.id, status="in_progress"))
+            self._before[call.unique_id] = read_for_diff(self._root, path)
+        self._stream.push(update_tool_call(call.unique_id, status="in_progress"))
 
     def _finished(self, call: ToolCall, kind: ToolKind, result: ToolResult) -> None:
-        before = self._before.pop(call.id, _UNREADABLE)
+        before = self._before.pop(call.unique_id, _UNREADABLE)
         path = self._edited_path(call, kind)
         diff = None if result.is_error or path is None else self._diff(path, before)
         self._stream.push(finish_update(call, result, diff))

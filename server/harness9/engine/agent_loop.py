@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness9.engine.batch import BatchObserver
+from harness9.engine.call_ids import CallIds
 from harness9.engine.compaction import Compaction, compact
 from harness9.engine.context import ContextMeter, ContextPolicy, tools_tokens
 from harness9.engine.events import (
@@ -53,6 +54,7 @@ class _RunState:
     usage: Usage = field(default_factory=Usage)
     text: str = ""
     meter: ContextMeter = field(default_factory=ContextMeter)
+    ids: CallIds = field(default_factory=CallIds)
 
 
 class AgentEngine:
@@ -110,6 +112,7 @@ class AgentEngine:
         state = _RunState()
         self._emit_started()
         pair_tool_calls(history)  # a stored history a stopped run left half way
+        state.ids = CallIds(history)
         if not history and self.system_prompt:
             history.append(Message.system(self.system_prompt))
         history.append(Message.user(prompt))
@@ -141,7 +144,7 @@ class AgentEngine:
             self.bus.emit(TurnStarted(turn=turn, messages=turn_start))
             if self.thinking:
                 await self._think(turn, history, state)
-            message = await self._call(turn, "action", history, tools, state)
+            message = state.ids.assign(await self._call(turn, "action", history, tools, state))
             history.append(message)
             state.text = message.content
             kinds = self._kinds(message.tool_calls)
@@ -237,7 +240,7 @@ class AgentEngine:
             # Also on cancellation, when every unfinished call holds a cancelled result: the
             # history must pair each tool call with an observation to stay valid for the next run.
             history.extend(Message.observation(r) for r in results if r is not None)
-        ids = tuple(call.id for call in calls)
+        ids = tuple(call.unique_id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
         if self.batch_observer is not None:
             await self.batch_observer.after_batch(turn, calls, self._kinds(calls), len(history))

@@ -94,20 +94,20 @@ def _thinking(event: Any) -> str:
 
 def _tool_started(event: Any) -> str:
     call: ToolCall = event.call
-    header = f"Turn {event.turn} │ 工具启动 │ tool={call.name} id={call.id}"
+    header = f"Turn {event.turn} │ 工具启动 │ tool={call.name} id={call.unique_id}"
     return header + "\n" + format_arguments(call.arguments)
 
 
 def _approval_requested(event: Any) -> str:
     return (
-        f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.id}\n"
+        f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.unique_id}\n"
         f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}"
     )
 
 
 def _approval_resolved(event: Any) -> str:
     line = (
-        f"Turn {event.turn} │ 审批结果 │ tool={event.call.name} id={event.call.id} "
+        f"Turn {event.turn} │ 审批结果 │ tool={event.call.name} id={event.call.unique_id} "
         f"decision={event.decision} by={event.by}"
     )
     return line + (f" rule={event.rule}" if event.rule else "")
@@ -118,7 +118,7 @@ def _tool_finished(event: Any) -> str:
     size = len(result.output.encode("utf-8", "replace"))
     label, status = ("工具失败", "error") if result.is_error else ("工具完成", "ok")
     header = (
-        f"Turn {event.turn} │ {label} │ tool={event.call.name} id={event.call.id} "
+        f"Turn {event.turn} │ {label} │ tool={event.call.name} id={event.call.unique_id} "
         f"status={status} bytes={size}"
     )
     if result.failure is not None and result.failure.value != "error":

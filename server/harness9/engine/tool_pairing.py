@@ -45,11 +45,18 @@ def pair_tool_calls(history: list[Message]) -> int:
 
 def _answers(calls: tuple[ToolCall, ...], results: list[Message]) -> tuple[list[Message], int]:
     """The results of `calls` in call order (a missing one: cancelled), and how many results
-    were added or dropped (1 when they were only out of order)."""
-    by_id = {m.tool_call_id: m for m in results}
-    answers = [by_id.get(c.id) or Message.observation(cancelled_result(c)) for c in calls]
-    added = sum(1 for c in calls if c.id not in by_id)
-    dropped = len(results) - (len(calls) - added)
-    if added or dropped:
-        return answers, added + dropped
-    return answers, 0 if [m.tool_call_id for m in results] == [c.id for c in calls] else 1
+    were added or dropped (1 when they were only out of order). A model that repeats an id in
+    one answer gets its results matched in order."""
+    unused = list(results)
+    answers = []
+    for call in calls:
+        found = next((m for m in unused if m.tool_call_id == call.id), None)
+        if found is None:
+            answers.append(Message.observation(cancelled_result(call)))
+        else:
+            unused.remove(found)
+            answers.append(found)
+    added = len(calls) - (len(results) - len(unused))
+    if added or unused:
+        return answers, added + len(unused)
+    return answers, 0 if [id(m) for m in answers] == [id(m) for m in results] else 1

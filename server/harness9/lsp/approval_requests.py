@@ -74,8 +74,8 @@ class EditorApprover:
     def _params(self, request: ApprovalRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
             **self._ids,
-            "turn": self._turn_of(request.call.id),
-            "toolCallId": request.call.id,
+            "turn": self._turn_of(request.call.unique_id),
+            "toolCallId": request.call.unique_id,
             "tool": request.call.name,
             "toolKind": request.kind.value,
             "arguments": request.arguments,

@@ -59,7 +59,7 @@ def wire_usage(usage: Usage) -> dict[str, int]:
 
 
 def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "arguments": wire_arguments(call.arguments),
+    return {"id": call.unique_id, "name": call.name, "arguments": wire_arguments(call.arguments),
             "kind": kind.value}
 
 
@@ -89,19 +89,19 @@ def event_fields(event: Event) -> dict[str, Any] | None:
                     "toolCalls": calls}
         case ApprovalRequested():
             return {"kind": "approval_requested", "turn": event.turn,
-                    "toolCallId": event.call.id, "tool": event.call.name,
+                    "toolCallId": event.call.unique_id, "tool": event.call.name,
                     "toolKind": event.tool_kind.value, "title": event.title}
         case ApprovalResolved():
             fields = {"kind": "approval_resolved", "turn": event.turn,
-                      "toolCallId": event.call.id, "tool": event.call.name,
+                      "toolCallId": event.call.unique_id, "tool": event.call.name,
                       "decision": event.decision, "by": event.by}
             return fields if event.rule is None else {**fields, "rule": event.rule}
         case ToolStarted():
-            return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.id,
+            return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.unique_id,
                     "tool": event.call.name, "toolKind": event.tool_kind.value,
                     "arguments": wire_arguments(event.call.arguments)}
         case ToolOutputShown():
-            fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.id,
+            fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.unique_id,
                       "text": event.text}
             return {**fields, "truncated": True} if event.truncated else fields
         case ToolFinished():
@@ -137,7 +137,7 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "kind": "tool_failed" if result.is_error else "tool_completed",
         "turn": event.turn,
-        "toolCallId": event.call.id,
+        "toolCallId": event.call.unique_id,
         "tool": event.call.name,
         "toolKind": event.tool_kind.value,
         "output": result.output,

@@ -156,7 +156,7 @@ class CallTurns:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolStarted):
-            self._turns[event.call.id] = event.turn
+            self._turns[event.call.unique_id] = event.turn
 
     def turn_of(self, call_id: str) -> int:
         """The turn of a call the engine started (0 when it is unknown)."""
@@ -172,10 +172,10 @@ class ApprovalEvents:
 
     def requested(self, request: ApprovalRequest) -> None:
         """The user is being asked."""
-        turn = self._turns.turn_of(request.call.id)
+        turn = self._turns.turn_of(request.call.unique_id)
         self._bus.emit(ApprovalRequested(turn, request.call, request.title, request.kind))
 
     def resolved(self, call: ToolCall, decision: str, by: DecidedBy, rule: str | None) -> None:
         """A call's fate was decided."""
-        turn = self._turns.turn_of(call.id)
+        turn = self._turns.turn_of(call.unique_id)
         self._bus.emit(ApprovalResolved(turn, call, decision, by.value, rule))

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness9.engine.call_ids import with_unique_ids
 from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.schema import ChangedFile, Message, Usage, shared_prefix
 from harness9.service.sessions.session import Session, SessionCheckpoint
@@ -133,6 +134,7 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
     meta = loaded.meta
     session = Session(id=session_id, history=list(loaded.messages), runs=list(loaded.runs))
     pair_tool_calls(session.history)  # stored by a run stopped half way, or cut by hand
+    with_unique_ids(session.history)  # stored before the unique ids were kept
     if meta is None:
         return session
     session.root = meta.workspace_root

@@ -73,9 +73,7 @@ def message_record(message: Message) -> dict[str, Any]:
     """A message as stored (and as `agent/session` shows it)."""
     record: dict[str, Any] = {"role": message.role.value, "content": message.content}
     if message.tool_calls:
-        record["toolCalls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
+        record["toolCalls"] = [_call_record(c) for c in message.tool_calls]
     if message.tool_call_id is not None:
         record["toolCallId"] = message.tool_call_id
     if message.is_error:
@@ -83,10 +81,19 @@ def message_record(message: Message) -> dict[str, Any]:
     return record
 
 
+def _call_record(call: ToolCall) -> dict[str, Any]:
+    """A tool call as stored: the model's id, and the session-unique one when it differs."""
+    record = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if call.wire_id is not None:
+        record["wireId"] = call.wire_id
+    return record
+
+
 def message_from(record: dict[str, Any]) -> Message:
     """The message of a stored record; `ValueError` (or a `KeyError`/`TypeError`) if damaged."""
     calls = tuple(
-        ToolCall(id=str(c["id"]), name=str(c["name"]), arguments=str(c["arguments"]))
+        ToolCall(id=str(c["id"]), name=str(c["name"]), arguments=str(c["arguments"]),
+                 wire_id=None if c.get("wireId") is None else str(c["wireId"]))
         for c in record.get("toolCalls", ())
     )
     tool_call_id = record.get("toolCallId")
