@@ -3,7 +3,9 @@
 The user's repository, configuration, hooks and credentials never come into it: the
 environment is built from scratch (no inherited `GIT_*`, no global or system config, a fixed
 identity), so a user's `commit.gpgsign`, `core.autocrlf` or `core.hooksPath` cannot change what
-is stored or make a snapshot hang.
+is stored or make a snapshot hang. The workspace's `.gitattributes` cannot either: the shadow
+repository's own `info/attributes` (which outranks them) turns off every conversion, so a
+file is stored byte for byte (no line-ending change, no `ident`, no encoding, no filter).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ _CONFIG = {
     "advice.addEmbeddedRepo": "false",
     "advice.detachedHead": "false",
 }
+# Highest precedence of all attribute files: no conversion of any kind, whatever the workspace's
+# .gitattributes (or a macro defined there) ask for.
+ATTRIBUTES = "* -text -ident -filter !eol !working-tree-encoding\n"
 
 
 class GitError(Exception):
@@ -83,7 +88,7 @@ class ShadowGit:
         return out
 
     async def init(self, excludes: list[str]) -> None:
-        """Create the shadow repository (once) with our settings and exclude list."""
+        """Create the shadow repository (once) with our settings, attributes and exclude list."""
         if not (self.git_dir / "HEAD").exists():
             self.git_dir.mkdir(parents=True, exist_ok=True)
             await self.run("init", "--quiet")
@@ -92,3 +97,9 @@ class ShadowGit:
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
         (info / "exclude").write_text("\n".join(excludes) + "\n", encoding="utf-8")
+        attributes = info / "attributes"
+        if not attributes.exists() or attributes.read_text(encoding="utf-8") != ATTRIBUTES:
+            attributes.write_text(ATTRIBUTES, encoding="utf-8")
+            # An index made under other attributes holds converted blobs for files whose stat
+            # has not changed since: without it, the next snapshot reads every file again.
+            (self.git_dir / "index").unlink(missing_ok=True)
