@@ -171,6 +171,11 @@ class AgentService:
         `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while the session runs).
         """
         session = self.session(session_id)
+        # A restore runs to its end even when its request is cancelled: stopped between two
+        # writes, it would leave the workspace half restored (its own failures are undone).
+        return await asyncio.shield(self._restore(session, checkpoint_id))
+
+    async def _restore(self, session: Session, checkpoint_id: str) -> Restored:
         restored = await self._checkpoints.restore(session, checkpoint_id)
         self.sessions.save(session)
         return restored

@@ -9,7 +9,7 @@ import time
 from harness9.schema import ChangedFile
 from harness9.service.background import Background
 from harness9.service.checkpoints.shadow_git import GitError
-from harness9.service.checkpoints.snapshots import Restored
+from harness9.service.checkpoints.snapshots import Restored, RestoreFailed
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.service_errors import RunError, UnknownCheckpoint
 from harness9.service.sessions.session import Session, SessionCheckpoint
@@ -62,12 +62,24 @@ class CheckpointKeeper:
             workspace.kept += 1  # the restore's own undo checkpoint
         except KeyError:
             raise UnknownCheckpoint(checkpoint_id, "it is no longer kept") from None
+        except RestoreFailed as exc:
+            workspace.kept += 1  # its undo checkpoint was taken before it failed
+            raise _not_restored(exc, session) from None
         except GitError as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session.id) from None
         finally:
             session.rewriting = None
         _cut_back(session, entry, restored)
         return restored
+
+
+def _not_restored(exc: RestoreFailed, session: Session) -> RunError:
+    """The error of a restore that left the workspace as it was: `conflict` when it was refused
+    before any write, `internal` when a write failed and what was written was put back."""
+    if exc.conflict:
+        message = f"restore refused, nothing was changed: {exc}"
+        return RunError(message, "conflict", sessionId=session.id)
+    return RunError(f"restore failed: {exc}", "internal", sessionId=session.id)
 
 
 def _cut_back(session: Session, entry: SessionCheckpoint, restored: Restored) -> None:

@@ -103,3 +103,68 @@ class ShadowGit:
             # An index made under other attributes holds converted blobs for files whose stat
             # has not changed since: without it, the next snapshot reads every file again.
             (self.git_dir / "index").unlink(missing_ok=True)
+
+    async def missing(self, oids: list[str]) -> list[str]:
+        """Those of `oids` the repository does not hold."""
+        if not oids:
+            return []
+        out = await self.run("cat-file", "--batch-check", stdin="".join(
+            f"{oid}\n" for oid in oids).encode())
+        return [line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")]
+
+    async def start(self, *args: str) -> asyncio.subprocess.Process:
+        """A long-lived `git args…` to talk to through its stdin and stdout."""
+        return await asyncio.create_subprocess_exec(
+            self.executable,
+            *args,
+            cwd=self.work_tree,
+            env=self.environment(),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+
+
+class BlobReader:
+    """The stored bytes of blobs, many through one `git cat-file --batch` (started again when
+    a damaged object ended the one before)."""
+
+    def __init__(self, git: ShadowGit) -> None:
+        self._git = git
+        self._process: asyncio.subprocess.Process | None = None
+
+    async def read(self, oid: str) -> bytes:
+        """The bytes of blob `oid`, exactly as stored; `GitError` when it cannot be read."""
+        process = await self._running()
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            process.stdin.write(f"{oid}\n".encode())
+            await process.stdin.drain()
+            header = (await process.stdout.readline()).split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise GitError(f"git cat-file: {oid} is not a stored blob")
+            data = await process.stdout.readexactly(int(header[2]) + 1)
+        except (OSError, asyncio.IncompleteReadError, GitError) as exc:
+            said = await self._stop()
+            raise GitError(f"git cat-file: cannot read {oid}: {said or exc}") from None
+        return data[:-1]
+
+    async def _running(self) -> asyncio.subprocess.Process:
+        if self._process is None or self._process.returncode is not None:
+            self._process = await self._git.start("cat-file", "--batch")
+        return self._process
+
+    async def _stop(self) -> str:
+        """End the process; what it said on stderr."""
+        process, self._process = self._process, None
+        if process is None:
+            return ""
+        if process.returncode is None:
+            process.kill()
+        _, err = await process.communicate()
+        return err.decode("utf-8", "replace").strip()
+
+    async def close(self) -> None:
+        """End the process."""
+        await self._stop()
