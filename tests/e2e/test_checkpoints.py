@@ -332,3 +332,23 @@ async def test_a_restore_that_would_overwrite_what_no_checkpoint_holds_changes_n
     assert tree_of(workspace) == before
     listed = await daemon.request("agent/checkpoints", {"sessionId": first["sessionId"]})
     assert not [c for c in listed["checkpoints"] if "undoes" in c]  # the session is as it was
+
+
+async def test_restore_is_refused_while_another_session_of_the_workspace_runs(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([bash("echo 1 > x.txt"), Reply("first"),
+                     bash("sleep 1; echo other > other.txt"), Reply("second")])
+    daemon = await daemon_on(start, fake_llm, workspace)
+    first = await daemon.run(prompt="one")
+    checkpoint = of_kind(daemon, first["runId"], "checkpoint")[0]["checkpointId"]
+    other = asyncio.ensure_future(daemon.run(prompt="two"))  # a new session, same workspace
+    await daemon.wait_for(lambda n: n["kind"] == "tool_started" and n["runId"] != first["runId"])
+    with pytest.raises(JsonRpcException) as busy:
+        await restore(daemon, first["sessionId"], checkpoint)
+    assert busy.value.code == -32803 and busy.value.data["kind"] == "busy"
+    assert "running" in str(busy.value)
+    assert (await other)["sessionId"] != first["sessionId"]
+    assert (workspace / "x.txt").exists() and (workspace / "other.txt").exists()
+    await restore(daemon, first["sessionId"], checkpoint)  # once it has ended
+    assert not (workspace / "x.txt").exists()
