@@ -101,6 +101,11 @@ class AgentService:
             raise UnknownSession(session_id)
         return session
 
+    def session_roots(self, session_id: str) -> set[str]:
+        """The workspace roots a session has worked on (empty for an unknown session), for a
+        front-end to keep each session to the clients of its workspaces."""
+        return self.sessions.roots_of(session_id)
+
     def stored_sessions(self, root: str) -> list[SessionMeta]:
         """The stored sessions of workspace `root`, newest first."""
         return self.sessions.listing(root)

@@ -101,6 +101,22 @@ class SessionStore:
             del self._sessions[session.id]
             self._files.pop(session.id).close()
 
+    def roots_of(self, session_id: str) -> set[str]:
+        """The workspace roots a session has worked on (its first run's, its checkpoints'),
+        from memory or its stored metadata, without taking it; empty for an unknown one."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            roots = {session.root, *(c.root for c in session.checkpoints)}
+        else:
+            folder = self._where(session_id)
+            meta = None if folder is None else session_log.read_meta(
+                folder / f"{session_id}.meta.json")
+            if meta is None:
+                return set()
+            roots = {meta.workspace_root, *(str(c.get("root", "")) for c in meta.checkpoints
+                                              if isinstance(c, dict))}
+        return {root for root in roots if root}
+
     def read(self, session_id: str) -> tuple[Session, int] | None:
         """A session to show (from memory, else read from disk without taking it) and the
         number of damaged lines skipped reading it."""
