@@ -6,6 +6,9 @@ identity), so a user's `commit.gpgsign`, `core.autocrlf` or `core.hooksPath` can
 is stored or make a snapshot hang. The workspace's `.gitattributes` cannot either: the shadow
 repository's own `info/attributes` (which outranks them) turns off every conversion, so a
 file is stored byte for byte (no line-ending change, no `ident`, no encoding, no filter).
+
+The repository holds copies of the user's files, secrets included: git runs with a umask of
+077, so everything it writes is the user's alone (folders 0700, files 0600 or 0400).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness9.service.state import PRIVATE, private_folder
+from harness9.workspace.atomic_write import atomic_write_bytes
 
 _CONFIG = {
     "core.autocrlf": "false",  # bytes in, bytes out: CRLF files come back as they were
@@ -28,6 +34,7 @@ _CONFIG = {
     "gc.auto": "0",  # pruned in the background, never in the middle of a run
     "advice.addEmbeddedRepo": "false",
     "advice.detachedHead": "false",
+    "core.sharedRepository": "false",  # the umask (077) decides: the user's alone
 }
 # Highest precedence of all attribute files: no conversion of any kind, whatever the workspace's
 # .gitattributes (or a macro defined there) ask for.
@@ -80,6 +87,7 @@ class ShadowGit:
             stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            umask=PRIVATE,
         )
         out, err = await process.communicate(stdin)
         if process.returncode not in ok:
@@ -87,19 +95,20 @@ class ShadowGit:
             raise GitError(f"git {args[0]}: {message}")
         return out
 
-    async def init(self, excludes: list[str]) -> None:
-        """Create the shadow repository (once) with our settings, attributes and exclude list."""
+    async def init(self, excludes: list[str], top: Path) -> None:
+        """Create the shadow repository (once) with our settings, attributes and exclude list,
+        private to the user below `top` (the state directory; see `state.private_folder`)."""
+        await asyncio.to_thread(private_folder, self.git_dir, top)
         if not (self.git_dir / "HEAD").exists():
-            self.git_dir.mkdir(parents=True, exist_ok=True)
             await self.run("init", "--quiet")
         for key, value in _CONFIG.items():
             await self.run("config", key, value)
         info = self.git_dir / "info"
-        info.mkdir(exist_ok=True)
-        (info / "exclude").write_text("\n".join(excludes) + "\n", encoding="utf-8")
+        info.mkdir(mode=0o700, exist_ok=True)
+        _write(info / "exclude", "\n".join(excludes) + "\n")
         attributes = info / "attributes"
         if not attributes.exists() or attributes.read_text(encoding="utf-8") != ATTRIBUTES:
-            attributes.write_text(ATTRIBUTES, encoding="utf-8")
+            _write(attributes, ATTRIBUTES)
             # An index made under other attributes holds converted blobs for files whose stat
             # has not changed since: without it, the next snapshot reads every file again.
             (self.git_dir / "index").unlink(missing_ok=True)
@@ -122,7 +131,13 @@ class ShadowGit:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            umask=PRIVATE,
         )
+
+
+def _write(path: Path, text: str) -> None:
+    """One of the repository's own files, 0600."""
+    atomic_write_bytes(path, text.encode("utf-8"), 0o600)
 
 
 class BlobReader:

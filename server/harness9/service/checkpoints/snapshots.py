@@ -109,9 +109,10 @@ class ShadowRepo:
         executable = git_executable()
         if executable is None:
             raise CheckpointsOff("checkpoints are off: git is not installed")
-        base = root if root is not None else state_dir() / "checkpoints"
+        top = root if root is not None else state_dir()
+        base = root if root is not None else top / "checkpoints"
         git = ShadowGit(executable, base / workspace_key(workspace), _real_folder(workspace))
-        await git.init(DEFAULT_EXCLUDES)
+        await git.init(DEFAULT_EXCLUDES, top)
         return cls(git, limits or Limits())
 
     async def snapshot(self, message: str, *, force: bool = False) -> Checkpoint | None:

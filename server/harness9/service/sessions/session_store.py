@@ -26,7 +26,7 @@ from harness9.service.sessions.session_log import (
     SessionLog,
     SessionMeta,
 )
-from harness9.service.state import workspace_key
+from harness9.service.state import private_folder, workspace_key
 
 _log = logging.getLogger("harness9.sessions")
 HELD = 32  # stored sessions a daemon keeps open (and locked) at most; the idle rest are let go
@@ -37,6 +37,7 @@ class SessionStore:
     """Sessions in memory and on disk, and the active runs."""
 
     def __init__(self, state: Path | None) -> None:
+        self._state = state
         self._folder = None if state is None else state / "sessions"
         self._sessions: dict[str, Session] = {}
         self._files: dict[str, SessionFile] = {}
@@ -51,8 +52,9 @@ class SessionStore:
         """A new, empty session on workspace `root` (stored from its first save on)."""
         session = Session(id=new_id("s"), root=root)
         folder = self.folder(root)
-        if folder is not None:
+        if folder is not None and self._state is not None:
             try:
+                private_folder(folder, self._state)
                 self._files[session.id] = SessionFile.create(folder, session.id, root)
             except OSError as exc:
                 self._warn(exc)
@@ -72,8 +74,9 @@ class SessionStore:
             self._sessions[session_id] = session  # the most recently used last
             return session
         folder = self._where(session_id)
-        if folder is None:
+        if folder is None or self._state is None:
             return None
+        private_folder(folder, self._state)  # also what an older version made open to others
         log = SessionLog(folder, session_id)  # the lock first, then what it protects
         try:
             loaded = session_log.load(folder, session_id)
