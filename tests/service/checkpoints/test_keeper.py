@@ -65,3 +65,18 @@ async def test_no_restore_while_a_run_of_any_session_is_in_flight_in_or_around_i
         assert (workspace / "a.txt").read_text() == "changed\n"
     await keeper.restore(session, session.checkpoints[0].checkpoint_id)
     assert (workspace / "a.txt").read_text() == "alpha\n"
+
+
+async def test_a_workspace_grown_past_the_limits_refuses_the_restore_as_config(
+    workspace: Path
+) -> None:
+    keeper = CheckpointKeeper(Background())
+    session = await session_with_checkpoint(keeper, workspace)
+    repo = await keeper.workspace(str(workspace)).repo()
+    assert repo is not None
+    repo.limits.max_files = 1  # as if the workspace had grown past 20,000 files since
+    (workspace / "b.txt").write_text("more\n")
+    with pytest.raises(RunError) as refused:
+        await keeper.restore(session, session.checkpoints[0].checkpoint_id)
+    assert refused.value.kind == "config" and "more than 1" in refused.value.message
+    assert (workspace / "b.txt").exists()

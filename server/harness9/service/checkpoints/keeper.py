@@ -14,7 +14,7 @@ import time
 from harness9.schema import ChangedFile
 from harness9.service.background import Background
 from harness9.service.checkpoints.shadow_git import GitError
-from harness9.service.checkpoints.snapshots import Restored, RestoreFailed
+from harness9.service.checkpoints.snapshots import CheckpointsOff, Restored, RestoreFailed
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.service_errors import RunError, UnknownCheckpoint, busy
 from harness9.service.sessions.session import Session, SessionCheckpoint
@@ -108,6 +108,8 @@ class CheckpointKeeper:
         except RestoreFailed as exc:
             workspace.kept += 1  # its undo checkpoint was taken before it failed
             raise _not_restored(exc, session) from None
+        except CheckpointsOff as exc:  # the workspace outgrew the limits: no undo snapshot
+            raise RunError(str(exc), "config", sessionId=session.id) from None
         except GitError as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session.id) from None
         finally:
