@@ -222,3 +222,20 @@ async def test_a_failure_half_way_puts_back_what_was_already_written(
     with pytest.raises(RestoreFailed, match="put back"):
         await repo.restore(checkpoint)
     assert entries(workspace) == before
+
+
+async def test_names_with_spaces_newlines_and_bytes_that_are_not_utf8_come_back(
+    tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    (root / "d ir").mkdir(parents=True)
+    names = [b"sp ace.txt", b"new\nline.txt", b"caf\xc3\xa9.txt", b"bad\xff.txt", b"d ir/x\ty.txt"]
+    for name in names:
+        (root / os.fsdecode(name)).write_bytes(name)
+    repo = await repo_for(root, tmp_path)
+    checkpoint = await checkpoint_of(repo)
+    before = entries(root)
+    bash(root, "rm -r ./*")
+    restored = await repo.restore(checkpoint)
+    assert entries(root) == before
+    assert len(restored.paths) == len(names)
