@@ -271,3 +271,84 @@ async def test_without_git_the_run_goes_on_and_the_user_is_told_once(
     assert not [n for n in daemon.progress if n["kind"] == "checkpoint"]
     warnings = [m for m in daemon.client.messages if "git is not installed" in m.message]
     assert len(warnings) == 1 and warnings[0].type == 2
+
+
+def tree_of(root: Path) -> dict[str, bytes]:
+    """Every entry under `root`: a file's bytes, a link's text (`->` first), a folder's `/`."""
+    found = {}
+    for folder, names, files in os.walk(root):
+        for name in names + files:
+            path = Path(folder) / name
+            key = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[key] = b"-> " + os.readlink(path).encode()
+            else:
+                found[key] = b"/" if path.is_dir() else path.read_bytes()
+    return found
+
+
+async def test_a_restore_follows_no_link_and_leaves_the_outside_alone(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "one.txt").write_text("outside\n")
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "one.txt").write_text("one\n")
+    before, outside_before = tree_of(workspace), tree_of(outside)
+    fake_llm.script([
+        bash(f"echo changed > a.txt; rm -r sub; ln -s {outside} sub; ln -s a.txt lnk; "
+             f"ln -s {outside}/one.txt out"),
+        Reply("done"),
+    ])
+    daemon = await daemon_on(start, fake_llm, workspace)
+    result = await daemon.run(prompt="go")
+    first = of_kind(daemon, result["runId"], "checkpoint")[0]["checkpointId"]
+    answer = await restore(daemon, result["sessionId"], first)
+    assert sorted(answer["restored"]) == ["a.txt", "lnk", "out", "sub", "sub/one.txt"]
+    assert tree_of(workspace) == before
+    assert tree_of(outside) == outside_before
+
+
+async def test_a_restore_that_would_overwrite_what_no_checkpoint_holds_changes_nothing(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        bash("echo changed > a.txt; echo 'a.txt' > .gitignore"),
+        Reply("done"),
+        bash("rm a.txt; echo later > b.txt"),
+        Reply("done"),
+    ])
+    daemon = await daemon_on(start, fake_llm, workspace)
+    first = await daemon.run(prompt="go")
+    second = await daemon.run(prompt="again", sessionId=first["sessionId"])
+    (workspace / "a.txt").write_text("the user's, ignored now\n")  # after the last checkpoint
+    before = tree_of(workspace)
+    checkpoint = of_kind(daemon, first["runId"], "checkpoint")[0]["checkpointId"]
+    with pytest.raises(JsonRpcException) as refused:
+        await restore(daemon, second["sessionId"], checkpoint)
+    assert refused.value.code == -32803 and refused.value.data["kind"] == "conflict"
+    assert "a.txt is in the way" in str(refused.value)
+    assert tree_of(workspace) == before
+    listed = await daemon.request("agent/checkpoints", {"sessionId": first["sessionId"]})
+    assert not [c for c in listed["checkpoints"] if "undoes" in c]  # the session is as it was
+
+
+async def test_restore_is_refused_while_another_session_of_the_workspace_runs(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([bash("echo 1 > x.txt"), Reply("first"),
+                     bash("sleep 1; echo other > other.txt"), Reply("second")])
+    daemon = await daemon_on(start, fake_llm, workspace)
+    first = await daemon.run(prompt="one")
+    checkpoint = of_kind(daemon, first["runId"], "checkpoint")[0]["checkpointId"]
+    other = asyncio.ensure_future(daemon.run(prompt="two"))  # a new session, same workspace
+    await daemon.wait_for(lambda n: n["kind"] == "tool_started" and n["runId"] != first["runId"])
+    with pytest.raises(JsonRpcException) as busy:
+        await restore(daemon, first["sessionId"], checkpoint)
+    assert busy.value.code == -32803 and busy.value.data["kind"] == "busy"
+    assert "running" in str(busy.value)
+    assert (await other)["sessionId"] != first["sessionId"]
+    assert (workspace / "x.txt").exists() and (workspace / "other.txt").exists()
+    await restore(daemon, first["sessionId"], checkpoint)  # once it has ended
+    assert not (workspace / "x.txt").exists()

@@ -147,3 +147,35 @@ async def test_a_five_thousand_message_session_loads_and_continues(
     answer = await daemon.run(prompt="next", sessionId=session_id, contextWindow=1_000_000)
     assert answer["text"] == "still here"
     assert len(fake_llm.requests[-1].messages) == 5_000
+
+
+async def test_a_session_is_reachable_only_from_a_client_of_its_workspace(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([bash("echo changed > a.txt", "c1"), Reply("done")])
+    one = await daemon_on(start, fake_llm, workspace)
+    first = await one.run(prompt="go")
+    sid = first["sessionId"]
+    checkpoint = next(n["checkpointId"] for n in one.of_run(first["runId"])
+                      if n["kind"] == "checkpoint")
+    await one.client.shutdown_session()  # the session is free to be taken by another daemon
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = await daemon_on(start, fake_llm, elsewhere)
+    for method, params in [
+        ("agent/restore", {"sessionId": sid, "checkpointId": checkpoint}),
+        ("agent/run", {"prompt": "x", "sessionId": sid}),
+        ("agent/checkpoints", {"sessionId": sid}),
+        ("agent/session", {"sessionId": sid}),
+        ("agent/compact", {"sessionId": sid}),
+        ("agent/deleteSession", {"sessionId": sid}),
+    ]:
+        with pytest.raises(JsonRpcException) as refused:
+            await other.request(method, params)
+        assert refused.value.code == -32602, method
+        assert "sessionId" in str(refused.value) and str(workspace) in str(refused.value)
+    assert (workspace / "a.txt").read_text() == "changed\n"  # not restored from elsewhere
+    around = await start(workspace.parent, env={**fake_llm.env(), "HARNESS9_PROVIDER": "openai"},
+                         folders=[elsewhere, workspace])
+    shown = await around.request("agent/session", {"sessionId": sid})  # a client of both
+    assert shown["sessionId"] == sid

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness9.schema import ToolError
-from harness9.workspace.safe_path import safe_path
+from harness9.workspace.safe_path import resolve_beneath, safe_path
 
 
 @pytest.fixture
@@ -107,3 +107,22 @@ def test_empty_path_is_refused(workspace: Path, path: str) -> None:
 
 def test_root_workspace_has_no_double_separator(tmp_path: Path) -> None:
     assert safe_path("/", "etc") == Path(os.path.realpath("/etc"))
+
+
+def test_without_following_links_the_entry_itself_is_given_and_a_linked_folder_refused(
+    workspace: Path, outside: Path
+) -> None:
+    (workspace / "real").mkdir()
+    (workspace / "inside").symlink_to("real")
+    (workspace / "out").symlink_to(outside / "secret.txt")
+    for link in ("inside", "out"):
+        with resolve_beneath(workspace, link, follow_links=False) as where:
+            assert where.name == link and where.path == str(workspace / link)
+            assert os.readlink(where.name, dir_fd=where.dir_fd)  # the link, not its target
+    with (
+        pytest.raises(ToolError, match="is a symbolic link, not a folder"),
+        resolve_beneath(workspace, "inside/x.txt", follow_links=False),
+    ):
+        pass
+    with resolve_beneath(workspace, "inside/x.txt") as where:  # followed by default
+        assert where.path == str(workspace / "real" / "x.txt")

@@ -23,11 +23,15 @@ export function restoreQuestion(turn: number, files: readonly string[]): string 
   return `Restore ${what} to the checkpoint of turn ${turn}? The files go back to how they were then, and the conversation is cut back to that point.`;
 }
 
-/** A refused or failed restore in words; a busy session says what to do. */
+/**
+ * A refused or failed restore in words; a busy workspace says what to do. Only `busy` is a
+ * busy refusal: the daemon's other -32803 kinds (`conflict`: something no checkpoint holds is
+ * in the way; `internal`) say themselves what happened.
+ */
 export function restoreErrorText(code: number | undefined, message: string, data: unknown): string {
   const kind = data && typeof data === 'object' ? (data as Record<string, unknown>).kind : undefined;
-  if (code === BUSY_CODE || kind === 'busy') {
-    return 'the session is busy (a run is in progress); wait for it to end or cancel it, then restore';
+  if (kind === 'busy' || (code === BUSY_CODE && kind === undefined)) {
+    return 'the workspace is busy (a run is in progress in this or another session); wait for it to end or cancel it, then restore';
   }
   return message;
 }

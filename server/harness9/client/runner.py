@@ -8,14 +8,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from harness9.client.log_folder import open_daemon_log
 from harness9.client.process import spawn_daemon
 from harness9.client.run_config import RunOptions, UsageError, options_from_args
 from harness9.client.views import ViewSlot
@@ -156,14 +154,11 @@ async def _resume(
 
 
 def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
-    """The daemon's stderr: ours when verbose, else a fresh file under the temp dir."""
+    """The daemon's stderr: ours when verbose, else a fresh file of the user's alone under the
+    temp folder (see `log_folder`)."""
     if verbose:
         return None, None
-    folder = Path(tempfile.gettempdir()) / "harness9-logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    # Appending, because the daemon writes to the same file through its own descriptor.
-    return path.open("a", encoding="utf-8"), path
+    return open_daemon_log()
 
 
 def _route_client_logs(log_file: IO[str] | None) -> None:

@@ -136,6 +136,24 @@ class Harness9Server(LanguageServer):
         return folders[0]
 
 
+    def check_session(self, session_id: str) -> None:
+        """-32602 naming `sessionId` when the session has worked on a root outside this
+        client's workspace folders: a session is reachable only from a client of its
+        workspaces (an unknown session is the handler's to answer)."""
+        folders = [os.path.realpath(folder) for folder in self.folders()]
+        for root in sorted(self.service.session_roots(session_id)):
+            if not any(_inside(os.path.realpath(root), folder) for folder in folders):
+                raise JsonRpcInvalidParams(
+                    message=f"sessionId: session {session_id} belongs to the workspace {root}, "
+                    "which is not a workspace folder of this client"
+                )
+
+
+def _inside(path: str, folder: str) -> bool:
+    """`path` is `folder` or lies beneath it (both real paths)."""
+    return os.path.commonpath([path, folder]) == folder
+
+
 server = Harness9Server()
 
 
@@ -199,6 +217,8 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Run the agent loop on one prompt; answers when the loop ends."""
     ls.require_initialized()
     params = _parsed(parse_run_params, raw)
+    if params.session_id is not None:
+        ls.check_session(params.session_id)
     root = ls.resolve_root(params.workspace_folder)
     context = _parsed(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
@@ -222,6 +242,7 @@ def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """A session's checkpoints, oldest first."""
     ls.require_initialized()
     session_id = _parsed(parse_checkpoints_params, raw)
+    ls.check_session(session_id)
     from harness9.lsp.agent_checkpoints import (
         list_checkpoints,  # loaded on demand, as for agent/run
     )
@@ -234,6 +255,7 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Put the workspace and the session's history back to a checkpoint."""
     ls.require_initialized()
     params = _parsed(parse_restore_params, raw)
+    ls.check_session(params.session_id)
     from harness9.lsp.agent_checkpoints import restore
 
     return await restore(ls.service, params)
@@ -254,6 +276,7 @@ def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """What a chat view needs to show a session again."""
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/session"), raw)
+    ls.check_session(session_id)
     from harness9.lsp.agent_sessions import show_session
 
     return show_session(ls.service, session_id)
@@ -264,6 +287,7 @@ def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Forget a session and remove its stored copy."""
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
+    ls.check_session(session_id)
     from harness9.lsp.agent_sessions import delete_session
 
     return delete_session(ls.service, session_id)
@@ -274,6 +298,7 @@ async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Compact a session's conversation now."""
     ls.require_initialized()
     session_id = _parsed(lambda r: parse_session_id(r, "agent/compact"), raw)
+    ls.check_session(session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings)
     from harness9.lsp.agent_sessions import compact_session
 

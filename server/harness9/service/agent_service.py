@@ -102,6 +102,11 @@ class AgentService:
             raise UnknownSession(session_id)
         return session
 
+    def session_roots(self, session_id: str) -> set[str]:
+        """The workspace roots a session has worked on (empty for an unknown session), for a
+        front-end to keep each session to the clients of its workspaces."""
+        return self.sessions.roots_of(session_id)
+
     def stored_sessions(self, root: str) -> list[SessionMeta]:
         """The stored sessions of workspace `root`, newest first."""
         return self.sessions.listing(root)
@@ -169,9 +174,15 @@ class AgentService:
         session's history back to what it was then; the session's later checkpoints are
         dropped with the history they belonged to.
 
-        `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while the session runs).
+        `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while any session runs
+        on the workspace; see `CheckpointKeeper.restore`).
         """
         session = self.session(session_id)
+        # A restore runs to its end even when its request is cancelled: stopped between two
+        # writes, it would leave the workspace half restored (its own failures are undone).
+        return await asyncio.shield(self._restore(session, checkpoint_id))
+
+    async def _restore(self, session: Session, checkpoint_id: str) -> Restored:
         restored = await self._checkpoints.restore(session, checkpoint_id)
         self.sessions.save(session)
         return restored
@@ -179,19 +190,21 @@ class AgentService:
     # Runs
 
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
-        """Run `request` in the current task (which cancelling the run cancels)."""
+        """Run `request` in the current task (which cancelling the run cancels). A `busy`
+        `RunError` while the session runs, or a restore is under way on its workspace."""
         session = self.session(request.session_id, request.root)
         if session.approval_mode is not None:  # chosen for this session alone
             request = replace(request, settings=request.settings.with_approval_mode(
                 session.approval_mode))
         ids = RunIds(new_id("r"), session.id)
         task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
+        # Noted with checkpoints on or off: no restore may change the files under any run.
+        workspace = self._checkpoints.run_started(request.root, ids.run_id, session.id)
         active = self.sessions.start(session, ids.run_id, task)
         finish, turns = _Finish(), CallTurns()
         bus = EventBus(finish, turns, SessionRecorder(self.sessions, session, ids.run_id,
                                                       request.prompt))
-        checkpoints = self._checkpoints.run_started(request.root) if (
-            request.settings.checkpoints) else None
+        checkpoints = workspace if request.settings.checkpoints else None
         try:
             wiring = await wire(RunContext(ids, turns.turn_of))
             for subscriber in wiring.subscribers:
@@ -207,8 +220,7 @@ class AgentService:
             raise _ended(exc, ids, bus, finish, request.root) from None
         finally:
             self.sessions.finish(session, active)
-            if checkpoints is not None:
-                self._checkpoints.run_ended(checkpoints)
+            self._checkpoints.run_ended(workspace, ids.run_id)
 
     async def _engine(
         self,

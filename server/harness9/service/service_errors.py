@@ -9,6 +9,8 @@ ServiceError
  │                         config                                (settings, checkpoints off)
  │                         busy                                  (a session runs or is rewritten,
  │                                                                or another daemon holds it)
+ │                         conflict                              (a restore refused before it
+ │                                                                wrote: something is in the way)
  │                         internal                              (a defect: logged with its trace)
  └── RunCancelled        the run was cancelled (by the user, or its front-end's request was)
 ```
@@ -47,7 +49,7 @@ class UnknownCheckpoint(ServiceError, LookupError):
 
 class RunError(ServiceError):
     """The run could not go on. `kind` classifies it (`auth`, `rate_limit`, `network`, `http`,
-    `config`, `busy`, `internal`); `data` carries the rest (`status`, ids)."""
+    `config`, `busy`, `conflict`, `internal`); `data` carries the rest (`status`, ids)."""
 
     def __init__(self, message: str, kind: str, **data: Any) -> None:
         super().__init__(message)

@@ -69,6 +69,19 @@ def replace_in_folder(dir_fd: int, name: str, data: bytes, keep: Owner | int) ->
         raise
 
 
+def replace_with_link(dir_fd: int, name: str, target: str) -> None:
+    """Replace `name` in the folder `dir_fd` (a file or a link, never followed) with a symbolic
+    link to `target`, in one rename: readers see the old entry or the new link."""
+    temp = f".{name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    os.symlink(target, temp, dir_fd=dir_fd)
+    try:
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """`replace_in_folder` for a plain path (not sandboxed: for the daemon's own files)."""
     folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

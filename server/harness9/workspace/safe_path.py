@@ -57,13 +57,19 @@ def safe_path(workdir: str | os.PathLike[str], path: str) -> Path:
 
 @contextlib.contextmanager
 def resolve_beneath(
-    workdir: str | os.PathLike[str], path: str, *, make_folders: bool = False
+    workdir: str | os.PathLike[str],
+    path: str,
+    *,
+    make_folders: bool = False,
+    follow_links: bool = True,
 ) -> Iterator[Location]:
     """Resolve `path` inside `workdir` and hold its folder open for the block.
 
     With `make_folders`, missing folders on the way are created (mode 0755, as the umask
     allows). A missing workspace root, a link leaving the workspace, and a file where a folder
-    should be are `ToolError`s for the model.
+    should be are `ToolError`s for the model. Without `follow_links`, no link is followed at
+    all: a link where a folder should be is a `ToolError`, and the last component is given
+    as it is (the caller acts on the entry itself, a link included, never on its target).
     """
     _check_text(path)
     root = os.path.realpath(workdir)
@@ -75,7 +81,7 @@ def resolve_beneath(
             f"Error: the workspace root {root} no longer exists (it was deleted or moved); "
             "nothing was read or written"
         ) from None
-    with _Walk(root, root_fd, path) as walk:
+    with _Walk(root, root_fd, path, follow_links) as walk:
         yield walk.resolve(parts, make_folders=make_folders)
 
 
@@ -169,9 +175,10 @@ class _Swapped(Exception):
 class _Walk:
     """One resolution: a stack of open folder descriptors from the root down."""
 
-    def __init__(self, root: str, root_fd: int, shown: str) -> None:
+    def __init__(self, root: str, root_fd: int, shown: str, follow_links: bool = True) -> None:
         self.root = root
         self.shown = shown
+        self.follow_links = follow_links
         self.fds = [root_fd]
         self.names: list[str] = []
 
@@ -210,6 +217,8 @@ class _Walk:
             # A folder on the way is opened straight away (O_NOFOLLOW): one call in the usual
             # case; the last component is looked at, since the caller opens it itself.
             step = self._enter(name, make_folders) if pending else self._look(name)
+            if step == "link" and not self.follow_links:
+                raise self._link_in_the_way(name)
             if step == "link":
                 links += 1
                 if links > _MAX_LINKS:
@@ -223,7 +232,9 @@ class _Walk:
         return Location(self.fds[-1], ".", self._path(""))
 
     def _look(self, name: str) -> str:
-        """`link` when the last component is a symbolic link, else `last`."""
+        """`link` when the last component is a symbolic link to follow, else `last`."""
+        if not self.follow_links:
+            return "last"
         info = self._lstat(name)
         return "link" if info is not None and stat.S_ISLNK(info.st_mode) else "last"
 
@@ -312,6 +323,11 @@ class _Walk:
     def _file_in_the_way(self) -> ToolError:
         return ToolError(
             f"Error: cannot use {self.shown}: a part of the path is a file, not a folder"
+        )
+
+    def _link_in_the_way(self, name: str) -> ToolError:
+        return ToolError(
+            f"Error: cannot use {self.shown}: {self._path(name)} is a symbolic link, not a folder"
         )
 
     def _escape(self, target: str, pending: deque[str]) -> ToolError:

@@ -66,8 +66,11 @@ describe('the restore question and errors', () => {
     assert.match(restoreQuestion(1, ['a.txt']), /^Restore 1 file /);
   });
 
-  it('a busy session says what to do; other errors keep their message', () => {
-    assert.match(restoreErrorText(BUSY_CODE, 'session s-1 is busy', { kind: 'busy' }), /busy \(a run is in progress\); wait for it to end or cancel it/);
+  it('a busy workspace says what to do; other errors keep their message', () => {
+    assert.match(restoreErrorText(BUSY_CODE, 'session s-1 is busy', { kind: 'busy' }), /busy \(a run is in progress in this or another session\); wait for it to end or cancel it/);
     assert.equal(restoreErrorText(-32602, 'unknown checkpoint', undefined), 'unknown checkpoint');
+    const refused = 'restore refused, nothing was changed: notes.log is in the way';
+    assert.equal(restoreErrorText(BUSY_CODE, refused, { kind: 'conflict' }), refused);
+    assert.equal(restoreErrorText(BUSY_CODE, 'restore failed: …', { kind: 'internal' }), 'restore failed: …');
   });
 });

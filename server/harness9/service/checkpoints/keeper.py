@@ -1,5 +1,10 @@
 """The checkpoints of one daemon's workspaces: one `WorkspaceCheckpoints` per real root, the
-runs in flight on each (no pruning under them), and restoring a session to a checkpoint."""
+runs in flight on each (no pruning under them), and restoring a session to a checkpoint.
+
+A restore rewrites files that every session on the workspace may be using: it is refused
+(`busy`) while a run of any session is in flight on the workspace, or on a folder inside it or
+around it, and no run starts there until the restore has ended.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ import time
 from harness9.schema import ChangedFile
 from harness9.service.background import Background
 from harness9.service.checkpoints.shadow_git import GitError
-from harness9.service.checkpoints.snapshots import Restored
+from harness9.service.checkpoints.snapshots import CheckpointsOff, Restored, RestoreFailed
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
-from harness9.service.service_errors import RunError, UnknownCheckpoint
+from harness9.service.service_errors import RunError, UnknownCheckpoint, busy
 from harness9.service.sessions.session import Session, SessionCheckpoint
 
 
@@ -29,17 +34,42 @@ class CheckpointKeeper:
             self._workspaces[key] = WorkspaceCheckpoints(root)
         return self._workspaces[key]
 
-    def run_started(self, root: str) -> WorkspaceCheckpoints:
-        """Note a run in flight on `root` (nothing is pruned under it)."""
+    def run_started(self, root: str, run_id: str, session_id: str) -> WorkspaceCheckpoints:
+        """Note a run in flight on `root` (nothing is pruned or restored under it); a `busy`
+        `RunError` while a restore is under way there."""
+        for other in self._overlapping(root):
+            if other.restoring is not None:
+                raise busy(f"the workspace {other.root} is being restored to a checkpoint "
+                           f"(session {other.restoring}); try again in a moment",
+                           sessionId=session_id)
         workspace = self.workspace(root)
-        workspace.runs += 1
+        workspace.in_flight[run_id] = session_id
         return workspace
 
-    def run_ended(self, workspace: WorkspaceCheckpoints) -> None:
+    def run_ended(self, workspace: WorkspaceCheckpoints, run_id: str) -> None:
         """Note a run's end; prune old checkpoints in the background once none runs."""
-        workspace.runs -= 1
+        workspace.in_flight.pop(run_id, None)
         if workspace.needs_pruning():
             self._background.start(workspace.prune())
+
+    def _overlapping(self, root: str) -> list[WorkspaceCheckpoints]:
+        """The workspaces known here that are `root`, inside it, or around it."""
+        key = os.path.realpath(root)
+        return [w for other, w in self._workspaces.items()
+                if os.path.commonpath([key, other]) in (key, other)]
+
+    def _refuse_while_busy(self, root: str, session: Session) -> None:
+        """A `busy` `RunError` while any run is in flight on (or in, or around) `root`, or
+        another restore is under way there."""
+        for other in self._overlapping(root):
+            if other.in_flight:
+                run_id, owner = next(iter(other.in_flight.items()))
+                raise busy(f"session {owner} is running {run_id} on {other.root}; a restore "
+                           "must not change its files under it: wait for it to finish or "
+                           "cancel it", sessionId=session.id)
+            if other.restoring is not None:
+                raise busy(f"the workspace {other.root} is being restored already (session "
+                           f"{other.restoring}); try again in a moment", sessionId=session.id)
 
     async def restore(self, session: Session, checkpoint_id: str) -> Restored:
         """Put the workspace back as it was at a checkpoint of `session` (not running), and cut
@@ -47,12 +77,25 @@ class CheckpointKeeper:
         restore took first is offered too: restoring to it undoes the restore's changes to the
         files (the conversation stays where the restore cut it).
 
-        `UnknownCheckpoint`, or a `RunError` (`config` when checkpoints are off).
+        `UnknownCheckpoint`, or a `RunError`: `busy` while a run is in flight on the workspace
+        (in any session), `config` when checkpoints are off, `conflict` or `internal` when the
+        files could not be restored (they are then as they were).
         """
         entry = session.checkpoint(checkpoint_id)
         if entry is None:
             raise UnknownCheckpoint(checkpoint_id)
+        self._refuse_while_busy(entry.root, session)
         workspace = self.workspace(entry.root)
+        workspace.restoring = session.id  # before the first await: no run starts meanwhile
+        try:
+            return await self._restore(workspace, session, entry)
+        finally:
+            workspace.restoring = None
+
+    async def _restore(
+        self, workspace: WorkspaceCheckpoints, session: Session, entry: SessionCheckpoint
+    ) -> Restored:
+        checkpoint_id = entry.checkpoint_id
         repo = await workspace.repo()
         if repo is None:
             raise RunError(workspace.off or "checkpoints are off", "config")
@@ -62,12 +105,26 @@ class CheckpointKeeper:
             workspace.kept += 1  # the restore's own undo checkpoint
         except KeyError:
             raise UnknownCheckpoint(checkpoint_id, "it is no longer kept") from None
+        except RestoreFailed as exc:
+            workspace.kept += 1  # its undo checkpoint was taken before it failed
+            raise _not_restored(exc, session) from None
+        except CheckpointsOff as exc:  # the workspace outgrew the limits: no undo snapshot
+            raise RunError(str(exc), "config", sessionId=session.id) from None
         except GitError as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session.id) from None
         finally:
             session.rewriting = None
         _cut_back(session, entry, restored)
         return restored
+
+
+def _not_restored(exc: RestoreFailed, session: Session) -> RunError:
+    """The error of a restore that left the workspace as it was: `conflict` when it was refused
+    before any write, `internal` when a write failed and what was written was put back."""
+    if exc.conflict:
+        message = f"restore refused, nothing was changed: {exc}"
+        return RunError(message, "conflict", sessionId=session.id)
+    return RunError(f"restore failed: {exc}", "internal", sessionId=session.id)
 
 
 def _cut_back(session: Session, entry: SessionCheckpoint, restored: Restored) -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from harness9.schema import ChangedFile
 from harness9.service.checkpoints.shadow_git import GitError, ShadowGit, git_executable
+from harness9.service.checkpoints.tree_restore import RestoreFailed, restore_tree
 from harness9.service.state import state_dir, workspace_key
-from harness9.workspace.safe_path import resolve_beneath
 
 _log = logging.getLogger("harness9.checkpoints")
 
@@ -47,7 +47,15 @@ DEFAULT_EXCLUDES = [
 MAX_FILES = 20_000
 MAX_BYTES = 500 * 1024 * 1024
 _REF_PREFIX = "refs/harness9/checkpoints/"
-__all__ = ["ChangedFile", "Checkpoint", "CheckpointsOff", "Limits", "Restored", "ShadowRepo"]
+__all__ = [
+    "ChangedFile",
+    "Checkpoint",
+    "CheckpointsOff",
+    "Limits",
+    "RestoreFailed",
+    "Restored",
+    "ShadowRepo",
+]
 _LOCK_RETRIES = 20  # another daemon's git holds the shadow index: wait up to about a second
 
 
@@ -101,28 +109,33 @@ class ShadowRepo:
         executable = git_executable()
         if executable is None:
             raise CheckpointsOff("checkpoints are off: git is not installed")
-        base = root if root is not None else state_dir() / "checkpoints"
+        top = root if root is not None else state_dir()
+        base = root if root is not None else top / "checkpoints"
         git = ShadowGit(executable, base / workspace_key(workspace), _real_folder(workspace))
-        await git.init(DEFAULT_EXCLUDES)
+        await git.init(DEFAULT_EXCLUDES, top)
         return cls(git, limits or Limits())
 
     async def snapshot(self, message: str, *, force: bool = False) -> Checkpoint | None:
         """A checkpoint of the workspace as it is now, with the files changed since the last
         one; None when nothing changed, unless `force` (then a checkpoint of the same tree)."""
         async with self._lock:
-            await self._check_size()
-            tree = await self._write_tree()
-            last = self._last or await self._head()
-            if last is not None and last.tree == tree and not force:
-                return None
-            files = await self._changes(last.tree, tree) if last is not None else ()
-            # No parent: each checkpoint stands alone, so pruning one frees its objects.
-            commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
-            name = f"{_REF_PREFIX}{await self._next_number():09d}"
-            await self.git.run("update-ref", name, commit)
-            await self.git.run("update-ref", "refs/harness9/head", commit)
-            self._last = Checkpoint(commit, tree, time.time(), tuple(files))
-            return self._last
+            return await self._take(message, force=force)
+
+    async def _take(self, message: str, *, force: bool) -> Checkpoint | None:
+        """`snapshot`, the lock held."""
+        await self._check_size()
+        tree = await self._write_tree()
+        last = self._last or await self._head()
+        if last is not None and last.tree == tree and not force:
+            return None
+        files = await self._changes(last.tree, tree) if last is not None else ()
+        # No parent: each checkpoint stands alone, so pruning one frees its objects.
+        commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
+        name = f"{_REF_PREFIX}{await self._next_number():09d}"
+        await self.git.run("update-ref", name, commit)
+        await self.git.run("update-ref", "refs/harness9/head", commit)
+        self._last = Checkpoint(commit, tree, time.time(), tuple(files))
+        return self._last
 
     async def current_tree(self) -> str:
         """The tree of the workspace as it is now, without keeping a checkpoint (for telling
@@ -138,27 +151,22 @@ class ShadowRepo:
         """Put the workspace's files back as they were at `checkpoint_id`.
 
         A snapshot is taken first, so the restore itself can be undone (`Restored.undo`). Files
-        added since are deleted; changed and deleted ones get their old bytes and mode back.
-        Ignored files and nested repositories are left alone.
+        and links added since are removed, changed and deleted ones get their bytes and mode
+        back (a link comes back as the link); no link is ever followed. Ignored files and nested
+        repositories are left alone. `RestoreFailed` (with the workspace as it was) when
+        something no checkpoint holds is in the way, or a write fails.
         """
         await self._known(checkpoint_id)
-        undo = await self.snapshot(f"before restoring {checkpoint_id[:12]}", force=True)
-        assert undo is not None
         async with self._lock:
-            current = await self._write_tree()
-            files = await self._changes(checkpoint_id, current)
-            added = [f.path for f in files if f.status == "added"]
-            back = [f.path for f in files if f.status != "added"]
-            if back:
-                paths = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in back)
-                await self.git.run(
-                    "checkout", checkpoint_id, "--pathspec-from-file=-", "--pathspec-file-nul",
-                    stdin=paths,
-                )
-            for path in added:
-                _remove(self.git.work_tree, path)
+            undo = await self._take(f"before restoring {checkpoint_id[:12]}", force=True)
+            assert undo is not None
+            try:
+                paths = await restore_tree(self.git, undo.tree, checkpoint_id)
+            except RestoreFailed as exc:
+                exc.undo = undo.id
+                raise
             self._last = None  # the next snapshot compares against the shadow's head again
-            return Restored(tuple(sorted(back + added)), undo.id)
+            return Restored(tuple(paths), undo.id)
 
     async def checkpoint_ids(self) -> list[str]:
         """Every checkpoint kept, oldest first."""
@@ -287,19 +295,3 @@ def _total_size(root: str, paths: list[bytes]) -> int:
 def _text(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape")
 
-
-def _remove(root: str, path: str) -> None:
-    """Delete a file the agent added, and the folders it leaves empty, without following a
-    link out of the workspace."""
-    with contextlib.suppress(FileNotFoundError), resolve_beneath(root, path) as where:
-        if where.folder_missing:
-            return
-        os.unlink(where.name, dir_fd=where.dir_fd)
-    parts = path.split("/")[:-1]
-    while parts:
-        try:
-            with resolve_beneath(root, "/".join(parts)) as where:
-                os.rmdir(where.name, dir_fd=where.dir_fd)
-        except OSError:
-            return  # not empty (or gone): the folders above it stay too
-        parts.pop()

@@ -27,7 +27,9 @@ class WorkspaceCheckpoints:
     root: str
     off: str | None = None  # why checkpoints are off here, once known
     told: bool = False
-    runs: int = 0  # runs in flight on this root: no pruning while there are any
+    # The runs in flight on this root (run id → session id): no pruning, no restore meanwhile.
+    in_flight: dict[str, str] = field(default_factory=dict)
+    restoring: str | None = None  # the session being restored here: no run starts meanwhile
     kept: int = 0  # checkpoints in the shadow repository (counted once, then followed)
     _repo: ShadowRepo | None = None
     _opening: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -86,7 +88,7 @@ class WorkspaceCheckpoints:
 
     def needs_pruning(self) -> bool:
         """More checkpoints than are kept, and no run in flight on this workspace."""
-        return not self.runs and self._repo is not None and self.kept > KEEP
+        return not self.in_flight and self._repo is not None and self.kept > KEEP
 
     async def prune(self) -> None:
         """Drop old checkpoints (when `needs_pruning`; the state may change before this runs)."""

@@ -8,7 +8,8 @@ complete: a daemon that dies loses at most the turn in flight. Loading skips wha
 (a torn last line, a damaged line in the middle) and says how many lines it skipped; it never
 drops what follows. `<session id>.meta.json` (replaced atomically) keeps the title, times,
 counts and usage for listings. While a daemon holds a session, the session's file is locked: a
-second daemon gets `SessionLocked`.
+second daemon gets `SessionLocked`. Both files are 0600 in 0700 folders: a conversation is the
+user's alone.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class SessionLog:
     """One session's file, held open (and locked) for appending while the daemon uses it."""
 
     def __init__(self, folder: Path, session_id: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path = folder / f"{session_id}.jsonl"
         self.meta_path = folder / f"{session_id}.meta.json"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)

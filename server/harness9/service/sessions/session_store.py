@@ -26,7 +26,7 @@ from harness9.service.sessions.session_log import (
     SessionLog,
     SessionMeta,
 )
-from harness9.service.state import workspace_key
+from harness9.service.state import private_folder, workspace_key
 
 _log = logging.getLogger("harness9.sessions")
 HELD = 32  # stored sessions a daemon keeps open (and locked) at most; the idle rest are let go
@@ -37,6 +37,7 @@ class SessionStore:
     """Sessions in memory and on disk, and the active runs."""
 
     def __init__(self, state: Path | None) -> None:
+        self._state = state
         self._folder = None if state is None else state / "sessions"
         self._sessions: dict[str, Session] = {}
         self._files: dict[str, SessionFile] = {}
@@ -51,8 +52,9 @@ class SessionStore:
         """A new, empty session on workspace `root` (stored from its first save on)."""
         session = Session(id=new_id("s"), root=root)
         folder = self.folder(root)
-        if folder is not None:
+        if folder is not None and self._state is not None:
             try:
+                private_folder(folder, self._state)
                 self._files[session.id] = SessionFile.create(folder, session.id, root)
             except OSError as exc:
                 self._warn(exc)
@@ -72,8 +74,9 @@ class SessionStore:
             self._sessions[session_id] = session  # the most recently used last
             return session
         folder = self._where(session_id)
-        if folder is None:
+        if folder is None or self._state is None:
             return None
+        private_folder(folder, self._state)  # also what an older version made open to others
         log = SessionLog(folder, session_id)  # the lock first, then what it protects
         try:
             loaded = session_log.load(folder, session_id)
@@ -100,6 +103,22 @@ class SessionStore:
         for session in idle[: max(0, len(self._files) - HELD)]:
             del self._sessions[session.id]
             self._files.pop(session.id).close()
+
+    def roots_of(self, session_id: str) -> set[str]:
+        """The workspace roots a session has worked on (its first run's, its checkpoints'),
+        from memory or its stored metadata, without taking it; empty for an unknown one."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            roots = {session.root, *(c.root for c in session.checkpoints)}
+        else:
+            folder = self._where(session_id)
+            meta = None if folder is None else session_log.read_meta(
+                folder / f"{session_id}.meta.json")
+            if meta is None:
+                return set()
+            roots = {meta.workspace_root, *(str(c.get("root", "")) for c in meta.checkpoints
+                                              if isinstance(c, dict))}
+        return {root for root in roots if root}
 
     def read(self, session_id: str) -> tuple[Session, int] | None:
         """A session to show (from memory, else read from disk without taking it) and the
