@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from benchmarks.core import Config, Row, margin_row, median
-from harness9.schema import ToolCall, ToolDefinition
+from harness9.schema import ToolCall, ToolDefinition, ToolKind
 from harness9.tools.approvals.policy import ApprovalPolicy
 from harness9.tools.approvals.step import ApprovalAnswer, ApprovalRequest, ApprovalStep
 from harness9.tools.contract import tool_definition
@@ -25,11 +25,12 @@ COMMAND = "npm test -- --watch=false && git status --porcelain | head -n 20"
 class _Echo:
     """A tool that does nothing, so only the registry and the step are measured."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, kind: ToolKind) -> None:
         self.name = name
+        self.kind = kind
 
     def definition(self) -> ToolDefinition:
-        return tool_definition(self.name, "does nothing", {}, [])
+        return tool_definition(self.name, "does nothing", {}, [], kind=self.kind)
 
     async def execute(self, arguments: str) -> str:
         return "ok"
@@ -43,8 +44,8 @@ class _NobodyAsks:
 def _registry(policy: ApprovalPolicy | None) -> Registry:
     step = [] if policy is None else [ApprovalStep(policy, _NobodyAsks(), root="/ws")]
     registry = Registry(step)
-    for name in ("read_file", "bash"):
-        registry.register(_Echo(name))
+    registry.register(_Echo("read_file", ToolKind.READ))
+    registry.register(_Echo("bash", ToolKind.EXECUTE))
     return registry
 
 
