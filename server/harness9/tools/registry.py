@@ -18,6 +18,7 @@ from harness9.schema import (
     ToolResult,
 )
 from harness9.tools.contract import (
+    CALL_STARTING,
     DEADLINE,
     BaseTool,
     ToolOutput,
@@ -132,6 +133,9 @@ class Registry:
             raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
 
         async def start() -> str | ToolOutput:
+            starting = CALL_STARTING.get()
+            if starting is not None:
+                starting()
             clock.started = time.monotonic()
             return await _timed(tool, call.arguments, timeout)
 

@@ -23,7 +23,7 @@ from harness9.tools.approvals.policy import (
     Decision,
     SessionApprovals,
 )
-from harness9.tools.contract import BaseTool, ToolOutput, ToolRefused
+from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused
 from harness9.tools.registry import Proceed
 from harness9.workspace.paths import relative_path
 
@@ -41,7 +41,9 @@ class Answer(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """What the user is asked about: the call, its tool's kind, a one-line title, and for
-    file tools the workspace-relative path and the diff the call would make."""
+    file tools the workspace-relative path, the diff the call would make and (`before`, None
+    for a new file, and `after`, when small text files) the file's whole text before and after
+    it."""
 
     call: ToolCall
     kind: ToolKind
@@ -49,6 +51,8 @@ class ApprovalRequest:
     title: str
     path: str | None = None
     diff: str | None = None
+    before: str | None = None
+    after: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +87,9 @@ class ApprovalObserver(Protocol):
 class Previewable(Protocol):
     """A tool that can show the change a call would make before it is made."""
 
-    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
-        """The diff of the call, labelled `shown`; raises as the call itself would fail."""
+    async def preview(self, arguments: dict[str, Any], shown: str) -> Preview:
+        """The change of the call, its diff labelled `shown`; raises as the call itself would
+        fail."""
         ...
 
 
@@ -150,8 +155,13 @@ class ApprovalStep:
         path = arguments.get("path")
         if kind in FILE_KINDS and isinstance(path, str):
             shown = relative_path(path, self._root)
-            diff = await tool.preview(arguments, shown) if isinstance(tool, Previewable) else None
-            return ApprovalRequest(call, kind, arguments, f"{call.name}: {shown}", shown, diff)
+            title = f"{call.name}: {shown}"
+            if not isinstance(tool, Previewable):
+                return ApprovalRequest(call, kind, arguments, title, shown)
+            change = await tool.preview(arguments, shown)
+            return ApprovalRequest(
+                call, kind, arguments, title, shown, change.diff, change.before, change.after
+            )
         return ApprovalRequest(call, kind, arguments, _title(call.name, kind, arguments))
 
     def _report(self, call: ToolCall, decision: Decision) -> None:
