@@ -28,14 +28,15 @@ async def execute_concurrently(
 ) -> None:
     """Run the calls, at most `max_parallel` at once, and write each result at its call's index.
 
-    The calls start in call order: `max_parallel` workers each take the next call not started
-    yet, so a queued call has not started, and its timeout starts only when it does. A call's
-    `ToolStarted` comes when its tool is about to run, after every middleware let it through (a
-    call waiting for approval has not started); a call refused before its tool runs (denied,
-    rejected, unknown tool, bad arguments) has no `ToolStarted`, only its `ToolFinished`. One call
-    timing out or failing does not affect its siblings. On cancellation every call
-    still running is stopped (its own cleanup runs, e.g. bash kills its process group), every call
-    not finished, running or queued, gets a `cancelled` result and a `ToolFinished` event, and the
+    The calls are taken in call order: `max_parallel` workers each take the next call not taken
+    yet, so a queued call has not started, and its timeout starts only when its tool does. A
+    call's `ToolStarted` comes when its tool is about to run, after every middleware let it
+    through (a call waiting for approval has not started), so calls whose middleware takes longer
+    may start after later ones; a call refused before its tool runs (denied, rejected, unknown
+    tool, bad arguments) has no `ToolStarted`, only its `ToolFinished`. One call timing out or
+    failing does not affect its siblings. On cancellation every call still running is stopped
+    (its own cleanup runs, e.g. bash kills its process group), every call not finished, running
+    or queued, gets a `cancelled` result and a `ToolFinished` event, and the
     cancellation propagates.
     """
     started = time.monotonic()
