@@ -30,10 +30,10 @@ async def execute_concurrently(
 
     The calls are taken in call order: `max_parallel` workers each take the next call not taken
     yet, so a queued call has not started, and its timeout starts only when its tool does. A
-    call's `ToolStarted` comes when its tool is about to run, after every middleware let it
-    through (a call waiting for approval has not started), so calls whose middleware takes longer
-    may start after later ones; a call refused before its tool runs (denied, rejected, unknown
-    tool, bad arguments) has no `ToolStarted`, only its `ToolFinished`. One call timing out or
+    call's `ToolStarted` comes once the approval step let it go (a call waiting for an answer
+    has not started; calls nobody is asked about start in call order); a call refused before
+    its tool runs (denied, rejected, unknown tool, bad arguments) has no `ToolStarted`, only its
+    `ToolFinished`. One call timing out or
     failing does not affect its siblings. On cancellation every call still running is stopped
     (its own cleanup runs, e.g. bash kills its process group), every call not finished, running
     or queued, gets a `cancelled` result and a `ToolFinished` event, and the
@@ -46,7 +46,7 @@ async def execute_concurrently(
         # Taking from one shared iterator is safe: there is no await between check and take.
         for index, call in pending:
             kind = registry.kind_of(call.name)
-            announce = partial(bus.emit, ToolStarted(turn=turn, call=call, tool_kind=kind))
+            announce = _Once(partial(bus.emit, ToolStarted(turn=turn, call=call, tool_kind=kind)))
             live = LiveOutput(bus, turn, call)
             result = await _execute(registry, call, timeout, live, announce)
             results[index] = result
@@ -89,3 +89,15 @@ async def _execute(
         CALL_STARTING.reset(hook)
         OUTPUT_SINK.reset(sink)
         live.close()
+
+
+class _Once:
+    """A hook that acts on its first call only (a call is reported started once)."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self._action: Callable[[], None] | None = action
+
+    def __call__(self) -> None:
+        action, self._action = self._action, None
+        if action is not None:
+            action()

@@ -35,12 +35,21 @@ OutputSink = Callable[[bytes], None]
 # set by whoever runs the call. Tools never depend on it: what they return is the result.
 OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", default=None)
 
-# Called once for the current tool call right before its tool runs, after every middleware let
-# it through (the approval step, when it asked, has its answer), set by whoever runs the call:
-# the engine reports the call as started then. A call refused before it runs never calls it.
+# Called for the current tool call once it may run, set by whoever runs the call: the engine
+# reports the call as started then. The approval step calls it as soon as it lets the call go
+# (so calls nobody is asked about start in call order), and the registry again right before the
+# tool runs (for registries without that step): only the first call counts. A call refused
+# before it runs (unknown tool, bad arguments, denied, rejected) never calls it.
 CALL_STARTING: ContextVar[Callable[[], None] | None] = ContextVar(
     "harness9_tool_starting", default=None
 )
+
+
+def call_starting() -> None:
+    """Say that the current tool call may run now (see `CALL_STARTING`)."""
+    hook = CALL_STARTING.get()
+    if hook is not None:
+        hook()
 
 
 def seconds_left(cap: float) -> float:

@@ -18,13 +18,13 @@ from harness9.schema import (
     ToolResult,
 )
 from harness9.tools.contract import (
-    CALL_STARTING,
     DEADLINE,
     BaseTool,
     ToolOutput,
     ToolRefused,
     ToolTimeoutError,
     as_output,
+    call_starting,
 )
 
 _log = logging.getLogger(__name__)
@@ -133,9 +133,7 @@ class Registry:
             raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
 
         async def start() -> str | ToolOutput:
-            starting = CALL_STARTING.get()
-            if starting is not None:
-                starting()
+            call_starting()
             clock.started = time.monotonic()
             return await _timed(tool, call.arguments, timeout)
 

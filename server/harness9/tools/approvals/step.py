@@ -4,7 +4,8 @@ It knows no editor. Whoever builds it supplies an `Approver` (the daemon asks th
 editor, the terminal client in the terminal, tests answer directly) and, optionally, an
 `ApprovalObserver` that turns questions and decisions into progress events and log lines. One
 question is asked at a time, in call order; calls that need no asking start at once. A call
-waiting for an answer has not started: its timeout starts once it is allowed.
+waiting for an answer has not started: it is reported started (`call_starting`) and its timeout
+starts once it is allowed; a denied or rejected call is never reported started.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from harness9.tools.approvals.policy import (
     Decision,
     SessionApprovals,
 )
-from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused
+from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused, call_starting
 from harness9.tools.registry import Proceed
 from harness9.workspace.paths import relative_path
 
@@ -124,10 +125,12 @@ class ApprovalStep:
                 decision = self._decide(call, kind, arguments)
                 if decision.action is Action.ASK:
                     await self._ask(call, tool, kind, arguments)
+                    call_starting()
                     return await proceed()
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
+        call_starting()
         return await proceed()
 
     def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any]) -> Decision:
