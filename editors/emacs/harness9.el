@@ -126,8 +126,9 @@ For example (:maxTurns 10 :thinking t)."
 
 (defun harness9--tool-block (run ev)
   "RUN's block for the tool call of event EV, added on first use.
-A call asked about is first heard of by its approval_requested (with its arguments since
-protocol 1.2) and has a tool_started only once allowed; a refused call never starts."
+A call asked about is first heard of by its approval_requested (with
+its arguments since protocol 1.2) and has a tool_started only once
+allowed; a refused call never starts."
   (let ((id (plist-get ev :toolCallId)))
     (or (alist-get id (harness9--run-tools run) nil nil #'equal)
         (let ((tool (harness9--make-tool
