@@ -5,9 +5,9 @@ same call is allowed for the rest of the session) and `reject` (kind reject_once
 outcome, an unknown option, or a failed request is a rejection: nothing runs that the user did
 not allow. The call asked about was announced `pending` before the request (it goes
 `in_progress` only once allowed, `failed` when refused); for a file call the request carries
-`diff` content (the file's text before and after) so the client can show the change first. When the
-run is cancelled while the question is open, the request is abandoned (the
-client answers it `cancelled` on its side, as ACP asks of clients on `session/cancel`).
+`diff` content (the file's text before and after) so the client can show the change first.
+When the run is cancelled while the question is open, the request is abandoned (the client
+answers it `cancelled` on its side, as ACP asks of clients on `session/cancel`).
 """
 
 from __future__ import annotations
