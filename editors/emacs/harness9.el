@@ -118,13 +118,17 @@ For example (:maxTurns 10 :thinking t)."
 
 (defun harness9--summary (args)
   "A one-line summary of tool arguments ARGS (a plist, or the raw string)."
-  (cond ((stringp args) args)
+  (cond ((null args) "")
+        ((stringp args) args)
         ((stringp (plist-get args :command)) (plist-get args :command))
         ((stringp (plist-get args :path)) (plist-get args :path))
         (t (json-encode args))))
 
 (defun harness9--tool-block (run ev)
-  "RUN's block for the tool call of event EV, added on first use."
+  "RUN's block for the tool call of event EV, added on first use.
+A call asked about is first heard of by its approval_requested (with
+its arguments since protocol 1.2) and has a tool_started only once
+allowed; a refused call never starts."
   (let ((id (plist-get ev :toolCallId)))
     (or (alist-get id (harness9--run-tools run) nil nil #'equal)
         (let ((tool (harness9--make-tool

@@ -61,6 +61,9 @@ class RecordingClient:
             "sessionId": session_id,
             "callAnnounced": any(getattr(u, "tool_call_id", None) == tool_call.tool_call_id
                                  for _, u in self.updates),
+            "statusWhenAsked": ([getattr(u, "status", None) for _, u in self.updates
+                                 if getattr(u, "tool_call_id", None) == tool_call.tool_call_id
+                                 and getattr(u, "status", None) is not None] or [None])[-1],
             "toolCall": tool_call.model_dump(by_alias=True, exclude_none=True),
             "options": [o.model_dump(by_alias=True, exclude_none=True) for o in options],
         })

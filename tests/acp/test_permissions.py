@@ -40,10 +40,14 @@ async def test_allow_once_runs_the_call_and_the_question_shows_the_diff(
     assert call["toolCallId"] == "c-1" and call["title"] == "edit_file: a.txt"
     assert call["kind"] == "edit"
     assert call["locations"] == [{"path": str(workspace / "a.txt")}]
-    shown = call["content"][0]["content"]["text"]
-    assert "-alpha" in shown and "+beta" in shown
+    # the change as diff content (the file's text before and after), for the client's diff view
+    assert call["content"] == [{"type": "diff", "path": str(workspace / "a.txt"),
+                                "oldText": "alpha\n", "newText": "beta\n"}]
     assert (workspace / "a.txt").read_text() == "beta\n"
-    assert agent.client.tool_updates(session, "c-1")[-1]["status"] == "completed"
+    # announced pending before the question, in progress only once allowed, then completed
+    statuses = [u.get("status") for u in agent.client.tool_updates(session, "c-1")]
+    assert statuses == ["pending", "in_progress", "completed"]
+    assert asked["statusWhenAsked"] == "pending"
 
 
 async def test_allow_always_holds_for_the_rest_of_the_session(
@@ -75,8 +79,9 @@ async def test_reject_and_a_cancelled_outcome_both_refuse_the_call(
     assert (await agent.prompt(session, "edit")).stop_reason == "end_turn"
     assert len(agent.client.permissions) == 2
     assert (workspace / "a.txt").read_text() == "alpha\n"
-    for call_id in ("c-1", "c-2"):
-        assert agent.client.tool_updates(session, call_id)[-1]["status"] == "failed"
+    for call_id in ("c-1", "c-2"):  # refused before it ran: never in progress
+        statuses = [u.get("status") for u in agent.client.tool_updates(session, call_id)]
+        assert statuses == ["pending", "failed"]
     observations = [m for m in fake_llm.requests[-1].messages if m.get("role") == "tool"]
     assert all("rejected" in m["content"] for m in observations)
 

@@ -6,6 +6,7 @@ files (`transcript.svg`) for a look at the colors."""
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from rich.console import Console
 
 from harness9.client.live import LiveView
 from harness9.client.outcome import Outcome
+from harness9.client.tool_row import ToolRow
 from tests.client.conftest import run_harness9
 
 pytestmark = pytest.mark.timeout(30)
@@ -99,3 +101,27 @@ def test_an_edit_shows_its_diff_in_color_and_a_long_one_collapses(tmp_path: Path
     assert "✓ edited app.py +30 −30" in text
     assert "+new 4" in text and "-old 6" not in text
     assert "… 49 more diff lines" in text
+
+
+def test_a_call_asked_about_has_a_row_before_it_starts_and_when_it_never_does(
+    workspace: Path, replay: Any, tmp_path: Path
+) -> None:
+    calls = [{"name": "bash", "arguments": {"command": "touch planted"}}]
+    script = replay([{"tool_calls": calls}, {"text": "Gave up."}])
+    done = run_harness9("run", "x", "--workspace", str(workspace), "--replay", str(script),
+                        "--json", env={**os.environ, "HARNESS9_APPROVALS": "ask"})
+    assert done.code == 0, done.err
+    lines = done.json_lines()
+    notes, result = lines[:-1], lines[-1]["result"]
+    kinds = [n["kind"] for n in notes if n["kind"].startswith(("tool_", "approval_"))]
+    assert kinds == ["approval_requested", "approval_resolved", "tool_failed"]  # never started
+    asked = next(n for n in notes if n["kind"] == "approval_requested")
+    assert asked["arguments"] == {"command": "touch planted"}
+    # while the question is open the row shows the call waiting, not running
+    row = ToolRow(asked["tool"], asked["toolKind"], asked["arguments"], asked=True)
+    shown = Console(file=io.StringIO(), width=100)
+    with shown.capture() as capture:
+        shown.print(row)
+    assert "? bash `touch planted` · waiting for approval" in capture.get()
+    text = record(notes, Outcome("completed", result=result), tmp_path / "refused.svg")
+    assert "✗" in text and "touch planted" in text

@@ -80,6 +80,40 @@ async def test_the_editor_is_asked_with_the_diff_and_its_answers_hold(
     assert "the user rejected this bash call: no files in the root, please" in second_request
 
 
+CALL_KINDS = ("approval_requested", "approval_resolved", "tool_started", "tool_completed",
+              "tool_failed")
+
+
+async def test_a_call_asked_about_starts_only_once_allowed(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("edit_file", {"path": "a.txt", "source_text": "alpha",
+                                      "target_text": "beta"}, id="c-edit"),
+                   Call("bash", {"command": "echo hi"}, id="c-bash")]),
+        Reply("ok"),
+    ])
+    daemon = await asking_daemon(start, fake_llm, workspace)
+    Editor(daemon, {"decision": "allow_once"}, {"decision": "reject"})
+    result = await daemon.run(prompt="go")
+    notes = kinds(daemon, result["runId"], *CALL_KINDS)
+
+    def of(call_id: str) -> list[str]:
+        return [n["kind"] for n in notes if n["toolCallId"] == call_id]
+
+    assert of("c-edit") == ["approval_requested", "approval_resolved", "tool_started",
+                            "tool_completed"]
+    assert of("c-bash") == ["approval_requested", "approval_resolved", "tool_failed"]
+    # the question announces the call whole: a client can show its row from it
+    asked = [n for n in notes if n["kind"] == "approval_requested"]
+    assert [(n["toolCallId"], n["tool"], n["toolKind"], n["arguments"]) for n in asked] == [
+        ("c-edit", "edit_file", "edit",
+         {"path": "a.txt", "source_text": "alpha", "target_text": "beta"}),
+        ("c-bash", "bash", "execute", {"command": "echo hi"}),
+    ]
+    assert all(n["turn"] == 1 for n in notes)
+
+
 async def test_a_stock_client_is_asked_with_show_message_request(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
@@ -162,6 +196,8 @@ async def test_deny_rules_and_read_only_refuse_without_asking(
     ]
     failed = kinds(daemon, result["runId"], "tool_failed")
     assert [n["reason"] for n in failed] == ["denied", "denied"]
+    # a denied call never started: the read that was allowed is the only start
+    assert [n["tool"] for n in kinds(daemon, result["runId"], "tool_started")] == ["read_file"]
     assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
 
 

@@ -137,7 +137,8 @@ def test_approval_lines_say_who_decided_what() -> None:
     )
     assert asked is not None and resolved is not None
     assert asked.split(" [engine] ")[1] == (
-        "Turn 2 │ 审批请求 │ tool=bash id=c1\n        title: bash: rm -rf build"
+        "Turn 2 │ 审批请求 │ tool=bash id=c1\n        title: bash: rm -rf build\n"
+        '        arguments: {"command":"rm -rf build"}'
     )
     assert resolved.split(" [engine] ")[1] == (
         "Turn 2 │ 审批结果 │ tool=bash id=c1 decision=deny by=rule rule=bash(rm *)"

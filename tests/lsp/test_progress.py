@@ -98,7 +98,7 @@ async def test_calls_and_questions_carry_their_tool_s_kind() -> None:
     assert sent[1] == {
         "runId": "r-1", "sessionId": "s-1", "seq": 2, "kind": "approval_requested", "turn": 1,
         "toolCallId": "c2", "tool": "mcp__time__now", "toolKind": "other",
-        "title": "mcp__time__now",
+        "title": "mcp__time__now", "arguments": {},
     }  # fmt: skip
 
 

@@ -166,7 +166,11 @@ rejects it too; the buffer and the workspace show all three."
       (let ((resolved (seq-filter (lambda (ev) (equal (plist-get ev :kind) "approval_resolved"))
                                   (reverse harness9-events))))
         (should (equal (mapcar (lambda (ev) (list (plist-get ev :decision) (plist-get ev :by))) resolved)
-                       '(("allow_once" "user") ("reject" "user") ("reject" "user")))))
+                       '(("allow_once" "user") ("reject" "user") ("reject" "user"))))
+        ;; Only the allowed call started: the rejected ones were announced by their questions.
+        (should (equal (length (seq-filter (lambda (ev) (equal (plist-get ev :kind) "tool_started"))
+                                           harness9-events))
+                       1)))
       (should (equal (seq-remove (lambda (l) (string-prefix-p "    │ " l))
                                  (split-string (harness9-test--text) "\n"))
                      '("» write three files"

@@ -218,8 +218,52 @@ local function check_shared_note()
   }, view.lines(state))
 end
 
+-- Protocol 1.2: a call asked about is first heard of by its approval_requested (with its
+-- arguments) and starts only once allowed; a rejected or denied call never starts, yet each has
+-- its line in the chat.
+local function check_calls_asked_about()
+  local view = require("harness9.view")
+  local state = view.new()
+  view.start(state, "asked")
+  local function feed(events)
+    for _, ev in ipairs(events) do
+      ev.runId, ev.turn = "r-1", 1
+      view.apply(state, ev)
+    end
+  end
+  feed({
+    { kind = "assistant_message", text = "", toolCalls = {
+      { id = "a", name = "bash", arguments = { command = "make" } },
+      { id = "r", name = "bash", arguments = { command = "rm a" } },
+      { id = "d", name = "write_file", arguments = { path = "b.txt", content = "x" } },
+    } },
+    { kind = "approval_requested", toolCallId = "a", tool = "bash", toolKind = "execute", title = "bash: make",
+      arguments = { command = "make" } },
+  })
+  h.expect_equal("a call waiting for approval", "asking", state.runs[1].tools.a.status)
+  feed({
+    { kind = "approval_resolved", toolCallId = "a", tool = "bash", decision = "allow_once", by = "user" },
+    { kind = "tool_started", toolCallId = "a", tool = "bash", toolKind = "execute", arguments = { command = "make" } },
+    { kind = "tool_completed", toolCallId = "a", tool = "bash", durationMs = 5, output = "" },
+    { kind = "approval_requested", toolCallId = "r", tool = "bash", toolKind = "execute", title = "bash: rm a",
+      arguments = { command = "rm a" } },
+    { kind = "approval_resolved", toolCallId = "r", tool = "bash", decision = "reject", by = "user" },
+    { kind = "tool_failed", toolCallId = "r", tool = "bash", reason = "rejected", durationMs = 1, output = "no" },
+    { kind = "approval_resolved", toolCallId = "d", tool = "write_file", decision = "deny", by = "mode" },
+    { kind = "tool_failed", toolCallId = "d", tool = "write_file", toolKind = "edit", reason = "denied", durationMs = 0,
+      output = "denied" },
+  })
+  local lines = view.lines(state)
+  h.expect_equal("calls asked about, allowed and refused", {
+    "  ✓ bash: make  (allowed once, 5 ms)",
+    "  ✗ bash: rm a  (rejected, 1 ms)",
+    "  ✗ write_file: b.txt  (denied by the mode, 0 ms)",
+  }, { lines[3], lines[4], lines[6] })
+end
+
 local function scenario_restore()
   check_shared_note()
+  check_calls_asked_about()
   local ok, message = harness9.restore()
   h.expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },
     { ok, message })

@@ -324,12 +324,14 @@ function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
   if (id === undefined) {
     return s;
   }
+  // A call asked about is first heard of here (with its arguments): it has not started, and its
+  // tool_started comes only once it is allowed. (Daemons before protocol 1.2 announced it with
+  // tool_started first: it waits now all the same.)
   const next = onToolStarted(s, n, 'waiting');
   const old = next.tools[id];
   const item: ToolItem = {
     ...old,
     startedAt: undefined,
-    // The call was announced (tool_started) before the approval step; it waits now.
     status: old.status === 'running' ? 'waiting' : old.status,
     approval: { ...old.approval, title: str(n.title) ?? old.approval?.title },
   };
@@ -341,17 +343,20 @@ function onApprovalResolved(s: RunState, n: ProgressNotification, now?: number):
   if (id === undefined) {
     return s;
   }
-  // A call that waited for the user starts its clock now, not when it asked.
-  const next = onToolStarted(s, n, 'running', now);
+  const decision = str(n.decision);
+  const allowed = decision?.startsWith('allow') ?? false;
+  // A call that waited for the user starts its clock now, not when it asked. A call refused by
+  // a rule or the mode is first heard of here and never starts: refused from the outset.
+  const first = allowed ? 'running' : s.tools[id] === undefined ? 'refused' : 'waiting';
+  const next = onToolStarted(s, n, first, now);
   const old = next.tools[id];
   const approval: ApprovalView = {
     ...old.approval,
-    decision: str(n.decision),
+    decision,
     by: str(n.by),
     rule: str(n.rule),
   };
   // Allowed: it runs now. Refused: it stays as it was until its tool_failed.
-  const allowed = approval.decision?.startsWith('allow') ?? false;
   const status = allowed && old.status === 'waiting' ? 'running' : old.status;
   return { ...next, tools: { ...next.tools, [id]: { ...old, status, approval } } };
 }

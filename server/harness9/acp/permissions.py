@@ -3,8 +3,11 @@
 The options are ours: `allow_once` (kind allow_once), `allow_session` (kind allow_always: the
 same call is allowed for the rest of the session) and `reject` (kind reject_once). A cancelled
 outcome, an unknown option, or a failed request is a rejection: nothing runs that the user did
-not allow. When the run is cancelled while the question is open, the request is abandoned (the
-client answers it `cancelled` on its side, as ACP asks of clients on `session/cancel`).
+not allow. The call asked about was announced `pending` before the request (it goes
+`in_progress` only once allowed, `failed` when refused); for a file call the request carries
+`diff` content (the file's text before and after) so the client can show the change first.
+When the run is cancelled while the question is open, the request is abandoned (the client
+answers it `cancelled` on its side, as ACP asks of clients on `session/cancel`).
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from acp import text_block, tool_content
+from acp import text_block, tool_content, tool_diff_content
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from harness9.acp.calls import acp_kind, locations_of, raw_input
+from harness9.acp.calls import acp_kind, locations_of, raw_input, target_path
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import ToolContent
 from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest
@@ -78,7 +81,11 @@ class ClientApprover:
     def _tool_call(self, request: ApprovalRequest) -> ToolCallUpdate:
         call = request.call
         content: list[ToolContent] | None = None
-        if request.diff:  # the unified diff the call would make, as the LSP side shows it
+        path = target_path(call, request.kind, self._root)
+        if request.after is not None and path is not None:
+            # the file's text before and after, so the client shows its diff view before asking
+            content = [tool_diff_content(path, request.after, request.before)]
+        elif request.diff:  # too large to show whole: the unified diff, as the LSP side shows it
             content = [tool_content(text_block(f"```diff\n{request.diff}\n```"))]
         return ToolCallUpdate(
             tool_call_id=call.unique_id,

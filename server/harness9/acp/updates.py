@@ -1,8 +1,10 @@
 """Engine events → ACP `session/update`s: text and thought chunks, tool calls and their updates.
 
 Each tool call of an assistant message is announced (`tool_call`, `pending`) when the message
-is complete, goes `in_progress` when it starts, and ends `completed` or `failed` with its output
-as text content. A call that changed a file also carries `diff` content with the file's text
+is complete, goes `in_progress` when its tool starts (for a call asked about: once the user
+allowed it), and ends `completed` or `failed` with its output as text content (a call refused
+before it ran, denied or rejected, goes from `pending` straight to `failed`). A call that changed a
+file also carries `diff` content with the file's text
 before and after: the file is read when the call starts and again when it ends (up to
 `DIFF_LIMIT` bytes; larger or binary files get no diff), unless the call wrote through the
 client's file system: then the diff is the client's text it replaced and the text it wrote.

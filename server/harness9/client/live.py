@@ -142,10 +142,24 @@ class LiveView:
         self._text = str(p.get("text", ""))
         self._flush_text()
 
+    def _on_approval_requested(self, p: dict[str, Any]) -> None:
+        """A call asked about: its row shows it waiting until it starts or is refused."""
+        self._flush_text()
+        self._rows[str(p.get("toolCallId"))] = self._new_row(p, asked=True)
+
     def _on_tool_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
-        row = ToolRow(str(p.get("tool")), str(p.get("toolKind", "other")), p.get("arguments"))
-        self._rows[str(p.get("toolCallId"))] = row
+        key = str(p.get("toolCallId"))
+        row = self._rows.get(key)
+        if row is not None and row.waiting:
+            row.start()
+        else:
+            self._rows[key] = self._new_row(p)
+
+    @staticmethod
+    def _new_row(p: dict[str, Any], *, asked: bool = False) -> ToolRow:
+        tool, kind = str(p.get("tool")), str(p.get("toolKind", "other"))
+        return ToolRow(tool, kind, p.get("arguments"), asked=asked)
 
     def _on_tool_output(self, p: dict[str, Any]) -> None:
         row = self._rows.get(str(p.get("toolCallId")))
@@ -162,10 +176,12 @@ class LiveView:
         self._row(p).finish(p, ok=False)
 
     def _row(self, p: dict[str, Any]) -> ToolRow:
-        """The row of a tool call; made on the spot if its start was never seen."""
+        """The row of a tool call; made on the spot when it never started (refused before it
+        ran: denied, an unknown tool, bad arguments)."""
         key = str(p.get("toolCallId"))
         if key not in self._rows:
-            self._on_tool_started(p)
+            self._flush_text()
+            self._rows[key] = self._new_row(p)
         return self._rows[key]
 
     def _on_checkpoints_off(self, p: dict[str, Any]) -> None:

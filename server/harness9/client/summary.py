@@ -33,6 +33,11 @@ def target(tool: str, arguments: Any) -> str:
     return fmt.tool_summary(tool, arguments)
 
 
+def asked(tool: str, arguments: Any) -> str:
+    """The row of a call waiting for the user's approval: "bash `rm -r build`"."""
+    return f"{tool} {target(tool, arguments)}"
+
+
 def running(tool: str, arguments: Any) -> str:
     """The row of a call in progress: "running `make`", "editing pager.py"."""
     verbs = _VERBS.get(tool)

@@ -24,18 +24,26 @@ class ToolRow:
     """The state and rendering of a single tool call (a rich renderable: rendered anew on each
     refresh, so the elapsed time moves)."""
 
-    def __init__(self, tool: str, kind: str, arguments: Any) -> None:
+    def __init__(self, tool: str, kind: str, arguments: Any, *, asked: bool = False) -> None:
         self.tool = tool
         self.kind = kind  # the tool's kind: `read`, `edit`, `execute` or `other`
         self.arguments = arguments
-        self.ok: bool | None = None  # None while running
-        self.headline = summary.running(tool, arguments)
+        self.ok: bool | None = None  # None while running (or waiting)
+        self.waiting = asked  # asked about and not started yet: waiting for the user's answer
+        headline = summary.asked if asked else summary.running
+        self.headline = headline(tool, arguments)
         self.lines: list[str] = []
         self.changed: list[str] = []
         self.diff: RenderableType | None = None
         self.live = ""
         self._started = time.monotonic()
         self._spinner = Spinner("dots", style="cyan")
+
+    def start(self) -> None:
+        """The call was allowed and its tool began (`tool_started` of a call asked about)."""
+        self.waiting = False
+        self.headline = summary.running(self.tool, self.arguments)
+        self._started = time.monotonic()
 
     def output(self, text: str) -> None:
         """Add a piece of the call's live output (`tool_output`)."""
@@ -44,6 +52,7 @@ class ToolRow:
     def finish(self, params: dict[str, Any], *, ok: bool) -> None:
         """Record a `tool_completed` (ok) or `tool_failed` notification."""
         self.ok = ok
+        self.waiting = False
         self.headline = summary.finished(self.tool, self.arguments, params, ok=ok)
         self.lines = self._body(params, ok)
         self.changed = fmt.changed_files(
@@ -80,6 +89,9 @@ class ToolRow:
         return Group(head, *body, *diff, *changed)
 
     def _running(self) -> RenderableType:
+        if self.waiting:
+            waiting = (" · waiting for approval", "yellow")
+            return Text.assemble("  ? ", _headline(self.headline), waiting)
         elapsed = fmt.human_duration((time.monotonic() - self._started) * 1000)
         self._spinner.update(text=Text.assemble(_headline(self.headline), "  ", (elapsed, "dim")))
         parts: list[RenderableType] = [Padding(self._spinner, (0, 0, 0, 2))]

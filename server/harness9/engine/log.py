@@ -101,7 +101,8 @@ def _tool_started(event: Any) -> str:
 def _approval_requested(event: Any) -> str:
     return (
         f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.unique_id}\n"
-        f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}"
+        f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}\n"
+        + format_arguments(event.call.arguments)
     )
 
 

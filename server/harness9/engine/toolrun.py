@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 
 from harness9.engine.events import EventBus, ToolFinished, ToolStarted
 from harness9.engine.live_output import LiveOutput
 from harness9.schema import ToolCall, ToolResult
-from harness9.tools.contract import OUTPUT_SINK
+from harness9.tools.contract import CALL_STARTING, OUTPUT_SINK
 from harness9.tools.registry import Registry, cancelled_result
 
 DEFAULT_MAX_PARALLEL = 8
@@ -27,11 +28,15 @@ async def execute_concurrently(
 ) -> None:
     """Run the calls, at most `max_parallel` at once, and write each result at its call's index.
 
-    The calls start in call order: `max_parallel` workers each take the next call not started
-    yet, so a queued call has not started (no `ToolStarted`), and its timeout starts only when it
-    does. One call timing out or failing does not affect its siblings. On cancellation every call
-    still running is stopped (its own cleanup runs, e.g. bash kills its process group), every call
-    not finished, running or queued, gets a `cancelled` result and a `ToolFinished` event, and the
+    The calls are taken in call order: `max_parallel` workers each take the next call not taken
+    yet, so a queued call has not started, and its timeout starts only when its tool does. A
+    call's `ToolStarted` comes once the approval step let it go (a call waiting for an answer
+    has not started; calls nobody is asked about start in call order); a call refused before
+    its tool runs (denied, rejected, unknown tool, bad arguments) has no `ToolStarted`, only its
+    `ToolFinished`. One call timing out or
+    failing does not affect its siblings. On cancellation every call still running is stopped
+    (its own cleanup runs, e.g. bash kills its process group), every call not finished, running
+    or queued, gets a `cancelled` result and a `ToolFinished` event, and the
     cancellation propagates.
     """
     started = time.monotonic()
@@ -41,8 +46,9 @@ async def execute_concurrently(
         # Taking from one shared iterator is safe: there is no await between check and take.
         for index, call in pending:
             kind = registry.kind_of(call.name)
-            bus.emit(ToolStarted(turn=turn, call=call, tool_kind=kind))
-            result = await _execute(registry, call, timeout, LiveOutput(bus, turn, call))
+            announce = _Once(partial(bus.emit, ToolStarted(turn=turn, call=call, tool_kind=kind)))
+            live = LiveOutput(bus, turn, call)
+            result = await _execute(registry, call, timeout, live, announce)
             results[index] = result
             bus.emit(ToolFinished(turn=turn, call=call, result=result, tool_kind=kind))
 
@@ -67,12 +73,31 @@ async def execute_concurrently(
 
 
 async def _execute(
-    registry: Registry, call: ToolCall, timeout: float | None, live: LiveOutput
+    registry: Registry,
+    call: ToolCall,
+    timeout: float | None,
+    live: LiveOutput,
+    starting: Callable[[], None],
 ) -> ToolResult:
-    """Run one call with its live output connected (tools that stream it report there)."""
-    token = OUTPUT_SINK.set(live.feed)
+    """Run one call with its live output connected (tools that stream it report there) and
+    `starting` called when its tool is about to run."""
+    sink = OUTPUT_SINK.set(live.feed)
+    hook = CALL_STARTING.set(starting)
     try:
         return await registry.execute(call, timeout)
     finally:
-        OUTPUT_SINK.reset(token)
+        CALL_STARTING.reset(hook)
+        OUTPUT_SINK.reset(sink)
         live.close()
+
+
+class _Once:
+    """A hook that acts on its first call only (a call is reported started once)."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self._action: Callable[[], None] | None = action
+
+    def __call__(self) -> None:
+        action, self._action = self._action, None
+        if action is not None:
+            action()

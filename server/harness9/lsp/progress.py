@@ -90,7 +90,8 @@ def event_fields(event: Event) -> dict[str, Any] | None:
         case ApprovalRequested():
             return {"kind": "approval_requested", "turn": event.turn,
                     "toolCallId": event.call.unique_id, "tool": event.call.name,
-                    "toolKind": event.tool_kind.value, "title": event.title}
+                    "toolKind": event.tool_kind.value, "title": event.title,
+                    "arguments": wire_arguments(event.call.arguments)}
         case ApprovalResolved():
             fields = {"kind": "approval_resolved", "turn": event.turn,
                       "toolCallId": event.call.unique_id, "tool": event.call.name,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from harness9.engine import AgentEngine, EventBus
 from harness9.engine.batch import BatchObserver
 from harness9.engine.context import ContextPolicy, window_for
-from harness9.engine.events import ApprovalRequested, ApprovalResolved, Event, ToolStarted
+from harness9.engine.events import ApprovalRequested, ApprovalResolved, AssistantMessage, Event
 from harness9.engine.system_prompt import default_system_prompt
 from harness9.provider.factory import (
     CREDENTIAL_VARIABLES,
@@ -148,18 +148,19 @@ class NobodyToAsk:
 
 
 class CallTurns:
-    """An event subscriber that knows the turn of each tool call (from `tool_started`, which
-    comes before the call's approval step)."""
+    """An event subscriber that knows the turn of each tool call (from the assistant message
+    that asked for it, which comes before the call's approval step and its start)."""
 
     def __init__(self) -> None:
         self._turns: dict[str, int] = {}
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolStarted):
-            self._turns[event.call.unique_id] = event.turn
+        if isinstance(event, AssistantMessage):
+            for call in event.tool_calls:
+                self._turns[call.unique_id] = event.turn
 
     def turn_of(self, call_id: str) -> int:
-        """The turn of a call the engine started (0 when it is unknown)."""
+        """The turn of a call the model asked for (0 when it is unknown)."""
         return self._turns.get(call_id, 0)
 
 

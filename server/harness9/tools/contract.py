@@ -35,6 +35,22 @@ OutputSink = Callable[[bytes], None]
 # set by whoever runs the call. Tools never depend on it: what they return is the result.
 OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", default=None)
 
+# Called for the current tool call once it may run, set by whoever runs the call: the engine
+# reports the call as started then. The approval step calls it as soon as it lets the call go
+# (so calls nobody is asked about start in call order), and the registry again right before the
+# tool runs (for registries without that step): only the first call counts. A call refused
+# before it runs (unknown tool, bad arguments, denied, rejected) never calls it.
+CALL_STARTING: ContextVar[Callable[[], None] | None] = ContextVar(
+    "harness9_tool_starting", default=None
+)
+
+
+def call_starting() -> None:
+    """Say that the current tool call may run now (see `CALL_STARTING`)."""
+    hook = CALL_STARTING.get()
+    if hook is not None:
+        hook()
+
 
 def seconds_left(cap: float) -> float:
     """The time a tool may still run: its own `cap`, shortened by the registry's deadline."""
@@ -68,6 +84,28 @@ class ToolOutput:
     changes: FileChanges | None = None
     edit: FileEdit | None = None
     exit: ProcessExit | None = None
+
+
+# A file larger than this is shown as a diff only, never as its whole text before and after.
+PREVIEW_TEXT_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """The change a file call would make, before it is made: its unified `diff` and, when both
+    are text no larger than `PREVIEW_TEXT_LIMIT`, the file's whole text `before` (None: a new
+    file) and `after` (`after` None: only the diff is shown)."""
+
+    diff: str
+    before: str | None = None
+    after: str | None = None
+
+
+def preview_of(diff: str, before: str | None, after: str) -> Preview:
+    """A `Preview` with the texts when they are small enough to show whole."""
+    if max(len(before or ""), len(after)) > PREVIEW_TEXT_LIMIT:
+        return Preview(diff)
+    return Preview(diff, before, after)
 
 
 def as_output(output: str | ToolOutput) -> ToolOutput:

@@ -17,8 +17,10 @@ from typing import Any
 from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
+    Preview,
     ToolOutput,
     parse_arguments,
+    preview_of,
     string_property,
     tool_definition,
 )
@@ -93,13 +95,14 @@ class EditFileTool(FileTool):
         edit = await asyncio.to_thread(file_edit, shown, before.text, outcome.content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)
 
-    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
+    async def preview(self, arguments: dict[str, Any], shown: str) -> Preview:
         """The diff this call would make, labelled `shown`, without making it; raises the
         error the call itself would report."""
         path, source, target = (_text(arguments, k) for k in ("path", "source_text", "target_text"))
         before = await self._current(path)
         after = _apply(before.text, path, source, target).content
-        return await asyncio.to_thread(unified_diff, shown, before.text, after)
+        diff = await asyncio.to_thread(unified_diff, shown, before.text, after)
+        return preview_of(diff, before.text, after)
 
     async def _edit(
         self, path: str, source: str, target: str

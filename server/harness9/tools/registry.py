@@ -24,6 +24,7 @@ from harness9.tools.contract import (
     ToolRefused,
     ToolTimeoutError,
     as_output,
+    call_starting,
 )
 
 _log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class Registry:
             raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
 
         async def start() -> str | ToolOutput:
+            call_starting()
             clock.started = time.monotonic()
             return await _timed(tool, call.arguments, timeout)
 

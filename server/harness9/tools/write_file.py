@@ -15,8 +15,10 @@ from typing import Any
 from harness9.schema import ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
+    Preview,
     ToolOutput,
     parse_arguments,
+    preview_of,
     string_property,
     tool_definition,
 )
@@ -81,7 +83,7 @@ class WriteFileTool(FileTool):
         )
         return ToolOutput(text, len(text.encode()), edit=edit)
 
-    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
+    async def preview(self, arguments: dict[str, Any], shown: str) -> Preview:
         """The diff this call would make, labelled `shown`, without making it; raises the
         error the call itself would report (the stale guard's too)."""
         path, content = arguments["path"], arguments["content"]
@@ -89,14 +91,16 @@ class WriteFileTool(FileTool):
         encode_text(content, path)
         before = await self._current(path, str(safe_path(self._workdir, path)))
         if before is None:
-            return await asyncio.to_thread(unified_diff, shown, None, content)
+            diff = await asyncio.to_thread(unified_diff, shown, None, content)
+            return preview_of(diff, None, content)
         if len(before.text) > _PREVIEW_LIMIT:
-            before_text = "(the current content: too large to show)\n"
+            placeholder = "(the current content: too large to show)\n"
         elif not before.utf8:
-            before_text = "(the current content: not UTF-8 text)\n"
+            placeholder = "(the current content: not UTF-8 text)\n"
         else:
-            before_text = before.text
-        return await asyncio.to_thread(unified_diff, shown, before_text, content)
+            diff = await asyncio.to_thread(unified_diff, shown, before.text, content)
+            return preview_of(diff, before.text, content)
+        return Preview(await asyncio.to_thread(unified_diff, shown, placeholder, content))
 
     async def _current(self, path: str, key: str) -> FileText | None:
         """The file's content now (None: a new file), once the stale guard let it be replaced."""

@@ -61,8 +61,14 @@ local function summary(tool, args)
 end
 
 local function on_tool_started(run, ev)
+  if ev.arguments == nil or ev.arguments == vim.NIL then -- a call that never started: from its message
+    ev = vim.tbl_extend("force", ev, { arguments = (run.call_args or {})[ev.toolCallId] })
+  end
   local block = run.tools[ev.toolCallId]
-  if block then -- announced by its approval question first
+  if block then -- announced by its approval question first: allowed, it runs now
+    if block.status == "asking" then
+      block.status = "running"
+    end
     block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
     block.args = type(ev.arguments) == "table" and ev.arguments or block.args
     block.tool_kind = ev.toolKind or block.tool_kind
@@ -77,13 +83,19 @@ local function on_tool_started(run, ev)
   table.insert(run.blocks, block)
 end
 
---- The tool's block, added from an approval event (whose title is "tool: summary") if new.
+--- The tool's block, added from an approval event if new: a call asked about is first heard of by
+--- its approval_requested (protocol 1.2: with its arguments; before, from its title "tool: summary"),
+--- and its tool_started comes only once it is allowed; a refused call never starts.
 local function approval_block(run, ev)
   local block = run.tools[ev.toolCallId]
   if not block then
     local title = type(ev.title) == "string" and ev.title or ev.tool
+    local arguments = ev.arguments
+    if arguments == nil or arguments == vim.NIL then
+      arguments = (run.call_args or {})[ev.toolCallId] or (title:gsub("^" .. vim.pesc(ev.tool) .. ": ", ""))
+    end
     on_tool_started(run, { turn = ev.turn, toolCallId = ev.toolCallId, tool = ev.tool, toolKind = ev.toolKind,
-                           arguments = (title:gsub("^" .. vim.pesc(ev.tool) .. ": ", "")) })
+                           arguments = arguments })
     block = run.tools[ev.toolCallId]
   end
   return block
@@ -166,6 +178,13 @@ local handlers = {
   end,
   assistant_message = function(run, ev)
     turn_block(run, ev.turn).text = ev.text or ""
+    -- The calls' arguments, for the lines of calls that never start (refused before they ran).
+    run.call_args = run.call_args or {}
+    for _, call in ipairs(type(ev.toolCalls) == "table" and ev.toolCalls or {}) do
+      if type(call) == "table" and call.id ~= nil then
+        run.call_args[call.id] = call.arguments
+      end
+    end
   end,
   tool_started = on_tool_started,
   tool_completed = on_tool_ended,

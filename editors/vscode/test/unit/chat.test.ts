@@ -51,13 +51,43 @@ describe('a running bash call', () => {
   });
 
   it('a call allowed after waiting for the user starts its clock when allowed', () => {
+    // Protocol 1.2: a call asked about is first heard of by its approval_requested.
+    const s = reduceAll(initialRunState('p'), [
+      n('approval_requested', { toolCallId: 'c2', tool: 'bash', toolKind: 'execute', title: 'bash: ls', arguments: { command: 'ls' } }),
+    ]);
+    assert.deepEqual([s.tools.c2.status, s.tools.c2.startedAt, s.tools.c2.arguments], ['waiting', undefined, { command: 'ls' }]);
+    assert.equal(summaryLine(s.tools.c2), 'wants to run ls · waiting for approval');
+    const allowed = reduce(s, n('approval_resolved', { toolCallId: 'c2', decision: 'allow_once', by: 'user' }), 9_000);
+    assert.equal(allowed.tools.c2.startedAt, 9_000);
+    const started = reduce(allowed, n('tool_started', { toolCallId: 'c2', tool: 'bash', toolKind: 'execute', arguments: { command: 'ls' } }), 9_050);
+    assert.deepEqual([started.tools.c2.status, started.tools.c2.startedAt], ['running', 9_000]);
+  });
+
+  it('a daemon before 1.2 announced the call first: it waits all the same', () => {
     const s = reduceAll(initialRunState('p'), [
       n('tool_started', { toolCallId: 'c2', tool: 'bash', arguments: { command: 'ls' } }),
       n('approval_requested', { toolCallId: 'c2', tool: 'bash', title: 'bash: ls' }),
     ]);
-    assert.equal(s.tools.c2.startedAt, undefined);
-    const allowed = reduce(s, n('approval_resolved', { toolCallId: 'c2', decision: 'allow_once', by: 'user' }), 9_000);
-    assert.equal(allowed.tools.c2.startedAt, 9_000);
+    assert.deepEqual([s.tools.c2.status, s.tools.c2.startedAt], ['waiting', undefined]);
+  });
+
+  it('calls refused before they ran still have their rows, never running', () => {
+    const s = reduceAll(initialRunState('p'), [
+      n('approval_requested', { toolCallId: 'r', tool: 'bash', toolKind: 'execute', title: 'bash: rm a', arguments: { command: 'rm a' } }),
+      n('approval_resolved', { toolCallId: 'r', tool: 'bash', decision: 'reject', by: 'user' }),
+    ]);
+    assert.equal(s.tools.r.status, 'waiting');
+    const denied = reduce(s, n('approval_resolved', { toolCallId: 'd', tool: 'write_file', decision: 'deny', by: 'mode' }));
+    assert.equal(denied.tools.d.status, 'refused');
+    const ended = reduceAll(denied, [
+      n('tool_failed', { toolCallId: 'r', tool: 'bash', toolKind: 'execute', reason: 'rejected', output: 'no' }),
+      n('tool_failed', { toolCallId: 'd', tool: 'write_file', toolKind: 'edit', reason: 'denied', output: 'no' }),
+      n('tool_failed', { toolCallId: 'u', tool: 'teleport', toolKind: 'other', reason: 'unknown_tool', output: 'no such tool' }),
+    ]);
+    assert.deepEqual(['r', 'd', 'u'].map((id) => [ended.tools[id].status, ended.tools[id].reason]), [
+      ['refused', 'rejected'], ['refused', 'denied'], ['failed', 'unknown_tool'],
+    ]);
+    assert.equal(summaryLine(ended.tools.r), 'did not run rm a · rejected');
   });
 });
 
@@ -149,8 +179,7 @@ describe('the status bar', () => {
 describe('cancelled calls', () => {
   it('one cancelled while waiting for the user "did not run"; one cancelled while running was "stopped"', () => {
     const s = reduceAll(initialRunState('p'), [
-      n('tool_started', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', arguments: { command: 'touch planted' } }),
-      n('approval_requested', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', title: 'bash: touch planted' }),
+      n('approval_requested', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', title: 'bash: touch planted', arguments: { command: 'touch planted' } }),
       n('tool_failed', { toolCallId: 'w', tool: 'bash', toolKind: 'execute', reason: 'cancelled', durationMs: 3.3 }),
       n('tool_started', { toolCallId: 'x', tool: 'bash', toolKind: 'execute', arguments: { command: 'sleep 30' } }),
       n('tool_failed', { toolCallId: 'x', tool: 'bash', toolKind: 'execute', reason: 'cancelled', durationMs: 812 }),

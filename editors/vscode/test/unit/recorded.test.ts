@@ -34,7 +34,8 @@ describe('recorded from the daemon', () => {
     const { state, recording } = replay('completed');
     assert.equal(state.status, 'completed');
     assert.equal(state.runId, recording.answer.result?.runId);
-    assert.deepEqual(Object.values(state.tools).map((t) => [t.name, t.status]), [['bash', 'ok'], ['read_file', 'ok']]);
+    // In the order the model asked for them (their tool_started order is the order they began).
+    assert.deepEqual(state.turns[0].toolCallIds.map((id) => [state.tools[id].name, state.tools[id].status]), [['bash', 'ok'], ['read_file', 'ok']]);
     assert.equal(state.tools[state.turns[0].toolCallIds[0]].output, 'hello from bash\n');
     assert.equal(state.turns[0].text, "I'll look around.");
     assert.equal(state.finalText, 'All done: a.txt says hello.');
@@ -81,8 +82,12 @@ describe('recorded from the daemon', () => {
   });
 
   it('approvals: an edit allowed once runs, a command rejected with a reason is refused, not failed', () => {
-    const { state } = replay('approvals');
+    const { state, recording } = replay('approvals');
     const [edit, bash, read] = state.turns[0].toolCallIds.map((id) => state.tools[id]);
+    // The rejected call never started: its row comes from approval_requested and tool_failed.
+    const kindsOf = (id: string) => recording.notifications.filter((n) => n.toolCallId === id).map((n) => n.kind);
+    assert.deepEqual(kindsOf(bash.id), ['approval_requested', 'approval_resolved', 'tool_failed']);
+    assert.deepEqual(kindsOf(edit.id), ['approval_requested', 'approval_resolved', 'tool_started', 'tool_completed']);
     assert.deepEqual([edit.name, edit.status, edit.approval], [
       'edit_file', 'ok', { title: 'edit_file: a.txt', decision: 'allow_once', by: 'user', rule: undefined },
     ]);

@@ -4,7 +4,8 @@ It knows no editor. Whoever builds it supplies an `Approver` (the daemon asks th
 editor, the terminal client in the terminal, tests answer directly) and, optionally, an
 `ApprovalObserver` that turns questions and decisions into progress events and log lines. One
 question is asked at a time, in call order; calls that need no asking start at once. A call
-waiting for an answer has not started: its timeout starts once it is allowed.
+waiting for an answer has not started: it is reported started (`call_starting`) and its timeout
+starts once it is allowed; a denied or rejected call is never reported started.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from harness9.tools.approvals.policy import (
     Decision,
     SessionApprovals,
 )
-from harness9.tools.contract import BaseTool, ToolOutput, ToolRefused
+from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused, call_starting
 from harness9.tools.registry import Proceed
 from harness9.workspace.paths import relative_path
 
@@ -41,7 +42,9 @@ class Answer(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """What the user is asked about: the call, its tool's kind, a one-line title, and for
-    file tools the workspace-relative path and the diff the call would make."""
+    file tools the workspace-relative path, the diff the call would make and (`before`, None
+    for a new file, and `after`, when small text files) the file's whole text before and after
+    it."""
 
     call: ToolCall
     kind: ToolKind
@@ -49,6 +52,8 @@ class ApprovalRequest:
     title: str
     path: str | None = None
     diff: str | None = None
+    before: str | None = None
+    after: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +88,9 @@ class ApprovalObserver(Protocol):
 class Previewable(Protocol):
     """A tool that can show the change a call would make before it is made."""
 
-    async def preview(self, arguments: dict[str, Any], shown: str) -> str:
-        """The diff of the call, labelled `shown`; raises as the call itself would fail."""
+    async def preview(self, arguments: dict[str, Any], shown: str) -> Preview:
+        """The change of the call, its diff labelled `shown`; raises as the call itself would
+        fail."""
         ...
 
 
@@ -119,10 +125,12 @@ class ApprovalStep:
                 decision = self._decide(call, kind, arguments)
                 if decision.action is Action.ASK:
                     await self._ask(call, tool, kind, arguments)
+                    call_starting()
                     return await proceed()
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
+        call_starting()
         return await proceed()
 
     def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any]) -> Decision:
@@ -150,8 +158,13 @@ class ApprovalStep:
         path = arguments.get("path")
         if kind in FILE_KINDS and isinstance(path, str):
             shown = relative_path(path, self._root)
-            diff = await tool.preview(arguments, shown) if isinstance(tool, Previewable) else None
-            return ApprovalRequest(call, kind, arguments, f"{call.name}: {shown}", shown, diff)
+            title = f"{call.name}: {shown}"
+            if not isinstance(tool, Previewable):
+                return ApprovalRequest(call, kind, arguments, title, shown)
+            change = await tool.preview(arguments, shown)
+            return ApprovalRequest(
+                call, kind, arguments, title, shown, change.diff, change.before, change.after
+            )
         return ApprovalRequest(call, kind, arguments, _title(call.name, kind, arguments))
 
     def _report(self, call: ToolCall, decision: Decision) -> None:
