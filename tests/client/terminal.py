@@ -28,10 +28,10 @@ class Terminal:
         self._stream = pyte.ByteStream(self.screen)
         self.raw = b""
         pid, fd = pty.fork()
-        if pid == 0:  # the child: become the command
+        if pid == 0:  # the child: size its terminal (before the command can ask), become it
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
             os.execvpe(HARNESS9[0], [*HARNESS9, *args], {**os.environ, "TERM": "xterm-256color"})
         self.pid, self.fd = pid, fd
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.code: int | None = None
         self._eof = False
 
