@@ -128,6 +128,15 @@ class RawDaemon:
         self._log.flush()
         return self.log_path.read_text(errors="replace")
 
+    def wait_for_log(self, text: str, timeout: float = 30) -> None:
+        """Wait until the daemon's log holds `text` (without reading its stdout)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                pytest.fail(f"{text!r} not logged within {timeout} s; the log:\n"
+                            f"{self.log()[-3000:]}")
+            time.sleep(0.05)
+
     def kill(self) -> None:
         """Make sure the process is gone and its pipes closed."""
         if self.proc.poll() is None:
