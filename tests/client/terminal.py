@@ -30,7 +30,9 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: size its terminal (before the command can ask), become it
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-            os.execvpe(HARNESS9[0], [*HARNESS9, *args], {**os.environ, "TERM": "xterm-256color"})
+            # The size is the terminal's: not COLUMNS and LINES (pytest-xdist's workers set them).
+            env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+            os.execvpe(HARNESS9[0], [*HARNESS9, *args], {**env, "TERM": "xterm-256color"})
         self.pid, self.fd = pid, fd
         self.code: int | None = None
         self._eof = False
