@@ -21,6 +21,9 @@ from harness9.tools.edit_file import EditFileTool, apply_edit
 COUNT = 300
 THROUGH_THE_TOOL = 12
 
+# Generating the examples takes ~15 s of CPU: more than the default 60 s on a busy machine.
+pytestmark = pytest.mark.timeout(180)
+
 
 @pytest.fixture(scope="module")
 def found() -> Survey:
