@@ -46,7 +46,7 @@ async def _floor(root: Path, reps: int) -> float:
     executable = git_executable()
     assert executable is not None
     git = ShadowGit(executable, root.parent / "floor.git", str(root))
-    await git.init([])
+    await git.init([], root.parent)
     await git.run("add", "-A")
     return median([await _timed(git.run("status", "--porcelain")) for _ in range(reps)])
 
