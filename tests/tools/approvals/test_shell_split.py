@@ -39,6 +39,13 @@ from harness9.tools.approvals.shell_split import split_commands
         ("echo $'it\\'s' ; rm x", ["echo $'it\\'s'", "rm x"]),
         ("ls \\\n  -la", ["ls \\\n  -la"]),
         ("FOO=1 npm test", ["FOO=1 npm test"]),
+        ("git status \\ #; touch x", ["git status \\ #", "touch x"]),
+        ("git status\\\n#; touch x", ["git status\\\n#", "touch x"]),
+        ("ls \\\n# a comment\npwd", ["ls", "pwd"]),
+        ("echo \"$(cat <<'EOF'\nrm x\nEOF\n)\"",
+         ["cat <<'EOF'", "echo \"$(cat <<'EOF'\nrm x\nEOF\n)\""]),
+        ("ls\r; pwd", ["ls\r", "pwd"]),
+        ("(make) > log 2>&1", ["make", "> log 2>&1"]),
         ("", []),
     ],
 )
@@ -64,6 +71,24 @@ def test_commands_are_split_as_bash_runs_them(command: str, parts: list[str]) ->
         "cat <<EOF",
         "echo $((1 + 2",
         "coproc rm x",
+        "echo $[1<<X]\nrm x\nX]",  # `<<` inside $[…] or ${…} opens no here-document
+        "echo ${x<<X}\nrm x\nX}",
+        "echo $((x))",  # x may hold `a[$(rm x)]`, which arithmetic runs
+        "((x++))",
+        "eval 'rm x'",
+        "command eval 'rm x'",
+        "trap 'rm x' EXIT",
+        ". ./script",
+        "source ./script",
+        "alias ls='rm -rf'",
+        "a[$i]=1",
+        "$EDITOR notes",
+        "exec {fd}>log",
+        "[ -v \"$x\" ]",
+        "echo `echo \\`rm x\\``",
+        "cat <<EOF\nEO\\\nF\nrm x\nEOF",  # a continued body line: bash joins it
+        "echo ${!name}",
+        "echo ${x:0:$(rm x)}",
     ],
 )
 def test_what_cannot_be_followed_is_not_split(command: str) -> None:
@@ -72,12 +97,16 @@ def test_what_cannot_be_followed_is_not_split(command: str) -> None:
 
 # A generator with an oracle: simple commands joined by separators must come back as written.
 _WORDS = st.sampled_from([
-    "ls", "npm", "test", "-la", "rm", "-rf", "x.txt", "'a b'", '"c; d"', "'&&'", '"|"',
+    "ls", "npm", "make", "-la", "rm", "-rf", "x.txt", "'a b'", '"c; d"', "'&&'", '"|"',
     "a\\;b", "2>&1", "> out", ">> log", "< in", "$HOME", "'$(not run)'", "src/**", "--flag=1",
 ])
-_SIMPLE = st.lists(_WORDS, min_size=1, max_size=5).map(" ".join).filter(
-    lambda text: text.split()[0] not in {"2>&1", "> out", ">> log", "< in"}
-)
+# A command word that is an expansion ($HOME, a glob) runs what is known only then: such a
+# line is not understood, so it is no command word here.
+_REDIRECTIONS = {"2>&1", "> out", ">> log", "< in"}
+_SIMPLE = st.lists(_WORDS, min_size=1, max_size=5).filter(
+    lambda words: words[0] not in _REDIRECTIONS
+    and next(word for word in words if word not in _REDIRECTIONS) not in {"$HOME", "src/**"}
+).map(" ".join)
 _SEPARATOR = st.sampled_from([" && ", " || ", "; ", " | ", " & ", "\n", " |& ", ";\n"])
 
 
@@ -98,6 +127,10 @@ def test_a_substitution_is_listed_on_its_own(inner: list[str], form: str) -> Non
     joined = " && ".join(inner)
     outer = "echo " + form % joined
     parts = split_commands(outer)
+    if form == "`%s`" and "\\" in joined:
+        # Inside backquotes a backslash is read twice: such a line is not understood.
+        assert parts is None
+        return
     assert parts is not None
     assert parts[-1] == outer
     assert parts[:-1] == inner
