@@ -1,30 +1,39 @@
 """The approval policy: which tool calls run, which are denied, which the user is asked about.
 
 `approvals = {"mode": M, "allow": [rule], "deny": [rule]}` (docs/PROTOCOL.md, "Approvals"):
-a matching deny rule denies; else a matching allow rule allows; else an earlier "allow for this
-session" allows; else the mode decides, by the tool's kind (`schema.ToolKind`). A rule is `tool`
-or `tool(pattern)`; the pattern is a glob over an execute tool's (bash's) command, a read or edit
-tool's workspace-relative path, or any other tool's name (MCP tools). A command of several
-commands matches an allow rule only if every one of them matches one; a command the splitter
-cannot follow is never allowed by a rule.
+a matching deny rule denies; else a write to a file that decides what runs later (`protected`)
+is asked about (in every mode but yolo; read-only denies it); else a matching allow rule
+allows; else an earlier "allow for this session" allows; else the mode decides, by the tool's
+kind (`schema.ToolKind`). A rule is `tool` or `tool(pattern)`; the pattern is a glob over an
+execute tool's (bash's) command, a read or edit tool's workspace-relative path, or any other
+tool's name (MCP tools); `subjects` says which spellings of them each kind of rule sees. A
+command of several commands matches an allow rule only if every one of them matches one, and
+each file its redirections write matches a `write_file` allow rule; a command the splitter
+does not understand is never allowed by a rule.
 """
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from harness9.schema import ToolKind
-from harness9.tools.approvals.shell_split import split_commands
-from harness9.workspace.paths import relative_path
+from harness9.tools.approvals.rules import PolicyError, Rule, first_match
+from harness9.tools.approvals.subjects import (
+    WRITE_TOOL,
+    CommandCall,
+    NamedCall,
+    PathCall,
+    PathSpellings,
+)
+
+__all__ = ["FILE_KINDS", "MODES", "Action", "ApprovalPolicy", "DecidedBy", "Decision",
+           "PolicyError", "Rule", "SessionApprovals"]
 
 MODES = ("ask", "auto-edit", "yolo", "read-only")
 FILE_KINDS = frozenset({ToolKind.READ, ToolKind.EDIT})  # their calls name a file by `path`
-_RULE = re.compile(r"(?P<tool>[A-Za-z0-9_.\-]+)(?:\((?P<pattern>.*)\))?", re.DOTALL)
 
 
 class Action(StrEnum):
@@ -46,62 +55,13 @@ class DecidedBy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The policy's verdict on one call, and what reached it (`rule`: the rule's text)."""
+    """The policy's verdict on one call, and what reached it (`rule`: the rule's text;
+    `reason`: why a question must be asked, or a protected write was denied)."""
 
     action: Action
     by: DecidedBy
     rule: str | None = None
-
-
-class PolicyError(ValueError):
-    """An approvals setting that cannot be used; the message names the part."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """`tool` or `tool(pattern)`."""
-
-    text: str
-    tool: str
-    pattern: str | None
-
-    @classmethod
-    def parse(cls, text: str) -> Rule:
-        """Read a rule; a malformed one is a `PolicyError`."""
-        match = _RULE.fullmatch(text.strip()) if isinstance(text, str) else None
-        if match is None:
-            raise PolicyError(f"{text!r} is not a rule: write tool or tool(pattern)")
-        return cls(text.strip(), match["tool"], match["pattern"])
-
-    def matches(self, tool: str, subject: str | None, *, command: bool) -> bool:
-        """Whether this rule covers a call of `tool` about `subject` (a path or a name, or
-        with `command` a command, where `*` spans slashes too)."""
-        if tool != self.tool:
-            return False
-        if self.pattern is None:
-            return True
-        return subject is not None and bool(_glob(self.pattern, command).fullmatch(subject))
-
-
-@functools.lru_cache(maxsize=256)
-def _glob(pattern: str, command: bool) -> re.Pattern[str]:
-    """`*` any text (within one path segment for paths), `**` any path, the rest literal."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i) and not command:
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append(".*" if command else "[^/]*")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +91,72 @@ class ApprovalPolicy:
         root: str | None = None,
     ) -> Decision:
         """The verdict on a call of `tool` (of this kind) with these (validated) arguments;
-        `root` is the workspace, against which absolute paths are made relative for the rules."""
-        subjects = _subjects(tool, kind, arguments, root)
-        command = subjects.command
-        for rule in self.deny:
-            if any(rule.matches(tool, subject, command=command) for subject in subjects.all):
-                return Decision(Action.DENY, DecidedBy.RULE, rule.text)
-        allowed = _allowed_by_rules(self.allow, tool, subjects)
+        `root` is the workspace, against which paths are resolved for the rules."""
+        call = self._call(tool, kind, arguments, root)
+        denied = self._denied(tool, call)
+        if denied is not None:
+            return Decision(Action.DENY, DecidedBy.RULE, denied.text)
+        if self.mode != "yolo":
+            reason = call.protection()
+            if reason is not None:
+                action = Action.DENY if self.mode == "read-only" else Action.ASK
+                return Decision(action, DecidedBy.MODE, reason=reason)
+        allowed = self._allowed(tool, call)
         if allowed is not None:
             return Decision(Action.ALLOW, DecidedBy.RULE, allowed)
         if memory.allows(tool, kind, arguments):
             return Decision(Action.ALLOW, DecidedBy.SESSION)
         return Decision(self._by_mode(kind), DecidedBy.MODE)
+
+    def _call(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
+              root: str | None) -> _Call:
+        if kind is ToolKind.EXECUTE:
+            return CommandCall(_command(arguments), root)
+        path = arguments.get("path")
+        if kind in FILE_KINDS and isinstance(path, str):
+            return PathCall(path, root, edit=kind is ToolKind.EDIT)
+        return NamedCall(tool)
+
+    def _denied(self, tool: str, call: _Call) -> Rule | None:
+        """The deny rule that matches a spelling of the call, or of a file it writes."""
+        rules = [rule for rule in self.deny if rule.tool == tool]
+        if rules:
+            rule = first_match(rules, tool, call.deny, command=call.command,
+                               fold_case=call.fold_case)
+            if rule is not None:
+                return rule
+        writes = [rule for rule in self.deny if rule.tool == WRITE_TOOL]
+        for spelled in call.writes if writes else ():
+            if spelled is not None:
+                rule = first_match(writes, WRITE_TOOL, spelled.all, command=False,
+                                   fold_case=spelled.fold_case)
+                if rule is not None:
+                    return rule
+        return None
+
+    def _allowed(self, tool: str, call: _Call) -> str | None:
+        """The text of the allow rule(s) that cover every part of the call and every file it
+        writes, or None."""
+        rules = [rule for rule in self.allow if rule.tool == tool]
+        if not rules:
+            return None
+        parts, writes = call.allow, call.writes
+        if parts is None or (not parts and not writes):
+            return None
+        used: list[str] = []
+        command, fold_case = call.command, call.fold_case
+        for part in parts:
+            rule = next((rule for rule in rules
+                         if rule.matches(tool, part, command=command, fold_case=fold_case)), None)
+            if rule is None:
+                return None
+            used.append(rule.text)
+        for spelled in writes:
+            rule = _write_rule(self.allow, spelled)
+            if rule is None:
+                return None
+            used.append(rule.text)
+        return ", ".join(dict.fromkeys(used))
 
     def _by_mode(self, kind: ToolKind) -> Action:
         """Reads run in every mode; edits run in auto-edit; the rest (commands, MCP tools)
@@ -178,46 +192,34 @@ class SessionApprovals:
         return tool in self.tools
 
 
-@dataclass(frozen=True, slots=True)
-class _Subjects:
-    """What rules are matched against: every simple command of a command (None when it
-    cannot be split), and the whole text (which deny rules see as well); `command` says the
-    subjects are commands."""
-
-    parts: list[str] | None
-    whole: str | None
-    command: bool = False
+class _Call(Protocol):
+    """What `subjects` offers the policy about one call."""
 
     @property
-    def all(self) -> list[str | None]:
-        return [*(self.parts or []), self.whole]
+    def command(self) -> bool: ...
+
+    @property
+    def fold_case(self) -> bool: ...
+
+    @property
+    def deny(self) -> tuple[str, ...]: ...
+
+    @property
+    def allow(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def writes(self) -> tuple[PathSpellings | None, ...]: ...
+
+    def protection(self) -> str | None: ...
 
 
-def _subjects(
-    tool: str, kind: ToolKind, arguments: Mapping[str, Any], root: str | None
-) -> _Subjects:
-    if kind is ToolKind.EXECUTE:
-        command = _command(arguments)
-        return _Subjects(split_commands(command), command, command=True)
-    path = arguments.get("path")
-    if kind in FILE_KINDS and isinstance(path, str):
-        relative = relative_path(path, root)
-        return _Subjects([relative], relative)
-    return _Subjects([tool], tool)  # MCP tools: the pattern is over the tool's name
-
-
-def _allowed_by_rules(rules: Iterable[Rule], tool: str, subjects: _Subjects) -> str | None:
-    """The text of the allow rule(s) that cover every part, or None."""
-    if subjects.parts is None or not subjects.parts:
+def _write_rule(rules: tuple[Rule, ...], spelled: PathSpellings | None) -> Rule | None:
+    """The `write_file` allow rule that covers a file a command writes: by its resolved path,
+    inside the workspace."""
+    if spelled is None or spelled.resolved is None:
         return None
-    used: list[str] = []
-    for part in subjects.parts:
-        rule = next((r for r in rules if r.matches(tool, part, command=subjects.command)), None)
-        if rule is None:
-            return None
-        if rule.text not in used:
-            used.append(rule.text)
-    return ", ".join(used)
+    return first_match((rule for rule in rules if rule.tool == WRITE_TOOL), WRITE_TOOL,
+                       (spelled.resolved,), command=False, fold_case=spelled.fold_case)
 
 
 def _rules(raw: Mapping[str, Any], key: str) -> tuple[Rule, ...]:
