@@ -13,18 +13,20 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "harness9"
 ALLOWED: dict[str, set[str]] = {
     "schema": set(),
     "redaction": set(),
+    "visible_text": set(),
     "workspace": {"schema", "redaction"},
     "process": {"schema", "redaction"},
     "provider": {"schema", "redaction"},
-    "tools": {"schema", "redaction", "workspace", "process"},
-    "engine": {"schema", "redaction", "workspace", "process", "provider", "tools"},
-    "mcp": {"schema", "redaction", "workspace", "process", "tools"},
+    "tools": {"schema", "redaction", "visible_text", "workspace", "process"},
+    "engine": {"schema", "redaction", "visible_text", "workspace", "process", "provider",
+               "tools"},
+    "mcp": {"schema", "redaction", "visible_text", "workspace", "process", "tools"},
 }
 ALLOWED["service"] = {"engine", "mcp", *ALLOWED["engine"], *ALLOWED["mcp"]}
 ALLOWED["lsp"] = ALLOWED["acp"] = {"root", "service", *ALLOWED["service"]}
 ALLOWED.update({
     # The terminal client speaks to the daemon over the protocol: no server code.
-    "client": {"root", "demo"},
+    "client": {"root", "demo", "visible_text"},
     "demo": {"workspace"},
 })
 

@@ -103,3 +103,25 @@ async def test_cancel_while_a_question_is_open_ends_the_turn_cancelled(
     assert answer.stop_reason == "cancelled"
     assert (workspace / "a.txt").read_text() == "alpha\n"
     assert agent.client.tool_updates(session, "c-1")[-1]["status"] == "failed"
+
+
+async def test_the_question_never_hides_the_command_and_says_why_it_is_asked(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    hidden = "npm test\r; touch planted"
+    fake_llm.script([Reply("", [Call("bash", {"command": hidden}, id="c-1"),
+                                Call("write_file", {"path": ".git/config", "content": "x"},
+                                     id="c-2")]),
+                     Reply("ok")])
+    agent = await start(env=openai_env(fake_llm, HARNESS9_APPROVALS="auto-edit"))
+    session = await agent.new_session(workspace)
+    agent.client.answers = ["reject", "reject"]
+    await agent.prompt(session, "go")
+    bash, write = (asked["toolCall"] for asked in agent.client.permissions)
+    assert bash["title"] == "bash: npm test\\r; touch planted"
+    assert bash["rawInput"] == {"command": hidden}
+    assert write["title"] == "write_file: .git/config"
+    [why] = [block["content"]["text"] for block in write["content"]
+             if "Asked because" in block["content"]["text"]]
+    assert why == "Asked because it writes .git/config, which controls what git runs."
+    assert not (workspace / "planted").exists() and not (workspace / ".git").exists()

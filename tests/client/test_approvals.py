@@ -125,3 +125,23 @@ def test_the_demo_runs_yolo_and_says_so() -> None:
     assert done.code == 0, done.err + done.out
     assert done.out.startswith("demo · tool calls run without asking (approvals: yolo)")
     assert "✓ completed · 4 turns · 6 tool calls" in done.out
+
+
+def test_the_terminal_shows_a_command_whole_whatever_it_holds(
+    workspace: Path, replay: Any
+) -> None:
+    hidden = "echo ok\x1b]2;owned\x07\rtouch planted"
+    turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": hidden}}]},
+             {"text": "Done."}]
+    terminal = run_in_terminal(workspace, replay(turns))
+    terminal.expect("allow [a]once")
+    # The escape sequence and the carriage return are shown, not obeyed by the terminal.
+    assert "\x1b]2;" not in terminal.screen and "\r" + "touch" not in terminal.screen
+    shown = "echo ok\\x1b]2;owned\\x07\\rtouch planted"
+    assert f"harness9 asks to run bash: {shown}" in terminal.text  # the title
+    assert f"│ {shown}" in terminal.text  # the command in the question
+    terminal.type("r")
+    terminal.expect("reason")
+    terminal.type("")
+    assert terminal.wait() == 0
+    assert not (workspace / "planted").exists()

@@ -258,3 +258,62 @@ async def test_cancelling_while_a_question_is_pending_withdraws_it(
     assert answer["result"]["text"] == "next"
     assert not (workspace / "planted").exists()
     daemon.close()
+
+
+async def test_the_question_shows_the_whole_command_escaped_and_why(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    hidden = "echo tests pass\r; touch planted"
+    fake_llm.script([
+        Reply("", [Call("bash", {"command": hidden}),
+                   Call("write_file", {"path": ".git/config", "content": "[core]\n"})]),
+        Reply("ok"),
+    ])
+    # auto-edit and an allow rule would let any write run: one to .git/ is asked all the same.
+    daemon = await asking_daemon(start, fake_llm, workspace)
+    editor = Editor(daemon, {"decision": "reject"}, {"decision": "reject"})
+    approvals = {"mode": "auto-edit", "allow": ["write_file(**)"]}
+    result = await daemon.run(prompt="go", approvals=approvals)
+    bash, write = editor.asked
+    assert bash["title"] == "bash: echo tests pass\\r; touch planted"
+    assert bash["arguments"] == {"command": hidden} and "reason" not in bash
+    assert write["title"] == "write_file: .git/config"
+    assert write["reason"] == "writes .git/config, which controls what git runs"
+    requested = kinds(daemon, result["runId"], "approval_requested")
+    assert [(n["title"], n["arguments"], n.get("reason")) for n in requested] == [
+        (bash["title"], {"command": hidden}, None),
+        (write["title"], {"path": ".git/config", "content": "[core]\n"}, write["reason"]),
+    ]
+    assert not (workspace / "planted").exists() and not (workspace / ".git").exists()
+
+
+async def test_a_stock_client_sees_the_escaped_command_and_why(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    long = "npm test -- " + "--reporter=dot " * 12 + "\u2028; touch planted"
+    fake_llm.script([Reply("", [Call("bash", {"command": "npm test\x1c; touch planted"}),
+                                Call("bash", {"command": long}),
+                                Call("edit_file", {"path": ".vscode/settings.json",
+                                                   "source_text": "a", "target_text": "b"})]),
+                     Reply("ok")])
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text("a\n")
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_APPROVALS": "auto-edit"}
+    daemon = await start(workspace, env=env)
+    questions: list[str] = []
+
+    @daemon.client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _show(ls: Any, params: types.ShowMessageRequestParams) -> Any:
+        questions.append(params.message)
+        return None  # dismissed: a rejection
+
+    await daemon.run(prompt="go")
+    short, cut, edit = questions
+    assert short == "harness9 asks to run bash: npm test\\x1c; touch planted"
+    title, _, whole = cut.partition("; the whole command: ")
+    assert title.endswith("…") and whole == long.replace("\u2028", "\\u2028")
+    assert edit == ("harness9 asks to run edit_file: .vscode/settings.json: it writes "
+                    ".vscode/settings.json, which configures the editor, and can make it "
+                    "start programs (2 changed lines)")
+    assert all(question.isprintable() for question in questions)
+    assert not (workspace / "planted").exists()

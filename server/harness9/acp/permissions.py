@@ -80,18 +80,20 @@ class ClientApprover:
 
     def _tool_call(self, request: ApprovalRequest) -> ToolCallUpdate:
         call = request.call
-        content: list[ToolContent] | None = None
+        content: list[ToolContent] = []
+        if request.reason:  # asked whatever the rules say: the client shows why
+            content.append(tool_content(text_block(f"Asked because it {request.reason}.")))
         path = target_path(call, request.kind, self._root)
         if request.after is not None and path is not None:
             # the file's text before and after, so the client shows its diff view before asking
-            content = [tool_diff_content(path, request.after, request.before)]
+            content.append(tool_diff_content(path, request.after, request.before))
         elif request.diff:  # too large to show whole: the unified diff, as the LSP side shows it
-            content = [tool_content(text_block(f"```diff\n{request.diff}\n```"))]
+            content.append(tool_content(text_block(f"```diff\n{request.diff}\n```")))
         return ToolCallUpdate(
             tool_call_id=call.unique_id,
             title=request.title,
             kind=acp_kind(request.kind),
             raw_input=raw_input(call),
             locations=locations_of(call, request.kind, self._root),
-            content=content,
+            content=content or None,
         )

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from harness9.client.lines import read_line
 from harness9.client.views import ViewSlot
+from harness9.visible_text import visible
 
 NO_TERMINAL = (
     "there is no terminal to ask the user on; rerun with --yes (or --approvals auto-edit / yolo) "
@@ -70,17 +71,22 @@ def _decided(answer: dict[str, Any]) -> Text:
 
 
 def question(params: dict[str, Any]) -> RenderableType:
-    """The question as the user sees it: what would run, or what would change."""
+    """The question as the user sees it: what would run, or what would change, and why it is
+    asked when the daemon says. Every text goes through `visible`: a carriage return or an
+    escape sequence in a command or a file must not hide part of it on the terminal."""
     parts: list[RenderableType] = []
     diff, arguments = params.get("diff"), params.get("arguments") or {}
     if isinstance(diff, str):
-        parts.append(Syntax(diff.rstrip("\n") or "(no change)", "diff", theme="ansi_dark"))
+        shown = visible(diff.rstrip("\n"), lines=True) or "(no change)"
+        parts.append(Syntax(shown, "diff", theme="ansi_dark"))
     elif params.get("toolKind") == "execute" and isinstance(arguments.get("command"), str):
-        parts.append(Syntax(arguments["command"], "bash", theme="ansi_dark"))
+        parts.append(Syntax(visible(arguments["command"], lines=True), "bash", theme="ansi_dark"))
     elif arguments:
-        parts.append(Text(str(arguments)))
+        parts.append(Text(visible(str(arguments))))
+    if isinstance(params.get("reason"), str):
+        parts.append(Text(f"asked because it {visible(params['reason'])}", style="yellow"))
     title = Text.assemble(
-        ("harness9 asks to run ", "bold"), (str(params.get("title")), "bold cyan")
+        ("harness9 asks to run ", "bold"), (visible(str(params.get("title"))), "bold cyan")
     )
     return Panel(Group(*parts) if parts else Text(""), title=title, title_align="left",
                  border_style="yellow")

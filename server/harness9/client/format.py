@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness9.visible_text import CUT, visible
+
 PREVIEW_LINES = 4
 SUMMARY_WIDTH = 60
 
@@ -26,13 +28,12 @@ def human_duration(ms: float) -> str:
 
 
 def shorten(text: str, width: int = SUMMARY_WIDTH) -> str:
-    """The first line of `text`, cut to `width` characters with an ellipsis."""
-    lines = text.strip().splitlines() or [""]
-    line = lines[0]
-    more = len(lines) > 1
-    if len(line) > width:
-        return line[: width - 1] + "…"
-    return line + (" …" if more else "")
+    """The first line of `text`, cut to `width` characters; `…` marks what is left out. It
+    is shown through `visible`: a carriage return or an escape sequence in a command shows
+    as `\\r` or `\\x1b`, it does not move the cursor over the rest."""
+    first, newline, _ = text.strip(" \t\n").partition("\n")
+    line = visible(first, width)
+    return line + " …" if newline and not line.endswith(CUT) else line
 
 
 def tool_summary(tool: str, arguments: Any) -> str:

@@ -116,13 +116,14 @@ class ToolOutputShown(Event):
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
     """The user is being asked whether a call (of a tool of `tool_kind`) may run (it has not
-    started yet)."""
+    started yet); `reason` says why when it is asked whatever the rules say."""
 
     kind: ClassVar[str] = "approval_requested"
     turn: int
     call: ToolCall
     title: str
     tool_kind: ToolKind
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

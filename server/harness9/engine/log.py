@@ -99,9 +99,10 @@ def _tool_started(event: Any) -> str:
 
 
 def _approval_requested(event: Any) -> str:
+    reason = f"\n{LOG_INDENT}reason: {event.reason}" if event.reason else ""
     return (
         f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.unique_id}\n"
-        f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}\n"
+        f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}{reason}\n"
         + format_arguments(event.call.arguments)
     )
 

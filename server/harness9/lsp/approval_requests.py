@@ -19,7 +19,9 @@ from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 
 from harness9.lsp.client_requests import ask_client, field_of
+from harness9.schema import ToolKind
 from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest
+from harness9.visible_text import CUT, visible
 
 _log = logging.getLogger("harness9.lsp")
 
@@ -86,6 +88,8 @@ class EditorApprover:
             params["path"] = request.path
         if request.diff is not None:
             params["diff"] = request.diff
+        if request.reason is not None:
+            params["reason"] = request.reason
         return params
 
     async def _request(self, method: str, params: Any) -> Any:
@@ -94,7 +98,15 @@ class EditorApprover:
 
 
 def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
+    """The question as one message: the title, why it is asked, the size of the change, and
+    the whole command when the title had to cut it."""
     summary = f"harness9 asks to run {request.title}"
+    if request.reason:
+        summary += f": it {request.reason}"
+    command = request.arguments.get("command")
+    if request.kind is ToolKind.EXECUTE and isinstance(command, str) and \
+            request.title.endswith(CUT):
+        summary += f"; the whole command: {visible(command)}"
     if request.diff:
         changed = sum(
             1 for line in request.diff.splitlines()

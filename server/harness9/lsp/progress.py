@@ -88,10 +88,11 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
                     "toolCalls": calls}
         case ApprovalRequested():
-            return {"kind": "approval_requested", "turn": event.turn,
-                    "toolCallId": event.call.unique_id, "tool": event.call.name,
-                    "toolKind": event.tool_kind.value, "title": event.title,
-                    "arguments": wire_arguments(event.call.arguments)}
+            asked = {"kind": "approval_requested", "turn": event.turn,
+                     "toolCallId": event.call.unique_id, "tool": event.call.name,
+                     "toolKind": event.tool_kind.value, "title": event.title,
+                     "arguments": wire_arguments(event.call.arguments)}
+            return asked if event.reason is None else {**asked, "reason": event.reason}
         case ApprovalResolved():
             fields = {"kind": "approval_resolved", "turn": event.turn,
                       "toolCallId": event.call.unique_id, "tool": event.call.name,

@@ -174,7 +174,9 @@ class ApprovalEvents:
     def requested(self, request: ApprovalRequest) -> None:
         """The user is being asked."""
         turn = self._turns.turn_of(request.call.unique_id)
-        self._bus.emit(ApprovalRequested(turn, request.call, request.title, request.kind))
+        self._bus.emit(
+            ApprovalRequested(turn, request.call, request.title, request.kind, request.reason)
+        )
 
     def resolved(self, call: ToolCall, decision: str, by: DecidedBy, rule: str | None) -> None:
         """A call's fate was decided."""

@@ -17,6 +17,7 @@ from harness9.tools.approvals.step import (
     ApprovalAnswer,
     ApprovalRequest,
     ApprovalStep,
+    call_title,
 )
 
 pytestmark = pytest.mark.timeout(30)
@@ -218,3 +219,37 @@ async def test_cancelling_while_a_question_is_pending_runs_nothing(workspace: Pa
         await running
     await asyncio.sleep(0.1)
     assert not (workspace / "planted").exists()
+
+
+@pytest.mark.parametrize(("command", "shown"), [
+    ("npm test\r; rm -rf ~", "npm test\\r; rm -rf ~"),
+    ("npm test\x1c; rm -rf ~", "npm test\\x1c; rm -rf ~"),
+    ("npm test\u2028; rm -rf ~", "npm test\\u2028; rm -rf ~"),
+    ("npm test\x0b\x0c\x1d\x1e\x85; rm -rf ~", "npm test\\x0b\\x0c\\x1d\\x1e\\x85; rm -rf ~"),
+    ("echo ok\x1b[2K\rrm -rf ~", "echo ok\\x1b[2K\\rrm -rf ~"),
+    ("cd sub\nrm -rf ~", "cd sub\\nrm -rf ~"),
+    ("echo '\u202erm -rf ~'", "echo '\\u202erm -rf ~'"),
+    ("ls\u200b -la", "ls\\u200b -la"),
+])
+async def test_a_title_never_hides_part_of_what_will_run(
+    workspace: Path, command: str, shown: str
+) -> None:
+    user = ScriptedUser(ApprovalAnswer(Answer.REJECT))
+    tools, _ = registry(workspace, user)
+    await tools.execute(call("bash", command=command))
+    [asked] = user.asked
+    assert asked.title == f"bash: {shown}"
+    assert asked.title.splitlines() == [asked.title] and asked.title.isprintable()
+    assert asked.arguments == {"command": command}  # the whole command, as it will run
+
+
+def test_a_cut_title_says_so_and_every_title_is_one_printable_line() -> None:
+    command = "npm test -- " + "--flag " * 40 + "; rm -rf ~"
+    title = call_title("bash", ToolKind.EXECUTE, {"command": command})
+    assert title.endswith("…") and len(title) == len("bash: ") + 120
+    escapes = "\r" * 100
+    cut = call_title("bash", ToolKind.EXECUTE, {"command": "ls" + escapes})
+    assert cut.endswith("\\r…") and "\\" + "…" not in cut  # never inside an escape
+    path = call_title("write_file", ToolKind.EDIT, {"path": "notes\r.git/config"}, "/ws")
+    assert path == "write_file: notes\\r.git/config"
+    assert call_title("mcp__x\x1b[2J", ToolKind.OTHER, {}) == "mcp__x\\x1b[2J"

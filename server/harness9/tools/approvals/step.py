@@ -26,9 +26,11 @@ from harness9.tools.approvals.policy import (
 )
 from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused, call_starting
 from harness9.tools.registry import Proceed
+from harness9.visible_text import visible
 from harness9.workspace.paths import relative_path
 
-_TITLE_CHARS = 120
+TITLE_CHARS = 120  # of a command or path in a title, escapes included
+_BLANKS = " \t\n"
 
 
 class Answer(StrEnum):
@@ -41,10 +43,11 @@ class Answer(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """What the user is asked about: the call, its tool's kind, a one-line title, and for
-    file tools the workspace-relative path, the diff the call would make and (`before`, None
-    for a new file, and `after`, when small text files) the file's whole text before and after
-    it."""
+    """What the user is asked about: the call, its tool's kind, a one-line title (`call_title`),
+    for file tools the workspace-relative path, the diff the call would make and (`before`,
+    None for a new file, and `after`, when small text files) the file's whole text before and
+    after it, and `reason` when the question is asked whatever the rules say (a write to
+    `.git/config`)."""
 
     call: ToolCall
     kind: ToolKind
@@ -54,6 +57,7 @@ class ApprovalRequest:
     diff: str | None = None
     before: str | None = None
     after: str | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +128,7 @@ class ApprovalStep:
                 # An answer given while this call waited (allow_session) may cover it now.
                 decision = self._decide(call, kind, arguments)
                 if decision.action is Action.ASK:
-                    await self._ask(call, tool, kind, arguments)
+                    await self._ask(call, tool, kind, arguments, decision.reason)
                     call_starting()
                     return await proceed()
         self._report(call, decision)
@@ -137,9 +141,10 @@ class ApprovalStep:
         return self.policy.decide(call.name, kind, arguments, self.memory, self._root)
 
     async def _ask(
-        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any]
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
+        reason: str | None,
     ) -> None:
-        request = await self._request(call, tool, kind, arguments)
+        request = await self._request(call, tool, kind, arguments, reason)
         if self._observer is not None:
             self._observer.requested(request)
         answer = await self._approver.ask(request)
@@ -151,21 +156,23 @@ class ApprovalStep:
             self.memory.remember(call.name, kind, arguments)
 
     async def _request(
-        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any]
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
+        reason: str | None,
     ) -> ApprovalRequest:
         """The question, with the diff a file tool would make (computed before asking; a call
         that would fail anyway fails here with its own error, and nothing is asked)."""
+        title = call_title(call.name, kind, arguments, self._root)
         path = arguments.get("path")
         if kind in FILE_KINDS and isinstance(path, str):
             shown = relative_path(path, self._root)
-            title = f"{call.name}: {shown}"
             if not isinstance(tool, Previewable):
-                return ApprovalRequest(call, kind, arguments, title, shown)
+                return ApprovalRequest(call, kind, arguments, title, shown, reason=reason)
             change = await tool.preview(arguments, shown)
             return ApprovalRequest(
-                call, kind, arguments, title, shown, change.diff, change.before, change.after
+                call, kind, arguments, title, shown, change.diff, change.before, change.after,
+                reason,
             )
-        return ApprovalRequest(call, kind, arguments, _title(call.name, kind, arguments))
+        return ApprovalRequest(call, kind, arguments, title, reason=reason)
 
     def _report(self, call: ToolCall, decision: Decision) -> None:
         # The mode's plain "allow" is the normal case and not worth an event.
@@ -177,26 +184,26 @@ class ApprovalStep:
 def call_title(
     tool: str, kind: ToolKind, arguments: dict[str, Any], root: str | None = None
 ) -> str:
-    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name."""
+    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name.
+    Nothing in it hides part of what will run: control and separator characters are escaped
+    (`bash: npm test\\r; rm -rf ~`), and a cut is marked with `…` (the whole command is in
+    the request's arguments)."""
     path = arguments.get("path")
     if kind in FILE_KINDS and isinstance(path, str):
-        return f"{tool}: {relative_path(path, root)}"
-    return _title(tool, kind, arguments)
-
-
-def _title(tool: str, kind: ToolKind, arguments: dict[str, Any]) -> str:
-    """`bash: npm test`: the tool and its command (first line, shortened) or its name."""
+        return f"{visible(tool)}: {visible(relative_path(path, root), TITLE_CHARS)}"
     command = arguments.get("command")
     if kind is ToolKind.EXECUTE and isinstance(command, str):
-        line = command.strip().splitlines()[0] if command.strip() else ""
-        more = "…" if len(line) > _TITLE_CHARS or "\n" in command.strip() else ""
-        return f"{tool}: {line[:_TITLE_CHARS]}{more}"
-    return tool
+        # Only bash's own blanks are trimmed: to bash a leading FS or NEL is part of a word.
+        shown = visible(command.strip(_BLANKS), TITLE_CHARS)
+        return f"{visible(tool)}: {shown}"
+    return visible(tool, TITLE_CHARS)
 
 
 def _denied_text(call: ToolCall, decision: Decision) -> str:
     if decision.by is DecidedBy.RULE:
         why = f"the deny rule {decision.rule!r} of the approval settings"
+    elif decision.reason is not None:
+        why = f"the approval mode (read-only), since it {decision.reason}"
     else:
         why = "the approval mode (read-only: only read_file may run)"
     return (
