@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from harness9.tools.approvals.shell_words import SimpleCommand, Unparsable, Word
 
 _SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+_SAFE_TEXT = re.compile(r"[A-Za-z0-9_@%+=:,./ \t-]+")  # safe words, and the blanks between
+_BLANKS = re.compile(r"[ \t]+")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # Builtins that run text as code, define what later words mean, or assign to names whose
 # subscripts are arithmetic (which runs `$(…)`): a line that uses them is not understood.
@@ -94,7 +96,10 @@ def allow_form(command: SimpleCommand) -> str | None:
     words = list(command.words)
     if not command.assignments and words and words[0].value is not None \
             and words[0].value not in _NEUTRAL and words[0].value != "env":
-        return " ".join([render(word) for word in words])  # the usual command: as it stands
+        # The usual command: as it stands (blanks made one space, when nothing needs quotes).
+        if _SAFE_TEXT.fullmatch(command.text):
+            return _BLANKS.sub(" ", command.text)
+        return " ".join([render(word) for word in words])
     assignments = [_assignment(word) for word in command.assignments]
     while words and words[0].value in _NEUTRAL:
         options = _NEUTRAL[str(words[0].value)]

@@ -183,7 +183,7 @@ class _Parser:
             if raws and raws[0] not in _RESERVED and not _ASSIGNMENT.match(raws[0]) \
                     and not _ELEMENT.match(raws[0]):
                 # A command word and its arguments, nothing else: the command as it stands.
-                words = tuple(Word(raw, raw) for raw in raws)
+                words = tuple(map(Word, raws, raws))
                 self.commands.append(SimpleCommand(chunk, (), words, ()))
                 continue
             builder = _Builder()

@@ -61,12 +61,14 @@ class PathSpellings:
 def spell_path(path: str, root: str | None) -> PathSpellings:
     """The spellings of `path` in the workspace `root` (None: no workspace, no links to follow)."""
     given = relative_path(path, root)
-    if root is None or not os.path.isdir(root):
+    if root is None:
         return PathSpellings(given, given)  # nothing on disk to follow
-    real_root = os.path.realpath(root)
-    if _no_link_on_the_way(real_root, given):
+    if _no_link_on_the_way(root, given):
         # The usual case, at a fraction of the cost: it resolves to itself.
         return PathSpellings(given, given, folds_case(root))
+    if not os.path.isdir(root):
+        return PathSpellings(given, given)
+    real_root = os.path.realpath(root)
     try:
         real = safe_path(root, path)
     except (ToolError, OSError):
@@ -75,12 +77,13 @@ def spell_path(path: str, root: str | None) -> PathSpellings:
     return PathSpellings(given, "" if resolved == "." else resolved, folds_case(root))
 
 
-def _no_link_on_the_way(real_root: str, given: str) -> bool:
+def _no_link_on_the_way(root: str, given: str) -> bool:
     """Whether no component of the workspace path `given` is a link (or stands in the way):
-    then it resolves to itself, and `safe_path` need not walk it."""
+    then it resolves to itself, and `safe_path` need not walk it. (Links on the way to the
+    root itself do not matter: a path is resolved beneath the root.)"""
     if not given or given == ".." or given.startswith("../") or "\0" in given:
         return False
-    path = real_root
+    path = root
     for part in given.split("/"):
         path = os.path.join(path, part)
         try:
