@@ -121,7 +121,7 @@ async def test_the_question_never_hides_the_command_and_says_why_it_is_asked(
     assert bash["title"] == "bash: npm test\\r; touch planted"
     assert bash["rawInput"] == {"command": hidden}
     assert write["title"] == "write_file: .git/config"
-    [why] = [block["content"]["text"] for block in write["content"]
-             if "Asked because" in block["content"]["text"]]
+    texts = [block["content"]["text"] for block in write["content"] if block["type"] == "content"]
+    [why] = [text for text in texts if "Asked because" in text]
     assert why == "Asked because it writes .git/config, which controls what git runs."
     assert not (workspace / "planted").exists() and not (workspace / ".git").exists()
