@@ -228,16 +228,24 @@ async function widenSideBar(width) {
 }
 
 /**
+ * The user settings with `changes` over them (`spacing` makes a file that differs byte for byte,
+ * for when the editor missed the last write). `serverCommand`, `python` and `approvals.*` are
+ * machine-scoped: only the user settings set them, never a workspace's.
+ */
+function setUserSettings(changes, spacing = 2) {
+  const file = path.join(profile.userData, 'User', 'settings.json');
+  fs.writeFileSync(file, JSON.stringify({ ...userSettings, ...changes }, null, spacing));
+}
+
+/**
  * Points the daemon at the fake LLM (an OpenAI-compatible service on loopback) through the
- * workspace settings: a daemon command that exports the key and the base URL, and the provider.
+ * user settings: a daemon command that exports the key and the base URL, and the provider.
  * The changed command restarts the daemon; resolves once the new one runs.
  */
 async function useFakeLLM(fake) {
   const wrapper = path.join(tmp, 'bin', 'harness9-fake-llm');
   const baseUrl = `OPENAI_BASE_URL=${fake.baseUrl}/v1`;
   fs.writeFileSync(wrapper, `#!/bin/sh\nexport OPENAI_API_KEY=sk-fake ${baseUrl}\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
-  const vscodeDir = path.join(workspace, '.vscode');
-  fs.mkdirSync(vscodeDir, { recursive: true });
   const settings = { 'harness9.serverCommand': [wrapper, 'serve'], 'harness9.provider': 'openai', 'harness9.model': 'fake-model' };
   const hasFake = (pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(baseUrl);
   const started = (timeoutMs) => waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && hasFake(p[0]), timeoutMs)
@@ -245,7 +253,7 @@ async function useFakeLLM(fake) {
   // The editor may miss a settings file written just after another change: write it until it
   // notices. A running daemon restarts on its own; a stopped one on "Restart Daemon".
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify(settings, null, attempt));
+    setUserSettings(settings, attempt);
     if (await started(5_000)) {
       return;
     }
@@ -259,7 +267,7 @@ async function useFakeLLM(fake) {
 
 /** Back to the scripted replay model of the user settings (the daemon restarts). */
 async function leaveFakeLLM() {
-  fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+  setUserSettings({});
   const plain = (pid) => !fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes('OPENAI_BASE_URL=');
   await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && plain(p[0]), 30_000);
 }
@@ -730,10 +738,18 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   });
 
   it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
-    // Back to the daemon's default (sent as null): ask.
+    // A workspace cannot choose the daemon or loosen approvals: its yolo and its command are
+    // ignored (a model that can edit .vscode/settings.json must not gain either).
     const vscodeDir = path.join(workspace, '.vscode');
     fs.mkdirSync(vscodeDir, { recursive: true });
-    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.approvals.mode': 'default' }));
+    const planted = path.join(tmp, 'planted-by-workspace');
+    const planter = path.join(tmp, 'bin', 'harness9-planter');
+    fs.writeFileSync(planter, `#!/bin/sh\ntouch '${planted}'\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({
+      'harness9.approvals.mode': 'yolo', 'harness9.serverCommand': [planter, 'serve'],
+    }));
+    // Back to the daemon's default (sent as null): ask.
+    setUserSettings({ 'harness9.approvals.mode': 'default' });
     playNext(GREET_TURNS);
     frame = await runViewFrame(page);
     const index = await runUntilAsked('Greet the world', () => fs.writeFileSync(greetFile, 'hello\n'));
@@ -814,7 +830,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.deepEqual(run.tools.map((t) => [t.icon, t.verb]), [['✗', 'did not run']]);
     assert.match(run.tools[0].meta, /cancelled/);
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
+    assert.ok(!fs.existsSync(path.join(tmp, 'planted-by-workspace')), 'the workspace\'s serverCommand never ran');
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+    setUserSettings({});
   });
 
   it('without a provider the error offers a stored API key, which the restarted daemon gets', async () => {
@@ -846,15 +864,13 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
 
   it('without harness9 on PATH, the default command runs the daemon bundled in the .vsix', async () => {
     playNext([{ text: 'The bundled daemon answers.' }]);
-    const vscodeDir = path.join(workspace, '.vscode');
-    fs.mkdirSync(vscodeDir, { recursive: true });
     // The changed command restarts the daemon: a Python running the unpacked bundle. The first
     // start unpacks the bundle (some seconds, more on a busy machine). The editor may miss a
-    // settings file written just after its folder was removed: write it again until it notices.
+    // settings file written just after another change: write it again until it notices.
     const isBundled = (argv) => argv.includes('-m') && argv.includes('harness9') && argv.includes('serve');
     let pid;
     for (let attempt = 0; attempt < 8 && pid === undefined; attempt += 1) {
-      fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.serverCommand': ['harness9', 'serve'] }, null, attempt));
+      setUserSettings({ 'harness9.serverCommand': ['harness9', 'serve'] }, attempt);
       [pid] = await waitFor(() => pidsMatching(server.pid, isBundled), (p) => p.length === 1, 20_000).catch(() => []);
     }
     assert.ok(pid !== undefined, 'the bundled daemon started');
@@ -866,7 +882,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     await sendFromChat(frame, 'Who answers?');
     await waitForRunStatus(frame, index, 'completed', 60_000);
     assert.equal((await readRun(frame, index)).finalText, 'The bundled daemon answers.');
-    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    setUserSettings({});
     await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 30_000);
   });
 

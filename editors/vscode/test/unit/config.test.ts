@@ -99,3 +99,17 @@ describe('syncedDocuments', () => {
     assert.deepEqual(syncedDocuments(['/home/me/[draft] project']), [{ scheme: 'file' }]);
   });
 });
+
+describe('setting scopes', () => {
+  it('only the user sets what starts the daemon and what runs unasked; a workspace cannot', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+    };
+    const machine = Object.entries(manifest.contributes.configuration.properties)
+      .filter(([, schema]) => schema.scope === 'machine').map(([name]) => name).sort();
+    assert.deepEqual(machine, [
+      'harness9.approvals.allow', 'harness9.approvals.deny', 'harness9.approvals.mode',
+      'harness9.python', 'harness9.serverCommand',
+    ]);
+  });
+});
