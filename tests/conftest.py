@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.support import preloaded
 
 # Any accidental request goes to a closed local port and fails at once, instead of reaching a real
 # service with a developer's key. Tests that need a model point these at the loopback fake server.
@@ -34,7 +40,48 @@ _STATE = tempfile.mkdtemp(prefix="harness9-test-state-")
 os.environ["HARNESS9_STATE_DIR"] = _STATE
 os.environ["XDG_STATE_HOME"] = _STATE
 # The user's own settings (AGENTS.md) of a developer's machine must not reach any test.
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="harness9-test-config-")
+_CONFIG = tempfile.mkdtemp(prefix="harness9-test-config-")
+os.environ["XDG_CONFIG_HOME"] = _CONFIG
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Once per session, in the main process (before any xdist worker starts): harness9's
+    bytecode, and the folder of the session's fork server for daemons
+    (tests/support/preloaded.py), which the workers inherit."""
+    if preloaded.DIR_VARIABLE not in os.environ:
+        _compile_harness9()
+        os.environ[preloaded.DIR_VARIABLE] = preloaded.new_folder()
+        config.stash[_PRELOAD_OWNER] = os.environ[preloaded.DIR_VARIABLE]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the fork server as soon as tests that start daemons are collected."""
+    daemon_suites = [Path(__file__).parent / name for name in ("e2e", "acp")]
+    if any(item.path.is_relative_to(suite) for item in items for suite in daemon_suites):
+        preloaded.warm_up()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_PRELOAD_OWNER, None)
+    if folder is not None:
+        preloaded.stop(folder)
+        del os.environ[preloaded.DIR_VARIABLE]
+    for folder in (_STATE, _CONFIG):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_PRELOAD_OWNER = pytest.StashKey[str]()
+
+
+def _compile_harness9() -> None:
+    """Bytecode for harness9's modules, so that the hundreds of daemons the tests start load it
+    instead of each compiling every module again (PYTHONDONTWRITEBYTECODE stops the daemons
+    from writing it themselves). Up-to-date files are left alone."""
+    spec = importlib.util.find_spec("harness9")
+    if spec is None or not spec.submodule_search_locations:
+        return
+    for folder in spec.submodule_search_locations:
+        compileall.compile_dir(folder, quiet=2, rx=re.compile(r"[/\\]demo[/\\]sample[/\\]"))
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -27,6 +26,7 @@ from acp.schema import (
 )
 
 from tests.fakellm.server import FakeLLM
+from tests.support import preloaded
 
 Answer = str | None  # an option id to select, or None for the `cancelled` outcome
 
@@ -189,7 +189,7 @@ async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
             stderr = stack.enter_context(stderr_path.open("wb"))
             client = RecordingClient()
             conn, process = await stack.enter_async_context(spawn_agent_process(
-                cast(Client, client), sys.executable, "-m", "harness9", "acp",
+                cast(Client, client), *preloaded.command("acp"),
                 *(["--settings", json.dumps(settings)] if settings else []),
                 env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
                 transport_kwargs={"stderr": stderr.fileno()},

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ from pygls.protocol import (
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
-SERVER = [sys.executable, "-m", "harness9", "serve"]
+from tests.support import preloaded
 
 
 def _plain_converter() -> Any:
@@ -100,7 +99,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         apply_edit: bool = True,
     ) -> Daemon:
         config = ClientServerConfig(
-            server_command=SERVER,
+            server_command=preloaded.command("serve"),
             client_factory=_make_client,
             # Tests of other features let every tool run; approval tests ask for "ask".
             server_env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
