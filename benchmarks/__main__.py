@@ -43,6 +43,8 @@ CASES = (
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repetition")
+    parser.add_argument("--smoke", action="store_true",
+                        help="smaller still: only shows that every case runs (the tests' check)")
     parser.add_argument("--only", action="append", choices=CASES, metavar="CASE",
                         help=f"run only this case (repeatable): {', '.join(CASES)}")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
@@ -68,7 +70,8 @@ async def _main(args: argparse.Namespace, console: Console) -> list[Row]:
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
         daemon.PROFILE_DIR[:] = [args.profile]
-    config = Config(quick=args.quick, reps=args.reps or (1 if args.quick else 5))
+    quick = args.quick or args.smoke
+    config = Config(quick=quick, reps=args.reps or (1 if quick else 5), smoke=args.smoke)
     rows: list[Row] = []
     for name in args.only or CASES:
         rows += await _run_case(name, config, console)
@@ -81,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     # A table read from a pipe or a log must not wrap its rows into unreadable cells.
     console = Console(width=None if sys.stdout.isatty() else 150)
     rows = asyncio.run(_main(args, console))
-    show(rows, console, "harness9 benchmarks" + (" (quick)" if args.quick else ""))
+    mode = " (smoke)" if args.smoke else " (quick)" if args.quick else ""
+    show(rows, console, "harness9 benchmarks" + mode)
     if args.json:
         write_json(rows, args.json)
     if any(row.ours is None for row in rows):

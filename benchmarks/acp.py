@@ -212,6 +212,6 @@ async def turn_overhead(turns: int, reps: int) -> Row:
 async def run(config: Config) -> list[Row]:
     """Cold start and per-turn overhead."""
     rows = await cold_start(config.reps, config.quick)
-    rows.append(await turn_overhead(config.size(50, 5), config.reps))
-    rows.append(await fs_overhead(config.size(50, 5), config.reps))
+    rows.append(await turn_overhead(config.size(50, 5, smoke=2), config.reps))
+    rows.append(await fs_overhead(config.size(50, 5, smoke=2), config.reps))
     return rows

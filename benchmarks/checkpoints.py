@@ -76,9 +76,9 @@ async def run(config: Config) -> list[Row]:
     """Snapshot and restore figures for the two workspace sizes."""
     if git_executable() is None:
         raise RuntimeError("git is not installed")
-    reps = max(3, config.reps)
-    sizes = [(config.size(1_000, 200), 20 << 20, 150.0), (config.size(10_000, 1_000), 40 << 20,
-                                                            1000.0)]
+    reps = 1 if config.smoke else max(3, config.reps)
+    sizes = [(config.size(1_000, 200, smoke=20), 20 << 20, 150.0),
+             (config.size(10_000, 1_000, smoke=50), 40 << 20, 1000.0)]
     rows: list[Row] = []
     for files, total, limit in sizes:
         figures = await _measure(files, total, reps)

@@ -16,13 +16,17 @@ PYTHON = sys.executable
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """How a run is sized: `quick` shrinks every case to seconds; `reps` repetitions per figure."""
+    """How a run is sized: `quick` shrinks every case to seconds; `reps` repetitions per figure;
+    `smoke` (a quick run that is smaller still) only shows that every case runs to its end."""
 
     quick: bool = False
     reps: int = 5
+    smoke: bool = False
 
-    def size(self, full: int, quick: int) -> int:
-        """`full` normally, `quick` in quick mode."""
+    def size(self, full: int, quick: int, smoke: int | None = None) -> int:
+        """`full` normally, `quick` in quick mode, `smoke` (else `quick`) in a smoke run."""
+        if self.smoke and smoke is not None:
+            return smoke
         return quick if self.quick else full
 
 

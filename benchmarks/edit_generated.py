@@ -15,7 +15,7 @@ from benchmarks.core import REPO, Config, Row, info_row, limit_row
 
 async def run(config: Config) -> list[Row]:
     """Survey the examples and report wrong edits (target 0) and refusals per slip."""
-    count = config.size(10_000, 300)
+    count = config.size(10_000, 300, smoke=20)
     return await asyncio.to_thread(_survey, count)
 
 

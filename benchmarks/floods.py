@@ -78,7 +78,7 @@ def _rows(name: str, out: RunOutcome, growth: float, floor_s: float) -> list[Row
 
 async def run(config: Config) -> list[Row]:
     """The bash flood, then the sparse-file read, each on its own daemon."""
-    out_mb, file_gb = config.size(50, 5), config.size(1024, 100) / 1024
+    out_mb, file_gb = config.size(50, 5, smoke=1), config.size(1024, 100, smoke=10) / 1024
     command = f"yes harness9-flood | head -c {out_mb * 1024 * 1024}"
     rows = []
     with workspace() as root:

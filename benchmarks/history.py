@@ -109,7 +109,8 @@ async def run(config: Config) -> list[Row]:
     """The daemon's added ms per turn at 1,000 messages against 10."""
     from harness9.tools.read_file import ReadFileTool
 
-    turns = config.size(40, 10)  # enough CPU per run that the clock's 10 ms ticks blur little
+    # Enough CPU per run that the clock's 10 ms ticks blur little (a smoke run only runs it).
+    turns = config.size(40, 10, smoke=3)
     with workspace() as root, tempfile.TemporaryDirectory() as state:
         read = await ReadFileTool(str(root)).execute(json.dumps({"path": NOTES}))
         output = read if isinstance(read, str) else read.text

@@ -118,5 +118,5 @@ async def run(config: Config) -> list[Row]:
     async with fake_llm() as fake:
         env = llm_env(os.environ, fake.url)
         rows = await start_up(env, config.size(config.reps, 1))
-        rows.append(await per_call(env, config.size(100, 10)))
+        rows.append(await per_call(env, config.size(100, 10, smoke=3)))
     return rows

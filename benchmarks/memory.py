@@ -25,7 +25,7 @@ async def _settled_rss(daemon: Daemon) -> float:
 
 async def run(config: Config) -> list[Row]:
     """Idle figures, then the growth over many runs."""
-    runs, warm_up = config.size(100, 10), config.size(WARM_UP, 2)
+    runs, warm_up = config.size(100, 10, smoke=2), config.size(WARM_UP, 2, smoke=1)
     with workspace() as root:
         async with fake_llm() as fake:
             env = llm_env(os.environ, fake.url)

@@ -121,7 +121,7 @@ async def latency(
 
 async def run(config: Config) -> list[Row]:
     """Throughput for both providers, then the paced latency figures."""
-    deltas = config.size(10_000, 500)
+    deltas = config.size(10_000, 500, smoke=100)
     pace = 0.0002 if not config.quick else 0.001
     reps = min(config.reps, 3)
     rows = []

@@ -89,7 +89,7 @@ async def checkpoint_overhead(daemon: Daemon, turns: int, reps: int) -> Row:
 
 async def run(config: Config) -> list[Row]:
     """All four combinations on one daemon and one fake LLM."""
-    turns = config.size(50, 5)
+    turns = config.size(50, 5, smoke=2)
     rows = []
     with workspace() as root:
         async with fake_llm() as fake, started(
@@ -98,5 +98,6 @@ async def run(config: Config) -> list[Row]:
             for provider, stream in COMBOS[:2] if config.quick else COMBOS:
                 rows.append(await measure(daemon, fake.url, provider, stream, turns,
                                           config.reps))
-            rows.append(await checkpoint_overhead(daemon, config.size(20, 5), config.reps))
+            rows.append(await checkpoint_overhead(daemon, config.size(20, 5, smoke=2),
+                                                     config.reps))
     return rows
