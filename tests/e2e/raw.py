@@ -7,13 +7,14 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support import preloaded
 
 
 class RawDaemon:
@@ -26,7 +27,7 @@ class RawDaemon:
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness9", "serve"],
+            preloaded.command("serve"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
