@@ -20,7 +20,10 @@ BARE = (PYTHON, "-m", "benchmarks.bare_server")
 # The cases that measure the engine and the daemon say so explicitly: what checkpoints cost per
 # turn is a row of its own (turn_overhead's "checkpoint overhead").
 CHECKPOINTS_OFF = {"checkpoints": False}
-_KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+# HARNESS9_SANDBOX: the daemon runs bash as this machine does by default (the test suite sets
+# it off for its own daemons).
+_KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                 "HARNESS9_SANDBOX")
 
 
 def llm_env(base: Mapping[str, str], url: str | None, provider: str = "openai") -> dict[str, str]:

@@ -44,6 +44,8 @@ async def run(config: Config) -> list[Row]:
                 await tools["bash"].execute(f'{{"command": "sleep {sleep}"}}')
                 floors.append(now() - started_at)
     ours, floor = median(phases), median(floors)
-    row = limit_row(f"parallel tools, {CALLS} × sleep {sleep}", ours, floor, "s", limit)
+    sandbox = out.progress("tool_started")[0].params.get("sandbox", "none")
+    row = limit_row(f"parallel tools, {CALLS} × sleep {sleep} (sandbox: {sandbox})", ours, floor,
+                    "s", limit)
     row.notes.append(f"{CALLS * floor / ours:.1f}× faster than serial ({CALLS * floor:.2f} s)")
     return [row]

@@ -23,6 +23,10 @@ _GUARD = {
     "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
     "HARNESS9_PROVIDER": None,
     "HARNESS9_MODEL": None,
+    # Daemons and clients the tests start run bash unsandboxed, as the tests of other features
+    # expect (their commands reach the test's loopback servers and temp folders); the sandbox's
+    # own tests switch it on (tests/process, tests/e2e/test_sandbox.py).
+    "HARNESS9_SANDBOX": "off",
 }
 
 

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
+    sub.add_parser("doctor", help="say which OS sandbox works here for bash, or why none does")
     _add_run_parser(sub)
     return parser
 
@@ -105,9 +106,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
     run.add_argument(
         "--approvals",
-        choices=["ask", "auto-edit", "yolo", "read-only"],
-        help="which tool calls run unasked (default: HARNESS9_APPROVALS, else ask: file writes "
-        "and bash are asked about in the terminal; the demo runs yolo)",
+        choices=["ask", "auto", "auto-edit", "yolo", "read-only"],
+        help="which tool calls run unasked (default: HARNESS9_APPROVALS, else auto where the OS "
+        "sandbox works: edits and sandboxed bash run, leaving the sandbox is asked about in the "
+        "terminal; else ask; the demo runs yolo)",
     )
     run.add_argument(
         "-y", "--yes", action="store_true", help="let every tool call run unasked (= yolo)"
@@ -164,6 +166,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
+    if args.command == "doctor":
+        from harness9.service.doctor import doctor_report
+
+        lines, sandboxed = doctor_report()
+        print("\n".join(lines))
+        sys.exit(0 if sandboxed else 1)
     if args.command == "sessions":
         from harness9.client.stored_sessions import sessions_command
 
@@ -175,10 +183,14 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _print_tools(workspace: str) -> int:
     import json
+    import os
 
     from harness9.lsp.agent_tools import wire_tool
+    from harness9.service.settings import from_environment, resolve
     from harness9.tools import default_registry
 
-    tools = [wire_tool(d) for d in default_registry(workspace).available_tools()]
+    sandbox = resolve(from_environment(os.environ)).sandbox
+    registry = default_registry(workspace, sandbox=sandbox)
+    tools = [wire_tool(d) for d in registry.available_tools()]
     print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
     return 0

@@ -118,6 +118,7 @@ class ToolResult:
     changes: FileChanges | None = None  # what the call changed in the workspace, when measured
     edit: FileEdit | None = None  # what a file tool changed in its file
     exit: ProcessExit | None = None  # how the command of a call that ran one ended
+    sandbox: str | None = None  # the OS sandbox that command ran in: bwrap, landlock, none
 
 
 class ToolKind(StrEnum):

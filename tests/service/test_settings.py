@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness9.process.sandbox import availability
 from harness9.service.settings import (
     EnvironmentGlobs,
     RunSettings,
@@ -84,7 +85,10 @@ def test_approvals_are_validated_and_the_environment_sets_the_default_mode() -> 
     env = from_environment({"HARNESS9_APPROVALS": "yolo"})
     assert resolve(env).approval_policy().mode == "yolo"
     unknown = from_environment({"HARNESS9_APPROVALS": "sometimes"})
-    assert resolve(unknown).approval_policy().mode == "ask"
+    default = "auto" if availability().works else "ask"
+    assert resolve(unknown).approval_policy().mode == default
+    no_sandbox = from_environment({"HARNESS9_SANDBOX": "off"})
+    assert resolve(no_sandbox).approval_policy().mode == "ask"
     client = parse_overrides({"approvals": {"allow": ["bash(npm test*)"]}})
     policy = resolve(env, client).approval_policy()
     assert (policy.mode, [r.text for r in policy.allow]) == ("yolo", ["bash(npm test*)"])

@@ -72,7 +72,8 @@ def test_definition_requires_command(workspace: Path) -> None:
 async def test_runs_in_the_workspace_root(workspace: Path) -> None:
     root = os.path.realpath(workspace)  # noqa: ASYNC240 (a test's own fixture path)
     result = await run(workspace, "pwd; echo hi > made.txt")
-    assert result == ToolOutput(text=f"{root}\n", bytes=len(root) + 1, exit=ProcessExit(code=0))
+    assert result == ToolOutput(text=f"{root}\n", bytes=len(root) + 1, exit=ProcessExit(code=0),
+                                 sandbox="none")
     assert (workspace / "made.txt").read_text() == "hi\n"
 
 
@@ -115,7 +116,7 @@ async def test_a_signal_without_a_name_is_given_by_number(workspace: Path) -> No
 
 async def test_no_output_says_so(workspace: Path) -> None:
     assert await run(workspace, "true") == ToolOutput(
-        text="(no output)", bytes=0, exit=ProcessExit(code=0)
+        text="(no output)", bytes=0, exit=ProcessExit(code=0), sandbox="none"
     )
 
 
@@ -138,7 +139,7 @@ async def test_invalid_utf8_is_replaced(workspace: Path) -> None:
 async def test_output_of_exactly_the_cap_is_kept_whole(workspace: Path) -> None:
     result = await run(workspace, f"head -c {MAX_OUTPUT_BYTES} /dev/zero | tr '\\0' a")
     assert result == ToolOutput(text="a" * MAX_OUTPUT_BYTES, bytes=MAX_OUTPUT_BYTES,
-                                 exit=ProcessExit(code=0))
+                                 exit=ProcessExit(code=0), sandbox="none")
 
 
 async def test_long_output_keeps_head_and_tail(workspace: Path) -> None:

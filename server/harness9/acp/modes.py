@@ -1,8 +1,9 @@
 """Session modes: the approval modes, chosen per session with `session/set_mode`.
 
 A session starts in the mode the settings give (`approvals.mode`, else `HARNESS9_APPROVALS`,
-else ask); the client's choice replaces the mode for the session's next prompts, keeping the
-settings' allow and deny rules, and is stored with the session.
+else auto where the OS sandbox works, else ask); the client's choice replaces the mode for the
+session's next prompts, keeping the settings' allow and deny rules, and is stored with the
+session.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from harness9.service.settings import RunSettings
 AVAILABLE = [
     SessionMode(id="ask", name="Ask",
                 description="Reads run; edits and commands ask first"),
+    SessionMode(id="auto", name="Auto",
+                description="Reads, edits and sandboxed commands run; leaving the sandbox asks"),
     SessionMode(id="auto-edit", name="Auto-edit",
                 description="Reads and file edits run; commands ask first"),
     SessionMode(id="yolo", name="Yolo", description="Everything runs without asking"),

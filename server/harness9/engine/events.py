@@ -99,6 +99,7 @@ class ToolStarted(Event):
     turn: int
     call: ToolCall
     tool_kind: ToolKind
+    sandbox: str | None = None  # the OS sandbox its command runs in (bash)
 
 
 @dataclass(frozen=True, slots=True)

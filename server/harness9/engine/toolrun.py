@@ -9,7 +9,7 @@ from functools import partial
 
 from harness9.engine.events import EventBus, ToolFinished, ToolStarted
 from harness9.engine.live_output import LiveOutput
-from harness9.schema import ToolCall, ToolResult
+from harness9.schema import ToolCall, ToolKind, ToolResult
 from harness9.tools.contract import CALL_STARTING, OUTPUT_SINK
 from harness9.tools.registry import Registry, cancelled_result
 
@@ -46,7 +46,7 @@ async def execute_concurrently(
         # Taking from one shared iterator is safe: there is no await between check and take.
         for index, call in pending:
             kind = registry.kind_of(call.name)
-            announce = _Once(partial(bus.emit, ToolStarted(turn=turn, call=call, tool_kind=kind)))
+            announce = _Once(partial(_started, bus, turn, call, kind))
             live = LiveOutput(bus, turn, call)
             result = await _execute(registry, call, timeout, live, announce)
             results[index] = result
@@ -77,7 +77,7 @@ async def _execute(
     call: ToolCall,
     timeout: float | None,
     live: LiveOutput,
-    starting: Callable[[], None],
+    starting: Callable[[str | None], None],
 ) -> ToolResult:
     """Run one call with its live output connected (tools that stream it report there) and
     `starting` called when its tool is about to run."""
@@ -91,13 +91,18 @@ async def _execute(
         live.close()
 
 
+def _started(bus: EventBus, turn: int, call: ToolCall, kind: ToolKind, sandbox: str | None
+             ) -> None:
+    bus.emit(ToolStarted(turn=turn, call=call, tool_kind=kind, sandbox=sandbox))
+
+
 class _Once:
     """A hook that acts on its first call only (a call is reported started once)."""
 
-    def __init__(self, action: Callable[[], None]) -> None:
-        self._action: Callable[[], None] | None = action
+    def __init__(self, action: Callable[[str | None], None]) -> None:
+        self._action: Callable[[str | None], None] | None = action
 
-    def __call__(self) -> None:
+    def __call__(self, sandbox: str | None) -> None:
         action, self._action = self._action, None
         if action is not None:
-            action()
+            action(sandbox)

@@ -26,7 +26,7 @@ async def list_tools(
         )
         ls.window_show_message(params)
 
-    registry = default_registry(folders[0] if folders else os.getcwd())
+    registry = default_registry(folders[0] if folders else os.getcwd(), sandbox=settings.sandbox)
     tools = [wire_tool(definition) for definition in registry.available_tools()]
     for tool in await service.mcp_tools(settings, warn):
         server = getattr(tool, "server", None)

@@ -99,9 +99,11 @@ def event_fields(event: Event) -> dict[str, Any] | None:
                       "decision": event.decision, "by": event.by}
             return fields if event.rule is None else {**fields, "rule": event.rule}
         case ToolStarted():
-            return {"kind": "tool_started", "turn": event.turn, "toolCallId": event.call.unique_id,
-                    "tool": event.call.name, "toolKind": event.tool_kind.value,
-                    "arguments": wire_arguments(event.call.arguments)}
+            started = {"kind": "tool_started", "turn": event.turn,
+                       "toolCallId": event.call.unique_id, "tool": event.call.name,
+                       "toolKind": event.tool_kind.value,
+                       "arguments": wire_arguments(event.call.arguments)}
+            return started if event.sandbox is None else {**started, "sandbox": event.sandbox}
         case ToolOutputShown():
             fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.unique_id,
                       "text": event.text}
@@ -155,6 +157,8 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields.update(wire_edit(result.edit))
     if result.exit is not None:
         fields.update(wire_exit(result.exit))
+    if result.sandbox is not None:
+        fields["sandbox"] = result.sandbox
     return fields
 
 

@@ -6,6 +6,7 @@ line and hands over to `runs` (agent/run), the session store (agent/cancel) or t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
@@ -37,6 +38,7 @@ from harness9.lsp.params import (
     parse_session_id,
     parse_sessions_params,
 )
+from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
 
 if TYPE_CHECKING:
@@ -173,9 +175,21 @@ def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
 
 
 @server.feature(types.INITIALIZED)
-def on_initialized(ls: Harness9Server, params: types.InitializedParams) -> None:
-    """Clean up after a daemon that was killed mid-write, off the event loop."""
+async def on_initialized(ls: Harness9Server, params: types.InitializedParams) -> None:
+    """Clean up after a daemon that was killed mid-write, off the event loop; say once when
+    bash cannot be sandboxed on this machine."""
     threading.Thread(target=_sweep_temp_files, args=(ls.folders(),), daemon=True).start()
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    if settings.sandbox.mode is SandboxMode.OFF:
+        return
+    found = await asyncio.to_thread(availability)  # probing bwrap runs it once
+    if not found.works:
+        message = (f"harness9: bash runs without an OS sandbox here: {found.reason}. Commands "
+                   "are asked about (README, \"Sandbox\"; `harness9 doctor`).")
+        _log.warning(message)
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
 
 
 def _sweep_temp_files(folders: list[str]) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harness9.process.reaper import REAPER, kill_group
+from harness9.process.sandbox import NO_CONFINEMENT, Confinement
 
 # After bash exits, how long to keep reading for output still in flight. A background child that
 # inherited the pipe may keep it open forever; it must not hold the call.
@@ -80,18 +81,23 @@ async def run_shell(
     cap: int,
     env: Mapping[str, str] | None = None,
     on_output: Callable[[bytes], None] | None = None,
+    confinement: Confinement = NO_CONFINEMENT,
 ) -> ShellResult:
     """Run `bash -c command` in `cwd` for at most `budget` seconds, keeping `cap` bytes of output.
 
     `env` is the command's environment (default: the daemon's), marked for the process reaper.
     `on_output`, when given, hears every piece of output as it is read, uncapped and in order.
+    `confinement` is the OS sandbox it runs in (default: none).
 
     When bash exits (or the budget is spent, or the caller is cancelled) its whole process group
     is SIGKILLed, background jobs included, and the process is reaped before this returns.
     """
     output = OutputBuffer(cap)
     REAPER.ensure_watching()
-    proc, pipe = _spawn(command, cwd, REAPER.tool_environment(env))
+    environment = REAPER.tool_environment(env)
+    if confinement.env:
+        environment = {**environment, **confinement.env}
+    proc, pipe = _spawn(command, cwd, environment, confinement)
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output, on_output)
     watch = _ExitWatch(proc.pid)
@@ -138,25 +144,29 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
 
 
 def _spawn(
-    command: str, cwd: str, env: Mapping[str, str]
+    command: str, cwd: str, env: Mapping[str, str], confinement: Confinement
 ) -> tuple[subprocess.Popen[bytes], int]:
-    """Start bash with stdin from /dev/null and stdout+stderr on one non-blocking pipe."""
+    """Start bash (inside `confinement`) with stdin from /dev/null and stdout+stderr on one
+    non-blocking pipe."""
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            [*confinement.prefix, "bash", "-c", command],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=write_end,
             stderr=write_end,
             start_new_session=True,
             env=env,
+            preexec_fn=confinement.preexec,
         )
     except BaseException:
         os.close(read_end)
         raise
     finally:
         os.close(write_end)
+        if confinement.preexec is not None:
+            confinement.preexec.close()
     os.set_blocking(read_end, False)
     return proc, read_end
 

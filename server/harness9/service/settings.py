@@ -15,9 +15,11 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
 from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
+from harness9.process.sandbox import SandboxMode, SandboxPolicy, availability
 from harness9.tools.approvals.policy import MODES, ApprovalPolicy, PolicyError
 
 PROVIDERS = ("openai", "anthropic", "replay")
+DEFAULT_SANDBOX = SandboxPolicy()
 
 
 class EnvironmentGlobs(NamedTuple):
@@ -57,7 +59,9 @@ class RunSettings:
     stream_idle_timeout_ms: int = 60_000
     tool_environment: EnvironmentGlobs = NO_GLOBS
     approvals: Mapping[str, Any] | None = None  # the `approvals` object, validated
-    approvals_mode: str = "ask"  # the default mode: HARNESS9_APPROVALS, else ask
+    # The default mode: HARNESS9_APPROVALS, else (None) auto where the sandbox works, else ask.
+    approvals_mode: str | None = None
+    sandbox: SandboxPolicy = DEFAULT_SANDBOX  # workspace-write where a sandbox works
     checkpoints: bool = True  # snapshot the workspace around each tool batch
     context_window: int | None = None  # None: the model's known window, else 128000
     auto_compact: bool = True
@@ -72,7 +76,12 @@ class RunSettings:
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
-        return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=self.approvals_mode)
+        default = self.approvals_mode or ("auto" if self.sandbox_works() else "ask")
+        return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=default)
+
+    def sandbox_works(self) -> bool:
+        """Whether bash runs in an OS sandbox (the setting is not off and one works here)."""
+        return self.sandbox.mode is not SandboxMode.OFF and availability().works
 
 
 def _string(value: Any) -> str:
@@ -123,6 +132,27 @@ def _environment_globs(value: Any) -> EnvironmentGlobs:
     return EnvironmentGlobs(**lists)
 
 
+def _sandbox(value: Any) -> SandboxPolicy:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"must be an object, got {type(value).__name__}")
+    modes = [mode.value for mode in SandboxMode]
+    mode = value.get("mode", SandboxMode.WORKSPACE_WRITE.value)
+    if mode not in modes:
+        raise TypeError(f"mode must be one of {', '.join(modes)}, got {mode!r}")
+    network = value.get("network", False)
+    if not isinstance(network, bool):
+        raise TypeError(f"network must be true or false, got {network!r}")
+    return SandboxPolicy(SandboxMode(mode), network, _strings(value, "writableRoots"),
+                         _strings(value, "protect"))
+
+
+def _strings(value: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    items = value.get(key) or []
+    if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
+        raise TypeError(f"{key} must be a list of non-empty strings, got {items!r}")
+    return tuple(items)
+
+
 def _approvals(value: Any) -> Mapping[str, Any]:
     try:
         ApprovalPolicy.from_setting(value)
@@ -151,6 +181,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "compactAt": ("compact_at", _fraction),
     "editsThroughEditor": ("edits_through_editor", _boolean),
     "instructions": ("instructions", _boolean),
+    "sandbox": ("sandbox", _sandbox),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {
@@ -226,8 +257,8 @@ def client_section(settings: Any) -> Any:
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
     """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY, HARNESS9_APPROVALS
-    (the default approval mode) and HARNESS9_MCP_SERVERS (`mcpServers` as JSON); invalid ones
-    ignored."""
+    (the default approval mode), HARNESS9_SANDBOX (the sandbox's mode) and
+    HARNESS9_MCP_SERVERS (`mcpServers` as JSON); invalid ones ignored."""
     raw = {
         "provider": env.get("HARNESS9_PROVIDER") or None,
         "model": env.get("HARNESS9_MODEL") or None,
@@ -235,8 +266,10 @@ def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
         "mcpServers": _json(env.get("HARNESS9_MCP_SERVERS")),
     }
     settings, _ = parse_lenient(raw)
-    if env.get("HARNESS9_APPROVALS") in MODES:  # an unknown mode keeps ask, the safe side
+    if env.get("HARNESS9_APPROVALS") in MODES:  # an unknown mode keeps the default
         settings["approvals_mode"] = env["HARNESS9_APPROVALS"]
+    if env.get("HARNESS9_SANDBOX") in tuple(SandboxMode):
+        settings["sandbox"] = SandboxPolicy(SandboxMode(env["HARNESS9_SANDBOX"]))
     return settings
 
 

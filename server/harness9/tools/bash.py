@@ -9,20 +9,38 @@ killed, background jobs included, so nothing outlives a call unless the command 
 a new session on purpose, and nothing at all outlives the daemon (see `process_reaper`).
 While it runs, its output also goes, as it is read, to the call's `OUTPUT_SINK` when one is set
 (the engine shows it to the user live); the result is the same either way.
+
+With a sandbox policy (`harness9.process.sandbox`), the command runs in the OS sandbox unless
+the approval step waived it for this call (`SANDBOX_WAIVED`); the model may ask to leave it
+(`escalate` with a `reason`), and a failure that looks like the sandbox's doing is reported
+(`ToolOutput.sandbox_denied`) so the step can offer to run it outside.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 import signal
+from typing import Any
 
 from harness9.process.reaper import kill_all_groups
-from harness9.process.shell_runner import OutputBuffer, ShellResult, run_shell
+from harness9.process.sandbox import (
+    NO_CONFINEMENT,
+    Availability,
+    Confinement,
+    Mechanism,
+    SandboxMode,
+    SandboxPolicy,
+    availability,
+    confine,
+)
+from harness9.process.shell_runner import OutputBuffer, run_shell
 from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.schema import ProcessExit, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     OUTPUT_SINK,
+    SANDBOX_WAIVED,
     ToolOutput,
     ToolTimeoutError,
     parse_arguments,
@@ -49,6 +67,27 @@ line `exit status N`.
 Background jobs (`cmd &`) are killed when the command returns; to leave a server running, \
 detach it explicitly: `setsid nohup CMD > server.log 2>&1 &` (it runs until harness9 exits)."""
 
+_SANDBOXED = """
+It runs in an OS sandbox: it can read everything but write only in the workspace and its \
+temporary folder ($TMPDIR, /tmp){protected}, {network}{lifetime}. \
+If a command needs more (installing packages over the network, writing elsewhere), call bash \
+with `escalate: true` and a `reason`: the user is asked, and if allowed it runs outside the \
+sandbox. A command the sandbox stopped is offered to the user to run outside too."""
+
+# Output lines that say the sandbox stopped something: a write refused; without network, a
+# connection that failed (nothing listens inside the sandbox, no route leads out).
+_WRITE_MARKS = (
+    "Read-only file system", "Permission denied", "Operation not permitted",
+    "Device or resource busy",  # moving or removing a folder bound read-only
+)
+_NETWORK_MARKS = (
+    "Network is unreachable", "Temporary failure in name resolution", "Could not resolve host",
+    "Name or service not known", "No address associated with hostname", "Connection refused",
+    "Failed to connect", "Could not connect",
+)
+_EVIDENCE_CHARS = 200
+_TMP_PATH = re.compile(r"/tmp/[^\s'\"`:]+")
+
 
 class BashTool:
     """Runs shell commands in the workspace root."""
@@ -62,21 +101,70 @@ class BashTool:
         hard_timeout: float = HARD_TIMEOUT_SECONDS,
         max_output: int = MAX_OUTPUT_BYTES,
         environment: ToolEnvironment = DEFAULT_TOOL_ENVIRONMENT,
+        sandbox: SandboxPolicy | None = None,
+        found: Availability | None = None,
     ) -> None:
+        """`sandbox` None or mode off: no sandbox; `found`: the mechanism to use (default:
+        what `availability()` probes on this machine)."""
         self._workdir = os.fspath(workdir)
         self._environment = environment
         self._hard_timeout = hard_timeout
         self._max_output = max_output
+        self._policy = sandbox if sandbox is not None else SandboxPolicy(SandboxMode.OFF)
+        self._found = found
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether commands run in an OS sandbox (unless a call is waived)."""
+        return self._mechanism() is not Mechanism.NONE
+
+    def sandbox_label(self) -> str:
+        """The sandbox the current call runs in (`none` when waived, off or unavailable)."""
+        return Mechanism.NONE.value if SANDBOX_WAIVED.get() else self._mechanism().value
+
+    def _mechanism(self) -> Mechanism:
+        if self._policy.mode is SandboxMode.OFF:
+            return Mechanism.NONE
+        if self._found is None:
+            self._found = availability()
+        return self._found.mechanism
+
+    def _confinement(self) -> Confinement:
+        if SANDBOX_WAIVED.get() or self._mechanism() is Mechanism.NONE:
+            return NO_CONFINEMENT
+        assert self._found is not None  # set by _mechanism
+        return confine(self._policy, self._workdir, self._found)
 
     def definition(self) -> ToolDefinition:
-        """The description and JSON Schema offered to the model."""
-        return tool_definition(
-            self.name,
-            _DESCRIPTION,
-            {"command": string_property("The command line to run (pipes, &&, redirections work)")},
-            ["command"],
-            kind=ToolKind.EXECUTE,
-        )
+        """The description and JSON Schema offered to the model (with `escalate` and `reason`
+        when commands run sandboxed)."""
+        properties: dict[str, Any] = {
+            "command": string_property("The command line to run (pipes, &&, redirections work)")
+        }
+        description = _DESCRIPTION
+        if self.sandboxed:
+            properties["escalate"] = {
+                "type": "boolean",
+                "description": "Ask the user to run this command outside the OS sandbox",
+            }
+            properties["reason"] = string_property(
+                "With escalate: why the command needs to leave the sandbox (shown to the user)"
+            )
+            description += self._sandbox_text()
+        return tool_definition(self.name, description, properties, ["command"],
+                               kind=ToolKind.EXECUTE)
+
+    def _sandbox_text(self) -> str:
+        protected = "; .git, .vscode and .harness9 stay read-only"
+        if self._mechanism() is Mechanism.LANDLOCK:
+            protected = ""
+        if self._policy.mode is SandboxMode.READ_ONLY:
+            protected = "; nothing in the workspace (read-only)"
+        network = "with network" if self._policy.network else "without network"
+        lifetime = ""
+        if self._mechanism() is Mechanism.BWRAP:
+            lifetime = ", and nothing it starts outlives it (not even a detached job)"
+        return _SANDBOXED.format(protected=protected, network=network, lifetime=lifetime)
 
     async def execute(self, arguments: str) -> ToolOutput:
         """Run the command; a non-zero exit is a normal result, a timeout a `ToolTimeoutError`."""
@@ -90,20 +178,60 @@ class BashTool:
         if budget <= 0:
             raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
         try:
+            confinement = self._confinement()
             env = self._environment.apply(os.environ)
-            result = await run_shell(
-                command, self._workdir, budget, self._max_output, env, OUTPUT_SINK.get()
-            )
+            result = await run_shell(command, self._workdir, budget, self._max_output, env,
+                                     OUTPUT_SINK.get(), confinement)
         except OSError as exc:
             raise ToolError(f"Error: cannot start bash: {exc.strerror or exc}") from None
         if result.timed_out:
             raise ToolTimeoutError(_timeout_text(result.output, budget))
+        returncode = result.returncode
+        if confinement.mechanism is Mechanism.BWRAP:
+            returncode = _unwrapped(returncode)
+        text = _result_text(result.output, returncode)
+        denied = None
+        if confinement.mechanism is not Mechanism.NONE and returncode:
+            denied = sandbox_evidence(text, network=self._policy.network,
+                                      hidden_tmp=confinement.mechanism is Mechanism.BWRAP)
+        if denied is not None:
+            text += _denied_note(confinement.mechanism, denied)
         return ToolOutput(
-            text=_result_text(result),
+            text=text,
             bytes=result.output.total,
             truncated=result.output.truncated,
-            exit=process_exit(result.returncode),
+            exit=process_exit(returncode),
+            sandbox=confinement.mechanism.value,
+            sandbox_denied=denied,
         )
+
+
+def sandbox_evidence(output: str, *, network: bool = False, hidden_tmp: bool = False
+                     ) -> str | None:
+    """The first output line that says a write (or, without `network`, a connection) was
+    refused, or None. `hidden_tmp`: the command had a private /tmp, so a host folder under /tmp
+    it did not find counts too."""
+    marks = _WRITE_MARKS if network else _WRITE_MARKS + _NETWORK_MARKS
+    for line in output.splitlines():
+        if any(mark in line for mark in marks) or (hidden_tmp and _hidden(line)):
+            return line.strip()[:_EVIDENCE_CHARS]
+    return None
+
+
+def _hidden(line: str) -> bool:
+    """Whether the line says a path under /tmp is missing whose folder the host has."""
+    if "No such file or directory" not in line:
+        return False
+    return any(os.path.isdir(os.path.dirname(path.rstrip("/")))
+               for path in _TMP_PATH.findall(line))
+
+
+def _denied_note(mechanism: Mechanism, evidence: str) -> str:
+    return (
+        f"\n[the OS sandbox ({mechanism.value}) may have stopped this command: {evidence!r}. "
+        "If it needs to write outside the workspace or to reach the network, call bash again "
+        "with escalate: true and a reason; the user is asked.]"
+    )
 
 
 def render_output(output: OutputBuffer) -> str:
@@ -127,9 +255,17 @@ def render_output(output: OutputBuffer) -> str:
     )
 
 
-def _result_text(result: ShellResult) -> str:
-    text = render_output(result.output)
-    status = _status_line(result.returncode)
+def _unwrapped(returncode: int | None) -> int | None:
+    """bwrap's exit status as bash's: bwrap exits 128 + N when a signal N killed the command
+    (so a command that itself exits 129…192 is read as killed by a signal too)."""
+    if returncode is not None and 128 < returncode <= 128 + 64:
+        return -(returncode - 128)
+    return returncode
+
+
+def _result_text(output: OutputBuffer, returncode: int | None) -> str:
+    text = render_output(output)
+    status = _status_line(returncode)
     if status is None:
         return text or "(no output)"
     if text and not text.endswith("\n"):

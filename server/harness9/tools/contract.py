@@ -40,16 +40,38 @@ OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", 
 # (so calls nobody is asked about start in call order), and the registry again right before the
 # tool runs (for registries without that step): only the first call counts. A call refused
 # before it runs (unknown tool, bad arguments, denied, rejected) never calls it.
-CALL_STARTING: ContextVar[Callable[[], None] | None] = ContextVar(
+# The hook hears the OS sandbox the call will run in (`Confined.sandbox_label`), or None for a
+# tool that runs no command.
+CALL_STARTING: ContextVar[Callable[[str | None], None] | None] = ContextVar(
     "harness9_tool_starting", default=None
 )
 
+# Set (by the approval step) when the current call was allowed to run outside the OS sandbox:
+# the model asked to leave it (`escalate`) or the sandbox stopped it, and the user (or yolo)
+# allowed it. A tool never reads its own arguments for that.
+SANDBOX_WAIVED: ContextVar[bool] = ContextVar("harness9_sandbox_waived", default=False)
 
-def call_starting() -> None:
-    """Say that the current tool call may run now (see `CALL_STARTING`)."""
+
+@runtime_checkable
+class Confined(Protocol):
+    """A tool whose commands run in the OS sandbox (bash)."""
+
+    def sandbox_label(self) -> str:
+        """The sandbox the current call runs in: `bwrap`, `landlock` or `none` (off, not
+        available, or waived for this call)."""
+        ...
+
+
+def sandbox_of(tool: object) -> str | None:
+    """The sandbox label of a call of `tool` now (None for a tool that runs no command)."""
+    return tool.sandbox_label() if isinstance(tool, Confined) else None
+
+
+def call_starting(sandbox: str | None = None) -> None:
+    """Say that the current tool call may run now, in `sandbox` (see `CALL_STARTING`)."""
     hook = CALL_STARTING.get()
     if hook is not None:
-        hook()
+        hook(sandbox)
 
 
 def seconds_left(cap: float) -> float:
@@ -84,6 +106,10 @@ class ToolOutput:
     changes: FileChanges | None = None
     edit: FileEdit | None = None
     exit: ProcessExit | None = None
+    sandbox: str | None = None  # the OS sandbox its command ran in (bash)
+    # Why the sandbox seems to have stopped the command (a write or a connection refused), or
+    # None: the approval step offers to run it again outside.
+    sandbox_denied: str | None = None
 
 
 # A file larger than this is shown as a diff only, never as its whole text before and after.

@@ -25,6 +25,7 @@ from harness9.tools.contract import (
     ToolTimeoutError,
     as_output,
     call_starting,
+    sandbox_of,
 )
 
 _log = logging.getLogger(__name__)
@@ -133,7 +134,7 @@ class Registry:
             raise ToolRefused(ToolFailure.BAD_ARGUMENTS, str(exc)) from None
 
         async def start() -> str | ToolOutput:
-            call_starting()
+            call_starting(sandbox_of(tool))
             clock.started = time.monotonic()
             return await _timed(tool, call.arguments, timeout)
 
@@ -257,6 +258,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         changes=out.changes,
         edit=out.edit,
         exit=out.exit,
+        sandbox=out.sandbox,
     )
 
 

@@ -89,7 +89,7 @@ def test_the_default_mode_is_ask_and_can_be_changed() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"mode": "sometimes"}, "mode must be one of ask, auto-edit, yolo, read-only"),
+        ({"mode": "sometimes"}, "mode must be one of ask, auto, auto-edit, yolo, read-only"),
         ({"allow": "bash"}, "allow must be a list of rules"),
         ({"deny": ["bash(rm"]}, "deny: 'bash(rm' is not a rule"),
         ({"allow": [3]}, "allow: 3 is not a rule"),

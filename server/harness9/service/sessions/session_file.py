@@ -68,6 +68,7 @@ class SessionFile:
         self.meta.approvals = {
             "tools": sorted(session.approvals.tools),
             "commands": sorted(session.approvals.commands),
+            "outside": sorted(session.approvals.outside),
         }
         self.meta.seen_files = session.seen_files.known()
         self.meta.instructions_seen = sorted(session.instructions_seen)
@@ -144,7 +145,8 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
         except (KeyError, TypeError, ValueError):
             continue  # a damaged entry only loses that checkpoint
     session.approvals = SessionApprovals(
-        set(meta.approvals.get("tools", [])), set(meta.approvals.get("commands", []))
+        set(meta.approvals.get("tools", [])), set(meta.approvals.get("commands", [])),
+        set(meta.approvals.get("outside", [])),
     )
     if isinstance(meta.seen_files, dict):  # a damaged entry only costs the model a read
         session.seen_files = SeenFiles(

@@ -29,10 +29,14 @@ from harness9.tools.approvals.subjects import (
     PathSpellings,
 )
 
-__all__ = ["FILE_KINDS", "MODES", "Action", "ApprovalPolicy", "DecidedBy", "Decision",
-           "PolicyError", "Rule", "SessionApprovals"]
+__all__ = ["ESCALATION", "FILE_KINDS", "MODES", "SANDBOX_STOPPED", "Action", "ApprovalPolicy",
+           "DecidedBy", "Decision", "PolicyError", "Rule", "SessionApprovals"]
 
-MODES = ("ask", "auto-edit", "yolo", "read-only")
+MODES = ("ask", "auto", "auto-edit", "yolo", "read-only")
+# Why a call that asks to leave the OS sandbox is asked about (the model's reason follows).
+ESCALATION = "asks to run outside the OS sandbox"
+SANDBOX_STOPPED = "was stopped by the OS sandbox"
+
 FILE_KINDS = frozenset({ToolKind.READ, ToolKind.EDIT})  # their calls name a file by `path`
 
 
@@ -89,9 +93,12 @@ class ApprovalPolicy:
         arguments: Mapping[str, Any],
         memory: SessionApprovals,
         root: str | None = None,
+        sandboxed: bool = False,
     ) -> Decision:
         """The verdict on a call of `tool` (of this kind) with these (validated) arguments;
-        `root` is the workspace, against which paths are resolved for the rules."""
+        `root` is the workspace, against which paths are resolved for the rules; `sandboxed`:
+        the call's command would run in the OS sandbox (its `escalate` argument asks to leave
+        it, which only the user, an earlier allow-for-the-session of it, or yolo allows)."""
         call = self._call(tool, kind, arguments, root)
         denied = self._denied(tool, call)
         if denied is not None:
@@ -101,12 +108,29 @@ class ApprovalPolicy:
             if reason is not None:
                 action = Action.DENY if self.mode == "read-only" else Action.ASK
                 return Decision(action, DecidedBy.MODE, reason=reason)
+        if sandboxed and arguments.get("escalate") is True:
+            return self._escalation(tool, kind, arguments, memory)
         allowed = self._allowed(tool, call)
         if allowed is not None:
             return Decision(Action.ALLOW, DecidedBy.RULE, allowed)
         if memory.allows(tool, kind, arguments):
             return Decision(Action.ALLOW, DecidedBy.SESSION)
-        return Decision(self._by_mode(kind), DecidedBy.MODE)
+        return Decision(self._by_mode(kind, sandboxed), DecidedBy.MODE)
+
+    def _escalation(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
+                    memory: SessionApprovals) -> Decision:
+        """A sandboxed command that asks to run outside: allowed by yolo or an earlier
+        allow-for-the-session of it outside, denied in read-only, else asked with the model's
+        reason."""
+        if self.mode == "yolo":
+            return Decision(Action.ALLOW, DecidedBy.MODE)
+        if self.mode == "read-only":
+            return Decision(Action.DENY, DecidedBy.MODE)
+        if memory.allows(tool, kind, arguments, outside=True):
+            return Decision(Action.ALLOW, DecidedBy.SESSION)
+        why = arguments.get("reason")
+        reason = f"{ESCALATION}: {why}" if isinstance(why, str) and why.strip() else ESCALATION
+        return Decision(Action.ASK, DecidedBy.MODE, reason=reason)
 
     def _call(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
               root: str | None) -> _Call:
@@ -158,14 +182,17 @@ class ApprovalPolicy:
             used.append(rule.text)
         return ", ".join(dict.fromkeys(used))
 
-    def _by_mode(self, kind: ToolKind) -> Action:
-        """Reads run in every mode; edits run in auto-edit; the rest (commands, MCP tools)
-        asks, except in yolo (everything runs) and read-only (nothing else runs)."""
+    def _by_mode(self, kind: ToolKind, sandboxed: bool) -> Action:
+        """Reads run in every mode; edits run in auto-edit and auto; commands run in auto when
+        sandboxed; the rest (commands, MCP tools) asks, except in yolo (everything runs) and
+        read-only (nothing else runs)."""
         if self.mode == "yolo" or kind is ToolKind.READ:
             return Action.ALLOW
         if self.mode == "read-only":
             return Action.DENY
-        if self.mode == "auto-edit" and kind is ToolKind.EDIT:
+        if self.mode in ("auto-edit", "auto") and kind is ToolKind.EDIT:
+            return Action.ALLOW
+        if self.mode == "auto" and kind is ToolKind.EXECUTE and sandboxed:
             return Action.ALLOW
         return Action.ASK
 
@@ -177,16 +204,25 @@ class SessionApprovals:
 
     tools: set[str] = field(default_factory=set)
     commands: set[str] = field(default_factory=set)
+    outside: set[str] = field(default_factory=set)  # commands allowed outside the sandbox
 
-    def remember(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any]) -> None:
-        """Record an `allow_session` answer for this call."""
-        if kind is ToolKind.EXECUTE:
+    def remember(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
+                 *, outside: bool = False) -> None:
+        """Record an `allow_session` answer for this call (`outside`: to run it outside the
+        OS sandbox)."""
+        if outside:
+            self.outside.add(_command(arguments))
+        elif kind is ToolKind.EXECUTE:
             self.commands.add(_command(arguments))
         else:
             self.tools.add(tool)
 
-    def allows(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any]) -> bool:
-        """Whether an earlier `allow_session` covers this call."""
+    def allows(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
+               *, outside: bool = False) -> bool:
+        """Whether an earlier `allow_session` covers this call (`outside`: outside the
+        sandbox)."""
+        if outside:
+            return _command(arguments) in self.outside
         if kind is ToolKind.EXECUTE:
             return _command(arguments) in self.commands
         return tool in self.tools

@@ -18,17 +18,27 @@ from typing import Any, Protocol, runtime_checkable
 from harness9.schema import ToolCall, ToolFailure, ToolKind
 from harness9.tools.approvals.policy import (
     FILE_KINDS,
+    SANDBOX_STOPPED,
     Action,
     ApprovalPolicy,
     DecidedBy,
     Decision,
     SessionApprovals,
 )
-from harness9.tools.contract import BaseTool, Preview, ToolOutput, ToolRefused, call_starting
+from harness9.tools.contract import (
+    SANDBOX_WAIVED,
+    BaseTool,
+    Preview,
+    ToolOutput,
+    ToolRefused,
+    call_starting,
+    sandbox_of,
+)
 from harness9.tools.registry import Proceed
 from harness9.visible_text import visible
 from harness9.workspace.paths import relative_path
 
+_NO_SANDBOX = "none"
 TITLE_CHARS = 120  # of a command or path in a title, escapes included
 _BLANKS = " \t\n"
 
@@ -122,28 +132,74 @@ class ApprovalStep:
     ) -> str | ToolOutput:
         """Run, refuse or ask about `call`, as the policy says."""
         kind = tool.definition().kind
-        decision = self._decide(call, kind, arguments)
+        sandboxed = sandbox_of(tool) not in (None, _NO_SANDBOX)
+        # A sandboxed command that asks to leave the sandbox runs outside once allowed.
+        outside = sandboxed and arguments.get("escalate") is True
+        decision = self._decide(call, kind, arguments, sandboxed)
         if decision.action is Action.ASK:
             async with self._asking:
                 # An answer given while this call waited (allow_session) may cover it now.
-                decision = self._decide(call, kind, arguments)
+                decision = self._decide(call, kind, arguments, sandboxed)
                 if decision.action is Action.ASK:
-                    await self._ask(call, tool, kind, arguments, decision.reason)
-                    call_starting()
-                    return await proceed()
+                    answer = await self._ask(call, tool, kind, arguments, decision.reason)
+                    self._remember(call, kind, arguments, answer, outside=outside)
+                    return await self._run(call, tool, kind, arguments, proceed, outside)
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
-        call_starting()
-        return await proceed()
+        return await self._run(call, tool, kind, arguments, proceed, outside)
 
-    def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any]) -> Decision:
-        return self.policy.decide(call.name, kind, arguments, self.memory, self._root)
+    def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
+                sandboxed: bool = False) -> Decision:
+        return self.policy.decide(call.name, kind, arguments, self.memory, self._root,
+                                  sandboxed=sandboxed)
+
+    async def _run(
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
+        proceed: Proceed, outside: bool,
+    ) -> str | ToolOutput:
+        """Let the call go (outside the OS sandbox when `outside`); when the sandbox stopped
+        its command, offer to run it again outside."""
+        token = SANDBOX_WAIVED.set(outside)
+        try:
+            call_starting(sandbox_of(tool))
+            output = await proceed()
+            if outside or not isinstance(output, ToolOutput) or output.sandbox_denied is None:
+                return output
+            if not await self._leave_sandbox(call, tool, kind, arguments, output):
+                return output
+            SANDBOX_WAIVED.set(True)
+            return await proceed()
+        finally:
+            SANDBOX_WAIVED.reset(token)
+
+    async def _leave_sandbox(
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
+        stopped: ToolOutput,
+    ) -> bool:
+        """Whether a command the sandbox stopped may run again outside it: yolo and an earlier
+        allow-for-the-session say yes, read-only no, else the user is asked, with what the
+        sandbox stopped."""
+        if self.policy.mode == "read-only":
+            return False
+        if self.policy.mode == "yolo" or self.memory.allows(call.name, kind, arguments,
+                                                            outside=True):
+            self._report(call, Decision(Action.ALLOW, DecidedBy.MODE))
+            return True
+        reason = f"{SANDBOX_STOPPED} ({stopped.sandbox_denied})"
+        async with self._asking:
+            try:
+                answer = await self._ask(call, tool, kind, arguments, reason)
+            except ToolRefused:
+                return False
+        self._remember(call, kind, arguments, answer, outside=True)
+        return True
 
     async def _ask(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
         reason: str | None,
-    ) -> None:
+    ) -> ApprovalAnswer:
+        """Ask the user; raises `ToolRefused` when they reject the call."""
         request = await self._request(call, tool, kind, arguments, reason)
         if self._observer is not None:
             self._observer.requested(request)
@@ -152,8 +208,12 @@ class ApprovalStep:
             self._observer.resolved(call, answer.decision.value, DecidedBy.USER, None)
         if answer.decision is Answer.REJECT:
             raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message))
+        return answer
+
+    def _remember(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
+                  answer: ApprovalAnswer, *, outside: bool) -> None:
         if answer.decision is Answer.ALLOW_SESSION:
-            self.memory.remember(call.name, kind, arguments)
+            self.memory.remember(call.name, kind, arguments, outside=outside)
 
     async def _request(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
