@@ -95,7 +95,9 @@ async def test_parallel_tool_calls_each_reach_a_final_status_with_diff_for_edits
     assert new["newText"] == "bee\n" and "oldText" not in new
     bash_end = client.tool_updates(session, "c-bash")[-1]
     assert "out" in _text_of(bash_end) and "exit status 3" in _text_of(bash_end)
-    assert bash_end["rawOutput"] == {"output": "out\nexit status 3", "exitCode": 3}
+    assert bash_end["rawOutput"] == {"output": "out\nexit status 3", "exitCode": 3,
+                                     "sandbox": "none"}
+    assert "not sandboxed" in _text_of(bash_end)
     assert "file not found" in _text_of(client.tool_updates(session, "c-fail")[-1])
     assert "rawOutput" not in client.tool_updates(session, "c-fail")[-1]
     assert "rawOutput" not in edit_end  # no command ran

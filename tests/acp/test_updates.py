@@ -25,3 +25,11 @@ def test_a_command_killed_by_a_signal_names_it_in_its_raw_output() -> None:
 def test_a_call_that_ran_no_command_has_no_raw_output() -> None:
     update = wire(finish_update(BASH, ToolResult("c1", "Error: timed out", is_error=True)))
     assert update["status"] == "failed" and "rawOutput" not in update
+
+
+def test_a_command_says_where_it_ran() -> None:
+    result = ToolResult("c1", "ok", exit=ProcessExit(code=0), sandbox="bwrap")
+    update = wire(finish_update(BASH, result))
+    assert update["rawOutput"] == {"output": "ok", "exitCode": 0, "sandbox": "bwrap"}
+    texts = [c["content"]["text"] for c in update["content"] if c["type"] == "content"]
+    assert texts == ["ok", "sandboxed (bwrap)"]

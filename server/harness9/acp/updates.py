@@ -88,6 +88,8 @@ def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None =
     content: list[ToolContent] = [tool_content(text_block(result.output))]
     if diff is not None:
         content.append(diff)
+    if result.sandbox is not None:  # where the command ran, for the user to see
+        content.append(tool_content(text_block(sandbox_note(result.sandbox))))
     status: ToolCallStatus = "failed" if result.is_error else "completed"
     return update_tool_call(
         call.unique_id, status=status, content=content, raw_output=raw_output(result)
@@ -96,14 +98,20 @@ def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None =
 
 def raw_output(result: ToolResult) -> dict[str, Any] | None:
     """`rawOutput` of a command's call: `{"output", "exitCode"}`, or `{"output", "signal"}`
-    when a signal killed it, so a client need not read the exit from the text (None for
-    calls that ran no command)."""
+    when a signal killed it, so a client need not read the exit from the text, with `sandbox`
+    (where it ran) when known (None for calls that ran no command)."""
     ended = result.exit
     if ended is None:
         return None
+    where = {} if result.sandbox is None else {"sandbox": result.sandbox}
     if ended.code is not None:
-        return {"output": result.output, "exitCode": ended.code}
-    return {"output": result.output, "signal": ended.signal}
+        return {"output": result.output, "exitCode": ended.code, **where}
+    return {"output": result.output, "signal": ended.signal, **where}
+
+
+def sandbox_note(sandbox: str) -> str:
+    """The line that says where a command ran: `sandboxed (bwrap)`, or `not sandboxed`."""
+    return "not sandboxed" if sandbox == "none" else f"sandboxed ({sandbox})"
 
 
 class RunUpdates:
