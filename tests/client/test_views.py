@@ -61,7 +61,8 @@ def test_rows_speak_english_and_answers_are_markdown(
     assert "✓ read pager.py · 2 lines" in text
     assert "✓ edited pager.py +1 −1" in text
     assert "✓ wrote notes.md +2 −0" in text
-    assert re.search(r"✓ ran `echo ran; exit 1` · exit 1 · \d+ ms\n\s+│ ran\n", text), text
+    assert re.search(r"✓ ran `echo ran; exit 1` · exit 1 · \d+ ms · not sandboxed\n\s+│ ran\n",
+                     text), text
     assert not CJK.search(text), text
     assert "the off-by-one" in text and "**" not in text and "`page()`" not in text
     assert "• pages start at 1" in text
@@ -125,3 +126,22 @@ def test_a_call_asked_about_has_a_row_before_it_starts_and_when_it_never_does(
     assert "? bash `touch planted` · waiting for approval" in capture.get()
     text = record(notes, Outcome("completed", result=result), tmp_path / "refused.svg")
     assert "✗" in text and "touch planted" in text
+
+
+def test_a_command_row_says_where_it_ran(tmp_path: Path) -> None:
+    notes = []
+    for n, (sandbox, command) in enumerate([("bwrap", "make"), ("none", "npm install")]):
+        call = {"turn": 1, "toolCallId": f"b{n}", "tool": "bash", "toolKind": "execute"}
+        notes += [{"kind": "tool_started", **call, "arguments": {"command": command},
+                   "sandbox": sandbox},
+                  {"kind": "tool_completed", **call, "output": "ok", "bytes": 2,
+                   "truncated": False, "durationMs": 3.0, "exitCode": 0, "sandbox": sandbox}]
+    text = record([
+        {"kind": "run_started", "provider": "replay", "model": "m", "workspaceRoot": "/ws"},
+        {"kind": "turn_started", "turn": 1, "messages": 2}, *notes,
+        {"kind": "run_finished", "status": "completed", "turns": 1, "toolCalls": 2},
+    ], Outcome("completed"), tmp_path / "sandbox.svg")
+    [built] = [line for line in text.splitlines() if "make" in line]
+    [installed] = [line for line in text.splitlines() if "npm install" in line]
+    assert built.rstrip().endswith("· sandboxed (bwrap)")
+    assert installed.rstrip().endswith("· not sandboxed")

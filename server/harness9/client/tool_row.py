@@ -36,6 +36,7 @@ class ToolRow:
         self.changed: list[str] = []
         self.diff: RenderableType | None = None
         self.live = ""
+        self.sandbox: str | None = None  # where its command ran (bash): bwrap, landlock, none
         self._started = time.monotonic()
         self._spinner = Spinner("dots", style="cyan")
 
@@ -53,6 +54,7 @@ class ToolRow:
         """Record a `tool_completed` (ok) or `tool_failed` notification."""
         self.ok = ok
         self.waiting = False
+        self.sandbox = params.get("sandbox") if isinstance(params.get("sandbox"), str) else None
         self.headline = summary.finished(self.tool, self.arguments, params, ok=ok)
         self.lines = self._body(params, ok)
         self.changed = fmt.changed_files(
@@ -80,6 +82,9 @@ class ToolRow:
             return self._running()
         glyph = Text("✓ ", style="green") if self.ok else Text("✗ ", style="red")
         head = Text.assemble("  ", glyph, _headline(self.headline))
+        if self.sandbox is not None:
+            where = "not sandboxed" if self.sandbox == "none" else f"sandboxed ({self.sandbox})"
+            head.append(f" · {where}", style="dim")
         body = [_quoted(line) for line in self.lines]
         changed = [
             Text(f"      {line}", style="yellow", no_wrap=True, overflow="ellipsis")
