@@ -52,7 +52,6 @@ CALL_STARTING: ContextVar[Callable[[str | None], None] | None] = ContextVar(
 SANDBOX_WAIVED: ContextVar[bool] = ContextVar("harness9_sandbox_waived", default=False)
 
 
-@runtime_checkable
 class Confined(Protocol):
     """A tool whose commands run in the OS sandbox (bash)."""
 
@@ -64,7 +63,9 @@ class Confined(Protocol):
 
 def sandbox_of(tool: object) -> str | None:
     """The sandbox label of a call of `tool` now (None for a tool that runs no command)."""
-    return tool.sandbox_label() if isinstance(tool, Confined) else None
+    # Not isinstance with a runtime-checkable protocol: that costs microseconds on every call.
+    label = getattr(tool, "sandbox_label", None)
+    return label() if callable(label) else None
 
 
 def call_starting(sandbox: str | None = None) -> None:
