@@ -73,6 +73,14 @@ def env(name: str) -> str:
     return os.environ.get(name, "(unset)")
 
 
+@server.tool()
+def write(path: str, text: str) -> str:
+    """Write `text` to the file at `path` (absolute)."""
+    with open(path, "w") as handle:
+        handle.write(text)
+    return f"wrote {path}"
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode == "fail-start":

@@ -12,6 +12,8 @@ import pytest
 from harness9.mcp.manager import McpManager
 from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
 from harness9.mcp.tool import tool_name
+from harness9.process.sandbox import Mechanism, availability
+from harness9.schema import ToolError
 from tests.support.processes import alive
 
 pytestmark = pytest.mark.timeout(60)
@@ -121,3 +123,41 @@ async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
         assert len(started()) == 3 and alive(started()[-1])
     finally:
         await service.shutdown()
+
+
+@pytest.mark.skipif(availability().mechanism is not Mechanism.BWRAP,
+                    reason="bubblewrap does not work here")
+async def test_a_sandboxed_server_writes_only_where_it_may(tmp_path: Path) -> None:
+    allowed, elsewhere = tmp_path / "allowed", tmp_path / "elsewhere"
+    allowed.mkdir()
+    elsewhere.mkdir()
+    manager = McpManager()
+    warnings: list[str] = []
+    configs = [edge("boxed", sandbox={"writableRoots": [str(allowed)]}), edge("free")]
+    try:
+        tools = {t.name: t for t in await manager.tools(configs, warnings.append)}
+        assert warnings == []
+
+        async def write(tool: str, path: Path) -> str:
+            output = await tools[tool].execute(f'{{"path": "{path}", "text": "x"}}')
+            return output if isinstance(output, str) else output.text
+
+        assert "wrote" in await write("mcp__boxed__write", allowed / "a")
+        with pytest.raises(ToolError, match="mcp__boxed__write failed"):
+            await write("mcp__boxed__write", elsewhere / "b")
+        assert "wrote" in await write("mcp__free__write", elsewhere / "c")
+        assert sorted(p.name for p in elsewhere.iterdir()) == ["c"]
+        assert (allowed / "a").read_text() == "x"
+    finally:
+        await manager.shutdown()
+
+
+def test_the_sandbox_entry_is_validated() -> None:
+    for value, expected in [("yes", "e.sandbox must be true, false or"),
+                            ({"net": True}, "e.sandbox must be true, false or"),
+                            ({"network": "no"}, "e.sandbox.network must be true or false"),
+                            ({"writableRoots": "/x"}, "e.sandbox.writableRoots must be a list")]:
+        with pytest.raises(TypeError, match=expected.replace(".", r"\.")):
+            parse_mcp_servers({"e": {"command": "x", "sandbox": value}})
+    (boxed,) = parse_mcp_servers({"e": {"command": "x", "sandbox": True}})
+    assert boxed.sandbox is not None and not boxed.sandbox.network

@@ -28,6 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from harness9.mcp.server_config import McpServerConfig
 from harness9.process.reaper import REAPER, TOOL_SESSION_ENV
+from harness9.process.sandbox import Mechanism, SandboxPolicy, availability, confine
 
 _log = logging.getLogger("harness9.mcp")
 
@@ -179,9 +180,24 @@ class ServerConnection:
     def _parameters(self) -> StdioServerParameters:
         REAPER.ensure_watching()  # the mark below lets the reaper's watcher find the server
         env = {**dict(self.config.env), TOOL_SESSION_ENV: REAPER.token}
-        return StdioServerParameters(
-            command=self.config.command, args=list(self.config.args), env=env
-        )
+        command, args = self.config.command, list(self.config.args)
+        if self.config.sandbox is not None:
+            prefix, extra = _sandboxed(self.config.sandbox)
+            command, args = prefix[0], [*prefix[1:], command, *args]
+            env.update(extra)
+        return StdioServerParameters(command=command, args=args, env=env)
+
+
+def _sandboxed(policy: SandboxPolicy) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The command-line prefix and environment of a server in the OS sandbox. Only bubblewrap
+    can confine a process the SDK starts (Landlock needs a hook in the child): without it the
+    server does not start, with the reason."""
+    found = availability()
+    if found.mechanism is not Mechanism.BWRAP:
+        raise OSError(f"the server asks for the OS sandbox, which needs bubblewrap here "
+                      f"({found.reason or 'not the mechanism in use'})")
+    confinement = confine(policy, os.getcwd(), found)
+    return confinement.prefix, dict(confinement.env or {})
 
 
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:

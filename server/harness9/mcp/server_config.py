@@ -1,4 +1,5 @@
-"""The `mcpServers` setting: `{"name": {"command", "args", "env", "enabled", "toolTimeoutMs"}}`.
+"""The `mcpServers` setting:
+`{"name": {"command", "args", "env", "enabled", "toolTimeoutMs", "sandbox"}}`.
 
 Validation only; nothing here loads the MCP SDK (the daemon's settings import it at start-up).
 """
@@ -9,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs")
+from harness9.process.sandbox import SandboxMode, SandboxPolicy
+
+_KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs", "sandbox")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +25,9 @@ class McpServerConfig:
     env: tuple[tuple[str, str], ...] = ()
     enabled: bool = True
     tool_timeout_ms: int | None = None  # None: the run's toolTimeoutMs alone bounds a call
+    # In the OS sandbox (bubblewrap): it reads everything, writes only its temporary folder and
+    # `writable_roots`, and reaches the network only with `network`. None: unsandboxed.
+    sandbox: SandboxPolicy | None = None
 
 
 def parse_mcp_servers(value: Any) -> tuple[McpServerConfig, ...]:
@@ -59,5 +65,24 @@ def _server(name: str, entry: Any) -> McpServerConfig:
     ):
         raise TypeError(f"{name}.toolTimeoutMs must be an integer ≥ 1, got {timeout!r}")
     return McpServerConfig(
-        name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout
+        name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout,
+        _sandbox(name, entry.get("sandbox", False)),
     )
+
+
+def _sandbox(name: str, value: Any) -> SandboxPolicy | None:
+    """`sandbox`: false (the default), true, or `{"network": bool, "writableRoots": [path]}`."""
+    if value is False:
+        return None
+    if value is True:
+        value = {}
+    if not isinstance(value, Mapping) or set(value) - {"network", "writableRoots"}:
+        raise TypeError(f'{name}.sandbox must be true, false or {{"network": …, '
+                        f'"writableRoots": […]}}, got {value!r}')
+    network = value.get("network", False)
+    roots = value.get("writableRoots") or []
+    if not isinstance(network, bool):
+        raise TypeError(f"{name}.sandbox.network must be true or false, got {network!r}")
+    if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+        raise TypeError(f"{name}.sandbox.writableRoots must be a list of paths, got {roots!r}")
+    return SandboxPolicy(SandboxMode.READ_ONLY, network, tuple(roots))
