@@ -25,8 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 # The classes edit_file does not handle yet: expected to fail, so that fixing one shows.
-NOT_YET = {"mixed_tabs", "one_line", "blank_lines", "stale_lookalike", "nbsp_indent", "elision",
-           "escaped_target", "bom_source", "line_prefixes", "second_line_cut", "json_escaped"}
+NOT_YET = {"mixed_tabs", "one_line", "blank_lines", "stale_lookalike", "second_line_cut"}
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import count
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -101,22 +102,18 @@ def render(lines: list[Line], indent: Indent, *, bom: bool = False) -> str:
 def program(draw: st.DrawFn, language: str, deepest: int = 3) -> list[Line]:
     """Two to four functions of numbered statements, nested blocks and blank lines."""
     lines: list[Line] = []
-    counter = [0]
-
-    def number() -> int:
-        counter[0] += 1
-        return counter[0]
+    numbers = count(1)
 
     def block(depth: int, budget: int) -> None:
         while budget > 0:
             kind = draw(st.integers(0, 6))
             if kind <= 3 or depth >= deepest:
-                lines.append(Line(depth, _statement(language, number())))
+                lines.append(Line(depth, _statement(language, next(numbers))))
             elif kind == 4:
                 if lines and lines[-1].text:
                     lines.append(Line(0, ""))
             else:
-                head, close = _opener(language, number())
+                head, close = _opener(language, next(numbers))
                 lines.append(Line(depth, head))
                 block(depth + 1, draw(st.integers(1, 4)))
                 if close:
@@ -124,7 +121,7 @@ def program(draw: st.DrawFn, language: str, deepest: int = 3) -> list[Line]:
             budget -= 1
 
     for _ in range(draw(st.integers(2, 4))):
-        head, close = _opener(language, number(), top=True)
+        head, close = _opener(language, next(numbers), top=True)
         lines.append(Line(0, head))
         block(1, draw(st.integers(2, 6)))
         if lines[-1].text == "":
@@ -133,6 +130,17 @@ def program(draw: st.DrawFn, language: str, deepest: int = 3) -> list[Line]:
             lines.append(Line(0, close))
         lines.append(Line(0, ""))
     return lines[:-1]
+
+
+TWO = (Indent("spaces", 4), Indent("tabs", 8))
+THREE = (Indent("spaces", 4), Indent("spaces", 2), Indent("tabs", 8))
+
+
+@st.composite
+def _file(draw: st.DrawFn, indents: tuple[Indent, ...]) -> tuple[str, Indent, list[Line]]:
+    """A program in a drawn language, and how it is indented."""
+    language = draw(st.sampled_from(("brace", "python")))
+    return language, draw(st.sampled_from(indents)), draw(program(language))
 
 
 def _statement(language: str, n: int) -> str:
@@ -217,9 +225,7 @@ def mixed_tabs(draw: st.DrawFn) -> Case:
 def drift(draw: st.DrawFn) -> Case:
     """2. A source drifted by whole steps and a target typed in the file's frame; or a target
     drifted otherwise than its source."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("spaces", 2), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(THREE))
     a, b = _span(draw, lines, (2, 4))
     new = draw(_edit(lines, a, b, language))
     low = min(line.depth for line in lines[a:b])
@@ -242,9 +248,7 @@ def drift(draw: st.DrawFn) -> Case:
 def one_line(draw: st.DrawFn) -> Case:
     """3. A one-line source copied from its first non-blank character; the target restates it
     and adds lines, typed without the file's indentation or with it."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("spaces", 2), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(THREE))
     a, b = _span(draw, lines, (1, 1))
     line = lines[a]
     added = Line(line.depth, _new_line(language, draw(st.integers(900, 999))))
@@ -265,9 +269,7 @@ def one_line(draw: st.DrawFn) -> Case:
 def blank_lines(draw: st.DrawFn) -> Case:
     """4. Lines moved across a blank line; a blank line the source drops or adds, repeated or
     not by the target."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    _, indent, lines = draw(_file(TWO))
     at = [i for i in range(1, len(lines) - 2) if not lines[i].text and lines[i - 1].depth > 0
           and lines[i - 1].text and lines[i + 1].text and lines[i + 1].depth > 0]
     variant = draw(st.sampled_from(("move", "dropped", "dropped_kept", "added")))
@@ -322,9 +324,7 @@ def stale_lookalike(draw: st.DrawFn) -> Case:
     """5. A stale source (one line since changed in the file) whose only difference from a
     look-alike block elsewhere is trailing whitespace or indentation: the near match is not
     unique by a margin, so it must be refused."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (2, 4))
     stale = lines[a:b]
     k = draw(st.integers(0, len(stale) - 1))
@@ -351,9 +351,7 @@ _LOOKALIKE_SPACES = "\u00a0\u2002\u2003\u2007\u2009\u202f"
 @st.composite
 def nbsp_indent(draw: st.DrawFn) -> Case:
     """6. New target lines whose indentation has no-break or other look-alike spaces."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("spaces", 2))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file((Indent("spaces", 4), Indent("spaces", 2))))
     a, b = _span(draw, lines)
     new = draw(_edit(lines, a, b, language))
     odd = draw(st.sampled_from(_LOOKALIKE_SPACES))
@@ -394,9 +392,7 @@ _MARKERS = {
 def elision(draw: st.DrawFn) -> Case:
     """7. A target that stands for unchanged source lines with an elision marker the source and
     the file lack: writing it destroys those lines, so it must be refused."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (3, 5))
     block = lines[a:b]
     marker = draw(st.sampled_from(_MARKERS[language]))
@@ -419,9 +415,7 @@ def elision(draw: st.DrawFn) -> Case:
 def escaped_target(draw: st.DrawFn) -> Case:
     """8. A target whose newlines (and tabs) arrived as literal `\\n` (`\\t`) while the source
     matched real lines: refused, never written as one long line."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (2, 4))
     new = draw(_edit(lines, a, b, language))
     source = _join([indent.line(x) for x in lines[a:b]])
@@ -454,9 +448,7 @@ def bom_source(draw: st.DrawFn) -> Case:
 def line_prefixes(draw: st.DrawFn) -> Case:
     """10. A source copied with line-number prefixes (`{n}| ` of the error's quote, or `cat -n`'s
     `{n:6}\\t`): read without them when the numbers are the file's at the match, else refused."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (1, 4))
     new = draw(_edit(lines, a, b, language))
     style = draw(st.sampled_from(("quote", "cat")))
@@ -482,9 +474,7 @@ def line_prefixes(draw: st.DrawFn) -> Case:
 @st.composite
 def second_line_cut(draw: st.DrawFn) -> Case:
     """11a. A source that ends inside its second line, the target changing only what it covers."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    _, indent, lines = draw(_file(TWO))
     a, _ = _span(draw, lines, (2, 2))
     first, second = lines[a : a + 2]
     assume("(" in second.text)
@@ -509,9 +499,7 @@ def second_line_cut(draw: st.DrawFn) -> Case:
 def json_escaped(draw: st.DrawFn) -> Case:
     """11c. A source (and target) JSON-escaped once more: the unescaped source matches one place
     and the escaped one none."""
-    language = draw(st.sampled_from(("brace", "python")))
-    indent = draw(st.sampled_from((Indent("spaces", 4), Indent("tabs", 8))))
-    lines = draw(program(language))
+    language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (2, 4))
     new = draw(_edit(lines, a, b, language))
     source = _join([indent.line(x) for x in lines[a:b]])
