@@ -300,8 +300,24 @@ def _first_target_of_loose(
         return None
     for tag, i1, i2, j1, j2 in ops:
         if i1 == 0 and i2 > 0 and j2 > j1 and (tag == "equal" or i2 - i1 == j2 - j1):
-            return j1 if _takes_file_indent(block, 0, target[j1]) else None
+            if _takes_file_indent(block, 0, target[j1]):
+                return j1
+            return 0 if _typed_at_cursor(block, target, j1) else None
     return None
+
+
+def _typed_at_cursor(block: Block, target: Sequence[str], restated: int) -> bool:
+    """Whether the target of a one-line source copied without indentation starts where the
+    source did (its first line unindented, new) while it restates the source line later with
+    the file's exact indentation: it was typed from the cursor, its first line continuing the
+    file line's indentation and the others written for the file."""
+    row = block.rows[0]
+    if len(block.model) != 1 or row is None or indent_of(block.model[0]) or restated == 0:
+        return False
+    first, indent = target[0], indent_of(block.file[row])
+    return bool(indent and first.strip() and not indent_of(first)) and (
+        indent_of(target[restated]) == indent
+    )
 
 
 def _check_loose_first(

@@ -166,6 +166,7 @@ def _modified(text: str) -> str:
 def _span(draw: st.DrawFn, lines: list[Line], size: tuple[int, int] = (1, 4)) -> tuple[int, int]:
     """A block of statement lines (no blank line, no opener at its end) to edit."""
     starts = [i for i, line in enumerate(lines) if _editable(line)]
+    assume(starts)
     a = draw(st.sampled_from(starts))
     b = a + draw(st.integers(*size))
     assume(b <= len(lines) and all(_editable(line) for line in lines[a:b]))
