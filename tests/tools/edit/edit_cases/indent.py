@@ -277,10 +277,10 @@ JSON_YAML = [
 BODY = "def f():\n    a = 1\n    b = 2\n"
 
 CURSOR = [
-    Case("one unindented source line, the target typed from the cursor", BODY, "b = 2",
-         "c = 3\n    b = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n"),
-    Case("one unindented source line, the whole target unindented", BODY, "b = 2",
-         "c = 3\nb = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n"),
+    Case("one unindented source line, the target typed from the cursor", BODY, "b = 2 ",
+         "c = 3\n    b = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n", level=3),
+    Case("one unindented source line, the whole target unindented", BODY, "b = 2 ",
+         "c = 3\nb = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n", level=3),
 ]
 
 CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR]
