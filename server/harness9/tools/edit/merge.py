@@ -82,6 +82,7 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     reindented = False
     for tag, i1, i2, j1, j2 in ops:
         paired = tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1)
+        kept_before = len(out)
         for i in range(i1, i2):
             row = block.rows[i]
             if row is not None:
@@ -103,11 +104,30 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
                 )
                 out.append((text, block.endings[row]))
         if not paired:
+            upcoming = next((row for row in block.rows[i2:] if row is not None), len(block.file))
             for j in range(j1, j2):
+                # A blank target line where the file has a blank line the source left out
+                # restores that line, not a second one.
+                if j == j1 and not target[j].strip() and _blank_kept(out, kept_before):
+                    continue
+                if not target[j].strip() and _blank_spare(block, spare, upcoming):
+                    keep_spare(spare[0] + 1)
+                    continue
                 reindented |= placed[j] != target[j] and bool(target[j].strip())
                 out.append((_new_line(placed[j]), ""))
     keep_spare(len(block.file))
     return _join(out, block), reindented
+
+
+def _blank_kept(out: Sequence[tuple[str, str]], since: int) -> bool:
+    """Whether a blank file line was kept in `out` from index `since` on (as the first)."""
+    return len(out) > since and not out[since][0].strip()
+
+
+def _blank_spare(block: Block, spare: Sequence[int], upcoming: int) -> bool:
+    """Whether the next file line the source left out is blank and comes before `upcoming`
+    (the next file line the source matched)."""
+    return bool(spare) and spare[0] < upcoming and not block.file[spare[0]].strip()
 
 
 def _aligned(block: Block, target: Sequence[str]) -> Sequence[Opcode]:

@@ -283,4 +283,12 @@ CURSOR = [
          "c = 3\nb = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n", level=3),
 ]
 
-CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR]
+GAPPED = "def f():\n    a = 1\n\n    b = 2\n    c = 3\n"
+
+BLANKS = [
+    Case("a blank line the source left out, restored by the target: kept once", GAPPED,
+         "    a = 1\n    b = 2", "    a = 1\n\n    b = 7",
+         GAPPED.replace("b = 2", "b = 7"), level=4),
+]
+
+CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS]

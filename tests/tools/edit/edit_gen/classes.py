@@ -271,8 +271,8 @@ def blank_lines(draw: st.DrawFn) -> Case:
     """4. Lines moved across a blank line; a blank line the source drops or adds, repeated or
     not by the target."""
     _, indent, lines = draw(_file(TWO))
-    at = [i for i in range(1, len(lines) - 2) if not lines[i].text and lines[i - 1].depth > 0
-          and lines[i - 1].text and lines[i + 1].text and lines[i + 1].depth > 0]
+    at = [i for i in range(1, len(lines) - 2)
+          if not lines[i].text and _editable(lines[i - 1]) and _editable(lines[i + 1])]
     variant = draw(st.sampled_from(("move", "dropped", "dropped_kept", "added")))
     if variant == "added":
         a, b = _span(draw, lines, (2, 3))
