@@ -29,6 +29,7 @@ from harness9.tools.edit.indent import (
     choose_mapping,
     indent_of,
     is_identity,
+    is_mixed,
     reindent,
     restyle,
     width,
@@ -281,6 +282,10 @@ def _on_grid(context: Context, indents: Sequence[str], mapping: Mapping | None) 
         placed = mapping(indent) if mapping is not None else indent
         if placed is None:
             return False
+        if context.mixed:
+            if not is_mixed(placed) or width(placed) % context.unit:
+                return False
+            continue
         if context.tabs and placed.strip("\t"):
             return False
         if not context.tabs and ("\t" in placed or len(placed) % context.unit):

@@ -291,4 +291,18 @@ BLANKS = [
          GAPPED.replace("b = 2", "b = 7"), level=4),
 ]
 
-CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS]
+GNU = "int\nf (void)\n{\n  if (x)\n    {\n      a ();\n\t  b ();\n    }\n}\n"
+
+MIXED = [
+    Case("GNU style, a slip past the exact level, the target typed exactly", GNU,
+         "      a ();\n\t  b (); ", "      a ();\n\t  b ();\n\t  c ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t  c ();\n"), level=3),
+    Case("GNU style, tabs expanded in source and target", GNU,
+         "      a ();\n          b ();", "      a ();\n          b ();\n          c ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t  c ();\n"), level=4),
+    Case("GNU style, source and target shifted a step", GNU,
+         "    a ();\n        b ();", "    a ();\n        b ();\n          d ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t    d ();\n"), level=4),
+]
+
+CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS, *MIXED]
