@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 # The classes edit_file does not handle yet: expected to fail, so that fixing one shows.
-NOT_YET = {"stale_lookalike", "second_line_cut"}
+NOT_YET = {"second_line_cut"}
 
 
 @pytest.mark.parametrize(

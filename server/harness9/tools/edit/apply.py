@@ -27,6 +27,7 @@ from harness9.tools.edit import refusals as errors
 from harness9.tools.edit import slips
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
+from harness9.tools.edit.margin import refuse_near_rival
 from harness9.tools.edit.match import (
     Trimmed,
     find_all,
@@ -77,6 +78,7 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
     slips.refuse_escaped_target(source_text, target_text)
     view = LfView.of(body)
     match, target_text = _locate_reread(body, view, source_text, target_text)
+    refuse_near_rival(view.text, match.start, match.end, match.source or match.model, match.level)
     done = replace(body, view, match, target_text)
     edited = body[: done.start] + done.text + body[done.end :]
     if edited == body:

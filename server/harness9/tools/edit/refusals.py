@@ -25,7 +25,8 @@ class EditError(ToolError):
     `partial_line` (the source starts or ends inside a line that the target restates whole),
     `elision` (a target line stands for code left out), `escaped_target` (the target's line
     breaks arrived as literal `\\n`) or `line_prefixes` (a source copied with line numbers
-    that are not the file's at the match);
+    that are not the file's at the match) or `near_rival` (an approximate match with another
+    block as close to the source);
     `level` is the matching level reached (0 when the arguments alone were refused).
     """
 
@@ -165,4 +166,16 @@ def line_prefixes(kind: str, first: int, found: int) -> EditError:
         f"every line of source_text starts with a line-number prefix like {kind}, which is not "
         f"part of the file, and its numbers (from {first}) are not the file's lines where the "
         f"text without them matched (from line {found}). Copy source_text without line numbers.",
+    )
+
+
+def near_rival(level: int, line: int, rival: int) -> EditError:
+    """A near match with a rival block that differs from the source in one line only."""
+    return EditError(
+        "near_rival",
+        level,
+        f"source_text matched at line {line} only approximately ({level_name(level)}: "
+        f"whitespace or punctuation differ), and the block at line {rival} differs from it in "
+        "the text of one line only, so either may be meant (the file may have changed since "
+        "you read it). Read the file again and copy source_text exactly from it.",
     )

@@ -188,6 +188,10 @@ def _edit(draw: st.DrawFn, lines: list[Line], a: int, b: int, language: str) -> 
     return [*block[: i + 1], added, *block[i + 1 :]]
 
 
+def _columns(line: str) -> int:
+    return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(8))
+
+
 def _join(lines: list[str]) -> str:
     return "\n".join(lines)
 
@@ -240,6 +244,11 @@ def drift(draw: st.DrawFn) -> Case:
                                   Indent("spaces", 4))))
     source = _join([typed.line(line, shift) for line in lines[a:b]])
     target_indent = indent if variant == "file" else typed
+    # A target drifted otherwise whose restated lines land on the file's columns reads as
+    # typed for the file: no tool can tell.
+    assume(variant == "file" or all(
+        _columns(target_indent.line(line, other)) != indent.columns(line.depth)
+        for line in new if line in lines[a:b]))
     target = _join([target_indent.line(line, other) for line in new])
     intended = render([*lines[:a], *new, *lines[b:]], indent)
     return Case("drift", variant, render(lines, indent), source, target, frozenset({intended}))
@@ -329,7 +338,9 @@ def stale_lookalike(draw: st.DrawFn) -> Case:
     a, b = _span(draw, lines, (2, 4))
     stale = lines[a:b]
     k = draw(st.integers(0, len(stale) - 1))
-    current = [*stale[:k], Line(stale[k].depth, _modified(stale[k].text)), *stale[k + 1 :]]
+    # Changed inside the line: a stale line that is a prefix of the current one still matches it.
+    changed = stale[k].text.replace(" > ", " >= ").replace("compute", "measure")
+    current = [*stale[:k], Line(stale[k].depth, changed), *stale[k + 1 :]]
     look = [indent.line(x) for x in stale]
     variant = draw(st.sampled_from(("trailing", "indented")))
     j = draw(st.integers(0, len(look) - 1))
