@@ -24,15 +24,7 @@ NEEDLESS = 0.25  # the most refusals allowed among calls whose intent was clear
 pytestmark = pytest.mark.timeout(120)
 
 
-# The classes edit_file does not handle yet: expected to fail, so that fixing one shows.
-NOT_YET = {"second_line_cut"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True)) if name in NOT_YET else name
-     for name in CLASSES],
-)
+@pytest.mark.parametrize("name", list(CLASSES))
 def test_no_class_edit_is_wrong_or_written_as_sent(name: str) -> None:
     found = survey_class(apply_edit, EditError, name, COUNT)
     assert found.total > COUNT // 3

@@ -112,4 +112,17 @@ RIVALS = [
          STALE.replace("scale(a, 3)", "other()").replace("scale(a, 2)  ", "scale(a, 5)  ")),
 ]
 
-CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE, *RIVALS]
+CALLS = "def f(x):\n    y = 1\n    return compute(x, y)\n"
+
+CUT_SECOND_LINE = [
+    Case("source ending inside its second line, the target editing only that part", CALLS,
+         "    y = 1\n    return compute(", "    y = 2\n    return measure(",
+         CALLS.replace("y = 1", "y = 2").replace("compute", "measure")),
+    refuse("source ending inside its second line, the target repeating the rest", CALLS,
+           "    y = 1\n    return compute(", "    y = 2\n    return measure(x, y)",
+           "partial_line", 1),
+    refuse("source ending inside its second line, the target rewriting it", CALLS,
+           "    y = 1\n    return compute(", "    y = 2\n    pass", "partial_line", 1),
+]
+
+CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE, *RIVALS, *CUT_SECOND_LINE]
