@@ -62,10 +62,11 @@ def _classes(count: int) -> list[Row]:
     rows = []
     for name in CLASSES:
         found = survey_class(apply_edit, EditError, name, count)
-        n = found.total
-        bad = found.counts["wrong"] + found.counts["destructive"]
-        row = limit_row(f"edit_file class {name}: wrong or written as sent, of {n}", bad, None,
-                        "edits", 0)
+        n, counts = found.total, found.counts
+        bad = counts["wrong"] + counts["destructive"]
+        row = limit_row(f"edit_file class {name}: wrong {counts['wrong']} + written as sent "
+                        f"{counts['destructive']} of {n} (refused {counts['refused']}, "
+                        f"{found.must_refuse} must be)", bad, None, "edits", 0)
         row.notes = [describe_case(*failure) for failure in found.failures[:2]]
         rows.append(row)
         clear = n - found.must_refuse
