@@ -143,6 +143,16 @@ def _file(draw: st.DrawFn, indents: tuple[Indent, ...]) -> tuple[str, Indent, li
     return language, draw(st.sampled_from(indents)), draw(program(language))
 
 
+@st.composite
+def _edited(
+    draw: st.DrawFn, indents: tuple[Indent, ...], size: tuple[int, int]
+) -> tuple[Indent, list[Line], tuple[int, int], list[Line]]:
+    """A program, how it is indented, a block of it and that block's lines after a change."""
+    language, indent, lines = draw(_file(indents))
+    a, b = _span(draw, lines, size)
+    return indent, lines, (a, b), draw(_edit(lines, a, b, language))
+
+
 def _statement(language: str, n: int) -> str:
     if language == "python":
         return f"total_{n} = compute(value_{n}, {n})"
@@ -230,9 +240,7 @@ def mixed_tabs(draw: st.DrawFn) -> Case:
 def drift(draw: st.DrawFn) -> Case:
     """2. A source drifted by whole steps and a target typed in the file's frame; or a target
     drifted otherwise than its source."""
-    language, indent, lines = draw(_file(THREE))
-    a, b = _span(draw, lines, (2, 4))
-    new = draw(_edit(lines, a, b, language))
+    indent, lines, (a, b), new = draw(_edited(THREE, (2, 4)))
     low = min(line.depth for line in lines[a:b])
     shift = draw(st.sampled_from([s for s in (-2, -1, 1, 2) if s >= -low]))
     variant = draw(st.sampled_from(("file", "file", "other")))
@@ -363,9 +371,7 @@ _LOOKALIKE_SPACES = "\u00a0\u2002\u2003\u2007\u2009\u202f"
 @st.composite
 def nbsp_indent(draw: st.DrawFn) -> Case:
     """6. New target lines whose indentation has no-break or other look-alike spaces."""
-    language, indent, lines = draw(_file((Indent("spaces", 4), Indent("spaces", 2))))
-    a, b = _span(draw, lines)
-    new = draw(_edit(lines, a, b, language))
+    indent, lines, (a, b), new = draw(_edited((Indent("spaces", 4), Indent("spaces", 2)), (1, 4)))
     odd = draw(st.sampled_from(_LOOKALIKE_SPACES))
     variant = draw(st.sampled_from(("tail", "whole", "source_too")))
     source_lines = [indent.line(x) for x in lines[a:b]]
@@ -427,9 +433,7 @@ def elision(draw: st.DrawFn) -> Case:
 def escaped_target(draw: st.DrawFn) -> Case:
     """8. A target whose newlines (and tabs) arrived as literal `\\n` (`\\t`) while the source
     matched real lines: refused, never written as one long line."""
-    language, indent, lines = draw(_file(TWO))
-    a, b = _span(draw, lines, (2, 4))
-    new = draw(_edit(lines, a, b, language))
+    indent, lines, (a, b), new = draw(_edited(TWO, (2, 4)))
     source = _join([indent.line(x) for x in lines[a:b]])
     target = "\\n".join(indent.line(x) for x in new).replace("\t", "\\t")
     variant = "tabs" if "\\t" in target else "newlines"
@@ -460,9 +464,7 @@ def bom_source(draw: st.DrawFn) -> Case:
 def line_prefixes(draw: st.DrawFn) -> Case:
     """10. A source copied with line-number prefixes (`{n}| ` of the error's quote, or `cat -n`'s
     `{n:6}\\t`): read without them when the numbers are the file's at the match, else refused."""
-    language, indent, lines = draw(_file(TWO))
-    a, b = _span(draw, lines, (1, 4))
-    new = draw(_edit(lines, a, b, language))
+    indent, lines, (a, b), new = draw(_edited(TWO, (1, 4)))
     style = draw(st.sampled_from(("quote", "cat")))
     variant = draw(st.sampled_from(("plain_target", "prefixed_target", "wrong_numbers")))
     offset = draw(st.sampled_from((-3, -1, 1, 2, 7))) if variant == "wrong_numbers" else 0
@@ -511,9 +513,7 @@ def second_line_cut(draw: st.DrawFn) -> Case:
 def json_escaped(draw: st.DrawFn) -> Case:
     """11c. A source (and target) JSON-escaped once more: the unescaped source matches one place
     and the escaped one none."""
-    language, indent, lines = draw(_file(TWO))
-    a, b = _span(draw, lines, (2, 4))
-    new = draw(_edit(lines, a, b, language))
+    indent, lines, (a, b), new = draw(_edited(TWO, (2, 4)))
     source = _join([indent.line(x) for x in lines[a:b]])
     target = _join([indent.line(x) for x in new])
     variant = draw(st.sampled_from(("both", "source")))
