@@ -12,10 +12,15 @@ The ladder, each level tried only when the ones before it found nothing:
 5. as 2-4 with curly quotes, dashes and non-breaking spaces read as their ASCII forms.
 
 Every level must find exactly one place (overlapping occurrences count); more than one stops the
-ladder with an `ambiguous` refusal, never a looser level. What replaces the match is built line
+ladder with an `ambiguous` refusal, never a looser level. A match that is not exact line for
+line must also be unique by a margin (see `edit_margin`). What replaces the match is built line
 by line when it covers whole lines (see `edit_lines` and `edit_merge`): lines the target only
 restates keep the file's bytes, and the target's indentation is placed in the file's frame from
 evidence, or the edit is refused.
+
+Before the ladder, the arguments' own slips are read (see `edit_slips`): a BOM and odd spaces
+in indentation are dropped, elision markers and escaped line breaks in the target refused; when
+nothing matches, a JSON-escaped source or one with line-number prefixes is read without them.
 """
 
 from __future__ import annotations
