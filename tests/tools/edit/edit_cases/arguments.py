@@ -45,7 +45,11 @@ REFUSED = [
            "twice, and written as sent they would join the code into one line. Send "
            "target_text with real line breaks (and real tabs)."),
     refuse("line numbers that are not the file's", CODE, "7|     a = 1\n8|     b = 2",
-           "    a = 1\n    b = 9", "line_prefixes", 4),
+           "    a = 1\n    b = 9", "line_prefixes", 4,
+           message="Error: file.txt was not changed: every line of source_text starts with a "
+           "line-number prefix like `N| ` (the error's quote), which is not part of the file, "
+           "and its numbers (from 7) are not the file's lines where the text without them "
+           "matched (from line 2). Copy source_text without line numbers."),
 ]
 
 CASES = [*REPAIRED, *REFUSED]
