@@ -305,4 +305,15 @@ MIXED = [
          GNU.replace("\t  b ();\n", "\t  b ();\n\t    d ();\n"), level=4),
 ]
 
-CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS, *MIXED]
+TABBED = '{\n\t"a": {\n\t\t"x": 1,\n\t\t"y": 2\n\t},\n\t"b": 3\n}\n'
+
+COLUMNS = [
+    Case("source and target at the same column, one in spaces, one in spaces and a tab", TABBED,
+         '        "x": 1,\n        "y": 2', '    \t"x": 1,\n    \t"z": 3,\n    \t"y": 2',
+         TABBED.replace('"x": 1,\n', '"x": 1,\n\t\t"z": 3,\n'), level=4),
+]
+
+CASES = [
+    *INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS, *MIXED,
+    *COLUMNS,
+]
