@@ -174,8 +174,8 @@ def near_rival(level: int, line: int, rival: int) -> EditError:
     return EditError(
         "near_rival",
         level,
-        f"source_text matched at line {line} only approximately ({level_name(level)}: "
-        f"whitespace or punctuation differ), and the block at line {rival} differs from it in "
+        f"source_text matched at line {line} only approximately ({level_name(level)}, "
+        f"trailing whitespace differs), and the block at line {rival} differs from it in "
         "the text of one line only, so either may be meant (the file may have changed since "
         "you read it). Read the file again and copy source_text exactly from it.",
     )

@@ -103,7 +103,7 @@ RIVALS = [
     refuse("stale source, look-alike differing in trailing whitespace", STALE,
            "a = load(1)\nb = scale(a, 2)", "a = load(1)\nb = scale(a, 5)", "near_rival", 1,
            message="Error: file.txt was not changed: source_text matched at line 5 only "
-           "approximately (level 1, exact: whitespace or punctuation differ), and the block at "
+           "approximately (level 1, exact, trailing whitespace differs), and the block at "
            "line 1 differs from it in the text of one line only, so either may be meant (the "
            "file may have changed since you read it). Read the file again and copy source_text "
            "exactly from it."),

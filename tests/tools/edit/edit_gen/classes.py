@@ -340,8 +340,8 @@ def blank_lines(draw: st.DrawFn) -> Case:
 @st.composite
 def stale_lookalike(draw: st.DrawFn) -> Case:
     """5. A stale source (one line since changed in the file) whose only difference from a
-    look-alike block elsewhere is trailing whitespace or indentation: the near match is not
-    unique by a margin, so it must be refused."""
+    look-alike block elsewhere is trailing whitespace: the near match is not unique by a
+    margin, so it must be refused."""
     language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (2, 4))
     stale = lines[a:b]
@@ -350,19 +350,15 @@ def stale_lookalike(draw: st.DrawFn) -> Case:
     changed = stale[k].text.replace(" > ", " >= ").replace("compute", "measure")
     current = [*stale[:k], Line(stale[k].depth, changed), *stale[k + 1 :]]
     look = [indent.line(x) for x in stale]
-    variant = draw(st.sampled_from(("trailing", "indented")))
     j = draw(st.integers(0, len(look) - 1))
-    if variant == "trailing":
-        look[j] += draw(st.sampled_from((" ", "  ", "\t")))
-    else:
-        look = [indent.of(indent.columns(1)) + x for x in look]
+    look[j] += draw(st.sampled_from((" ", "  ", "\t")))
     files = [indent.line(x) for x in lines]
     text_lines = [*files[:a], *[indent.line(x) for x in current], *files[b:], "", *look]
     content = "".join(x + "\n" for x in text_lines)
     source = _join([indent.line(x) for x in stale])
     new = draw(_edit(stale, 0, len(stale), language))
     target = _join([indent.line(x) for x in new])
-    return Case("stale_lookalike", variant, content, source, target, frozenset())
+    return Case("stale_lookalike", "trailing", content, source, target, frozenset())
 
 
 _LOOKALIKE_SPACES = "\u00a0\u2002\u2003\u2007\u2009\u202f"
