@@ -250,13 +250,17 @@ def drift(draw: st.DrawFn) -> Case:
         other = draw(st.sampled_from([s for s in (-1, 1, 2) if s >= -low and s not in (0, shift)]))
     typed = draw(st.sampled_from((indent, Indent("mixed", 4) if indent.kind == "spaces" else
                                   Indent("spaces", 4))))
+    # Another unit can bring a shifted source back to the file's columns: then it has not
+    # drifted, and a target drifted otherwise reads as the edit's own indentation.
+    assume(any(_columns(typed.line(line, shift)) != indent.columns(line.depth)
+               for line in lines[a:b]))
     source = _join([typed.line(line, shift) for line in lines[a:b]])
     target_indent = indent if variant == "file" else typed
-    # A target drifted otherwise whose restated lines land on the file's columns reads as
-    # typed for the file: no tool can tell.
+    # A target drifted otherwise whose lines land on the file's columns reads as typed for
+    # the file: no tool can tell.
     assume(variant == "file" or all(
         _columns(target_indent.line(line, other)) != indent.columns(line.depth)
-        for line in new if line in lines[a:b]))
+        for line in new))
     target = _join([target_indent.line(line, other) for line in new])
     intended = render([*lines[:a], *new, *lines[b:]], indent)
     return Case("drift", variant, render(lines, indent), source, target, frozenset({intended}))
