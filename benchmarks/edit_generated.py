@@ -3,6 +3,11 @@
 10,000 seeded examples (a real-looking file, an intended change, the source and target a model
 sends with one or two slips) go through `apply_edit`; the oracle knows the intended file. The
 target is no wrong edit at all; the refusal rate, overall and per slip, is reported beside it.
+
+Then 10,000 examples of each slip class of `edit_gen.classes` (mixed tabs, drift, elision
+markers, double escaping, BOM, line-number prefixes...), each with its own oracle: per class, no
+wrong edit and no slip written as sent (targets 0), and the rate of needless refusals (calls
+whose intent was clear) reported beside them.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from benchmarks.core import REPO, Config, Row, info_row, limit_row
 async def run(config: Config) -> list[Row]:
     """Survey the examples and report wrong edits (target 0) and refusals per slip."""
     count = config.size(10_000, 300, smoke=20)
-    return await asyncio.to_thread(_survey, count)
+    rows = await asyncio.to_thread(_survey, count)
+    return rows + await asyncio.to_thread(_classes, config.size(10_000, 300, smoke=10))
 
 
 def _survey(count: int) -> list[Row]:
@@ -42,4 +48,28 @@ def _survey(count: int) -> list[Row]:
     for slip in SLIPS:
         rows.append(info_row(f"edit_file generated: refused, {slip} (n={found.seen[slip]})",
                              100 * found.rate("refused", slip), None, "%"))
+    return rows
+
+
+def _classes(count: int) -> list[Row]:
+    sys.path.insert(0, str(REPO / "tests" / "tools" / "edit"))
+    from edit_gen.classes import CLASSES
+    from edit_gen.run import describe_case, survey_class
+
+    from harness9.tools.edit.refusals import EditError
+    from harness9.tools.edit_file import apply_edit
+
+    rows = []
+    for name in CLASSES:
+        found = survey_class(apply_edit, EditError, name, count)
+        n, counts = found.total, found.counts
+        bad = counts["wrong"] + counts["destructive"]
+        row = limit_row(f"edit_file class {name}: wrong {counts['wrong']} + written as sent "
+                        f"{counts['destructive']} of {n} (refused {counts['refused']}, "
+                        f"{found.must_refuse} must be)", bad, None, "edits", 0)
+        row.notes = [describe_case(*failure) for failure in found.failures[:2]]
+        rows.append(row)
+        clear = n - found.must_refuse
+        rows.append(info_row(f"edit_file class {name}: needless refusals (n={clear})",
+                             100 * found.needless / max(clear, 1), None, "%"))
     return rows

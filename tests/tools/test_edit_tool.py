@@ -84,16 +84,37 @@ async def test_folder_is_an_error(workspace: Path) -> None:
     assert str(refused.value) == "Error: sub is a folder; give the path of a file inside it"
 
 
-async def test_invalid_utf8_is_refused_and_kept(workspace: Path) -> None:
+async def test_latin1_text_is_edited_in_latin1(workspace: Path) -> None:
+    (workspace / "latin1.txt").write_bytes(b"caf\xe9 = 1\nna\xefve = 2\n")
+    await edit(workspace, "latin1.txt", "café = 1", "café = 3\nd\xe9j\xe0 = 4")
+    assert (workspace / "latin1.txt").read_bytes() == (
+        b"caf\xe9 = 3\nd\xe9j\xe0 = 4\nna\xefve = 2\n"
+    )
+
+
+async def test_latin1_text_refuses_what_latin1_cannot_hold(workspace: Path) -> None:
     data = b"caf\xe9 = 1\n"
     (workspace / "latin1.txt").write_bytes(data)
     with pytest.raises(ToolError) as refused:
-        await edit(workspace, "latin1.txt", "= 1", "= 2")
+        await edit(workspace, "latin1.txt", "= 1", "= '\u20ac'")
     assert str(refused.value) == (
-        "Error: latin1.txt is not UTF-8 text (byte 0xe9 at offset 3 is invalid), so edit_file "
-        "will not change it; the file is unchanged"
+        "Error: latin1.txt is Latin-1 text (not UTF-8), which cannot hold the character '\u20ac' "
+        "of the new content; nothing was written. Use only Latin-1 characters (or escapes the "
+        "language allows)"
     )
     assert (workspace / "latin1.txt").read_bytes() == data
+
+
+async def test_binary_bytes_are_refused_and_kept(workspace: Path) -> None:
+    data = b"caf\xe9 = 1\x00\n"
+    (workspace / "blob.bin").write_bytes(data)
+    with pytest.raises(ToolError) as refused:
+        await edit(workspace, "blob.bin", "= 1", "= 2")
+    assert str(refused.value) == (
+        "Error: blob.bin is not UTF-8 text (byte 0xe9 at offset 3 is invalid), so edit_file "
+        "will not change it; the file is unchanged"
+    )
+    assert (workspace / "blob.bin").read_bytes() == data
 
 
 async def test_bom_is_kept_and_never_part_of_a_match(workspace: Path) -> None:

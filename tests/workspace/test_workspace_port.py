@@ -54,10 +54,10 @@ class MemoryEditor(DiskWorkspace):
         return FileText(text, fingerprint_of(text.encode()), via="editor")
 
     async def write_text(
-        self, path: str, text: str, *, tool: str, base: FileText | None
+        self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
         if path not in self.buffers:
-            return await super().write_text(path, text, tool=tool, base=base)
+            return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
         self.buffers[path] = text
         await super().write_text(path, text, tool=tool, base=None)
         return Written("editor", fingerprint_of(text.encode()))

@@ -132,11 +132,12 @@ class ClientWorkspace(DiskWorkspace):
         return FileText(text, fingerprint_of(text.encode("utf-8", "surrogatepass")), "editor")
 
     async def write_text(
-        self, path: str, text: str, *, tool: str, base: FileText | None
+        self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
-        """Through the client (which owns the write) when it offered writes, else the disk."""
-        if not self._offer.write:
-            return await super().write_text(path, text, tool=tool, base=base)
+        """Through the client (which owns the write) when it offered writes, else (and for a
+        file that is not UTF-8, which the client's text would not keep) the disk."""
+        if not self._offer.write or encoding != "utf-8":
+            return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
         data = encode_text(text, path)
         target = await asyncio.to_thread(self._prepare, path)
         if base is not None:

@@ -93,12 +93,12 @@ class EditorWorkspace(DiskWorkspace):
         return FileText(document.source, fingerprint, via="editor")
 
     async def write_text(
-        self, path: str, text: str, *, tool: str, base: FileText | None
+        self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
         """Through the editor when the file is open there (then to disk), else to disk."""
         document = self.document(path) if self._through_editor else None
         if document is None:
-            return await super().write_text(path, text, tool=tool, base=base)
+            return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
         text, bom = await asyncio.to_thread(self._split_bom, path, document.source, text)
         data = encode_text(text, path)
         old, version = document.source, document.version

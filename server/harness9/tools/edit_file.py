@@ -1,7 +1,8 @@
 """The `edit_file` tool: replace one unique piece of an existing workspace file.
 
 Matching is `apply_edit`'s five-level ladder (see `edit_apply`), against the file's current
-text as the workspace port gives it (the editor's text of an open document, else the disk's).
+text as the workspace port gives it (the editor's text of an open document, else the disk's;
+bytes that are not UTF-8 read and written back as Latin-1, NUL bytes refused as binary).
 The text is read and written whole, so its line endings, BOM and everything outside the edit
 stay as they were; on disk the write is atomic and keeps the file's mode and owner. Writes to
 one file are serialized across the whole daemon, and a file changed by another program between
@@ -30,7 +31,7 @@ from harness9.tools.edit.refusals import EditError
 from harness9.tools.file_tool import FileTool
 from harness9.workspace.file_lock import file_lock
 from harness9.workspace.paths import relative_path
-from harness9.workspace.port import FileText, Moved, Written
+from harness9.workspace.port import LATIN_1, FileText, Moved, Written
 from harness9.workspace.safe_path import safe_path
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
@@ -44,12 +45,18 @@ Read the file first and copy `source_text` from it exactly, with its indentation
 enough neighbouring lines that it occurs exactly once; if it matches several places or none, \
 nothing is changed and the error says where the matches are or which lines come closest. Small \
 slips are tolerated (line endings, surrounding whitespace, indentation, blank lines inside the \
-block, curly quotes and dashes). Lines you restate keep the file's exact text; new lines are \
-indented to the file's. If it is unclear how your target_text's indentation fits the file, or \
-source_text cuts a line that target_text rewrites, nothing is changed and the error says why.
+block, curly quotes and dashes, a copied BOM, no-break spaces in indentation, line-number \
+prefixes whose numbers are the file's, text JSON-escaped twice when only one reading matches). \
+Lines you restate keep the file's exact text; new lines are indented to the file's. If it is \
+unclear how your target_text's indentation fits the file, or source_text cuts a line that \
+target_text rewrites, nothing is changed and the error says why.
+target_text is written literally: never stand for unchanged code with a marker such as \
+`// ... existing code ...` (refused: it would delete that code), and send real line breaks, \
+not `\\n` (a one-line target with `\\n` for a multi-line source is refused).
 To delete text, give an empty `target_text`. To add code, include a neighbouring line in \
 `source_text` and repeat it in `target_text`. The file must exist (use write_file to create \
-one). `path` is relative to the workspace root; paths outside it are refused."""
+one); a file that is not UTF-8 is edited as Latin-1, each byte one character. `path` is \
+relative to the workspace root; paths outside it are refused."""
 
 
 class EditFileTool(FileTool):
@@ -114,7 +121,7 @@ class EditFileTool(FileTool):
             outcome = _apply(before.text, path, source, target)
             try:
                 written = await self._workspace.write_text(
-                    path, outcome.content, tool=self.name, base=before
+                    path, outcome.content, tool=self.name, base=before, encoding=before.encoding
                 )
             except Moved:
                 continue
@@ -128,7 +135,8 @@ class EditFileTool(FileTool):
         before = await self._workspace.read_text(path)
         if before is None:
             raise _missing(path)
-        if before.bad_byte is not None:
+        # Latin-1 text is edited in its own encoding; bytes with NUL in them are no text.
+        if before.bad_byte is not None and (before.encoding != LATIN_1 or "\0" in before.text):
             byte, offset = before.bad_byte
             raise ToolError(
                 f"Error: {path} is not UTF-8 text (byte 0x{byte:02x} at offset {offset} is "

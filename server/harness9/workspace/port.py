@@ -25,6 +25,7 @@ from harness9.workspace.safe_path import open_beneath, resolve_beneath
 
 Via = Literal["editor", "disk"]
 BOM = "\ufeff"  # editors keep it out of a buffer's text; the disk may hold it
+LATIN_1 = "latin-1"  # how bytes that are not UTF-8 are read: one character a byte
 NEW_FILE_MODE = 0o644
 # A file larger than this is fingerprinted by its size and time, not by reading all of it.
 _HASHED_BYTES = 8 << 20
@@ -46,13 +47,15 @@ class Page:
 @dataclass(frozen=True, slots=True)
 class FileText:
     """A file's whole content as text, and the fingerprint of that content. When the bytes
-    are not UTF-8, `text` shows them with U+FFFD and `bad_byte` is the first invalid byte and
-    its offset."""
+    are not UTF-8, `bad_byte` is the first invalid byte and its offset, and `text` is the bytes
+    read as Latin-1 (`encoding`): one character a byte, so written back the same way every byte
+    the edit leaves alone stays as it was."""
 
     text: str
     fingerprint: str
     via: Via = "disk"
     bad_byte: tuple[int, int] | None = None
+    encoding: str = "utf-8"
 
     @property
     def utf8(self) -> bool:
@@ -87,11 +90,12 @@ class Workspace(Protocol):
         ...
 
     async def write_text(
-        self, path: str, text: str, *, tool: str, base: FileText | None
+        self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
         """Replace the file's content with `text` (creating it and its folders when missing);
         `Moved` when `base` is given and the content is no longer `base`'s. `tool` names the
-        caller, for an editor's undo label."""
+        caller, for an editor's undo label; `encoding` is the file's on disk (a file read as
+        Latin-1 is written as Latin-1)."""
         ...
 
     async def exists(self, path: str) -> bool:
@@ -124,11 +128,18 @@ def unsaved_note(on_disk: FileText | None, text: str, shown: str) -> str | None:
     )
 
 
-def encode_text(text: str, shown: str) -> bytes:
-    """`text` as UTF-8; a `ToolError` for text that cannot be encoded (an unpaired surrogate)."""
+def encode_text(text: str, shown: str, encoding: str = "utf-8") -> bytes:
+    """`text` as UTF-8 (or `encoding`); a `ToolError` for text that cannot be encoded (an
+    unpaired surrogate, a character Latin-1 lacks)."""
     try:
-        return text.encode("utf-8")
+        return text.encode(encoding)
     except UnicodeEncodeError as exc:
+        if encoding == LATIN_1:
+            raise ToolError(
+                f"Error: {shown} is Latin-1 text (not UTF-8), which cannot hold the character "
+                f"{exc.object[exc.start]!r} of the new content; nothing was written. Use only "
+                "Latin-1 characters (or escapes the language allows)"
+            ) from None
         raise ToolError(
             f"Error: the new content of {shown} is not valid Unicode text (an unpaired surrogate "
             f"at character {exc.start}); nothing was written"
@@ -150,10 +161,10 @@ class DiskWorkspace:
         return await asyncio.to_thread(self.read_disk, path)
 
     async def write_text(
-        self, path: str, text: str, *, tool: str, base: FileText | None
+        self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
         """Atomically replace the file on disk (an existing file keeps its mode and owner)."""
-        data = encode_text(text, path)
+        data = encode_text(text, path, encoding)
         return Written("disk", await asyncio.to_thread(self.write_disk, path, data, base))
 
     async def exists(self, path: str) -> bool:
@@ -171,8 +182,8 @@ class DiskWorkspace:
         try:
             return FileText(data.decode("utf-8"), fingerprint)
         except UnicodeDecodeError as exc:
-            text = data.decode("utf-8", "replace")
-            return FileText(text, fingerprint, bad_byte=(data[exc.start], exc.start))
+            bad = (data[exc.start], exc.start)
+            return FileText(data.decode(LATIN_1), fingerprint, bad_byte=bad, encoding=LATIN_1)
 
     def write_disk(self, path: str, data: bytes, base: FileText | None) -> str:
         """Create the parent folders and replace the file atomically, relative to the

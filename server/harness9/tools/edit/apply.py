@@ -12,10 +12,15 @@ The ladder, each level tried only when the ones before it found nothing:
 5. as 2-4 with curly quotes, dashes and non-breaking spaces read as their ASCII forms.
 
 Every level must find exactly one place (overlapping occurrences count); more than one stops the
-ladder with an `ambiguous` refusal, never a looser level. What replaces the match is built line
+ladder with an `ambiguous` refusal, never a looser level. A match that is not exact line for
+line must also be unique by a margin (see `edit_margin`). What replaces the match is built line
 by line when it covers whole lines (see `edit_lines` and `edit_merge`): lines the target only
 restates keep the file's bytes, and the target's indentation is placed in the file's frame from
 evidence, or the edit is refused.
+
+Before the ladder, the arguments' own slips are read (see `edit_slips`): a BOM and odd spaces
+in indentation are dropped, elision markers and escaped line breaks in the target refused; when
+nothing matches, a JSON-escaped source or one with line-number prefixes is read without them.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from harness9.tools.edit import refusals as errors
+from harness9.tools.edit import slips
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
+from harness9.tools.edit.margin import refuse_near_rival
 from harness9.tools.edit.match import (
     Trimmed,
     find_all,
@@ -38,7 +45,7 @@ from harness9.tools.edit.match import (
 )
 from harness9.tools.edit.refusals import LEVELS, EditError
 from harness9.tools.edit.replacement import Match, replace
-from harness9.tools.edit.text_views import LfView, fold, line_numbers, to_lf
+from harness9.tools.edit.text_views import LfView, fold, line_number, line_numbers, to_lf
 from harness9.workspace.port import BOM
 
 
@@ -64,19 +71,46 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
     Raises `EditError` (kinds `empty_source`, `no_change`, `ambiguous`, `not_found`,
     `indentation`, `partial_line`). A leading BOM is kept and never part of a match.
     """
+    bom = BOM if content.startswith(BOM) else ""
+    body = content[len(bom) :]
+    source_text, target_text = slips.without_bom(bom, source_text, target_text)
+    source_text, target_text = map(slips.plain_indentation, (source_text, target_text))
     if not source_text.strip():
         raise errors.empty_source()
     if source_text == target_text:
         raise errors.no_change(0)
-    bom = BOM if content.startswith(BOM) else ""
-    body = content[len(bom) :]
+    slips.refuse_elision(source_text, target_text, body)
+    slips.refuse_escaped_target(source_text, target_text)
     view = LfView.of(body)
-    match = _locate(body, view, source_text)
+    match, target_text = _locate_reread(body, view, source_text, target_text)
+    refuse_near_rival(view.text, match.start, match.end, match.source or match.model, match.level)
     done = replace(body, view, match, target_text)
     edited = body[: done.start] + done.text + body[done.end :]
     if edited == body:
         raise errors.no_change(match.level)
     return EditOutcome(bom + edited, match.level, done.reindented)
+
+
+def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[Match, str]:
+    """The match of `source`; when it has none, of the source read without the slips that
+    `edit_slips` can undo for certain (JSON escaping, line-number prefixes), with the target
+    read the same way."""
+    try:
+        return _locate(body, view, source), target
+    except EditError as exc:
+        if exc.kind != "not_found":
+            raise
+        missed = exc
+    unescaped = slips.json_unescaped(body, source, target)
+    if unescaped is not None:
+        return _locate(body, view, unescaped[0]), unescaped[1]
+    prefixes = slips.numbered(to_lf(source), target)
+    if prefixes is None:
+        raise missed
+    match = _locate(body, view, prefixes.source)
+    rows = match.rows or tuple(range(len(source_lines(prefixes.source))))
+    slips.check_numbers(prefixes, line_number(view.text, match.start), rows)
+    return match, prefixes.target
 
 
 def _locate(body: str, view: LfView, source: str) -> Match:

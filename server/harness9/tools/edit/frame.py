@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from harness9.tools.edit.indent import Mapping, indent_of
+from harness9.tools.edit.indent import Mapping, indent_of, width
 
 
 class Frame(Enum):
@@ -45,12 +45,13 @@ class Witness:
     file: str
 
     def tells(self) -> bool:
-        """Whether the source and the file indent this line differently."""
-        return indent_of(self.source) != indent_of(self.file)
+        """Whether the source and the file indent this line to different columns."""
+        return width(indent_of(self.source)) != width(indent_of(self.file))
 
     def vote(self) -> Frame | None:
-        """The frame this line speaks for, if it tells them apart."""
-        s, t, f = indent_of(self.source), indent_of(self.target), indent_of(self.file)
+        """The frame this line speaks for, if it tells them apart (in columns: tabs and
+        spaces that reach the same column are the same indentation)."""
+        s, t, f = (width(indent_of(line)) for line in (self.source, self.target, self.file))
         if s == f:
             return None
         if t == s:

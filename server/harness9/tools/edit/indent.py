@@ -40,17 +40,32 @@ class Context:
 
     tabs: bool  # the file indents with tabs
     unit: int | None  # the most common indentation step in columns, if any
+    # The file mixes them GNU-style: steps of spaces, a tab for every 8 columns.
+    mixed: bool = False
 
 
 def file_context(lines: Sequence[str]) -> Context:
     """Read the indentation style of `lines` (some file lines around the match)."""
     indents = [indent_of(line) for line in lines if line.strip()]
     tabbed = sum(ind.startswith("\t") for ind in indents)
-    tabs = tabbed > sum(ind.startswith(" ") for ind in indents)
+    spaced = sum(ind.startswith(" ") for ind in indents)
     widths = [width(ind) for ind in indents]
     steps = Counter(b - a for a, b in pairwise(widths) if b > a)
     unit = steps.most_common(1)[0][0] if steps else None
+    if tabbed and spaced and unit and unit < TAB_SIZE and all(map(is_mixed, indents)):
+        return Context(tabs=False, unit=unit, mixed=True)
+    tabs = tabbed > spaced
     return Context(tabs=tabs, unit=TAB_SIZE if tabs else unit)
+
+
+def mixed_indent(columns: int) -> str:
+    """`columns` of indentation written GNU-style: a tab for every 8 columns, then spaces."""
+    return "\t" * (columns // TAB_SIZE) + " " * (columns % TAB_SIZE)
+
+
+def is_mixed(indent: str) -> bool:
+    """Whether `indent` is written GNU-style (see `mixed_indent`)."""
+    return indent == mixed_indent(width(indent))
 
 
 def _prefix_added(pairs: Sequence[Pair]) -> Mapping | None:
@@ -80,7 +95,7 @@ class _Linear:
         if columns < 0 or columns.denominator != 1:
             return None
         n = int(columns)
-        return "\t" * (n // TAB_SIZE) + " " * (n % TAB_SIZE) if self.tabs else " " * n
+        return mixed_indent(n) if self.tabs else " " * n
 
 
 def _model_unit(indents: Sequence[str]) -> int | None:
@@ -104,7 +119,11 @@ def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> M
         scale = Fraction(file_unit, model_unit) if model_unit and file_unit else Fraction(1)
     if scale <= 0:
         return None
-    tabs = any("\t" in f for _, f in pairs) or (not any(f for _, f in pairs) and context.tabs)
+    tabs = (
+        context.mixed
+        or any("\t" in f for _, f in pairs)
+        or (not any(f for _, f in pairs) and context.tabs)
+    )
     return _Linear(scale, y1 - scale * x1, tabs)
 
 
@@ -158,7 +177,10 @@ def reindent(lines: Sequence[str], mapping: Mapping) -> list[str]:
 
 def restyle(lines: Sequence[str], context: Context) -> list[str]:
     """`lines` with indentation written in the other style (tabs in a file indented with
-    spaces, or the reverse) rewritten in the file's, one indentation unit per unit."""
+    spaces, or the reverse) rewritten in the file's, one indentation unit per unit; in a file
+    that mixes them GNU-style, every line at its columns in the file's mix."""
+    if context.mixed:
+        return [_as_mixed(line) for line in lines]
     if context.unit is None:
         return list(lines)
     wrong = " " if context.tabs else "\t"
@@ -180,6 +202,14 @@ def restyle(lines: Sequence[str], context: Context) -> list[str]:
         fresh = "\t" * levels if context.tabs else " " * (levels * context.unit)
         out.append(fresh + rest + line[len(indent) :])
     return out
+
+
+def _as_mixed(line: str) -> str:
+    """`line` with its indentation written GNU-style at the same columns (tabs at 8)."""
+    if not line.strip():
+        return line
+    indent = indent_of(line)
+    return mixed_indent(width(indent)) + line[len(indent) :]
 
 
 def is_identity(pairs: Sequence[Pair]) -> bool:

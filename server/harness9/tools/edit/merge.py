@@ -29,6 +29,7 @@ from harness9.tools.edit.indent import (
     choose_mapping,
     indent_of,
     is_identity,
+    is_mixed,
     reindent,
     restyle,
     width,
@@ -82,6 +83,7 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
     reindented = False
     for tag, i1, i2, j1, j2 in ops:
         paired = tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1)
+        kept_before = len(out)
         for i in range(i1, i2):
             row = block.rows[i]
             if row is not None:
@@ -103,11 +105,30 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
                 )
                 out.append((text, block.endings[row]))
         if not paired:
+            upcoming = next((row for row in block.rows[i2:] if row is not None), len(block.file))
             for j in range(j1, j2):
+                # A blank target line where the file has a blank line the source left out
+                # restores that line, not a second one.
+                if j == j1 and not target[j].strip() and _blank_kept(out, kept_before):
+                    continue
+                if not target[j].strip() and _blank_spare(block, spare, upcoming):
+                    keep_spare(spare[0] + 1)
+                    continue
                 reindented |= placed[j] != target[j] and bool(target[j].strip())
                 out.append((_new_line(placed[j]), ""))
     keep_spare(len(block.file))
     return _join(out, block), reindented
+
+
+def _blank_kept(out: Sequence[tuple[str, str]], since: int) -> bool:
+    """Whether a blank file line was kept in `out` from index `since` on (as the first)."""
+    return len(out) > since and not out[since][0].strip()
+
+
+def _blank_spare(block: Block, spare: Sequence[int], upcoming: int) -> bool:
+    """Whether the next file line the source left out is blank and comes before `upcoming`
+    (the next file line the source matched)."""
+    return bool(spare) and spare[0] < upcoming and not block.file[spare[0]].strip()
 
 
 def _aligned(block: Block, target: Sequence[str]) -> Sequence[Opcode]:
@@ -261,6 +282,10 @@ def _on_grid(context: Context, indents: Sequence[str], mapping: Mapping | None) 
         placed = mapping(indent) if mapping is not None else indent
         if placed is None:
             return False
+        if context.mixed:
+            if not is_mixed(placed) or width(placed) % context.unit:
+                return False
+            continue
         if context.tabs and placed.strip("\t"):
             return False
         if not context.tabs and ("\t" in placed or len(placed) % context.unit):
@@ -300,8 +325,24 @@ def _first_target_of_loose(
         return None
     for tag, i1, i2, j1, j2 in ops:
         if i1 == 0 and i2 > 0 and j2 > j1 and (tag == "equal" or i2 - i1 == j2 - j1):
-            return j1 if _takes_file_indent(block, 0, target[j1]) else None
+            if _takes_file_indent(block, 0, target[j1]):
+                return j1
+            return 0 if _typed_at_cursor(block, target, j1) else None
     return None
+
+
+def _typed_at_cursor(block: Block, target: Sequence[str], restated: int) -> bool:
+    """Whether the target of a one-line source copied without indentation starts where the
+    source did (its first line unindented, new) while it restates the source line later with
+    the file's exact indentation: it was typed from the cursor, its first line continuing the
+    file line's indentation and the others written for the file."""
+    row = block.rows[0]
+    if len(block.model) != 1 or row is None or indent_of(block.model[0]) or restated == 0:
+        return False
+    first, indent = target[0], indent_of(block.file[row])
+    return bool(indent and first.strip() and not indent_of(first)) and (
+        indent_of(target[restated]) == indent
+    )
 
 
 def _check_loose_first(

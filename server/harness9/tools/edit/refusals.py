@@ -22,7 +22,11 @@ class EditError(ToolError):
 
     `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found`, `indentation`
     (the match was unique but `target_text`'s indentation cannot be placed in the file's) or
-    `partial_line` (the source starts or ends inside a line that the target restates whole);
+    `partial_line` (the source starts or ends inside a line that the target restates whole),
+    `elision` (a target line stands for code left out), `escaped_target` (the target's line
+    breaks arrived as literal `\\n`) or `line_prefixes` (a source copied with line numbers
+    that are not the file's at the match) or `near_rival` (an approximate match with another
+    block as close to the source);
     `level` is the matching level reached (0 when the arguments alone were refused).
     """
 
@@ -127,4 +131,51 @@ def partial_line(level: int, line: int, where: str) -> EditError:
         f"source_text {where} in the middle of line {line} ({level_name(level)}), but "
         "target_text rewrites that whole line, so applying it would keep or repeat part of the "
         "line. Include the whole line in source_text (and in target_text).",
+    )
+
+
+def elision(line: int, marker: str) -> EditError:
+    """A target line that stands for code left out, which writing it would delete."""
+    return EditError(
+        "elision",
+        0,
+        f"line {line} of target_text, {marker!r}, stands for code left out, but edit_file "
+        "writes target_text literally, so the code it stands for would be deleted. Write out "
+        "every line that stays in target_text, or make source_text cover only the lines you "
+        "change.",
+    )
+
+
+def escaped_target(escapes: int, lines: int) -> EditError:
+    """A one-line target with literal `\\n` for a source of several lines."""
+    return EditError(
+        "escaped_target",
+        0,
+        f"source_text spans {lines} lines but target_text is one line holding {escapes} "
+        "literal \\n (backslash, n): its line breaks were escaped twice, and written as sent "
+        "they would join the code into one line. Send target_text with real line breaks (and "
+        "real tabs).",
+    )
+
+
+def line_prefixes(kind: str, first: int, found: int) -> EditError:
+    """A source copied with line-number prefixes that are not the file's lines at the match."""
+    return EditError(
+        "line_prefixes",
+        4,
+        f"every line of source_text starts with a line-number prefix like {kind}, which is not "
+        f"part of the file, and its numbers (from {first}) are not the file's lines where the "
+        f"text without them matched (from line {found}). Copy source_text without line numbers.",
+    )
+
+
+def near_rival(level: int, line: int, rival: int) -> EditError:
+    """A near match with a rival block that differs from the source in one line only."""
+    return EditError(
+        "near_rival",
+        level,
+        f"source_text matched at line {line} only approximately ({level_name(level)}, "
+        f"trailing whitespace differs), and the block at line {rival} differs from it in "
+        "the text of one line only, so either may be meant (the file may have changed since "
+        "you read it). Read the file again and copy source_text exactly from it.",
     )

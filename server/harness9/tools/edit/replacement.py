@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from dataclasses import replace as dataclass_replace
+from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.indent import file_context
@@ -28,6 +29,7 @@ from harness9.tools.edit.text_views import (
 )
 
 _CONTEXT_CHARS = 8000  # text on each side read for the file's indentation style
+_EDITED = 0.7  # a changed cut line at least this like the typed one edits it in place
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +218,16 @@ def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: 
     """Whether the target rewrites the whole file line that the model's first (`end` False) or
     last line only partly covers (`cut` is the file's text beyond that boundary)."""
     if len(model) > 1:
-        return (lines[-1] if end else lines[0]) != (model[-1] if end else model[0])
+        near, typed = (lines[-1], model[-1]) if end else (lines[0], model[0])
+        if near == typed:
+            return False
+        # A changed cut line changes only what the source covers when it stays like the typed
+        # part, no target line repeats the part the source left out, and none runs on past it.
+        piece = fold(cut.strip())
+        return (
+            any(_repeats(line, piece, end=end) or _runs_on(line, typed, end=end) for line in lines)
+            or SequenceMatcher(None, fold(near), fold(typed), autojunk=False).ratio() < _EDITED
+        )
     piece = fold(cut.strip())
     if any(
         line.strip()
@@ -233,6 +244,18 @@ def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: 
     near, typed = fold(near), fold(typed)
     longer = len(near) > len(typed) and (near.startswith(typed) if end else near.endswith(typed))
     return longer or not "".join(lines).strip()
+
+
+def _repeats(line: str, piece: str, *, end: bool) -> bool:
+    """Whether `line` (stripped, folded) ends (`end`) or starts with the file's cut `piece`."""
+    text = fold(line.strip())
+    return bool(piece) and (text.endswith(piece) if end else text.startswith(piece))
+
+
+def _runs_on(line: str, typed: str, *, end: bool) -> bool:
+    """Whether `line` is longer than the model's cut line `typed` and runs on past the cut."""
+    near, cut = fold(line), fold(typed)
+    return len(near) > len(cut) and (near.startswith(cut) if end else near.endswith(cut))
 
 
 def _file_punctuation(model: str, found: str, new: str) -> str:

@@ -274,4 +274,46 @@ JSON_YAML = [
            "ambiguous", 1),
 ]
 
-CASES = [*INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML]
+BODY = "def f():\n    a = 1\n    b = 2\n"
+
+CURSOR = [
+    Case("one unindented source line, the target typed from the cursor", BODY, "b = 2 ",
+         "c = 3\n    b = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n", level=3),
+    Case("one unindented source line, the whole target unindented", BODY, "b = 2 ",
+         "c = 3\nb = 2", "def f():\n    a = 1\n    c = 3\n    b = 2\n", level=3),
+]
+
+GAPPED = "def f():\n    a = 1\n\n    b = 2\n    c = 3\n"
+
+BLANKS = [
+    Case("a blank line the source left out, restored by the target: kept once", GAPPED,
+         "    a = 1\n    b = 2", "    a = 1\n\n    b = 7",
+         GAPPED.replace("b = 2", "b = 7"), level=4),
+]
+
+GNU = "int\nf (void)\n{\n  if (x)\n    {\n      a ();\n\t  b ();\n    }\n}\n"
+
+MIXED = [
+    Case("GNU style, a slip past the exact level, the target typed exactly", GNU,
+         "      a ();\n\t  b (); ", "      a ();\n\t  b ();\n\t  c ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t  c ();\n"), level=3),
+    Case("GNU style, tabs expanded in source and target", GNU,
+         "      a ();\n          b ();", "      a ();\n          b ();\n          c ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t  c ();\n"), level=4),
+    Case("GNU style, source and target shifted a step", GNU,
+         "    a ();\n        b ();", "    a ();\n        b ();\n          d ();",
+         GNU.replace("\t  b ();\n", "\t  b ();\n\t    d ();\n"), level=4),
+]
+
+TABBED = '{\n\t"a": {\n\t\t"x": 1,\n\t\t"y": 2\n\t},\n\t"b": 3\n}\n'
+
+COLUMNS = [
+    Case("source and target at the same column, one in spaces, one in spaces and a tab", TABBED,
+         '        "x": 1,\n        "y": 2', '    \t"x": 1,\n    \t"z": 3,\n    \t"y": 2',
+         TABBED.replace('"x": 1,\n', '"x": 1,\n\t\t"z": 3,\n'), level=4),
+]
+
+CASES = [
+    *INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS, *MIXED,
+    *COLUMNS,
+]

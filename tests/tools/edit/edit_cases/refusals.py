@@ -97,4 +97,32 @@ UNICODE = [
          "t = “keep”\nx = 2\n"),
 ]
 
-CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE]
+STALE = "a = load(1)\nb = scale(a, 3)\nc = 0\n\na = load(1)\nb = scale(a, 2)  \n"
+
+RIVALS = [
+    refuse("stale source, look-alike differing in trailing whitespace", STALE,
+           "a = load(1)\nb = scale(a, 2)", "a = load(1)\nb = scale(a, 5)", "near_rival", 1,
+           message="Error: file.txt was not changed: source_text matched at line 5 only "
+           "approximately (level 1, exact, trailing whitespace differs), and the block at "
+           "line 1 differs from it in the text of one line only, so either may be meant (the "
+           "file may have changed since you read it). Read the file again and copy source_text "
+           "exactly from it."),
+    Case("near match without a rival", STALE.replace("scale(a, 3)", "other()"),
+         "a = load(1)\nb = scale(a, 2)", "a = load(1)\nb = scale(a, 5)",
+         STALE.replace("scale(a, 3)", "other()").replace("scale(a, 2)  ", "scale(a, 5)  ")),
+]
+
+CALLS = "def f(x):\n    y = 1\n    return compute(x, y)\n"
+
+CUT_SECOND_LINE = [
+    Case("source ending inside its second line, the target editing only that part", CALLS,
+         "    y = 1\n    return compute(", "    y = 2\n    return measure(",
+         CALLS.replace("y = 1", "y = 2").replace("compute", "measure")),
+    refuse("source ending inside its second line, the target repeating the rest", CALLS,
+           "    y = 1\n    return compute(", "    y = 2\n    return measure(x, y)",
+           "partial_line", 1),
+    refuse("source ending inside its second line, the target rewriting it", CALLS,
+           "    y = 1\n    return compute(", "    y = 2\n    pass", "partial_line", 1),
+]
+
+CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE, *RIVALS, *CUT_SECOND_LINE]

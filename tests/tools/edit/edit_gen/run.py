@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 
 from .calls import SLIPS, Example, examples, judge
+from .classes import CLASSES, Case
+from .classes import judge as judge_case
 
 Apply = Callable[[str, str, str], object]
 
@@ -88,3 +90,74 @@ def describe(example: Example, detail: str) -> str:
     return (f"{detail}\nedit={example.edit} slips={example.slips} style={example.style}\n"
             f"content={example.content!r}\nsource={example.source!r}\n"
             f"target={example.target!r}\nintended={example.intended_text()!r}")
+
+
+OUTCOMES = ("applied", "refused", "wrong", "destructive")
+
+
+@dataclass(slots=True)
+class ClassSurvey:
+    """What the examples of one slip class gave: outcome counts and the first failures."""
+
+    name: str
+    counts: Counter[str] = field(default_factory=Counter)
+    failures: list[tuple[Case, str]] = field(default_factory=list)
+    must_refuse: int = 0  # examples whose only right answer is a refusal
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def needless(self) -> int:
+        """Refusals of calls whose intent was clear."""
+        return self.counts["refused"] - self.must_refuse_refused
+
+    must_refuse_refused: int = 0
+
+    def row(self) -> str:
+        c = self.counts
+        return (f"{self.name:<16}{self.total:>7}{c['wrong']:>7}{c['destructive']:>7}"
+                f"{c['refused']:>8}{self.needless:>9}")
+
+
+def class_table(surveys: list[ClassSurvey]) -> str:
+    """One row a class: examples, wrong, destructive, refused, needless refusals."""
+    head = f"{'class':<16}{'n':>7}{'wrong':>7}{'destr':>7}{'refused':>8}{'needless':>9}"
+    return "\n".join([head, *(s.row() for s in surveys)])
+
+
+def survey_class(apply: Apply, error: type[Exception], name: str, count: int) -> ClassSurvey:
+    """`count` seeded examples of class `name` through `apply`."""
+    found = ClassSurvey(name)
+    done: set[tuple[str, str, str]] = set()
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(CLASSES[name]())
+    def each(case: Case) -> None:
+        key = (case.content, case.source, case.target)
+        if key in done:
+            return
+        done.add(key)
+        try:
+            outcome = apply(case.content, case.source, case.target)
+            result: str | None = getattr(outcome, "content", outcome)  # type: ignore[assignment]
+        except error:
+            result = None
+        verdict = judge_case(case, result)
+        found.counts[verdict] += 1
+        if case.must_refuse:
+            found.must_refuse += 1
+            found.must_refuse_refused += verdict == "refused"
+        if verdict in ("wrong", "destructive") and len(found.failures) < 20:
+            found.failures.append((case, verdict if result is None else result))
+
+    each()
+    return found
+
+
+def describe_case(case: Case, result: str) -> str:
+    """A failure of a class case, readable."""
+    return (f"{case.name}/{case.variant}\ncontent={case.content!r}\nsource={case.source!r}\n"
+            f"target={case.target!r}\ngot={result!r}\naccepted={sorted(case.accepted)!r}")

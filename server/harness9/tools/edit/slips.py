@@ -1,0 +1,151 @@
+"""Slips in `edit_file`'s arguments that are read before (or instead of) matching.
+
+Some are repaired when their reading is certain: a BOM copied at the start of the source, odd
+spaces (no-break, figure, thin...) in the indentation, a source JSON-escaped once more than the
+file's text when only its unescaped form occurs, line-number prefixes copied from a quote when
+their numbers are the file's lines at the match. Others would destroy code if written as sent,
+so they are refused with what to send instead: an elision marker (`// ... existing code ...`)
+that stands for lines the target leaves out, and a target whose newlines arrived escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness9.tools.edit import refusals as errors
+
+ODD_SPACES = "\u00a0\u2002\u2003\u2007\u2009\u200a\u202f\u3000"
+_ODD_INDENT = re.compile(f"^[ \\t{ODD_SPACES}]*[{ODD_SPACES}][ \\t{ODD_SPACES}]*", re.MULTILINE)
+_TO_SPACE = str.maketrans(dict.fromkeys(ODD_SPACES, " "))
+
+# A comment line that only stands for code left out: "// ...", "# ... existing code ...",
+# "/* rest unchanged */", "<!-- ... -->".
+_COMMENT = re.compile(r"^\s*(?://+|#+|/\*+|<!--|--|;+|\*)\s*(?P<body>.*?)\s*(?:\*/|-->)?\s*$")
+_ELIDED = re.compile(
+    r"^(?:\.\.\.|…)|(?:\.\.\.|…)$|\bexisting code\b|\b(?:rest|remainder|remaining)\b.*"
+    r"\b(?:unchanged|same|omitted|as before|untouched)\b|\bunchanged\b|\bomitted\b",
+    re.IGNORECASE,
+)
+_MARKER_LENGTH = 60  # longer comments are prose, not markers
+
+# Line-number prefixes: the not-found error's quote (`12| `) and `cat -n` (`    12\t`).
+_PREFIXES = {
+    "`N| ` (the error's quote)": re.compile(r"^ *(\d+)\| ?"),
+    "`N<tab>` (cat -n)": re.compile(r"^ *(\d+)\t"),
+}
+
+
+def without_bom(bom: str, source: str, target: str) -> tuple[str, str]:
+    """The source and target without the file's BOM when the source starts with it (read_file
+    shows it as the first character; it is the file's encoding, never part of an edit)."""
+    if not bom or not source.startswith(bom):
+        return source, target
+    return source[len(bom) :], target.removeprefix(bom)
+
+
+def plain_indentation(text: str) -> str:
+    """`text` with no-break and other odd spaces in its lines' indentation turned into spaces."""
+    if not any(char in text for char in ODD_SPACES):
+        return text
+    return _ODD_INDENT.sub(lambda found: found.group().translate(_TO_SPACE), text)
+
+
+def refuse_elision(source: str, target: str, file: str) -> None:
+    """Refuse a target line that is only an elision marker which neither the source nor the
+    file holds: written as sent, it would replace the code it stands for."""
+    known = {line.strip() for line in source.splitlines()}
+    for number, line in enumerate(target.splitlines(), 1):
+        marker = line.strip()
+        if marker in known or not _is_marker(marker) or marker in file:
+            continue
+        raise errors.elision(number, marker)
+
+
+def _is_marker(line: str) -> bool:
+    comment = _COMMENT.match(line)
+    if comment is None or len(line) > _MARKER_LENGTH:
+        return False
+    return bool(_ELIDED.search(comment.group("body")))
+
+
+def refuse_escaped_target(source: str, target: str) -> None:
+    """Refuse a one-line target holding a literal `\\n` when the source spans lines and the
+    target, unescaped, restates one of them: its newlines were escaped twice on the way."""
+    source_lines = source.strip().splitlines()
+    if "\n" in target or "\\n" not in target or len(source_lines) < 2:
+        return
+    lines = _unescaped(target).splitlines()
+    known = {line.strip() for line in source_lines}
+    if len(lines) > 1 and any(line.strip() in known for line in lines):
+        raise errors.escaped_target(target.count("\\n"), len(source_lines))
+
+
+def _unescaped(text: str) -> str:
+    """`text` read as the inside of a JSON string, or as it is when it is not one."""
+    try:
+        value = json.loads(f'"{text}"')
+    except ValueError:
+        return text.replace("\\n", "\n").replace("\\t", "\t")
+    return value if isinstance(value, str) else text
+
+
+def json_unescaped(file: str, source: str, target: str) -> tuple[str, str] | None:
+    """The source and target JSON-unescaped once, when the source holds an escape, occurs
+    nowhere as sent, and its unescaped form occurs exactly once (the only reading)."""
+    if "\\" not in source or "\n" in source.strip():
+        return None
+    try:
+        plain = json.loads(f'"{source}"')
+    except ValueError:
+        return None
+    if not isinstance(plain, str) or plain == source or file.count(plain) != 1:
+        return None
+    if source in file:
+        return None
+    new = _unescaped(target) if "\n" not in target and "\\" in target else target
+    return plain, new
+
+
+@dataclass(frozen=True, slots=True)
+class Numbered:
+    """A source whose every non-blank line carries a line-number prefix of one kind."""
+
+    kind: str  # how the prefix looks, for the refusal
+    numbers: tuple[int, ...]  # each prefixed line's number
+    source: str  # without the prefixes
+    target: str  # the target without them, when every non-blank target line had one too
+
+
+def numbered(source: str, target: str) -> Numbered | None:
+    """The source's line-number prefixes, if every non-blank line of it has one."""
+    lines = source.split("\n")
+    for kind, pattern in _PREFIXES.items():
+        found = [pattern.match(line) for line in lines if line.strip()]
+        if not found or not all(found):
+            continue
+        numbers = tuple(int(m.group(1)) for m in found if m is not None)
+        return Numbered(kind, numbers, _strip(lines, pattern), _target(target, pattern))
+    return None
+
+
+def _strip(lines: Sequence[str], pattern: re.Pattern[str]) -> str:
+    return "\n".join(pattern.sub("", line, count=1) for line in lines)
+
+
+def _target(target: str, pattern: re.Pattern[str]) -> str:
+    lines = target.split("\n")
+    if all(pattern.match(line) for line in lines if line.strip()):
+        return _strip(lines, pattern)
+    return target
+
+
+def check_numbers(prefixes: Numbered, first_line: int, rows: Sequence[int | None]) -> None:
+    """Refuse prefixes whose numbers are not the file's lines where the stripped source
+    matched (`first_line`, and each source line's file line counted from it)."""
+    filled = [row for row in rows if row is not None]
+    expected = tuple(first_line + row for row in filled)
+    if len(expected) != len(prefixes.numbers) or expected != prefixes.numbers:
+        raise errors.line_prefixes(prefixes.kind, prefixes.numbers[0], first_line)
