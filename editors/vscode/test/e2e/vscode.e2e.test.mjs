@@ -1,7 +1,6 @@
 // End to end in a real VS Code (code-server in headless Chromium) against the real harness9
 // daemon with a scripted model: the chat view and its prompt box, the commands, stop, sessions,
-// restarts, context chips, and approvals (the daemon's default: the user allows or rejects in
-// the chat).
+// restarts, context chips, and approvals (mode ask: the user allows or rejects in the chat).
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
@@ -370,7 +369,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     installExtension(CODE_SERVER, profile, VSIX);
     const port = await freePort();
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
-    // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
+    // No HARNESS9_APPROVALS either: the modes come from the user settings. The sandbox is the
+    // machine's (HARNESS9_SANDBOX as the test was given it): its bash rows say which.
     // Checkpoints live under the test's temporary folder, never the real home.
     // No API key nor provider from the environment either: the onboarding test needs none.
     const daemonEnv = {
@@ -737,7 +737,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.match(request, /"text": "hello from a\.txt\\n"/);
   });
 
-  it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
+  it('under ask an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
     // A workspace cannot choose the daemon or loosen approvals: its yolo and its command are
     // ignored (a model that can edit .vscode/settings.json must not gain either).
     const vscodeDir = path.join(workspace, '.vscode');
@@ -748,8 +748,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({
       'harness9.approvals.mode': 'yolo', 'harness9.serverCommand': [planter, 'serve'],
     }));
-    // Back to the daemon's default (sent as null): ask.
-    setUserSettings({ 'harness9.approvals.mode': 'default' });
+    // Mode ask (the daemon's default is auto where a sandbox works, which edits unasked).
+    setUserSettings({ 'harness9.approvals.mode': 'ask' });
     playNext(GREET_TURNS);
     frame = await runViewFrame(page);
     const index = await runUntilAsked('Greet the world', () => fs.writeFileSync(greetFile, 'hello\n'));
