@@ -324,7 +324,7 @@ local function scenario_stock()
     cmd = { os.getenv("H9_DAEMON"), "serve" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
+    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY"), approvals = { mode = "ask" } },
   }
   local id = client_mod.start_detached(config)
   local client
@@ -423,8 +423,9 @@ local function main()
     cmd = { os.getenv("H9_DAEMON"), "serve" },
     init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
     root_dir = os.getenv("H9_WORKSPACE"),
-    -- Scenarios about something else run every tool; the approval ones keep the default (ask).
-    approvals = not asks and { mode = "yolo" } or nil,
+    -- Scenarios about something else run every tool; the approval ones ask (the daemon's default
+    -- is auto where a sandbox works, which runs edits and sandboxed commands unasked).
+    approvals = { mode = asks and "ask" or "yolo" },
   })
   -- Standard $/progress reaches the stock client: User LspProgressUpdate (0.7) / LspProgress (0.10+).
   local count = function()
