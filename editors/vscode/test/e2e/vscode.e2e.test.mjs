@@ -6,6 +6,7 @@
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
 // screenshots and logs go; default a temp folder).
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -184,6 +185,16 @@ async function runUntilAsked(prompt, reset) {
     }
   }
   throw new Error('no approval question after 5 runs: the approvals setting did not reach the daemon');
+}
+
+/**
+ * The mark a bash row should carry: where the daemon, started with this test's environment
+ * (HARNESS9_SANDBOX as given), runs commands, as `harness9 doctor` reports it.
+ */
+function expectedSandboxMark() {
+  const out = spawnSync(HARNESS9_BIN, ['doctor'], { encoding: 'utf8', env: { ...process.env, HARNESS9_APPROVALS: '' } }).stdout ?? '';
+  const sandbox = /^sandbox setting: off\b/m.test(out) ? 'none' : out.match(/^sandbox: (\w+)/m)?.[1] ?? 'none';
+  return sandbox === 'none' ? 'not sandboxed' : `sandboxed (${sandbox})`;
 }
 
 /** The text of each log file under `dir` that mentions `needle` (the extension's output channel is one). */
@@ -434,6 +445,18 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     for (const t of run.tools.slice(1)) {
       assert.match(t.meta, /^\d+ ms$/);
     }
+    // The bash row says where the command ran (the machine's sandbox); the file tools say nothing.
+    const mark = expectedSandboxMark();
+    console.log(`sandbox mark expected: ${mark}`);
+    assert.deepEqual(run.tools.map((t) => t.sandbox), [mark, undefined, undefined]);
+    // The daemon said the same on the wire (bash's tool_started and tool_completed, in the trace
+    // of the extension's log).
+    const reported = await waitFor(
+      () => [...logsMentioning(profile.userData, '"sandbox"').join('\n').matchAll(/"sandbox": ?"(\w+)"/g)].map((m) => m[1]),
+      (v) => v.length > 0, 10_000);
+    assert.deepEqual([...new Set(reported)].map((v) => (v === 'none' ? 'not sandboxed' : `sandboxed (${v})`)), [mark]);
+    await frame.locator('details.tool').first().locator('summary').screenshot({ path: path.join(ARTIFACTS, '1c-sandbox-mark.png') });
+    console.log(`screenshot: ${path.join(ARTIFACTS, '1c-sandbox-mark.png')}`);
     // The answer shows once, as the last turn's text.
     assert.equal(await frame.locator('article.run').nth(0).getByText('All done: a.txt says hello').count(), 1);
     assert.equal(run.finalText, 'All done: a.txt says hello, and notes/summary.txt records it.');
