@@ -105,8 +105,17 @@ const GREET_TURNS = [
   },
   { text: 'greet.txt now greets the world.' },
 ];
+/** Whether the daemon runs bash in an OS sandbox here (see expectedSandboxMark). */
+const SANDBOXED = expectedSandboxMark() !== 'not sandboxed';
 const CLEANUP_TURNS = [
-  { text: 'Cleaning up.', tool_calls: [{ name: 'bash', arguments: { command: 'rm greet.txt' } }] },
+  // Where commands are sandboxed, it asks to run outside (escalate): the question has its reason.
+  {
+    text: 'Cleaning up.',
+    tool_calls: [{
+      name: 'bash',
+      arguments: { command: 'rm greet.txt', ...(SANDBOXED ? { escalate: true, reason: 'remove the greeting for good' } : {}) },
+    }],
+  },
   { text: 'I left greet.txt alone, as you asked.' },
 ];
 const PLANT_TURNS = [
@@ -240,11 +249,17 @@ async function widenSideBar(width) {
 /**
  * The user settings with `changes` over them (`spacing` makes a file that differs byte for byte,
  * for when the editor missed the last write). `serverCommand`, `python` and `approvals.*` are
- * machine-scoped: only the user settings set them, never a workspace's.
+ * machine-scoped: only the user's settings set them, never a workspace's. code-server is a remote
+ * window: there a change to a machine-scoped setting counts in the machine's user settings
+ * (user-data/Machine/settings.json, VS Code's "Remote" tab) and goes unnoticed in User/; the
+ * harness9 settings are written to both.
  */
 function setUserSettings(changes, spacing = 2) {
-  const file = path.join(profile.userData, 'User', 'settings.json');
-  fs.writeFileSync(file, JSON.stringify({ ...userSettings, ...changes }, null, spacing));
+  const settings = { ...userSettings, ...changes };
+  fs.writeFileSync(path.join(profile.userData, 'User', 'settings.json'), JSON.stringify(settings, null, spacing));
+  const ours = Object.fromEntries(Object.entries(settings).filter(([key]) => key.startsWith('harness9.')));
+  fs.mkdirSync(path.join(profile.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(profile.userData, 'Machine', 'settings.json'), JSON.stringify(ours, null, spacing));
 }
 
 /**
@@ -377,6 +392,7 @@ async function editUnsavedBuffer(storyFile) {
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
+    setUserSettings({});
     installExtension(CODE_SERVER, profile, VSIX);
     const port = await freePort();
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
@@ -820,6 +836,16 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(card.title, 'bash: rm greet.txt');
     assert.equal(card.command, 'rm greet.txt');
     assert.deepEqual([card.added, card.removed], [[], []]);
+    // Why it asks, and that it would run outside the sandbox (a plain question without one).
+    const asked = frame.locator('.approval-card').first();
+    if (SANDBOXED) {
+      assert.equal((await asked.locator('.approval-reason').textContent())?.trim(),
+        'Asked because it asks to run outside the OS sandbox: remove the greeting for good');
+      assert.match(await asked.locator('.approval-outside').textContent(), /runs OUTSIDE the sandbox/);
+      assert.match(await asked.locator('.approval-head').textContent(), /harness9 asks to run outside the sandbox/);
+    } else {
+      assert.equal(await asked.locator('.approval-reason, .approval-outside').count(), 0);
+    }
     await frame.locator('.approval-card textarea.reason').fill('keep greet.txt, it is the greeting');
     await shot('8-approval-command');
     await frame.locator('.approval-card button', { hasText: 'Reject' }).click();
