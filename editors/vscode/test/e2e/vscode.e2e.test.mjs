@@ -303,11 +303,13 @@ async function leaveFakeLLM() {
  */
 async function noProviderError() {
   const vscodeDir = path.join(workspace, '.vscode');
-  fs.mkdirSync(vscodeDir, { recursive: true });
-  fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
   playNext([{ text: 'The settings did not reach the daemon yet.' }]);
   const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
   for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
+    // The editor may miss a settings file written just after another change (the folder removed
+    // by the step before, the user settings rewritten): write it again, differing byte for byte.
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }, null, attempt));
     await page.waitForTimeout(1000);
     const index = await frame.locator('article.run').count();
     await sendFromChat(frame, `Anything (${attempt}).`);
