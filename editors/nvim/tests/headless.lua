@@ -52,7 +52,7 @@ local function scenario_run()
     "» list the files",
     "── turn 1",
     "I'll look.",
-    "  ✓ bash: echo hi  (N ms)",
+    "  ✓ bash: echo hi  (N ms) · <sandbox>",
     "    │ hi",
     "  ✓ read_file: a.txt  (N ms)",
     "    │ hello from a.txt",
@@ -90,7 +90,7 @@ end
 
 local function scenario_cancel()
   vim.cmd("Harness9Run wait for it")
-  h.wait_for("the bash tool to start", has_line("^  … bash: sleep 30$"))
+  h.wait_for("the bash tool to start", has_line("^  … bash: sleep 30 · [%a ()]+$"))
   vim.cmd("Harness9Cancel")
   h.wait_for("the run to end after the cancel", function()
     return not harness9.running()
@@ -106,7 +106,7 @@ local function scenario_cancel()
     "» wait for it",
     "── turn 1",
     "Waiting.",
-    "  ✗ bash: sleep 30  (cancelled, N ms)",
+    "  ✗ bash: sleep 30  (cancelled, N ms) · <sandbox>",
     "■ cancelled",
   }, lines)
   expect_log_seqs()
@@ -261,9 +261,46 @@ local function check_calls_asked_about()
   }, { lines[3], lines[4], lines[6] })
 end
 
+-- A question for a call already running in the sandbox (the sandbox stopped it, the daemon offers
+-- to run it again outside): the call keeps its one row, which waits with the reason, runs again
+-- when allowed and ends with the rerun's result, "not sandboxed"; the chat row says the same.
+local function check_sandbox_rerun()
+  local view, chat_view = require("harness9.view"), require("harness9.chat_view")
+  local state = view.new()
+  view.start(state, "rerun")
+  local reason = "was stopped by the OS sandbox (touch: cannot touch '/x': Read-only file system)"
+  local function feed(ev)
+    ev.runId, ev.turn, ev.toolCallId, ev.tool, ev.toolKind = "r-1", 1, "c1", "bash", "execute"
+    view.apply(state, ev)
+  end
+  local function row()
+    return view.lines(state)[3]
+  end
+  feed({ kind = "tool_started", arguments = { command = "touch /x" }, sandbox = "bwrap" })
+  h.expect_equal("running in the sandbox", "  … bash: touch /x · sandboxed (bwrap)", row())
+  feed({ kind = "tool_output", text = "touch: cannot touch '/x': Read-only file system\n" })
+  feed({ kind = "approval_requested", title = "bash: touch /x", arguments = { command = "touch /x" }, reason = reason })
+  h.expect_equal("asking on the same row", {
+    "» rerun", "── turn 1", "  ? bash: touch /x  (waiting for approval: it " .. reason .. ") · sandboxed (bwrap)",
+  }, view.lines(state))
+  local chat = chat_view.render(state)
+  local chat_row = vim.tbl_filter(function(line)
+    return line:find("touch", 1, true) ~= nil
+  end, chat.lines)
+  h.expect_equal("the chat row while asking", { "  ? wants to run `touch /x` · waiting for approval: it " .. reason
+    .. " · sandboxed (bwrap)" }, chat_row)
+  feed({ kind = "approval_resolved", decision = "allow_once", by = "user" })
+  h.expect_equal("running again", "  … bash: touch /x  (allowed once) · sandboxed (bwrap)", row())
+  feed({ kind = "tool_completed", output = "(no output)", exitCode = 0, durationMs = 7, sandbox = "none" })
+  h.expect_equal("the rerun's result", {
+    "» rerun", "── turn 1", "  ✓ bash: touch /x  (allowed once, 7 ms) · not sandboxed", "    │ (no output)",
+  }, view.lines(state))
+end
+
 local function scenario_restore()
   check_shared_note()
   check_calls_asked_about()
+  check_sandbox_rerun()
   local ok, message = harness9.restore()
   h.expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },
     { ok, message })
@@ -276,7 +313,7 @@ local function scenario_restore()
     "» change two files",
     "── turn 1",
     "Changing two files.",
-    "  ✓ bash: echo changed >> a.txt; echo new > b.txt  (N ms)",
+    "  ✓ bash: echo changed >> a.txt; echo new > b.txt  (N ms) · <sandbox>",
     "    ~ a.txt",
     "    + b.txt",
     "    │ (no output)",
@@ -324,7 +361,7 @@ local function scenario_stock()
     cmd = { os.getenv("H9_DAEMON"), "serve" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
+    init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY"), approvals = { mode = "ask" } },
   }
   local id = client_mod.start_detached(config)
   local client
@@ -423,8 +460,9 @@ local function main()
     cmd = { os.getenv("H9_DAEMON"), "serve" },
     init_options = { provider = "replay", replayFile = os.getenv("H9_REPLAY") },
     root_dir = os.getenv("H9_WORKSPACE"),
-    -- Scenarios about something else run every tool; the approval ones keep the default (ask).
-    approvals = not asks and { mode = "yolo" } or nil,
+    -- Scenarios about something else run every tool; the approval ones ask (the daemon's default
+    -- is auto where a sandbox works, which runs edits and sandboxed commands unasked).
+    approvals = { mode = asks and "ask" or "yolo" },
   })
   -- Standard $/progress reaches the stock client: User LspProgressUpdate (0.7) / LspProgress (0.10+).
   local count = function()

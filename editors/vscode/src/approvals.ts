@@ -32,6 +32,22 @@ export interface ApprovalCard {
   readonly path?: string;
   readonly diff?: string;
   readonly options: readonly ApprovalOption[];
+  /** Why the daemon asks (`reason`), e.g. `writes .git/config, which controls what git runs`. */
+  readonly reason?: string;
+  /** Allowed, the command runs outside the OS sandbox (an escalation, or a rerun it stopped). */
+  readonly outsideSandbox?: boolean;
+}
+
+/**
+ * How the protocol's reasons for leaving the sandbox begin: bash's `escalate`, and the offer to
+ * run again outside a command that the sandbox stopped.
+ */
+const OUTSIDE_REASONS: readonly string[] = ['asks to run outside the OS sandbox', 'was stopped by the OS sandbox'];
+
+/** True when allowing the question runs the command outside the OS sandbox. */
+export function leavesSandbox(args: unknown, reason: string | undefined): boolean {
+  const escalate = args !== null && typeof args === 'object' && (args as Record<string, unknown>).escalate === true;
+  return escalate || (reason !== undefined && OUTSIDE_REASONS.some((r) => reason.startsWith(r)));
 }
 
 /** The answer to `agent/requestApproval`. */
@@ -74,6 +90,8 @@ export function approvalCardFrom(id: string, params: unknown): ApprovalCard {
     path: str(p.path),
     diff: str(p.diff),
     options: optionsFrom(p.options),
+    reason: str(p.reason),
+    ...(leavesSandbox(p.arguments, str(p.reason)) ? { outsideSandbox: true } : {}),
   };
 }
 

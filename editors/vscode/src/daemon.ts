@@ -266,10 +266,16 @@ export class Daemon implements vscode.Disposable {
       // A daemon running or starting with the old command is restarted (once it is up); one
       // that already read the new command is not restarted again (VS Code may report one change
       // of a settings file more than once). With none, the next start reads the new command.
-      if ((this.client !== undefined || this.starting !== undefined) && launchSettings() !== this.launchedWith) {
+      const running = this.client !== undefined || this.starting !== undefined;
+      if (running && launchSettings() !== this.launchedWith) {
         void this.restart();
+        return;
       }
-      return;
+      if (!running) {
+        return;
+      }
+      // The command stayed (e.g. a workspace's value, which machine scope ignores, came or went):
+      // the change may carry other settings, which the running daemon gets below.
     }
     // A daemon starting now may have read the old settings: it gets the new ones once it is up.
     const client = this.client?.isRunning() ? Promise.resolve(this.client) : this.starting;

@@ -63,8 +63,9 @@ export function renderApproval(a: ApprovalView | undefined, waiting: boolean): s
   }
   if (a.decision === undefined) {
     const what = a.title ?? 'this call';
+    const why = a.reason !== undefined ? `<span class="approval-why"> · it ${esc(a.reason)}</span>` : '';
     return waiting
-      ? `<div class="approval-note waiting" role="status">${WAITING_ICON} waiting for you: <code>${esc(what)}</code></div>`
+      ? `<div class="approval-note waiting" role="status">${WAITING_ICON} waiting for you: <code>${esc(what)}</code>${why}</div>`
       : '';
   }
   const { allowed, text } = describeResolution(a.decision, a.by ?? '', a.rule);
@@ -120,6 +121,21 @@ export function renderCheckpoint(s: RunState, cp: CheckpointView): string {
 ${renderRestoreNote(s, cp)}</div>`;
 }
 
+const SANDBOX_MARK: Readonly<Record<string, { text: string; title: string }>> = {
+  bwrap: { text: 'sandboxed (bwrap)', title: 'ran in the OS sandbox (bubblewrap): writes only in the workspace, no network' },
+  landlock: { text: 'sandboxed (landlock)', title: 'ran in the OS sandbox (Landlock): writes only in the workspace, no TCP' },
+  none: { text: 'not sandboxed', title: 'ran without the OS sandbox: it could write anywhere you can and reach the network' },
+};
+
+/** Where a command ran, from the daemon's `sandbox`; nothing for a call without one. */
+export function renderSandboxMark(t: ToolItem): string {
+  const mark = t.sandbox !== undefined ? SANDBOX_MARK[t.sandbox] : undefined;
+  if (mark === undefined) {
+    return '';
+  }
+  return ` <span class="sandbox-mark sandbox-${esc(t.sandbox ?? '')}" title="${esc(mark.title)}">${esc(mark.text)}</span>`;
+}
+
 /** The row's summary: icon, verb, subject as code, line counts, facts (elapsed time kept live). */
 function renderSummary(t: ToolItem, now: number | undefined): string {
   const s = summarize(t, now);
@@ -128,7 +144,7 @@ function renderSummary(t: ToolItem, now: number | undefined): string {
     : '';
   // A running call's clock is updated in place by the webview, once a second.
   const live = t.status === 'running' && t.startedAt !== undefined ? ` data-started="${t.startedAt}"` : '';
-  return `<span class="icon">${TOOL_ICON[t.status]}</span> <span class="verb">${esc(s.verb)}</span> <code class="args">${esc(s.subject)}</code>${counts} <span class="meta"${live}>${esc(s.facts.join(' · '))}</span>`;
+  return `<span class="icon">${TOOL_ICON[t.status]}</span> <span class="verb">${esc(s.verb)}</span> <code class="args">${esc(s.subject)}</code>${counts} <span class="meta"${live}>${esc(s.facts.join(' · '))}</span>${renderSandboxMark(t)}`;
 }
 
 /** What the row shows when opened: the command or change, then what came back. */
@@ -330,6 +346,20 @@ ${renderDiff(card.diff)}`;
   return `<div class="label">arguments</div><pre class="arguments">${esc(args ?? '')}</pre>`;
 }
 
+/**
+ * Why the daemon asks (its `reason`), and for a command that would leave the OS sandbox a warning
+ * that, allowed, it runs with no sandbox at all.
+ */
+export function renderWhy(card: ApprovalCard): string {
+  const reason = card.reason !== undefined
+    ? `<div class="approval-reason">Asked because it ${esc(card.reason)}</div>\n`
+    : '';
+  const outside = card.outsideSandbox
+    ? '<div class="approval-outside" role="note">⚠ Allowed, this command runs OUTSIDE the sandbox: it can write anywhere you can and reach the network.</div>\n'
+    : '';
+  return `${outside}${reason}`;
+}
+
 const BUTTON_CLASS: Readonly<Record<string, string>> = {
   allow_once: 'primary',
   allow_session: 'secondary',
@@ -347,9 +377,11 @@ export function renderApprovalCard(card: ApprovalCard): string {
     .map((o) => `<button type="button" class="${BUTTON_CLASS[o.id] ?? 'secondary'}" data-decision="${esc(o.id)}">${esc(o.label)}</button>`)
     .join('');
   const turn = card.turn !== undefined ? ` · turn ${card.turn}` : '';
-  return `<section class="approval-card" data-approval="${key}" role="group" aria-label="${esc(`harness9 asks: ${card.title}`)}">
-<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> harness9 asks to run <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
-${renderSubject(card)}
+  const cls = card.outsideSandbox ? 'approval-card outside-sandbox' : 'approval-card';
+  const asks = card.outsideSandbox ? 'harness9 asks to run outside the sandbox' : 'harness9 asks to run';
+  return `<section class="${cls}" data-approval="${key}" role="group" aria-label="${esc(`${asks}: ${card.title}`)}">
+<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> ${asks} <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
+${renderWhy(card)}${renderSubject(card)}
 <div class="approval-actions">${buttons}</div>
 <label class="reason-label" for="${reasonId}">Reason for rejecting (optional, sent to the agent; Ctrl+Enter rejects)</label>
 <textarea id="${reasonId}" class="reason" rows="2" placeholder="e.g. do not delete files; run the tests instead"></textarea>

@@ -19,7 +19,19 @@ export interface ApprovalView {
   /** From `approval_resolved`: `user`, `rule`, `session`, `mode`. */
   readonly by?: string;
   readonly rule?: string;
+  /** Why it was asked (`approval_requested` `reason`), e.g. `was stopped by the OS sandbox (…)`. */
+  readonly reason?: string;
+  /** The call asks to run outside the OS sandbox (bash's `escalate` argument). */
+  readonly escalate?: boolean;
+  /**
+   * Asked after the call had started: the sandbox stopped its command, and the question is
+   * whether to run it again outside. It ran once, whatever the answer.
+   */
+  readonly afterStart?: boolean;
 }
+
+/** Where a command ran (`sandbox` of bash's `tool_started` / `tool_completed`). */
+export type SandboxName = 'bwrap' | 'landlock' | 'none';
 
 /** One file a bash call changed (`changedFiles` of its `tool_completed`). */
 export interface ChangedFile {
@@ -74,6 +86,8 @@ export interface ToolItem {
   readonly liveOutput?: string;
   /** True once the daemon stopped sending live output for the call (its cap was reached). */
   readonly liveTruncated?: boolean;
+  /** Bash only: the OS sandbox it ran in, `none` when unsandboxed (the last run's, for a rerun). */
+  readonly sandbox?: SandboxName;
   /** True when it ended while still waiting for the user: it never ran. */
   readonly neverRan?: boolean;
   /** write_file and edit_file: the change made (`tool_completed`, editor-true files). */
@@ -169,6 +183,14 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+const SANDBOXES: readonly string[] = ['bwrap', 'landlock', 'none'];
+
+/** The `sandbox` field of a notification, when it names one the view knows. */
+function sandboxOf(n: ProgressNotification): SandboxName | undefined {
+  const v = str(n.sandbox);
+  return v !== undefined && SANDBOXES.includes(v) ? (v as SandboxName) : undefined;
+}
 
 /** True when a notification belongs to another run than the one this state follows. */
 export function isForeign(state: RunState, n: ProgressNotification): boolean {
@@ -309,6 +331,7 @@ function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus,
     status: old === undefined || old.status === 'waiting' ? status : old.status,
     arguments: n.arguments ?? old?.arguments ?? argumentsFromMessage(s, turn, id),
     startedAt: old?.startedAt ?? (status === 'running' ? now : undefined),
+    sandbox: sandboxOf(n) ?? old?.sandbox,
   };
   const next = withTurn(s, turn, (t) => ({ ...t, toolCallIds: mergeIds(t.toolCallIds, [id]) }));
   return { ...next, tools: { ...next.tools, [id]: item } };
@@ -327,15 +350,36 @@ function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
   // A call asked about is first heard of here (with its arguments): it has not started, and its
   // tool_started comes only once it is allowed. (Daemons before protocol 1.2 announced it with
   // tool_started first: it waits now all the same.)
+  const afterStart = ranInSandbox(s.tools[id]);
   const next = onToolStarted(s, n, 'waiting');
   const old = next.tools[id];
   const item: ToolItem = {
     ...old,
     startedAt: undefined,
+    liveOutput: undefined,
     status: old.status === 'running' ? 'waiting' : old.status,
-    approval: { ...old.approval, title: str(n.title) ?? old.approval?.title },
+    approval: approvalAsked(old, n, afterStart),
   };
   return { ...next, tools: { ...next.tools, [id]: item } };
+}
+
+/**
+ * True for a call that is running in the OS sandbox: a question about it now is the offer to run
+ * it again outside (a daemon that reports the sandbox never starts a call before asking first).
+ */
+function ranInSandbox(t: ToolItem | undefined): boolean {
+  return t !== undefined && t.status === 'running' && t.sandbox !== undefined;
+}
+
+/** The approval view of a call just asked about: the title, why, and whether it leaves the sandbox. */
+function approvalAsked(t: ToolItem, n: ProgressNotification, afterStart: boolean): ApprovalView {
+  const args = n.arguments && typeof n.arguments === 'object' ? (n.arguments as Record<string, unknown>) : {};
+  return {
+    title: str(n.title) ?? t.approval?.title,
+    ...(str(n.reason) !== undefined ? { reason: str(n.reason) } : {}),
+    ...(args.escalate === true ? { escalate: true } : {}),
+    ...(afterStart || t.approval?.afterStart ? { afterStart: true } : {}),
+  };
 }
 
 function onApprovalResolved(s: RunState, n: ProgressNotification, now?: number): RunState {
@@ -381,8 +425,9 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,
     changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
     change: fileChangeOf(n) ?? old.change,
+    sandbox: sandboxOf(n) ?? old.sandbox,
     liveOutput: undefined,
-    neverRan: old.status === 'waiting' || undefined,
+    neverRan: neverRan(old),
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
 }
@@ -479,12 +524,17 @@ function nonEmpty(text: string | undefined): string | undefined {
   return text === '' ? undefined : text;
 }
 
+/** True (else undefined) for a call that ends while waiting for a question asked before it started. */
+function neverRan(t: ToolItem): true | undefined {
+  return (t.status === 'waiting' && !t.approval?.afterStart) || undefined;
+}
+
 /** Tools still running or waiting when the run ended did not finish: mark them failed. */
 function settleRunningTools(tools: Readonly<Record<string, ToolItem>>): Record<string, ToolItem> {
   const out: Record<string, ToolItem> = {};
   for (const [id, t] of Object.entries(tools)) {
     const open = t.status === 'running' || t.status === 'waiting';
-    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled', neverRan: t.status === 'waiting' || undefined } : t;
+    out[id] = open ? { ...t, status: 'failed', reason: t.reason ?? 'cancelled', neverRan: neverRan(t) } : t;
   }
   return out;
 }

@@ -6,6 +6,7 @@ local M = {}
 
 local api = vim.api
 local float = require("harness9.approval_float")
+local view = require("harness9.view")
 
 -- The daemon's options, used when a request carries none.
 local DEFAULT_OPTIONS = {
@@ -23,9 +24,9 @@ M.before_ask = nil -- called once the preview is open, before asking (the plugin
 
 local pending = {} -- client id -> { finish = fn } while a question is open
 
---- The preview's lines and filetype: the diff of a file tool, the command of a command tool
---- (`toolKind: "execute"`: bash), else the arguments.
-local function preview_of(params)
+--- What the call would do, and its filetype: the diff of a file tool, the command of a command
+--- tool (`toolKind: "execute"`: bash), else the arguments.
+local function body_of(params)
   if type(params.diff) == "string" and params.diff ~= "" then
     return vim.split((params.diff:gsub("\n$", "")), "\n", { plain = true }), "diff"
   end
@@ -37,10 +38,47 @@ local function preview_of(params)
   return { ok and encoded or tostring(params.arguments) }, "json"
 end
 
+--- The question in one line: "harness9 asks to run bash: npm test", and for a command that
+--- would leave the OS sandbox "harness9 asks to run bash: curl … OUTSIDE the sandbox".
+function M.heading(params)
+  local heading = "harness9 asks to run " .. tostring(params.title or params.tool)
+  if view.leaves_sandbox(params.arguments, params.reason) then
+    heading = heading .. " OUTSIDE the sandbox"
+  end
+  return heading
+end
+
+--- The lines above the preview: why the daemon asks (`reason`), and for a command that would
+--- leave the sandbox what that means; commented out (`# `) in a shell preview.
+function M.notes(params, filetype)
+  local notes = {}
+  if view.leaves_sandbox(params.arguments, params.reason) then
+    table.insert(notes, "⚠ Allowed, this command runs OUTSIDE the sandbox: it can write anywhere you can and reach the network.")
+  end
+  if type(params.reason) == "string" and params.reason ~= "" then
+    table.insert(notes, "Asked because it " .. params.reason)
+  end
+  if #notes == 0 then
+    return notes
+  end
+  local prefix = filetype == "sh" and "# " or ""
+  for i, note in ipairs(notes) do
+    notes[i] = prefix .. note
+  end
+  table.insert(notes, "")
+  return notes
+end
+
+--- The preview's lines and filetype: why it was asked (when the daemon says), then what it does.
+local function preview_of(params)
+  local lines, filetype = body_of(params)
+  return vim.list_extend(M.notes(params, filetype), lines), filetype
+end
+
 --- Opens the preview of `params` in a floating window that does not take the focus.
 local function open_preview(params)
   local lines, filetype = preview_of(params)
-  local title = " harness9 asks to run " .. tostring(params.title or params.tool) .. " "
+  local title = " " .. M.heading(params) .. " "
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].bufhidden = "wipe"
@@ -100,7 +138,10 @@ end
 
 --- Asks the user with vim.ui.select: the choice, then for a rejection a reason.
 local function ask(params, finish, is_open)
-  local prompt = "harness9 asks to run " .. tostring(params.title or params.tool)
+  local prompt = M.heading(params)
+  if type(params.reason) == "string" and params.reason ~= "" then
+    prompt = prompt .. " (it " .. params.reason .. ")"
+  end
   vim.ui.select(options_of(params), {
     prompt = prompt,
     kind = "harness9.approval",
@@ -118,7 +159,7 @@ local function ask_in_float(params, finish, is_open)
   return float.open({
     lines = lines,
     filetype = filetype,
-    title = " harness9 asks to run " .. tostring(params.title or params.tool) .. " ",
+    title = " " .. M.heading(params) .. " ",
     options = options_of(params),
     max_height = M.max_height,
   }, function(choice)

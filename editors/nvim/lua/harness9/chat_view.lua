@@ -3,6 +3,7 @@
 -- "harness9", a running bash call's live output, edits' diffs, and the context fill.
 -- Returns lines, highlights and which tool each row shows. Pure Lua.
 local summary = require("harness9.summary")
+local view = require("harness9.view")
 
 local M = {}
 
@@ -35,9 +36,13 @@ local function tool_meta(block, state)
   if block.status == "running" and block.started_at then
     table.insert(parts, summary.duration(state.clock() - block.started_at))
   elseif block.status == "asking" then
-    table.insert(parts, "waiting for approval")
+    table.insert(parts, "waiting for approval" .. (block.asked_reason and (": it " .. block.asked_reason) or ""))
   elseif block.ms then
     table.insert(parts, summary.duration(block.ms))
+  end
+  local mark = view.sandbox_mark(block.sandbox) -- where a command ran
+  if mark then
+    table.insert(parts, mark)
   end
   return parts
 end

@@ -21,7 +21,9 @@ local defaults = {
   cmd_env = nil, -- extra environment for the daemon, e.g. { HARNESS9_MODEL = "gpt-4o" }
   init_options = nil, -- initializationOptions: provider, model, maxTurns, …
   settings = nil, -- `harness9` section for workspace/didChangeConfiguration
-  approvals = nil, -- { mode = "ask" | "auto-edit" | "yolo" | "read-only", allow = {…}, deny = {…} }
+  -- { mode = "auto" | "ask" | "auto-edit" | "yolo" | "read-only", allow = {…}, deny = {…} };
+  -- nil: the daemon's default (auto where an OS sandbox works, else ask)
+  approvals = nil,
   approval_ui = "auto", -- "float" | "select" | "auto" (the float unless vim.ui.select was replaced)
   root_dir = nil, -- workspace root (string or function); default: the current directory
   run_params = {}, -- extra agent/run params for every run (model, maxTurns, thinking, …)

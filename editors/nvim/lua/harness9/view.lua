@@ -60,6 +60,17 @@ local function summary(tool, args)
   return ok and encoded or tool
 end
 
+--- Where a command ran, from bash's `sandbox` (tool_started, tool_completed): "sandboxed (bwrap)",
+--- "sandboxed (landlock)", "not sandboxed"; nil for a call without one (other tools).
+function M.sandbox_mark(sandbox)
+  if sandbox == "none" then
+    return "not sandboxed"
+  elseif type(sandbox) == "string" and sandbox ~= "" then
+    return "sandboxed (" .. sandbox .. ")"
+  end
+  return nil
+end
+
 local function on_tool_started(run, ev)
   if ev.arguments == nil or ev.arguments == vim.NIL then -- a call that never started: from its message
     ev = vim.tbl_extend("force", ev, { arguments = (run.call_args or {})[ev.toolCallId] })
@@ -72,13 +83,15 @@ local function on_tool_started(run, ev)
     block.summary = ev.arguments ~= nil and summary(ev.tool, ev.arguments) or block.summary
     block.args = type(ev.arguments) == "table" and ev.arguments or block.args
     block.tool_kind = ev.toolKind or block.tool_kind
+    block.sandbox = ev.sandbox or block.sandbox
     return
   end
   turn_block(run, ev.turn)
   -- `tool_kind`: what the tool does, as it declares (`toolKind`: read, edit, execute, other).
   block = { kind = "tool", tool = ev.tool, tool_kind = ev.toolKind, status = "running",
             summary = summary(ev.tool, ev.arguments),
-            args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId }
+            args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId,
+            sandbox = ev.sandbox }
   run.tools[ev.toolCallId] = block
   table.insert(run.blocks, block)
 end
@@ -129,6 +142,7 @@ local function on_tool_ended(run, ev)
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
   block.bytes, block.live = ev.bytes, nil
   block.tool_kind = ev.toolKind or block.tool_kind
+  block.sandbox = ev.sandbox or block.sandbox -- a rerun outside the sandbox says "none"
   -- How a command ended (protocol 1.2): its exit code, or the signal that killed it.
   block.exit_code, block.signal = ev.exitCode, ev.signal
   -- A file tool's change (protocol 1.1): what the chat shows and :Harness9Diff opens.
@@ -150,14 +164,35 @@ local function on_tool_output(run, ev, state)
   block.started_at = block.started_at or state.clock()
 end
 
-local function on_approval_requested(run, ev)
-  approval_block(run, ev).status = "asking"
+--- True when allowing the question runs the command outside the OS sandbox: bash's `escalate`,
+--- or the offer to run again outside a command the sandbox stopped (the protocol's reasons).
+function M.leaves_sandbox(arguments, reason)
+  if type(arguments) == "table" and arguments.escalate == true then
+    return true
+  end
+  return type(reason) == "string" and (reason:find("^asks to run outside the OS sandbox") ~= nil
+    or reason:find("^was stopped by the OS sandbox") ~= nil)
 end
 
-local function on_approval_resolved(run, ev)
+--- A question: the call waits, with why it was asked. A call already running in the sandbox is
+--- asked about only to run it again outside (the sandbox stopped it): it keeps its row.
+local function on_approval_requested(run, ev)
+  local block = approval_block(run, ev)
+  if block.status == "running" and block.sandbox then
+    block.after_start, block.live, block.started_at = true, nil, nil
+  end
+  block.status, block.approval = "asking", nil
+  block.asked_reason = type(ev.reason) == "string" and ev.reason or nil
+  block.outside = M.leaves_sandbox(ev.arguments, ev.reason)
+end
+
+local function on_approval_resolved(run, ev, state)
   local block = approval_block(run, ev)
   if block.status == "asking" then
     block.status = "running"
+    if block.after_start and state then -- it runs again (or its first result comes) from now
+      block.started_at = state.clock()
+    end
   end
   block.approval = decision_note(ev)
 end
@@ -339,11 +374,14 @@ end
 
 local function tool_lines(block, max_output)
   local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
+  local mark = M.sandbox_mark(block.sandbox)
+  mark = mark and (" · " .. mark) or ""
   if block.status == "asking" then
-    return { head .. "  (waiting for approval)" }
+    local why = block.asked_reason and (": it " .. block.asked_reason) or ""
+    return { head .. "  (waiting for approval" .. why .. ")" .. mark }
   end
   if block.status == "running" then
-    return { block.approval and head .. "  (" .. block.approval .. ")" or head }
+    return { (block.approval and head .. "  (" .. block.approval .. ")" or head) .. mark }
   end
   local parts = { block.approval }
   -- A rejected or denied call's reason is already in its approval note.
@@ -351,7 +389,7 @@ local function tool_lines(block, max_output)
     table.insert(parts, block.reason)
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
-  local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" }
+  local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }
   add_all(lines, changed_lines(block))
   local text = (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)

@@ -1,12 +1,12 @@
 // End to end in a real VS Code (code-server in headless Chromium) against the real harness9
 // daemon with a scripted model: the chat view and its prompt box, the commands, stop, sessions,
-// restarts, context chips, and approvals (the daemon's default: the user allows or rejects in
-// the chat).
+// restarts, context chips, and approvals (mode ask: the user allows or rejects in the chat).
 //
 // Environment: CODE_SERVER (code-server's out/node/entry.js), HARNESS9_BIN (the daemon),
 // VSIX (the packaged extension), CHROMIUM (default /usr/bin/chromium), E2E_ARTIFACTS (where
 // screenshots and logs go; default a temp folder).
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -105,8 +105,17 @@ const GREET_TURNS = [
   },
   { text: 'greet.txt now greets the world.' },
 ];
+/** Whether the daemon runs bash in an OS sandbox here (see expectedSandboxMark). */
+const SANDBOXED = expectedSandboxMark() !== 'not sandboxed';
 const CLEANUP_TURNS = [
-  { text: 'Cleaning up.', tool_calls: [{ name: 'bash', arguments: { command: 'rm greet.txt' } }] },
+  // Where commands are sandboxed, it asks to run outside (escalate): the question has its reason.
+  {
+    text: 'Cleaning up.',
+    tool_calls: [{
+      name: 'bash',
+      arguments: { command: 'rm greet.txt', ...(SANDBOXED ? { escalate: true, reason: 'remove the greeting for good' } : {}) },
+    }],
+  },
   { text: 'I left greet.txt alone, as you asked.' },
 ];
 const PLANT_TURNS = [
@@ -187,6 +196,16 @@ async function runUntilAsked(prompt, reset) {
   throw new Error('no approval question after 5 runs: the approvals setting did not reach the daemon');
 }
 
+/**
+ * The mark a bash row should carry: where the daemon, started with this test's environment
+ * (HARNESS9_SANDBOX as given), runs commands, as `harness9 doctor` reports it.
+ */
+function expectedSandboxMark() {
+  const out = spawnSync(HARNESS9_BIN, ['doctor'], { encoding: 'utf8', env: { ...process.env, HARNESS9_APPROVALS: '' } }).stdout ?? '';
+  const sandbox = /^sandbox setting: off\b/m.test(out) ? 'none' : out.match(/^sandbox: (\w+)/m)?.[1] ?? 'none';
+  return sandbox === 'none' ? 'not sandboxed' : `sandboxed (${sandbox})`;
+}
+
 /** The text of each log file under `dir` that mentions `needle` (the extension's output channel is one). */
 function logsMentioning(dir, needle) {
   const found = [];
@@ -230,11 +249,17 @@ async function widenSideBar(width) {
 /**
  * The user settings with `changes` over them (`spacing` makes a file that differs byte for byte,
  * for when the editor missed the last write). `serverCommand`, `python` and `approvals.*` are
- * machine-scoped: only the user settings set them, never a workspace's.
+ * machine-scoped: only the user's settings set them, never a workspace's. code-server is a remote
+ * window: there a change to a machine-scoped setting counts in the machine's user settings
+ * (user-data/Machine/settings.json, VS Code's "Remote" tab) and goes unnoticed in User/; the
+ * harness9 settings are written to both.
  */
 function setUserSettings(changes, spacing = 2) {
-  const file = path.join(profile.userData, 'User', 'settings.json');
-  fs.writeFileSync(file, JSON.stringify({ ...userSettings, ...changes }, null, spacing));
+  const settings = { ...userSettings, ...changes };
+  fs.writeFileSync(path.join(profile.userData, 'User', 'settings.json'), JSON.stringify(settings, null, spacing));
+  const ours = Object.fromEntries(Object.entries(settings).filter(([key]) => key.startsWith('harness9.')));
+  fs.mkdirSync(path.join(profile.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(profile.userData, 'Machine', 'settings.json'), JSON.stringify(ours, null, spacing));
 }
 
 /**
@@ -278,11 +303,13 @@ async function leaveFakeLLM() {
  */
 async function noProviderError() {
   const vscodeDir = path.join(workspace, '.vscode');
-  fs.mkdirSync(vscodeDir, { recursive: true });
-  fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }));
   playNext([{ text: 'The settings did not reach the daemon yet.' }]);
   const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
   for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
+    // The editor may miss a settings file written just after another change (the folder removed
+    // by the step before, the user settings rewritten): write it again, differing byte for byte.
+    fs.mkdirSync(vscodeDir, { recursive: true });
+    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }, null, attempt));
     await page.waitForTimeout(1000);
     const index = await frame.locator('article.run').count();
     await sendFromChat(frame, `Anything (${attempt}).`);
@@ -367,10 +394,12 @@ async function editUnsavedBuffer(storyFile) {
 describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
+    setUserSettings({});
     installExtension(CODE_SERVER, profile, VSIX);
     const port = await freePort();
     // No HARNESS9_REPLAY: the script comes from the settings only (see the cleared-setting test).
-    // No HARNESS9_APPROVALS either: the daemon's default mode (ask) is the one tested.
+    // No HARNESS9_APPROVALS either: the modes come from the user settings. The sandbox is the
+    // machine's (HARNESS9_SANDBOX as the test was given it): its bash rows say which.
     // Checkpoints live under the test's temporary folder, never the real home.
     // No API key nor provider from the environment either: the onboarding test needs none.
     const daemonEnv = {
@@ -434,6 +463,18 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     for (const t of run.tools.slice(1)) {
       assert.match(t.meta, /^\d+ ms$/);
     }
+    // The bash row says where the command ran (the machine's sandbox); the file tools say nothing.
+    const mark = expectedSandboxMark();
+    console.log(`sandbox mark expected: ${mark}`);
+    assert.deepEqual(run.tools.map((t) => t.sandbox), [mark, undefined, undefined]);
+    // The daemon said the same on the wire (bash's tool_started and tool_completed, in the trace
+    // of the extension's log).
+    const reported = await waitFor(
+      () => [...logsMentioning(profile.userData, '"sandbox"').join('\n').matchAll(/"sandbox": ?"(\w+)"/g)].map((m) => m[1]),
+      (v) => v.length > 0, 10_000);
+    assert.deepEqual([...new Set(reported)].map((v) => (v === 'none' ? 'not sandboxed' : `sandboxed (${v})`)), [mark]);
+    await frame.locator('details.tool').first().locator('summary').screenshot({ path: path.join(ARTIFACTS, '1c-sandbox-mark.png') });
+    console.log(`screenshot: ${path.join(ARTIFACTS, '1c-sandbox-mark.png')}`);
     // The answer shows once, as the last turn's text.
     assert.equal(await frame.locator('article.run').nth(0).getByText('All done: a.txt says hello').count(), 1);
     assert.equal(run.finalText, 'All done: a.txt says hello, and notes/summary.txt records it.');
@@ -737,7 +778,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.match(request, /"text": "hello from a\.txt\\n"/);
   });
 
-  it('under the default mode an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
+  it('under ask an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
     // A workspace cannot choose the daemon or loosen approvals: its yolo and its command are
     // ignored (a model that can edit .vscode/settings.json must not gain either).
     const vscodeDir = path.join(workspace, '.vscode');
@@ -748,8 +789,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({
       'harness9.approvals.mode': 'yolo', 'harness9.serverCommand': [planter, 'serve'],
     }));
-    // Back to the daemon's default (sent as null): ask.
-    setUserSettings({ 'harness9.approvals.mode': 'default' });
+    // Mode ask (the daemon's default is auto where a sandbox works, which edits unasked).
+    setUserSettings({ 'harness9.approvals.mode': 'ask' });
     playNext(GREET_TURNS);
     frame = await runViewFrame(page);
     const index = await runUntilAsked('Greet the world', () => fs.writeFileSync(greetFile, 'hello\n'));
@@ -797,6 +838,16 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.equal(card.title, 'bash: rm greet.txt');
     assert.equal(card.command, 'rm greet.txt');
     assert.deepEqual([card.added, card.removed], [[], []]);
+    // Why it asks, and that it would run outside the sandbox (a plain question without one).
+    const asked = frame.locator('.approval-card').first();
+    if (SANDBOXED) {
+      assert.equal((await asked.locator('.approval-reason').textContent())?.trim(),
+        'Asked because it asks to run outside the OS sandbox: remove the greeting for good');
+      assert.match(await asked.locator('.approval-outside').textContent(), /runs OUTSIDE the sandbox/);
+      assert.match(await asked.locator('.approval-head').textContent(), /harness9 asks to run outside the sandbox/);
+    } else {
+      assert.equal(await asked.locator('.approval-reason, .approval-outside').count(), 0);
+    }
     await frame.locator('.approval-card textarea.reason').fill('keep greet.txt, it is the greeting');
     await shot('8-approval-command');
     await frame.locator('.approval-card button', { hasText: 'Reject' }).click();

@@ -84,6 +84,8 @@ export async function readRun(frame, index) {
       verb: (await t.locator('.verb').textContent())?.trim(),
       args: (await t.locator('.args').textContent())?.trim(),
       meta: (await t.locator('.meta').textContent())?.trim(),
+      // Where a command ran (bash only): `sandboxed (bwrap)`, `not sandboxed`.
+      sandbox: (await t.locator('.sandbox-mark').count()) > 0 ? (await t.locator('.sandbox-mark').textContent())?.trim() : undefined,
     });
   }
   const final = run.locator('.final-text');

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand, syncedDocuments,
+  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand, syncedDocuments,
 } from '../../src/config';
 
 describe('serverCommandFrom', () => {
@@ -62,9 +62,19 @@ describe('daemonSettingsFrom', () => {
   it('sends approvals as null when the mode is "default" (or unknown) and there are no rules', () => {
     assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'default', 'approvals.allow': [] })[k]), null);
     assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'sometimes' })[k]), null);
-    for (const mode of ['ask', 'auto-edit', 'yolo', 'read-only']) {
+    for (const mode of ['auto', 'ask', 'auto-edit', 'yolo', 'read-only']) {
       assert.deepEqual(approvalsFrom((k) => ({ 'approvals.mode': mode })[k]), { mode });
     }
+  });
+
+  it('offers each mode the daemon knows in the settings, each with its description', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { enum?: string[]; enumDescriptions?: string[] }> } };
+    };
+    const schema = manifest.contributes.configuration.properties['harness9.approvals.mode'];
+    assert.deepEqual(schema.enum, ['default', ...APPROVAL_MODES]);
+    assert.equal(schema.enumDescriptions?.length, schema.enum?.length);
+    assert.ok(APPROVAL_MODES.includes('auto'));
   });
 });
 

@@ -170,4 +170,44 @@ describe('recorded from the daemon', () => {
     const busy = renderRuns([applyRestore(state, { checkpointId: after.checkpointId, error: 'the session is busy' })]);
     assert.match(busy, /class="restore-note error" role="alert">✗ restore failed: the session is busy</);
   });
+
+  it('sandbox: each bash row says where it ran, from the daemon\'s sandbox; other tools say nothing', () => {
+    const { state } = replay('sandbox-escalate');
+    const [inside, outside] = state.turns[0].toolCallIds.map((id) => state.tools[id]);
+    assert.deepEqual([inside.sandbox, inside.status], ['bwrap', 'ok']);
+    assert.deepEqual([outside.sandbox, outside.status, outside.approval?.escalate], ['none', 'ok', true]);
+    assert.equal(outside.approval?.reason, 'asks to run outside the OS sandbox: download the package index');
+    const html = renderRuns([state]);
+    assert.match(html, /<code class="args">echo in the sandbox<\/code> <span class="meta">[^<]*<\/span> <span class="sandbox-mark sandbox-bwrap" title="[^"]*">sandboxed \(bwrap\)<\/span>/);
+    assert.match(html, /<span class="sandbox-mark sandbox-none" title="[^"]*">not sandboxed<\/span>/);
+    assert.equal(html.match(/sandbox-mark/g)?.length, 2);
+    assert.doesNotMatch(renderRuns([replay('approvals').state]), /sandbox-mark/, 'a daemon without sandbox: no mark');
+  });
+
+  it('sandbox: a command the sandbox stopped waits on its own row for the rerun question, then ends with the rerun', () => {
+    const { state, recording } = replay('sandbox-rerun');
+    const kinds = recording.notifications.filter((n) => n.toolCallId !== undefined && n.kind !== 'tool_output').map((n) => n.kind);
+    assert.deepEqual(kinds, ['tool_started', 'approval_requested', 'approval_resolved', 'tool_completed']);
+    const asking = reduceAll(initialRunState('Record me.'), recording.notifications.slice(0, recording.notifications.findIndex((n) => n.kind === 'approval_requested') + 1));
+    assert.equal(Object.keys(asking.tools).length, 1, 'one row, not a second one for the question');
+    const waiting = Object.values(asking.tools)[0];
+    assert.deepEqual([waiting.status, waiting.sandbox, waiting.approval?.afterStart, waiting.liveOutput], ['waiting', 'bwrap', true, undefined]);
+    assert.match(renderRuns([asking]), /‖ waiting for you: <code>bash: touch \/var\/tmp\/h9-outside\/rerun<\/code><span class="approval-why"> · it was stopped by the OS sandbox \(touch: cannot touch &#39;\/var\/tmp\/h9-outside\/rerun&#39;: Read-only file system\)<\/span>/);
+    const [tool] = Object.values(state.tools);
+    assert.deepEqual([tool.status, tool.exitCode, tool.sandbox, tool.neverRan, tool.approval?.decision], ['ok', 0, 'none', undefined, 'allow_once']);
+    const html = renderRuns([state]);
+    assert.match(html, /<span class="verb">ran<\/span>/);
+    assert.match(html, /not sandboxed/);
+    assert.match(html, /✓ allowed by you, once/);
+  });
+
+  it('sandbox: a rejected rerun keeps the sandboxed run\'s result; the call did run', () => {
+    const { state } = replay('sandbox-rerun-rejected');
+    const [tool] = Object.values(state.tools);
+    assert.deepEqual([tool.status, tool.exitCode, tool.sandbox, tool.neverRan, tool.approval?.decision], ['ok', 1, 'bwrap', undefined, 'reject']);
+    assert.match(tool.output ?? '', /Read-only file system/);
+    const html = renderRuns([state]);
+    assert.match(html, /<span class="verb">ran<\/span> <code class="args">touch \/var\/tmp\/h9-outside\/rejected<\/code> <span class="meta">exit 1 · \d+ ms<\/span> <span class="sandbox-mark sandbox-bwrap"/);
+    assert.match(html, /✗ rejected by you/);
+  });
 });

@@ -129,6 +129,28 @@ describe('approval cards', () => {
     assert.doesNotMatch(html, /open-diff/);
   });
 
+  it('says why it asks, and that an escalated command runs OUTSIDE the sandbox', () => {
+    const escalate = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'daemon-sandbox-escalate.json'), 'utf8')) as { asked: unknown[] }).asked[0];
+    const html = renderApprovalCard(approvalCardFrom('q4', escalate));
+    assert.match(html, /class="approval-card outside-sandbox"/);
+    assert.match(html, /harness9 asks to run outside the sandbox <strong class="approval-title">bash: touch \/var\/tmp\/h9-outside\/escalated<\/strong>/);
+    assert.match(html, /<div class="approval-outside" role="note">⚠ Allowed, this command runs OUTSIDE the sandbox/);
+    assert.match(html, /<div class="approval-reason">Asked because it asks to run outside the OS sandbox: download the package index<\/div>/);
+    const protectedFile = renderApprovalCard(approvalCardFrom('q5', {
+      tool: 'edit_file', title: 'edit_file: .git/config', reason: 'writes .git/config, which controls what git runs', arguments: { path: '.git/config' },
+    }));
+    assert.match(protectedFile, /Asked because it writes \.git\/config, which controls what git runs/);
+    assert.doesNotMatch(protectedFile, /outside-sandbox|OUTSIDE/);
+    assert.doesNotMatch(renderApprovalCard(approvalCardFrom('q6', asked[1])), /approval-reason|OUTSIDE/);
+  });
+
+  it('a rerun the sandbox stopped is a question to run outside it too', () => {
+    const rerun = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'daemon-sandbox-rerun.json'), 'utf8')) as { asked: unknown[] }).asked[0];
+    const html = renderApprovalCard(approvalCardFrom('q7', rerun));
+    assert.match(html, /OUTSIDE the sandbox/);
+    assert.match(html, /Asked because it was stopped by the OS sandbox \(touch: cannot touch &#39;\/var\/tmp\/h9-outside\/rerun&#39;: Read-only file system\)/);
+  });
+
   it('escapes the title, the command and the diff', () => {
     const html = renderApprovalCard(approvalCardFrom('q"3', {
       tool: 'bash', title: 'bash: <b>x</b>', arguments: { command: 'echo "<script>"' },

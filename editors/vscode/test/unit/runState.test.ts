@@ -173,3 +173,44 @@ describe('a failed run', () => {
     assert.equal(s.status, 'error');
   });
 });
+
+describe('a question for a call that already started (the sandbox stopped it)', () => {
+  const base = { runId: 'r-1', sessionId: 's-1', turn: 1, toolCallId: 'c1', tool: 'bash', toolKind: 'execute' };
+  const args = { command: 'touch /x' };
+  const events: ProgressNotification[] = [
+    { ...base, seq: 1, kind: 'tool_started', arguments: args, sandbox: 'bwrap' },
+    { ...base, seq: 2, kind: 'tool_output', text: "touch: cannot touch '/x': Read-only file system\n" },
+    { ...base, seq: 3, kind: 'approval_requested', title: 'bash: touch /x', arguments: args,
+      reason: "was stopped by the OS sandbox (touch: cannot touch '/x': Read-only file system)" },
+    { ...base, seq: 4, kind: 'approval_resolved', decision: 'allow_once', by: 'user' },
+    { ...base, seq: 5, kind: 'tool_completed', output: '(no output)', exitCode: 0, durationMs: 7, sandbox: 'none' },
+  ];
+  const upTo = (seq: number) => events.slice(0, seq).reduce((s, n) => reduce(s, n, 1000 * (n.seq as number)), initialRunState('x'));
+
+  it('keeps one row, which waits with the reason, runs again when allowed and ends with the rerun', () => {
+    assert.deepEqual([upTo(1).tools.c1.status, upTo(1).tools.c1.sandbox], ['running', 'bwrap']);
+    const asking = upTo(3);
+    assert.deepEqual(asking.turns[0].toolCallIds, ['c1']);
+    assert.deepEqual([asking.tools.c1.status, asking.tools.c1.liveOutput, asking.tools.c1.startedAt], ['waiting', undefined, undefined]);
+    assert.deepEqual(asking.tools.c1.approval, {
+      title: 'bash: touch /x', reason: "was stopped by the OS sandbox (touch: cannot touch '/x': Read-only file system)", afterStart: true,
+    });
+    const allowed = upTo(4);
+    assert.deepEqual([allowed.tools.c1.status, allowed.tools.c1.startedAt], ['running', 4000]);
+    const done = upTo(5);
+    assert.deepEqual([done.tools.c1.status, done.tools.c1.sandbox, done.tools.c1.exitCode, done.tools.c1.neverRan], ['ok', 'none', 0, undefined]);
+  });
+
+  it('cancelled while asking: it ran once, so it was stopped, not "never ran"', () => {
+    const cancelled = reduce(upTo(3), { runId: 'r-1', seq: 6, kind: 'run_finished', status: 'cancelled' });
+    assert.deepEqual([cancelled.tools.c1.status, cancelled.tools.c1.reason, cancelled.tools.c1.neverRan], ['failed', 'cancelled', undefined]);
+  });
+
+  it('a call announced by its question first is still one that never ran when the run ends', () => {
+    const first = reduce(initialRunState('x'), { ...base, seq: 1, kind: 'approval_requested', title: 'bash: make', arguments: { command: 'make' } });
+    const cancelled = reduce(first, { runId: 'r-1', seq: 2, kind: 'run_finished', status: 'cancelled' });
+    assert.equal(cancelled.tools.c1.neverRan, true);
+    assert.equal(first.tools.c1.approval?.afterStart, undefined);
+  });
+});
+
