@@ -4,9 +4,7 @@ once allowed; the red-team shapes of the trust pass are harmless."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,9 @@ from harness9.process.sandbox import Mechanism, availability
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.e2e.test_approvals import Editor, kinds
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.process.test_sandbox import loopback
 
+__all__ = ["loopback"]  # the fixture
 pytestmark = [
     pytest.mark.timeout(90),
     pytest.mark.skipif(availability().mechanism is not Mechanism.BWRAP,
@@ -25,30 +25,15 @@ pytestmark = [
 MACHINE_DEFAULTS = {"HARNESS9_SANDBOX": "", "HARNESS9_APPROVALS": ""}
 
 
-@pytest.fixture
-async def host_service() -> AsyncIterator[int]:
-    """A TCP service on the host's loopback (what "the network" is here); yields its port."""
-
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"package index\n")
-        await writer.drain()
-        writer.close()
-
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
-    yield server.sockets[0].getsockname()[1]
-    server.close()
-    await server.wait_closed()
-
-
 async def auto_daemon(start: StartDaemon, fake: FakeLLM, root: Path) -> Daemon:
     env = {**fake.env(), "HARNESS9_PROVIDER": "openai", **MACHINE_DEFAULTS}
     return await start(root, env=env, approval_requests=True)
 
 
 async def test_auto_runs_inside_unasked_and_asks_to_leave_with_the_reason(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, host_service: int
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, loopback: int
 ) -> None:
-    fetch = f"exec 3<>/dev/tcp/127.0.0.1/{host_service} && head -1 <&3 > index.txt"
+    fetch = f"exec 3<>/dev/tcp/127.0.0.1/{loopback} && head -1 <&3 > index.txt"
     fake_llm.script([
         Reply("", [Call("bash", {"command": "echo built > build.txt"}, id="b1")]),
         Reply("", [Call("bash", {"command": fetch, "escalate": True,
@@ -59,7 +44,7 @@ async def test_auto_runs_inside_unasked_and_asks_to_leave_with_the_reason(
     editor = Editor(daemon, {"decision": "allow_once"})
     result = await daemon.run(prompt="build, then fetch")
     assert (workspace / "build.txt").read_text() == "built\n"
-    assert (workspace / "index.txt").read_text() == "package index\n"
+    assert (workspace / "index.txt").read_text() == "hello from the host\n"
     [asked] = editor.asked
     assert asked["reason"] == "asks to run outside the OS sandbox: download the package index"
     assert asked["arguments"]["escalate"] is True
@@ -73,9 +58,9 @@ async def test_auto_runs_inside_unasked_and_asks_to_leave_with_the_reason(
 
 
 async def test_a_command_the_sandbox_stopped_is_asked_about_then_rerun_outside(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, host_service: int
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, loopback: int
 ) -> None:
-    fetch = f"exec 3<>/dev/tcp/127.0.0.1/{host_service} && head -1 <&3 > index.txt"
+    fetch = f"exec 3<>/dev/tcp/127.0.0.1/{loopback} && head -1 <&3 > index.txt"
     fake_llm.script([Reply("", [Call("bash", {"command": fetch}, id="b1")]), Reply("done")])
     daemon = await auto_daemon(start, fake_llm, workspace)
     editor = Editor(daemon, {"decision": "allow_once"})
@@ -88,7 +73,7 @@ async def test_a_command_the_sandbox_stopped_is_asked_about_then_rerun_outside(
                      "tool_completed"]
     [completed] = kinds(daemon, result["runId"], "tool_completed")
     assert completed["sandbox"] == "none" and completed["exitCode"] == 0
-    assert (workspace / "index.txt").read_text() == "package index\n"
+    assert (workspace / "index.txt").read_text() == "hello from the host\n"
 
 
 async def test_the_red_team_shapes_are_harmless_in_auto(
