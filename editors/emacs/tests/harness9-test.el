@@ -140,10 +140,11 @@ eglot sends it from `eglot-connect-hook'; one more is sent here in case a versio
     (harness9-test--check-seqs)))
 
 (ert-deftest harness9-test-approvals ()
-  "The default (ask): eglot answers window/showMessageRequest with `completing-read'.
+  "Mode ask (the default where bash has no OS sandbox; auto asks nothing here): eglot
+answers window/showMessageRequest with `completing-read'.
 The first call is allowed, the second rejected, the third's question quit (C-g), which
 rejects it too; the buffer and the workspace show all three."
-  (let ((harness9-test--approvals nil)
+  (let ((harness9-test--approvals '(:mode "ask"))
         (questions nil)
         (answers (list "Allow once" "Reject" 'quit)))
     (harness9-test--with-daemon "approve"
