@@ -38,6 +38,13 @@ def test_definition_offers_the_seed_parameters(workspace: Path) -> None:
     assert "exactly once" in definition.description
 
 
+def test_definition_names_what_is_refused(workspace: Path) -> None:
+    # The model learns the refusals from the description, not by hitting each one.
+    text = EditFileTool(workspace).definition().description
+    for refusal in ("almost as close", "existing code ...` (refused", "not `\\n`", "Latin-1"):
+        assert refusal in text, refusal
+
+
 async def test_success_text_names_the_level_when_not_exact(workspace: Path) -> None:
     (workspace / "a.py").write_text("def f():\n    return 1\n")
     assert await edit(workspace, "a.py", "return 1", "return 2") == "成功修改文件: a.py"

@@ -43,16 +43,17 @@ Replace one piece of text in an existing file of the workspace: the single place
 `source_text` occurs becomes `target_text`.
 Read the file first and copy `source_text` from it exactly, with its indentation, including \
 enough neighbouring lines that it occurs exactly once; if it matches several places or none, \
-nothing is changed and the error says where the matches are or which lines come closest. Small \
-slips are tolerated (line endings, surrounding whitespace, indentation, blank lines inside the \
-block, curly quotes and dashes, a copied BOM, no-break spaces in indentation, line-number \
-prefixes whose numbers are the file's, text JSON-escaped twice when only one reading matches). \
-Lines you restate keep the file's exact text; new lines are indented to the file's. If it is \
-unclear how your target_text's indentation fits the file, or source_text cuts a line that \
-target_text rewrites, nothing is changed and the error says why.
-target_text is written literally: never stand for unchanged code with a marker such as \
-`// ... existing code ...` (refused: it would delete that code), and send real line breaks, \
-not `\\n` (a one-line target with `\\n` for a multi-line source is refused).
+nothing is changed and the error says where the matches are or which lines come closest; a \
+near match is used only when no other place comes almost as close. Small slips are tolerated \
+(line endings, surrounding whitespace, indentation, blank lines inside the block, curly quotes \
+and dashes, a copied BOM, no-break spaces in indentation, line-number prefixes whose numbers \
+are the file's, text JSON-escaped twice when only one reading matches). Lines you restate keep \
+the file's exact text; new lines are indented to the file's. If it is unclear how your \
+target_text's indentation fits the file, or source_text cuts a line that target_text rewrites, \
+nothing is changed and the error says why.
+target_text is written literally: never stand for unchanged code with a marker such as `// ... \
+existing code ...` (refused: it would delete that code), and send real line breaks, not `\\n` \
+(a one-line target with `\\n` for a multi-line source is refused).
 To delete text, give an empty `target_text`. To add code, include a neighbouring line in \
 `source_text` and repeat it in `target_text`. The file must exist (use write_file to create \
 one); a file that is not UTF-8 is edited as Latin-1, each byte one character. `path` is \
