@@ -56,7 +56,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> str:
-    """The prompt; empty when the prompts will be read line by line (interactive)."""
+    """The prompt; empty when the prompts will be read line by line (interactive), or when the
+    plan is carried out without more to say."""
+    if args.prompt is None and getattr(args, "execute_plan", False):
+        return ""
     if args.prompt == "-" or (
         args.prompt is None and not (args.demo or args.interactive or sys.stdin.isatty())
     ):
@@ -131,7 +134,17 @@ async def _converse(
         outcome = await run_once(client, options.run_params, ctrl_c)
     # Shown before the daemon's own shutdown, which the user need not wait for.
     slot.current().finished(outcome, notes)
+    _plan_hint(options, outcome)
     return outcome.exit_code
+
+
+def _plan_hint(options: RunOptions, outcome: Outcome) -> None:
+    """After a plan-mode run: how to carry the plan out."""
+    if not options.run_params.get("plan") or outcome.status != "completed" or options.json:
+        return
+    session = outcome.session_id
+    resume = f" --resume {session}" if session else " --resume"
+    print(f"carry it out: harness9 run{resume} --execute-plan", flush=True)
 
 
 async def _resume(

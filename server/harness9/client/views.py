@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness9.client.outcome import View
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from rich.text import Text
 
+Footer = Callable[[], "list[RenderableType]"]
 
-def make_view(json: bool) -> View:
-    """A fresh view for one run."""
+
+def make_view(json: bool, footer: Footer | None = None) -> View:
+    """A fresh view for one run; `footer` draws what goes below it (the live view only)."""
     if json:
         from harness9.client.jsonlines import JsonLinesView
 
         return JsonLinesView()
     from harness9.client.live import LiveView
 
-    return LiveView()
+    return LiveView(footer=footer)
 
 
 class ViewSlot:
@@ -29,11 +34,23 @@ class ViewSlot:
     def __init__(self, json: bool) -> None:
         self.json = json
         self._view: View | None = None
+        # While set: the notifications go there instead (it picks the view of each run).
+        self.router: Callable[[dict[str, Any]], None] | None = None
+        self.footer: Footer | None = None
+        # While set: what gives the terminal back to a question to the user (typed input).
+        self.pause_typing: Callable[[], contextlib.AbstractContextManager[None]] | None = None
 
     def open(self) -> View:
         """Start a new view (one per run)."""
-        self._view = make_view(self.json)
+        self._view = make_view(self.json, self.footer)
         return self._view
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """The terminal is the user's for the block: the view steps aside, typing pauses."""
+        pause = self.pause_typing() if self.pause_typing is not None else contextlib.nullcontext()
+        with pause, self.current().aside():
+            yield
 
     def current(self) -> View:
         """The view in use, opened on first need."""
@@ -41,7 +58,10 @@ class ViewSlot:
 
     def progress(self, params: dict[str, Any]) -> None:
         """Forward an `agent/progress` notification."""
-        self.current().progress(params)
+        if self.router is not None:
+            self.router(params)
+        else:
+            self.current().progress(params)
 
     def log(self, message: str) -> None:
         """Forward a daemon message."""
