@@ -257,7 +257,10 @@ class Conversation:
             self._gone = request_failure(exc, self.ctrl_c)
         except Exception as exc:  # a JSON-RPC error: shown, the session goes on
             data = getattr(exc, "data", None)
-            if not (isinstance(data, dict) and data.get("runId")):  # no run: nothing else says
+            data = data if isinstance(data, dict) else {}
+            # No run of its own (refused, or `busy` where a daemon does not queue): no
+            # run_finished will tell, so this does.
+            if not data.get("runId") or data.get("kind") == "busy":
                 self._failed(str(params.get("prompt", "")), request_failure(exc, self.ctrl_c))
         finally:
             self._requests -= 1
