@@ -342,6 +342,10 @@ allowed; a refused call never starts."
       (setq lines
             (append lines
                     (cond
+                     ((and (harness9--tool-p block)
+                           (equal (harness9--tool-name block) "update_plan")
+                           (eq (harness9--tool-status block) 'ok))
+                      nil)  ; the plan block shows what it did
                      ((harness9--tool-p block) (harness9--tool-text block))
                      ((harness9--note-p block) (list (harness9--note-text block)))
                      ((harness9--plan-p block) (harness9--plan-text block))
