@@ -42,6 +42,7 @@ class Conversation:
         session_id: str | None,
         *,
         typing: bool = False,
+        first_view: View | None = None,
     ) -> None:
         self.client, self.slot, self.ctrl_c = client, slot, ctrl_c
         self.session_id = session_id
@@ -65,6 +66,7 @@ class Conversation:
         self._failures: list[Outcome] = []
         self._gone: Outcome | None = None
         self._notes: list[RenderableType] = []  # for the next view (none is open now)
+        self._first_view = first_view  # already on screen (it showed the daemon starting)
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -109,7 +111,8 @@ class Conversation:
     async def _show(self, run: str) -> None:
         """Show one run from its first notification to its `run_finished`."""
         self._current, self._ended, self.ctrl_c.count = run, None, 0
-        self._view = view = self.slot.open()
+        view, self._first_view = self._first_view or self.slot.open(), None
+        self._view = view
         if self._prompts.get(run):
             view.show(Text.assemble(("» ", "bold"), visible(self._prompts[run], lines=True)))
         for note in self._notes:
@@ -130,7 +133,7 @@ class Conversation:
         self.last = outcome
 
     def _show_failure(self, outcome: Outcome) -> None:
-        view = self.slot.open()
+        view, self._first_view = self._first_view or self.slot.open(), None
         view.finished(outcome, [])
         self.last = outcome
 

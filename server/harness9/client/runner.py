@@ -130,10 +130,41 @@ async def _converse(
         outcome = await _resume(client, options, init_result, slot)
     if outcome is None and options.interactive:
         return await converse(client, options, ctrl_c, slot, notes)
+    if outcome is None and not options.json and sys.stdin.isatty():
+        return await _run_typing(client, options, ctrl_c, slot, notes)
     if outcome is None:
         outcome = await run_once(client, options.run_params, ctrl_c)
     # Shown before the daemon's own shutdown, which the user need not wait for.
     slot.current().finished(outcome, notes)
+    _plan_hint(options, outcome)
+    return outcome.exit_code
+
+
+async def _run_typing(
+    client: DaemonClient,
+    options: RunOptions,
+    ctrl_c: CtrlC,
+    slot: ViewSlot,
+    notes: list[tuple[str, Path]],
+) -> int:
+    """The one prompt, on a terminal: what is typed meanwhile steers the run or queues more
+    prompts (see `conversation`); the exit code is the last run's."""
+    from harness9.client.conversation import Conversation
+
+    params = options.run_params
+    conversation = Conversation(
+        client,
+        slot,
+        ctrl_c,
+        params,
+        params.get("sessionId"),
+        typing=True,
+        first_view=slot.current(),
+    )
+    outcome = await conversation.run(params)
+    slot.notes(notes)
+    if outcome is None:
+        return 1
     _plan_hint(options, outcome)
     return outcome.exit_code
 

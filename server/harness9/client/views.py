@@ -82,8 +82,16 @@ class ViewSlot:
             Console(highlight=False).print(text)
 
     def notes(self, notes: list[tuple[str, Path]]) -> None:
-        """Print labelled paths at the very end (on stderr in JSON mode)."""
-        out = sys.stderr if self.json else sys.stdout
+        """Print labelled paths at the very end, as the live view does (on stderr in JSON
+        mode)."""
+        if not self.json:
+            from rich.console import Console
+            from rich.text import Text
+
+            console = Console(highlight=False)
+            for label, path in notes:
+                console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
+            return
         for label, path in notes:
-            out.write(f"{label}: {path}\n")
-        out.flush()
+            sys.stderr.write(f"{label}: {path}\n")
+        sys.stderr.flush()
