@@ -113,6 +113,10 @@ class Conversation:
         self._current, self._ended, self.ctrl_c.count = run, None, 0
         view, self._first_view = self._first_view or self.slot.open(), None
         self._view = view
+        if not self._prompts.get(run) and self._over and self._expected:
+            # A queued run whose `queued` never came (a daemon that only makes it wait):
+            # runs start in the order they were sent.
+            self._prompts[run] = self._expected.popleft()
         if self._prompts.get(run):
             view.show(Text.assemble(("» ", "bold"), visible(self._prompts[run], lines=True)))
         for note in self._notes:

@@ -42,8 +42,12 @@ class ViewSlot:
 
     def open(self) -> View:
         """Start a new view (one per run)."""
-        self._view = make_view(self.json, self.footer)
+        self._view = make_view(self.json, self._footer)
         return self._view
+
+    def _footer(self) -> list[RenderableType]:
+        """What goes below the run now (the footer may come after the view opened)."""
+        return self.footer() if self.footer is not None else []
 
     @contextlib.contextmanager
     def aside(self) -> Iterator[None]:
