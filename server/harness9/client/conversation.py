@@ -61,6 +61,7 @@ class Conversation:
         self._expected: deque[str] = deque()  # prompts sent to queue, not yet `queued`
         self._unsent: list[str] = []  # prompts typed before the session had an id
         self._steering: list[str] = []  # steers sent and not yet answered
+        self._awaited: set[str] = set()  # runs of steers that came too late, not shown yet
         self._requests = 0
         self._first_request: int | None = None
         self._failures: list[Outcome] = []
@@ -91,7 +92,7 @@ class Conversation:
         while True:
             if self._gone is not None:
                 gone, self._gone = self._gone, None
-                self._requests, self._queue, self._steering = 0, RunQueue(), []
+                self._abandon()
                 return gone
             if self._held:
                 return next(iter(self._held))
@@ -102,7 +103,8 @@ class Conversation:
             await self._wait()
 
     def _busy(self) -> bool:
-        return bool(self._requests or self._queue or self._steering or self._unsent)
+        awaited = self._awaited - self._over
+        return bool(self._requests or self._queue or self._steering or self._unsent or awaited)
 
     async def _wait(self) -> None:
         self._changed.clear()
@@ -130,11 +132,16 @@ class Conversation:
             outcome = finished_outcome(self._ended)
         else:
             outcome, self._gone = self._gone or Outcome("error"), None
-            self._requests, self._queue, self._steering = 0, RunQueue(), []
+            self._abandon()
         self._current, self._view = None, None
         self._over.add(run)
         view.finished(outcome, [])
         self.last = outcome
+
+    def _abandon(self) -> None:
+        """The daemon is gone: nothing more will run or answer."""
+        self._requests, self._queue, self._steering = 0, RunQueue(), []
+        self._awaited, self._unsent, self._held = set(), [], {}
 
     def _show_failure(self, outcome: Outcome) -> None:
         view, self._first_view = self._first_view or self.slot.open(), None
@@ -216,6 +223,7 @@ class Conversation:
             if isinstance(answer, dict) and answer.get("delivered") == "next":
                 next_run = str(answer.get("runId"))
                 self._prompts[next_run] = text
+                self._awaited.add(next_run)
                 self._queue.name(next_run, text)
                 self._note(
                     Text("↪ the run ended before it could read that: it runs next", style="magenta")
