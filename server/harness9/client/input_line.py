@@ -26,6 +26,11 @@ from harness9.visible_text import visible
 HINT = "Enter steers the run · Tab queues a prompt · Ctrl-C cancels the run"
 
 
+def can_type(json: bool) -> bool:
+    """Whether the user can type while a run streams: a terminal in and out, no JSON."""
+    return not json and sys.stdin.isatty() and sys.stdout.isatty()
+
+
 @dataclass(frozen=True, slots=True)
 class Typed:
     """A line handed over: `how` is "steer" (Enter) or "queue" (Tab)."""

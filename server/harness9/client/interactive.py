@@ -11,12 +11,12 @@ out the plan. Without a terminal (or with `--json`) each line waits for the run 
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness9.client.conversation import Conversation
 from harness9.client.daemon_session import CtrlC, run_once
+from harness9.client.input_line import can_type
 from harness9.client.lines import read_line
 from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
@@ -45,7 +45,7 @@ async def converse(
 ) -> int:
     """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C)."""
     session_id = options.run_params.get("sessionId")
-    live = not options.json and sys.stdin.isatty()
+    live = can_type(options.json)
     code, prefill = 0, ""
     if not options.json:
         print(f"harness9 · {options.workspace} · /help · Ctrl-D or Ctrl-C to quit", flush=True)

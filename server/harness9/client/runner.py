@@ -123,6 +123,7 @@ async def _converse(
     notes: list[tuple[str, Path]],
 ) -> int:
     from harness9.client.daemon_session import initialize, run_once
+    from harness9.client.input_line import can_type
     from harness9.client.interactive import converse
 
     init_result, outcome = await initialize(client, options, ctrl_c)
@@ -130,7 +131,7 @@ async def _converse(
         outcome = await _resume(client, options, init_result, slot)
     if outcome is None and options.interactive:
         return await converse(client, options, ctrl_c, slot, notes)
-    if outcome is None and not options.json and sys.stdin.isatty():
+    if outcome is None and can_type(options.json):
         return await _run_typing(client, options, ctrl_c, slot, notes)
     if outcome is None:
         outcome = await run_once(client, options.run_params, ctrl_c)
