@@ -47,7 +47,7 @@ class Conversation:
         self.client, self.slot, self.ctrl_c = client, slot, ctrl_c
         self.session_id = session_id
         self.editor = LineEditor()
-        self.typing = TerminalTyping(self.editor, self._typed, self._refresh) if typing else None
+        self.typing = TerminalTyping(self.editor, self.typed, self._refresh) if typing else None
         self.last: Outcome | None = None
         # The params of every prompt typed meanwhile (the session's, without one-run modes).
         self._base = {k: v for k, v in params.items() if k not in ("plan", "executePlan")}
@@ -203,17 +203,24 @@ class Conversation:
 
     # -- what the user types meanwhile -------------------------------------------------------
 
-    def _typed(self, typed: Typed) -> None:
-        """Enter steers the run on screen; Tab (or Enter between runs) queues a prompt."""
+    @property
+    def running(self) -> str | None:
+        """The id of the run on screen while it runs."""
+        return self._current if self._ended is None else None
+
+    def typed(self, typed: Typed) -> None:
+        """A line the user handed over: Enter steers the run on screen; Tab (or Enter between
+        runs) queues a prompt."""
         if typed.text == UNQUEUE:
             self._unqueue()
         elif typed.how == "steer" and self._current is not None and self._ended is None:
-            self._steer(self._current, typed.text)
+            self.steer(self._current, typed.text)
         else:
             self._queue_prompt(typed.text)
         self._refresh()
 
-    def _steer(self, run: str, text: str) -> None:
+    def steer(self, run: str, text: str) -> None:
+        """Send `text` to run `run` (`agent/steer`); the footer shows it until answered."""
         self._steering.append(text)
         self._spawn(self._steer_request(run, text))
 

@@ -11,28 +11,30 @@ from typing import TYPE_CHECKING, Any
 from harness9.client.outcome import View
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, RenderableType
     from rich.text import Text
 
 Footer = Callable[[], "list[RenderableType]"]
 
 
-def make_view(json: bool, footer: Footer | None = None) -> View:
-    """A fresh view for one run; `footer` draws what goes below it (the live view only)."""
+def make_view(json: bool, footer: Footer | None = None, console: Console | None = None) -> View:
+    """A fresh view for one run; `footer` draws what goes below it (the live view only), on
+    `console` (default: the terminal)."""
     if json:
         from harness9.client.jsonlines import JsonLinesView
 
         return JsonLinesView()
     from harness9.client.live import LiveView
 
-    return LiveView(footer=footer)
+    return LiveView(console, footer=footer)
 
 
 class ViewSlot:
     """Holds the view of the run in progress; the daemon's notifications are forwarded to it."""
 
-    def __init__(self, json: bool) -> None:
+    def __init__(self, json: bool, console: Console | None = None) -> None:
         self.json = json
+        self.console = console
         self._view: View | None = None
         # While set: the notifications go there instead (it picks the view of each run).
         self.router: Callable[[dict[str, Any]], None] | None = None
@@ -42,7 +44,7 @@ class ViewSlot:
 
     def open(self) -> View:
         """Start a new view (one per run)."""
-        self._view = make_view(self.json, self._footer)
+        self._view = make_view(self.json, self._footer, self.console)
         return self._view
 
     def _footer(self) -> list[RenderableType]:
