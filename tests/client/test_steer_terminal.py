@@ -124,6 +124,8 @@ def test_a_plan_run_changes_nothing_and_execute_plan_carries_it_out(
     )
     assert done.code == 0, done.err
     assert (workspace / "x.txt").read_text() == "x\n"
+    # the recap of the resumed session shows the stored plan before the run
+    assert done.out.index("plan · 2/2 done") < done.out.index("● turn 1"), done.out
 
 
 def test_plan_and_go_at_the_interactive_prompt(workspace: Path, replay: Any) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 
 from harness9.visible_text import visible
@@ -51,18 +50,16 @@ class Plan:
         return next((item for item in self.items if item.status == "in_progress"), None)
 
 
-def checklist(plan: Plan) -> RenderableType:
+def checklist(plan: Plan) -> Text:
     """The whole plan: a heading with the count, one line per step, the note."""
-    lines: list[RenderableType] = [
-        Text.assemble(("plan", "bold"), (f" · {plan.done}/{len(plan.items)} done", "dim"))
-    ]
+    text = Text.assemble(("plan", "bold"), (f" · {plan.done}/{len(plan.items)} done", "dim"))
     for item in plan.items:
         mark, style = MARKS.get(item.status, MARKS["pending"])
         text_style = {"done": "dim", "in_progress": "bold"}.get(item.status, "")
-        lines.append(Text.assemble("  ", (mark, style), " ", (item.text, text_style)))
+        text.append_text(Text.assemble("\n  ", (mark, style), " ", (item.text, text_style)))
     if plan.note:
-        lines.append(Text(f"  {plan.note}", style="italic dim"))
-    return Group(*lines)
+        text.append(f"\n  {plan.note}", style="italic dim")
+    return text
 
 
 def compact(plan: Plan) -> Text:

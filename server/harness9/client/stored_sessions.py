@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness9.client import format as fmt
+from harness9.client.plan_view import Plan, checklist
 
 if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient
@@ -84,6 +85,10 @@ def recap(session: dict[str, Any]) -> Text:
         lines = lines[:RECAP_LINES]
         for line in lines:
             text.append(f"\n  {fmt.shorten(line, 96)}", style="dim")
+    plan = session.get("plan")
+    if isinstance(plan, dict) and plan.get("items"):
+        text.append("\n")
+        text.append_text(checklist(Plan.from_progress(plan)))
     return text
 
 
