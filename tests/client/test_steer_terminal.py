@@ -110,6 +110,7 @@ def test_a_plan_run_changes_nothing_and_execute_plan_carries_it_out(
     assert planned.code == 0, planned.err
     assert "plan · 2/2 done\n  ✓ write x.txt\n  ✓ say so" in planned.out, planned.out
     assert not (workspace / "x.txt").exists()
+    assert "✗ write_file · " in planned.out  # refused before it ran: no arguments to name
     hint = re.search(r"carry it out: harness9 run --resume (\S+) --execute-plan", planned.out)
     assert hint, planned.out
     done = run_harness9(
