@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from harness9.client.conversation import Conversation
 from harness9.client.daemon_session import CtrlC, run_once
-from harness9.client.input_line import can_type
 from harness9.client.lines import read_line
 from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
@@ -42,10 +41,13 @@ async def converse(
     ctrl_c: CtrlC,
     slot: ViewSlot,
     notes: list[tuple[str, Path]],
+    *,
+    typing: bool = False,
 ) -> int:
-    """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C)."""
+    """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C).
+    With `typing`, what is typed while a run streams steers it or queues prompts."""
     session_id = options.run_params.get("sessionId")
-    live = can_type(options.json)
+    live = typing
     code, prefill = 0, ""
     if not options.json:
         print(f"harness9 · {options.workspace} · /help · Ctrl-D or Ctrl-C to quit", flush=True)

@@ -125,13 +125,16 @@ async def _converse(
     from harness9.client.daemon_session import initialize, run_once
     from harness9.client.input_line import can_type
     from harness9.client.interactive import converse
+    from harness9.client.stored_sessions import serves
 
     init_result, outcome = await initialize(client, options, ctrl_c)
     if outcome is None and options.resume is not None:
         outcome = await _resume(client, options, init_result, slot)
+    # Typing during a run needs a terminal, and a daemon that takes steers (and queues).
+    typing = can_type(options.json) and serves(init_result, "agent/steer")
     if outcome is None and options.interactive:
-        return await converse(client, options, ctrl_c, slot, notes)
-    if outcome is None and can_type(options.json):
+        return await converse(client, options, ctrl_c, slot, notes, typing=typing)
+    if outcome is None and typing:
         return await _run_typing(client, options, ctrl_c, slot, notes)
     if outcome is None:
         outcome = await run_once(client, options.run_params, ctrl_c)
