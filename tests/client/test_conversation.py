@@ -122,3 +122,22 @@ async def test_a_steer_too_late_for_its_run_runs_next_on_its_own(session: Sessio
     )
     assert "↪ you: a late word" not in text
     assert conversation.session_id is not None
+
+
+async def test_unqueue_takes_the_newest_prompt_back_and_ctrl_c_leaves_the_queue_going(
+    session: Session,
+) -> None:
+    conversation = session.conversation
+    busy = asyncio.ensure_future(conversation.run({"prompt": "first", "provider": "replay"}))
+    await until("the first run", lambda: conversation.running is not None)
+    conversation.typed(Typed("queue", "second"))
+    conversation.typed(Typed("queue", "third"))
+    await until("both in the queue", lambda: conversation.queued == ["second", "third"])
+    conversation.typed(Typed("steer", "/unqueue"))
+    await until("the newest taken back", lambda: conversation.queued == ["second"])
+    session.ctrl_c()  # what SIGINT calls: cancels the run on screen only
+    outcome = await asyncio.wait_for(busy, 30)
+    assert outcome is not None and outcome.status == "completed"
+    text = session.transcript()
+    _order(text, "✗ removed from the queue: third", "■ cancelled", "» second", "✓ completed")
+    assert "» third" not in text

@@ -208,6 +208,11 @@ class Conversation:
         """The id of the run on screen while it runs."""
         return self._current if self._ended is None else None
 
+    @property
+    def queued(self) -> list[str]:
+        """The prompts waiting in the daemon's queue, next to run first."""
+        return [entry.prompt or "" for entry in self._queue.ordered()]
+
     def typed(self, typed: Typed) -> None:
         """A line the user handed over: Enter steers the run on screen; Tab (or Enter between
         runs) queues a prompt."""
