@@ -15,6 +15,7 @@
 ;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)   C-c h r
 ;;   M-x harness9-steer    tell the running agent something (else: run it)         C-c h s
 ;;   M-x harness9-queue    a prompt to run once the running one ends                C-c h q
+;;   M-x harness9-unqueue  take the newest queued prompt back                       C-c h u
 ;;   M-x harness9-plan     investigate and write a plan, change nothing             C-c h p
 ;;   M-x harness9-go       carry out the plan                                       C-c h g
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
@@ -99,7 +100,7 @@ A steer that became the next prompt: its run may start before its reply.")
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
   prompt id session server root blocks turns tools
-  status error turn-count tool-count usage cancelling done queued plan)
+  status error turn-count tool-count usage cancelling done queued queue-id plan)
 
 (cl-defstruct (harness9--note (:constructor harness9--make-note) (:copier nil))
   "A line of a run that is neither a turn nor a tool: a message steered into it."
@@ -116,12 +117,15 @@ A steer that became the next prompt: its run may start before its reply.")
   name summary (status 'running) reason ms output approval)
 
 (defun harness9--find-run (id)
-  "The run with ID, else the newest run that has no id yet (which then takes ID)."
+  "The run with ID, else the oldest waiting run without an id (it then takes ID).
+The oldest: runs sent one after another (queued) hear from the daemon in order."
   (or (cl-find id harness9--runs :key #'harness9--run-id :test #'equal)
-      (let ((last (car (last harness9--runs))))
-        (when (and last (null (harness9--run-id last)))
-          (setf (harness9--run-id last) id)
-          last))))
+      (let ((waiting (cl-find-if (lambda (run) (and (null (harness9--run-id run))
+                                                    (not (harness9--run-done run))))
+                                 harness9--runs)))
+        (when waiting
+          (setf (harness9--run-id waiting) id)
+          waiting))))
 
 (defun harness9--turn-block (run number)
   "RUN's block for turn NUMBER, added on first use."
@@ -249,7 +253,9 @@ allowed; a refused call never starts."
                                  (list (harness9--make-note
                                         :text (concat "  ↪ you: " (plist-get ev :text)))))))
         ("plan" (harness9--apply-plan run ev))
-        ("queued" (setf (harness9--run-queued run) (or (plist-get ev :position) t)))
+        ("queued" (setf (harness9--run-queued run) (or (plist-get ev :position) t)
+                        (harness9--run-queue-id run) (plist-get ev :queueId)
+                        (harness9--run-session run) (plist-get ev :sessionId)))
         ("dequeued" (setf (harness9--run-queued run) nil))
         ("usage" (setf (harness9--run-usage run)
                        (list :inputTokens (plist-get ev :totalInputTokens)
@@ -585,6 +591,20 @@ starts.  When nothing runs, PROMPT runs at once.  Returns its run."
         run))))
 
 ;;;###autoload
+(defun harness9-unqueue ()
+  "Take back the newest prompt still waiting in the queue; return whether it was."
+  (interactive)
+  (let ((run (cl-find-if (lambda (run) (and (harness9--run-queue-id run)
+                                            (harness9--run-queued run)
+                                            (not (harness9--run-status run))))
+                         (reverse harness9--runs))))
+    (unless run (user-error "harness9: nothing is queued"))
+    (let ((reply (jsonrpc-request (harness9--run-server run) :agent/unqueue
+                                  (list :sessionId (harness9--run-session run)
+                                        :queueId (harness9--run-queue-id run)))))
+      (eq (plist-get reply :removed) t))))
+
+;;;###autoload
 (defun harness9-plan (prompt)
   "Have the agent investigate PROMPT and write a plan, changing nothing.
 The run's approval mode is `plan': read tools and `update_plan' only.  The
@@ -660,14 +680,15 @@ The daemon sends the run's last notifications before it answers, so the
     (define-key map "r" #'harness9-run)
     (define-key map "s" #'harness9-steer)
     (define-key map "q" #'harness9-queue)
+    (define-key map "u" #'harness9-unqueue)
     (define-key map "p" #'harness9-plan)
     (define-key map "g" #'harness9-go)
     (define-key map "c" #'harness9-cancel)
     (define-key map "b" #'harness9-show)
     map)
   "The harness9 commands, bound under `harness9-keymap-prefix':
-r `harness9-run', s `harness9-steer', q `harness9-queue', p `harness9-plan',
-g `harness9-go', c `harness9-cancel', b `harness9-show'.")
+r `harness9-run', s `harness9-steer', q `harness9-queue', u `harness9-unqueue',
+p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show'.")
 (defalias 'harness9-command-map harness9-command-map)
 
 (defun harness9--set-keymap-prefix (symbol prefix)

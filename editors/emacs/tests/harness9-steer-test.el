@@ -82,6 +82,28 @@
     (should-not harness9--active)
     (harness9-test--check-seqs)))
 
+(ert-deftest harness9-test-unqueue ()
+  "`harness9-unqueue' takes the newest queued prompt back: it ends cancelled, never run."
+  (harness9-test--with-daemon "steer"
+    (let ((first (harness9-run "first")))
+      (harness9-test--wait "the bash tool to start"
+                           (lambda () (string-match-p "^  … bash: sleep 1$" (harness9-test--text))))
+      (let* ((second (harness9-queue "second"))
+             (third (harness9-queue "third")))
+        (harness9-test--wait "both queued" (lambda () (and (harness9--run-queue-id second)
+                                                           (harness9--run-queue-id third))))
+        (should (eq (harness9-unqueue) t))
+        (harness9-test--wait "every run to end"
+                             (lambda () (seq-every-p #'harness9--run-done (list first second third))))
+        (should (equal (mapcar #'harness9--run-status (list first second third))
+                       '("completed" "completed" "cancelled")))
+        (should (equal (mapcar (lambda (ev) (plist-get ev :reason))
+                               (harness9-steer-test--events "dequeued"))
+                       '("removed" "started")))
+        (let ((tail (member "» third" (harness9-steer-test--lines))))
+          (should (string-prefix-p "■ cancelled" (cadr tail))))))
+    (harness9-test--check-seqs)))
+
 (ert-deftest harness9-test-plan ()
   "A plan-mode run writes nothing and shows its plan once, as last updated; `harness9-go'
 carries it out."
@@ -114,6 +136,7 @@ carries it out."
 (ert-deftest harness9-test-steer-keys ()
   (should (eq 'harness9-steer (key-binding (kbd "C-c h s"))))
   (should (eq 'harness9-queue (key-binding (kbd "C-c h q"))))
+  (should (eq 'harness9-unqueue (key-binding (kbd "C-c h u"))))
   (should (eq 'harness9-plan (key-binding (kbd "C-c h p"))))
   (should (eq 'harness9-go (key-binding (kbd "C-c h g")))))
 
