@@ -144,3 +144,19 @@ def test_plan_and_go_at_the_interactive_prompt(workspace: Path, replay: Any) -> 
         term.kill()
     assert (workspace / "x.txt").read_text() == "x\n"
     assert "plan · 2/2 done" in term.transcript()
+
+
+def test_a_line_typed_but_not_sent_waits_on_the_next_prompt(workspace: Path, replay: Any) -> None:
+    term = _interactive(workspace, replay(SLOW_TOOL))
+    try:
+        term.type(b"first\r")
+        term.wait_for(lambda screen: "running `sleep 2`" in screen)
+        term.type(b"half typed")
+        term.wait_for(lambda screen: screen.endswith("› half typed"))
+        term.type(b" then sent\r")
+        term.wait_for(lambda screen: screen.count("✓ completed") == 2)
+        term.type(b"\x04")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+    assert "› half typed then sent\n" in term.transcript()
