@@ -318,7 +318,9 @@ class Conversation:
             self._queue.update(listed)
             for item in listed:
                 if isinstance(item, dict) and item.get("runId"):
-                    self._prompts[str(item["runId"])] = str(item.get("prompt", ""))
+                    prompt = self._prompts[str(item["runId"])] = str(item.get("prompt", ""))
+                    if prompt in self._expected:  # its `queued` came: no longer to match
+                        self._expected.remove(prompt)
         self._refresh()
 
     async def _quiet_request(self, method: str, params: dict[str, Any]) -> None:
@@ -380,7 +382,7 @@ class Conversation:
         self.slot.router = self.slot.footer = self.slot.pause_typing = None
         self.ctrl_c.cancel = None
         if self._notes:
-            console = Console(highlight=False)
+            console = self.slot.console or Console(highlight=False)
             for note in self._notes:
                 console.print(note)
             self._notes = []
