@@ -112,6 +112,10 @@ def test_enter_steers_tab_queues_and_the_editing_keys_edit() -> None:
     assert editor.feed(b"   \r\t") == []  # nothing typed: nothing handed over
     editor.feed(b"scrap this\x15")
     assert editor.text == ""
+    pasted = b"\x1b[200~first line\r\nsecond\tline\x1b[201~"
+    assert editor.feed(pasted) == []  # a paste hands nothing over
+    assert editor.text == "first line second line"
+    assert editor.feed(b"\t") == [Typed("queue", "first line second line")]
 
 
 def test_plan_and_go_are_one_run_modes_and_help_runs_nothing() -> None:

@@ -24,6 +24,8 @@ from rich.text import Text
 from harness9.visible_text import visible
 
 HINT = "Enter steers the run · Tab queues a prompt · Ctrl-C cancels the run"
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # how a terminal brackets pasted text
+BRACKETED_PASTE = ("\x1b[?2004h", "\x1b[?2004l")  # on, off
 
 
 def can_type(json: bool) -> bool:
@@ -41,11 +43,14 @@ class Typed:
 
 class LineEditor:
     """The typed line and its editing keys: Backspace, Ctrl-U (clear the line), Ctrl-W (the last
-    word); cursor and other escape-sequence keys are ignored. Pure: bytes in, lines out."""
+    word); cursor and other escape-sequence keys are ignored. Pasted text (bracketed by the
+    terminal) joins the line whole: its line breaks and tabs hand nothing over. Pure: bytes
+    in, lines out."""
 
     def __init__(self) -> None:
         self.text = ""
         self._escape = ""  # an escape sequence (a cursor key) being skipped
+        self._pasting = False
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def feed(self, data: bytes) -> list[Typed]:
@@ -60,6 +65,8 @@ class LineEditor:
     def _key(self, char: str) -> Typed | None:
         if self._escape or char == "\x1b":
             self._skip_escape(char)
+        elif self._pasting and char in "\r\n\t":
+            self.text += "" if self.text.endswith(" ") else " "
         elif char in "\r\n\t":
             return self._hand_over("queue" if char == "\t" else "steer")
         elif char in "\x7f\x08":
@@ -83,6 +90,8 @@ class LineEditor:
         else:
             done = True
         if done:
+            if self._escape in (PASTE_START, PASTE_END):
+                self._pasting = self._escape == PASTE_START
             self._escape = ""
 
     def _hand_over(self, how: str) -> Typed | None:
@@ -120,6 +129,7 @@ class TerminalTyping:
         termios.tcsetattr(self._fd, termios.TCSANOW, mode)
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(self._fd, self._readable)
+        _write(BRACKETED_PASTE[0])
 
     def stop(self) -> None:
         """Stop reading; the terminal is as it was before `start`."""
@@ -127,6 +137,7 @@ class TerminalTyping:
             return
         if self._loop is not None:
             self._loop.remove_reader(self._fd)
+        _write(BRACKETED_PASTE[1])
         with contextlib.suppress(termios.error, OSError):
             termios.tcsetattr(self._fd, termios.TCSANOW, self._saved)
         self._saved = None
@@ -154,3 +165,10 @@ class TerminalTyping:
         self._on_change()
         for typed in handed:
             self._on_typed(typed)
+
+
+def _write(control: str) -> None:
+    """Send a control sequence to the terminal (it shows nothing)."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.write(control)
+        sys.stdout.flush()
