@@ -160,3 +160,15 @@ def test_a_line_typed_but_not_sent_waits_on_the_next_prompt(workspace: Path, rep
     finally:
         term.kill()
     assert "› half typed then sent\n" in term.transcript()
+
+
+def test_a_plan_run_that_wrote_no_plan_offers_none_to_carry_out(
+    workspace: Path, replay: Any
+) -> None:
+    script = replay([{"text": "Nothing to plan: it is already done."}])
+    done = run_harness9(
+        "run", "--plan", "tidy", "--workspace", str(workspace), "--replay", str(script)
+    )
+    assert done.code == 0, done.err
+    assert "already done" in done.out
+    assert "--execute-plan" not in done.out

@@ -60,6 +60,7 @@ async def converse(
             break
         assert isinstance(line, str)
         params = prompt_params(options.run_params, line.strip(), session_id)
+        slot.planned = False
         if params is None:
             if line.strip():
                 print(HELP, flush=True)
@@ -77,7 +78,7 @@ async def converse(
             session_id = outcome.session_id or session_id
         if outcome is not None:
             code = outcome.exit_code
-            _after(params, outcome, options.json)
+            _after(params, outcome, not options.json and slot.planned)
     slot.notes(notes)
     return code
 
@@ -98,9 +99,9 @@ def prompt_params(base: dict[str, Any], line: str, session_id: str | None) -> di
     return {**params, "prompt": line}
 
 
-def _after(params: dict[str, Any], outcome: Outcome, json: bool) -> None:
-    """What to do next after a plan-mode run."""
-    if params.get("plan") and outcome.status == "completed" and not json:
+def _after(params: dict[str, Any], outcome: Outcome, planned: bool) -> None:
+    """What to do next after a plan-mode run that wrote a plan (told on a terminal only)."""
+    if params.get("plan") and outcome.status == "completed" and planned:
         print(PLAN_DONE, flush=True)
 
 

@@ -140,7 +140,7 @@ async def _converse(
         outcome = await run_once(client, options.run_params, ctrl_c)
     # Shown before the daemon's own shutdown, which the user need not wait for.
     slot.current().finished(outcome, notes)
-    _plan_hint(options, outcome)
+    _plan_hint(options, outcome, slot.planned)
     return outcome.exit_code
 
 
@@ -169,13 +169,14 @@ async def _run_typing(
     slot.notes(notes)
     if outcome is None:
         return 1
-    _plan_hint(options, outcome)
+    _plan_hint(options, outcome, slot.planned)
     return outcome.exit_code
 
 
-def _plan_hint(options: RunOptions, outcome: Outcome) -> None:
-    """After a plan-mode run: how to carry the plan out."""
-    if not options.run_params.get("plan") or outcome.status != "completed" or options.json:
+def _plan_hint(options: RunOptions, outcome: Outcome, planned: bool) -> None:
+    """After a plan-mode run that wrote a plan: how to carry it out."""
+    asked = options.run_params.get("plan") and not options.json
+    if not (asked and planned and outcome.status == "completed"):
         return
     session = outcome.session_id
     resume = f" --resume {session}" if session else " --resume"

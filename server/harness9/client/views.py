@@ -39,6 +39,7 @@ class ViewSlot:
         # While set: the notifications go there instead (it picks the view of each run).
         self.router: Callable[[dict[str, Any]], None] | None = None
         self.footer: Footer | None = None
+        self.planned = False  # a `plan` notification came (the model wrote a plan)
         # While set: what gives the terminal back to a question to the user (typed input).
         self.pause_typing: Callable[[], contextlib.AbstractContextManager[None]] | None = None
 
@@ -64,6 +65,7 @@ class ViewSlot:
 
     def progress(self, params: dict[str, Any]) -> None:
         """Forward an `agent/progress` notification."""
+        self.planned = self.planned or params.get("kind") == "plan"
         if self.router is not None:
             self.router(params)
         else:
