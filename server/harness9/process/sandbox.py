@@ -81,12 +81,11 @@ class Availability:
 @dataclass(frozen=True, slots=True)
 class Confinement:
     """What the process runner applies to one command: a command-line `prefix` (bwrap), a
-    `preexec` restriction run in the child before bash (Landlock; `close` it once the child
-    started), and environment overrides."""
+    confined `spawner` thread to start it from (Landlock), and environment overrides."""
 
     mechanism: Mechanism
     prefix: tuple[str, ...] = ()
-    preexec: landlock.Restriction | None = None
+    spawner: landlock.Spawner | None = None
     env: Mapping[str, str] | None = None
 
 
@@ -151,8 +150,8 @@ def confine(
         protected = protected_paths(writable, policy.protect)
         prefix = bwrap.arguments(program, readable, writable, protected, private, policy.network)
         return Confinement(Mechanism.BWRAP, tuple(prefix), env={"TMPDIR": "/tmp"})
-    restrict = landlock.restrictor([*writable, private], policy.network)
-    return Confinement(Mechanism.LANDLOCK, preexec=restrict, env={"TMPDIR": private})
+    confined = landlock.spawner([*writable, private], policy.network)
+    return Confinement(Mechanism.LANDLOCK, spawner=confined, env={"TMPDIR": private})
 
 
 def protected_paths(writable: list[str], protect: tuple[str, ...]) -> list[str]:
