@@ -207,7 +207,7 @@ async def test_session_continues_and_busy_session_is_refused(
     second = asyncio.ensure_future(daemon.run(prompt="two", sessionId=sid))
     await daemon.wait_for(lambda n: n["kind"] == "tool_started")
     with pytest.raises(JsonRpcException) as info:
-        await daemon.run(prompt="meanwhile", sessionId=sid)
+        await daemon.run(prompt="meanwhile", sessionId=sid, queue=False)
     assert info.value.code == -32803 and info.value.data["kind"] == "busy"
     await second
     contents = [m.get("content") for m in fake_llm.requests[1].messages]
@@ -284,8 +284,9 @@ async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspa
     daemon = await start(workspace)
     answer = await daemon.request("agent/tools", {})
     tools = answer["tools"]
-    assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash"]
-    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute"]
+    assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash",
+                                          "update_plan"]
+    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute", "think"]
     assert tools[3]["inputSchema"]["required"] == ["command"]
 
 
@@ -331,3 +332,22 @@ async def test_ids_the_model_repeats_are_unique_on_the_wire_and_its_own_in_its_h
     assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ["call_0"] * 4
     assert [m["content"] for m in last if m["role"] == "tool"] == ["a\n", "b\n", "c\n", "d\n"]
     assert fake_llm.rejected == []
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_prompt_cache_reads_are_reported(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, provider: str
+) -> None:
+    fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"})], usage=(900, 10),
+                           cached=0),
+                     Reply("done", usage=(1000, 5), cached=900)])
+    daemon = await openai_daemon(start, fake_llm, workspace,
+                                 env={"HARNESS9_PROVIDER": provider})
+    result = await daemon.run(prompt="read")
+    usage = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "usage"]
+    assert [n["cachedInputTokens"] for n in usage] == [0, 900]
+    assert usage[-1]["totalCachedInputTokens"] == 900
+    assert result["usage"] == {"inputTokens": 1900, "outputTokens": 15,
+                               "cachedInputTokens": 900}
+    marked = "cache_control" in str(fake_llm.requests[-1].body)
+    assert marked is (provider == "anthropic")
