@@ -34,7 +34,6 @@ from harness9.service.checkpoints.snapshots import Restored
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.mcp_servers import McpServers
 from harness9.service.planning import PLAN_MODE, prompt_for, run_settings
-from harness9.service.session_queue import QueuedRun
 from harness9.service.run_request import (
     RunContext,
     RunIds,
@@ -51,6 +50,7 @@ from harness9.service.service_errors import (
     busy,
     provider_status,
 )
+from harness9.service.session_queue import QueuedRun
 from harness9.service.session_turns import SessionTurns
 from harness9.service.sessions.session import Session, SessionCheckpoint, new_id
 from harness9.service.sessions.session_log import SessionMeta
