@@ -63,6 +63,8 @@ class SessionTurns:
         entry = queue.claim(ids.run_id) if claim else None
         if entry is None:
             entry = queue.enter(ids.run_id, prompt)
+        if entry is not None:  # cancellable by its run id from now on
+            entry.task = asyncio.current_task()
         self._live[ids.run_id] = _Live(Steering(), ids.session_id, root)
         return entry
 
@@ -70,7 +72,6 @@ class SessionTurns:
         """Wait for the entry's turn, telling `bus` (`queued`, then `dequeued`); raises
         `RunCancelled` when it was removed, and the cancellation when it was cancelled."""
         queue = self._queues[ids.session_id]
-        entry.task = asyncio.current_task()
         bus.emit(Queued(entry.queue_id, max(queue.position(entry), 1)))
         try:
             await entry.turn
