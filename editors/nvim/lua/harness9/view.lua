@@ -448,6 +448,22 @@ function M.load_session(state, session)
       run.tools[msg.toolCallId].output = content_text(msg.content)
     end
   end
+  -- The session's plan (the latest) goes on the run that last updated it, else on the last run.
+  local plan = M.plan_of(session.plan)
+  if plan and #state.runs > 0 then
+    local at = state.runs[#state.runs]
+    for i = #state.runs, 1, -1 do
+      local planned = false
+      for _, block in ipairs(state.runs[i].blocks) do
+        planned = planned or (block.kind == "tool" and M.is_plan_call(block))
+      end
+      if planned then
+        at = state.runs[i]
+        break
+      end
+    end
+    at.plan = plan
+  end
 end
 
 --- Adds a line of its own after the runs (e.g. that a checkpoint was restored).
