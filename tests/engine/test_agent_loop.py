@@ -137,6 +137,7 @@ async def test_thinking_withholds_tools_with_none(tmp_path: Path) -> None:
         "write_file",
         "edit_file",
         "bash",
+        "update_plan",
     ]
     phases = [e.phase for e in events if isinstance(e, LLMCallStarted)]
     assert phases == ["thinking", "action"]
@@ -173,7 +174,7 @@ async def test_unknown_tool_and_bad_json_become_readable_failures(tmp_path: Path
     assert unknown.failure is ToolFailure.UNKNOWN_TOOL
     assert unknown.output == (
         "Error: unknown tool 'teleport'. Available tools: read_file, write_file, edit_file, "
-        "bash. Call one of these by its exact name."
+        "bash, update_plan. Call one of these by its exact name."
     )
     assert broken.failure is ToolFailure.BAD_ARGUMENTS
     assert broken.output.startswith("Error: the arguments of 'bash' are not valid JSON")

@@ -68,7 +68,8 @@ async def test_unknown_and_busy_sessions_are_refused(fake: FakeLLM, tmp_path: Pa
         await asyncio.sleep(0.01)
     session_id = front.contexts[0].ids.session_id
     with pytest.raises(RunError) as busy:
-        await service.run(request(tmp_path, session_id=session_id), front.wire)
+        await service.run(replace(request(tmp_path, session_id=session_id), queue=False),
+                          front.wire)
     assert busy.value.kind == "busy" and busy.value.data["sessionId"] == session_id
     assert await service.cancel(None, session_id) is True
     with pytest.raises(RunCancelled):

@@ -70,7 +70,8 @@ def test_each_tool_declares_its_kind_and_an_unknown_name_is_other(tmp_path: Path
     builtin = default_registry(tmp_path)
     kinds = {d.name: d.kind for d in builtin.available_tools()}
     assert kinds == {"read_file": ToolKind.READ, "write_file": ToolKind.EDIT,
-                     "edit_file": ToolKind.EDIT, "bash": ToolKind.EXECUTE}
+                     "edit_file": ToolKind.EDIT, "bash": ToolKind.EXECUTE,
+                     "update_plan": ToolKind.THINK}
     assert [builtin.kind_of(name) for name in kinds] == list(kinds.values())
     assert builtin.kind_of("no_such_tool") is ToolKind.OTHER
     assert registry().kind_of("echo") is ToolKind.OTHER  # a tool that declares none

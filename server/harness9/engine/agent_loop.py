@@ -23,16 +23,27 @@ from harness9.engine.events import (
     ObservationAdded,
     RunFinished,
     RunStarted,
+    Steered,
     ThinkingDone,
     TurnStarted,
     UsageReported,
 )
 from harness9.engine.model_call import call_model
+from harness9.engine.steering import DELIVERED, Steering
 from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.provider_errors import ContextTooLongError, ProviderError
-from harness9.schema import Message, Role, ToolCall, ToolDefinition, ToolKind, ToolResult, Usage
+from harness9.schema import (
+    Message,
+    Plan,
+    Role,
+    ToolCall,
+    ToolDefinition,
+    ToolKind,
+    ToolResult,
+    Usage,
+)
 from harness9.tools.registry import Registry
 
 
@@ -55,6 +66,7 @@ class _RunState:
     text: str = ""
     meter: ContextMeter = field(default_factory=ContextMeter)
     ids: CallIds = field(default_factory=CallIds)
+    steering: Steering | None = None
 
 
 class AgentEngine:
@@ -63,7 +75,8 @@ class AgentEngine:
     A turn's tool calls run concurrently, at most `max_parallel_tools` at once; a
     `batch_observer` hears each batch before it starts and after its results are in. With a
     `context` policy, the history is compacted before a call that would not fit, and once more
-    (then retried) when the provider refuses a request for being too long.
+    (then retried) when the provider refuses a request for being too long; a compaction's
+    summary restates `plan`, the model's latest plan (kept up to date by its plan tool calls).
     """
 
     def __init__(
@@ -81,6 +94,7 @@ class AgentEngine:
         max_parallel_tools: int = DEFAULT_MAX_PARALLEL,
         batch_observer: BatchObserver | None = None,
         context: ContextPolicy | None = None,
+        plan: Plan | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -98,18 +112,24 @@ class AgentEngine:
         self.max_parallel_tools = max_parallel_tools
         self.batch_observer = batch_observer
         self.context = context
+        self.plan = plan
 
-    async def run(self, prompt: str, history: list[Message] | None = None) -> RunResult:
+    async def run(
+        self, prompt: str, history: list[Message] | None = None, steering: Steering | None = None
+    ) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
 
         A new conversation (empty `history`) starts with the engine's system prompt, if any.
+        Messages put into `steering` while the run goes on join the conversation before the
+        next model call; one that arrives while the model gives what would be its last answer
+        makes the run go on for one more call. The caller closes `steering` after the run.
 
         Returns on completion or when `max_turns` action calls have been made. Provider failures
         and cancellation are raised after the final `RunFinished` event; `history` stays valid for
         the next run either way (every tool call has its observation).
         """
         history = history if history is not None else []
-        state = _RunState()
+        state = _RunState(steering=steering)
         self._emit_started()
         pair_tool_calls(history)  # a stored history a stopped run left half way
         state.ids = CallIds(history)
@@ -140,6 +160,7 @@ class AgentEngine:
         while True:
             state.turns += 1
             turn = state.turns
+            self._deliver(turn, history, state)
             turn_start = len(history)
             self.bus.emit(TurnStarted(turn=turn, messages=turn_start))
             if self.thinking:
@@ -150,10 +171,24 @@ class AgentEngine:
             kinds = self._kinds(message.tool_calls)
             self.bus.emit(AssistantMessage(turn, message.content, message.tool_calls, kinds))
             if not message.tool_calls:
-                return "completed"
+                if state.steering is None or not state.steering.pending() or (
+                        turn >= self.max_turns):
+                    return "completed"
+                continue  # a steer came while the model answered: it answers that too
             await self._act(turn, message, history, state, turn_start)
             if turn >= self.max_turns:
                 return "max_turns"
+
+    def _deliver(self, turn: int, history: list[Message], state: _RunState) -> None:
+        """Add the steers that came since the last model call, as user messages (the safe
+        point: every earlier tool call has its result)."""
+        if state.steering is None:
+            return
+        for steer in state.steering.take():
+            history.append(Message.user(steer.message))
+            self.bus.emit(Steered(turn=turn, text=steer.shown))
+            if not steer.fate.done():
+                steer.fate.set_result(DELIVERED)
 
     async def _think(self, turn: int, history: list[Message], state: _RunState) -> None:
         """Phase 1: a call with tools withheld (`None`: the parameter is not sent at all)."""
@@ -207,7 +242,7 @@ class AgentEngine:
         estimate = state.meter.estimate(history)
         done = await compact(
             history, self.provider, self.context, estimate,
-            tools=state.meter.tools, force=force,
+            tools=state.meter.tools, force=force, plan=self.plan,
         )
         if done.method == "none":
             return None
@@ -240,6 +275,9 @@ class AgentEngine:
             # Also on cancellation, when every unfinished call holds a cancelled result: the
             # history must pair each tool call with an observation to stay valid for the next run.
             history.extend(Message.observation(r) for r in results if r is not None)
+            for result in results:
+                if result is not None and result.plan is not None:
+                    self.plan = result.plan
         ids = tuple(call.unique_id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
         if self.batch_observer is not None:

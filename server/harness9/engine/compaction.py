@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 from harness9.engine.context import CHARS_PER_TOKEN, ContextPolicy, messages_tokens
 from harness9.provider.llm_provider import LLMProvider
-from harness9.schema import Message, Role
+from harness9.schema import Message, Plan, Role
 
 KEEP_TURNS = 2
 PRUNED = "[tool output removed to save context ({chars} characters); run the tool again if needed]"
 SUMMARY_HEADER = "Summary of the earlier conversation (written when the context was compacted):"
+PLAN_HEADER = "Your current plan (update_plan; keep it up to date):"
 SUMMARY_ACK = "Understood. I will continue from this summary."
 _PIECE_CHARS = 2_000  # cap on one message's text inside the summary request
 _RESULT_CHARS = 800  # cap on one tool result's text there
@@ -84,10 +85,13 @@ def prune(history: list[Message], policy: ContextPolicy) -> int:
     return saved
 
 
-async def summarize(history: list[Message], provider: LLMProvider, policy: ContextPolicy) -> bool:
+async def summarize(
+    history: list[Message], provider: LLMProvider, policy: ContextPolicy, plan: Plan | None = None
+) -> bool:
     """Replace the older conversation by a summary the model writes, in place; False when there
-    is nothing old enough to summarize, or the summary would not be shorter. Provider failures
-    are raised."""
+    is nothing old enough to summarize, or the summary would not be shorter. The summary ends
+    with `plan` (the model's latest plan), whose tool calls it replaces. Provider failures are
+    raised."""
     head = 1 if history and history[0].role is Role.SYSTEM else 0
     prompt, start = kept_from(history)
     older = [*history[head:prompt], *history[prompt + 1 : start]] if start > prompt else (
@@ -98,6 +102,8 @@ async def summarize(history: list[Message], provider: LLMProvider, policy: Conte
     request = [Message.system(SUMMARY_INSTRUCTIONS), Message.user(transcript(older, policy))]
     answer, _ = await provider.generate(request, None)
     summary = answer.content.strip() or "(the model wrote no summary)"
+    if plan is not None:
+        summary += f"\n\n{PLAN_HEADER}\n{plan.checklist()}"
     replacement = [
         Message.user(f"{SUMMARY_HEADER}\n\n{summary}"),
         Message(role=Role.ASSISTANT, content=SUMMARY_ACK),
@@ -153,14 +159,15 @@ async def compact(
     *,
     tools: int = 0,
     force: bool = False,
+    plan: Plan | None = None,
 ) -> Compaction:
-    """Make `history` fit below the policy's threshold (prune, then summary). `force` (the
-    provider said the request is too long, or the user asked) also summarizes when pruning
-    alone would do."""
+    """Make `history` fit below the policy's threshold (prune, then summary, which restates
+    `plan`). `force` (the provider said the request is too long, or the user asked) also
+    summarizes when pruning alone would do."""
     pruned = prune(history, policy)
     after = tools + messages_tokens(history) if pruned else estimate
     if pruned and after <= policy.threshold and not force:
         return Compaction(estimate, after, "prune")
-    if await summarize(history, provider, policy):
+    if await summarize(history, provider, policy, plan):
         return Compaction(estimate, tools + messages_tokens(history), "summary")
     return Compaction(estimate, after, "prune" if pruned else "none")

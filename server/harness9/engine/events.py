@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness9.schema import ChangedFile, ToolCall, ToolKind, ToolResult, Usage
+from harness9.schema import ChangedFile, Plan, ToolCall, ToolKind, ToolResult, Usage
 
 _log = logging.getLogger(__name__)
 
@@ -214,6 +214,43 @@ class ContextCompacted(Event):
     before_tokens: int
     after_tokens: int
     method: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steered(Event):
+    """A message the user sent while the run went on joined the conversation, before the
+    model call of `turn`; `text` is the message as the user typed it."""
+
+    kind: ClassVar[str] = "steered"
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdated(Event):
+    """The model recorded its plan (a plan tool call of `turn` completed)."""
+
+    kind: ClassVar[str] = "plan"
+    turn: int
+    plan: Plan
+
+
+@dataclass(frozen=True, slots=True)
+class Queued(Event):
+    """The run waits behind the session's running run; `position` 1 runs next."""
+
+    kind: ClassVar[str] = "queued"
+    queue_id: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dequeued(Event):
+    """The run left the session's queue: `started`, or `removed` / `cancelled` (it never ran)."""
+
+    kind: ClassVar[str] = "dequeued"
+    queue_id: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
-from harness9.engine.events import EventBus, ToolFinished, ToolStarted
+from harness9.engine.events import EventBus, PlanUpdated, ToolFinished, ToolStarted
 from harness9.engine.live_output import LiveOutput
 from harness9.schema import ToolCall, ToolKind, ToolResult
 from harness9.tools.contract import CALL_STARTING, OUTPUT_SINK
@@ -51,6 +51,8 @@ async def execute_concurrently(
             result = await _execute(registry, call, timeout, live, announce)
             results[index] = result
             bus.emit(ToolFinished(turn=turn, call=call, result=result, tool_kind=kind))
+            if result.plan is not None:
+                bus.emit(PlanUpdated(turn=turn, plan=result.plan))
 
     workers = [asyncio.create_task(worker()) for _ in range(min(max_parallel, len(calls)))]
     try:

@@ -5,7 +5,8 @@
 | `UnknownSession`    | -32602 InvalidParams, message `sessionId: …`                      |
 | `UnknownCheckpoint` | -32602 InvalidParams, message `checkpointId: …`                   |
 | `RunError`          | -32803 RequestFailed, `data.kind` (+ `status`, `runId`, `sessionId`) |
-| `RunCancelled`      | -32800 RequestCancelled, `data.runId`, `data.sessionId`           |
+| `UnknownRun`        | -32602 InvalidParams, message `runId: …`                          |
+| `RunCancelled`      | -32800 RequestCancelled, `data.runId`, `data.sessionId` (+ `reason`) |
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from harness9.service.service_errors import (
     RunCancelled,
     RunError,
     UnknownCheckpoint,
+    UnknownRun,
     UnknownSession,
 )
 
@@ -40,8 +42,12 @@ def wire_errors() -> Iterator[None]:
         raise JsonRpcInvalidParams(message=f"sessionId: {exc}") from None
     except UnknownCheckpoint as exc:
         raise JsonRpcInvalidParams(message=f"checkpointId: {exc}") from None
+    except UnknownRun as exc:
+        raise JsonRpcInvalidParams(message=f"runId: {exc}") from None
     except RunError as exc:
         raise request_failed(exc.message, {"kind": exc.kind, **exc.data}) from None
     except RunCancelled as exc:
         data = {"runId": exc.run_id, "sessionId": exc.session_id}
-        raise JsonRpcRequestCancelled(message="the run was cancelled", data=data) from None
+        if exc.reason is not None:
+            data["reason"] = exc.reason
+        raise JsonRpcRequestCancelled(message=str(exc), data=data) from None

@@ -21,24 +21,27 @@ from harness9.engine import EventBus
 from harness9.engine.compaction import Compaction
 from harness9.engine.compaction import compact as compact_history
 from harness9.engine.context import messages_tokens
-from harness9.engine.events import Event, RunFinished, ToolsWarning
+from harness9.engine.events import Event, RunFinished, Subscriber, ToolsWarning
 from harness9.provider.factory import create_provider
 from harness9.provider.provider_errors import ProviderError
 from harness9.schema import Usage
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
-from harness9.service.attachments import prompt_with_context
+from harness9.service.attachments import ContextItem, prompt_with_context
 from harness9.service.background import Background
 from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.checkpoints.snapshots import Restored
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.mcp_servers import McpServers
+from harness9.service.planning import PLAN_MODE, prompt_for, run_settings
+from harness9.service.run_queue import QueuedRun
 from harness9.service.run_request import (
     RunContext,
     RunIds,
     RunOutcome,
     RunRequest,
     RunWiring,
+    SteerOutcome,
     Wire,
 )
 from harness9.service.service_errors import (
@@ -48,6 +51,7 @@ from harness9.service.service_errors import (
     busy,
     provider_status,
 )
+from harness9.service.session_turns import SessionTurns
 from harness9.service.sessions.session import Session, SessionCheckpoint, new_id
 from harness9.service.sessions.session_log import SessionMeta
 from harness9.service.sessions.session_recorder import SessionRecorder
@@ -73,6 +77,7 @@ class AgentService:
         background = Background()
         self._checkpoints = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
+        self._turns = SessionTurns()
 
     # Sessions
 
@@ -82,10 +87,12 @@ class AgentService:
         if session_id is None:
             return self.sessions.create(root)
         session = self.known_session(session_id)
-        if session.active is not None:
-            raise busy(f"session {session_id} is still running {session.active.run_id}; "
+        holder = self._turns.holder(session_id)
+        if session.active is not None or self._turns.busy(session_id):
+            running = session.active.run_id if session.active is not None else holder
+            raise busy(f"session {session_id} is still running {running or 'queued prompts'}; "
                        "wait for it to finish or cancel it",
-                       sessionId=session_id, runId=session.active.run_id)
+                       sessionId=session_id, runId=running or "")
         if session.rewriting is not None:
             raise busy(f"session {session_id} is being {session.rewriting}; try again in a "
                        "moment", sessionId=session_id)
@@ -147,7 +154,8 @@ class AgentService:
             estimate = messages_tokens(session.history)
             provider = create_provider(provider_settings(settings))
             policy = context_policy(settings, provider.model)
-            done = await compact_history(session.history, provider, policy, estimate, force=True)
+            done = await compact_history(session.history, provider, policy, estimate, force=True,
+                                         plan=session.plan)
         except ProviderError as exc:
             raise RunError.of_provider(exc, sessionId=session_id) from None
         finally:
@@ -190,37 +198,88 @@ class AgentService:
     # Runs
 
     async def run(self, request: RunRequest, wire: Wire) -> RunOutcome:
-        """Run `request` in the current task (which cancelling the run cancels). A `busy`
-        `RunError` while the session runs, or a restore is under way on its workspace."""
-        session = self.session(request.session_id, request.root)
-        if session.approval_mode is not None:  # chosen for this session alone
-            request = replace(request, settings=request.settings.with_approval_mode(
-                session.approval_mode))
-        ids = RunIds(new_id("r"), session.id)
-        task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
-        # Noted with checkpoints on or off: no restore may change the files under any run.
-        workspace = self._checkpoints.run_started(request.root, ids.run_id, session.id)
-        active = self.sessions.start(session, ids.run_id, task)
-        finish, turns = _Finish(), CallTurns()
-        bus = EventBus(finish, turns, SessionRecorder(self.sessions, session, ids.run_id,
-                                                      request.prompt))
-        checkpoints = workspace if request.settings.checkpoints else None
+        """Run `request` in the current task (which cancelling the run cancels). On a session
+        that is running (or has runs queued) the run waits its turn, unless `request.queue` is
+        false (a `busy` `RunError`); a `busy` `RunError` while a restore or compaction is under
+        way on the session."""
+        session = self._session_to_run(request)
+        ids = RunIds(request.claim or new_id("r"), session.id)
+        entry = self._turns.enter(ids, request.prompt, request.root, request.claim is not None)
+        holding = entry is None
+        finish, turns, recorder = _Finish(), CallTurns(), _Later()
+        bus = EventBus(finish, turns, recorder)
         try:
             wiring = await wire(RunContext(ids, turns.turn_of))
             for subscriber in wiring.subscribers:
                 bus.subscribe(subscriber)
+            if entry is not None:
+                await self._turns.wait(ids, entry, bus)
+                holding = True
+            recorder.target = SessionRecorder(self.sessions, session, ids.run_id, request.prompt)
+            return await self._held_run(request, session, ids, bus, wiring, turns)
+        except BaseException as exc:
+            raise _ended(exc, ids, bus, finish, request.root) from None
+        finally:
+            self._turns.leave(ids, entry, holding)
+
+    def _session_to_run(self, request: RunRequest) -> Session:
+        """The session a run goes to; `busy` while it is rewritten, or (`queue` off) runs."""
+        if request.session_id is None:
+            return self.sessions.create(request.root)
+        session = self.known_session(request.session_id)
+        if session.rewriting is not None or not request.queue:
+            return self.session(request.session_id, request.root)
+        return session
+
+    async def _held_run(
+        self,
+        request: RunRequest,
+        session: Session,
+        ids: RunIds,
+        bus: EventBus,
+        wiring: RunWiring,
+        turns: CallTurns,
+    ) -> RunOutcome:
+        """The run, once it holds its session."""
+        if request.execute_plan and session.approval_mode == PLAN_MODE:
+            session.approval_mode = None  # the plan is approved: back to the normal mode
+            self.sessions.save(session)
+        request = replace(request, settings=run_settings(request, session))
+        task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
+        # Noted with checkpoints on or off: no restore may change the files under any run.
+        workspace = self._checkpoints.run_started(request.root, ids.run_id, session.id)
+        active = self.sessions.start(session, ids.run_id, task)
+        checkpoints = workspace if request.settings.checkpoints else None
+        try:
             _require_folder(request.root)
             engine = await self._engine(request, session, ids, bus, wiring, turns, checkpoints)
             prompt = await prompt_with_context(
                 request.prompt, request.root, request.context, wiring.workspace)
-            result = await engine.run(prompt, session.history)
-            _close(bus, finish, result.status)
+            prompt = prompt_for(prompt, request, session, request.settings)
+            self._turns.started(ids.run_id, wiring.workspace)
+            result = await engine.run(prompt, session.history, self._turns.steering(ids.run_id))
             return RunOutcome(ids, result)
-        except BaseException as exc:
-            raise _ended(exc, ids, bus, finish, request.root) from None
         finally:
             self.sessions.finish(session, active)
             self._checkpoints.run_ended(workspace, ids.run_id)
+
+    async def steer(
+        self, run_id: str, prompt: str, context: Sequence[ContextItem] = ()
+    ) -> SteerOutcome:
+        """Give a running run a message before its next model call (see `SessionTurns.steer`);
+        `UnknownRun`."""
+        return await self._turns.steer(run_id, prompt, context)
+
+    def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:
+        """The session's queued runs with their positions; `UnknownSession`."""
+        self.known_session(session_id)
+        return self._turns.queued(session_id)
+
+    def unqueue(self, session_id: str, queue_id: str) -> bool:
+        """Take a queued run out of its session's queue (its request ends cancelled);
+        `UnknownSession`."""
+        self.known_session(session_id)
+        return self._turns.unqueue(session_id, queue_id)
 
     async def _engine(
         self,
@@ -249,14 +308,18 @@ class AgentService:
         )
 
     async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
-        """Cancel a run by its id or its session's; returns once it has ended (False: none)."""
+        """Cancel a run by its id or its session's (the running one: the session's queue goes
+        on), also a queued run by its id; returns once it has ended (False: none)."""
         run = self.sessions.find_run(run_id, session_id)
-        if run is None:
+        task = run.task if run is not None else None
+        if task is None and run_id is not None:
+            task = self._turns.waiting_task(run_id)
+        if task is None:
             return False
-        run.task.cancel()
+        task.cancel()
         # The run task's done-callbacks (a front-end writes its answer there) run before this
         # waiter wakes.
-        await asyncio.wait({run.task})
+        await asyncio.wait({task})
         return True
 
     def _is_running(self, session_id: str) -> bool:
@@ -281,6 +344,18 @@ class AgentService:
     def close(self) -> None:
         """Release the stored sessions this daemon holds (at shutdown)."""
         self.sessions.close()
+
+
+@dataclass(slots=True)
+class _Later:
+    """A subscriber that passes events on once it has a target (the session recorder, from
+    the moment a queued run starts: a run that never started is not recorded)."""
+
+    target: Subscriber | None = None
+
+    def __call__(self, event: Event) -> None:
+        if self.target is not None:
+            self.target(event)
 
 
 @dataclass(slots=True)
@@ -314,6 +389,9 @@ def _ended(
     if isinstance(exc, asyncio.CancelledError):
         _close(bus, finish, "cancelled")
         return RunCancelled(ids.run_id, ids.session_id)
+    if isinstance(exc, RunCancelled):  # removed from the queue before it started
+        _close(bus, finish, "cancelled")
+        return exc
     if isinstance(exc, ProviderError):
         _close(bus, finish, "error", {"kind": exc.kind, "message": exc.message,
                                       **provider_status(exc)})

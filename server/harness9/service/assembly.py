@@ -24,6 +24,7 @@ from harness9.service.instructions import (
     project_instructions,
     with_instructions,
 )
+from harness9.service.planning import plan_mode_kinds, planning, read_only_sandbox
 from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
 from harness9.tools import ToolEnvironment, default_registry
@@ -57,7 +58,13 @@ def build_engine(
     comes after the approval step (it sees only calls that may run), `batch_observer` hears
     each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
     session read and wrote on the session (the stale guard); `extra_tools` (MCP tools) are
-    offered after the built-in ones."""
+    offered after the built-in ones. A planning run (approval mode plan) is offered the read
+    tools, update_plan and read-only commands only."""
+    kinds = None
+    if planning(settings):
+        kinds, extra_tools = plan_mode_kinds(settings), ()
+        if settings.sandbox_works():
+            settings = read_only_sandbox(settings)
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -76,6 +83,7 @@ def build_engine(
         middleware=steps,
         workspace=workspace,
         seen=session.seen_files,
+        kinds=kinds,
     )
     for tool in extra_tools:
         registry.register(tool)
@@ -92,6 +100,7 @@ def build_engine(
         max_parallel_tools=settings.max_parallel_tools,
         batch_observer=batch_observer,
         context=context_policy(settings, provider.model),
+        plan=session.plan,
     )
 
 

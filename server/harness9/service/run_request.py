@@ -32,6 +32,10 @@ class RunRequest:
     # MCP servers of this session alone (an ACP client gives them with the session), on top
     # of the settings' servers every session shares.
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    queue: bool = True  # wait behind a running run of the session (False: `busy` instead)
+    plan: bool = False  # this run only plans (approval mode `plan`)
+    execute_plan: bool = False  # carry out the stored plan, in the session's normal mode
+    claim: str | None = None  # the run id of a slot reserved for this run (a left-over steer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,17 @@ class RunWiring:
 
 
 Wire = Callable[[RunContext], Awaitable[RunWiring]]
+
+
+@dataclass(frozen=True, slots=True)
+class SteerOutcome:
+    """What became of a steer: `delivered` `run` (it is in the running conversation of
+    `run_id`) or `next` (the run ended first: it is the session's next prompt, to be run as
+    `run_id` with `RunRequest.claim`)."""
+
+    delivered: str
+    run_id: str
+    session_id: str
 
 
 @dataclass(frozen=True, slots=True)

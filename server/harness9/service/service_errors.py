@@ -4,6 +4,7 @@
 ServiceError
  ├── UnknownSession      no session of this daemon (or its store) has the id
  ├── UnknownCheckpoint   the session has no such checkpoint, or it is no longer kept
+ ├── UnknownRun          no run of this daemon with that id runs (or just ended)
  ├── RunError            the request could not go on; `kind` classifies it:
  │                         auth · rate_limit · network · http   (the provider's, with `status`)
  │                         config                                (settings, checkpoints off)
@@ -63,13 +64,24 @@ class RunError(ServiceError):
         return cls(exc.message, exc.kind, **ids, **provider_status(exc))
 
 
-class RunCancelled(ServiceError):
-    """The run was cancelled (by the user, or its front-end's request was)."""
+class UnknownRun(ServiceError, LookupError):
+    """No run of this daemon with that id is running (or ended a moment ago)."""
 
-    def __init__(self, run_id: str, session_id: str) -> None:
-        super().__init__("the run was cancelled")
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no running run {run_id!r}")
+        self.run_id = run_id
+
+
+class RunCancelled(ServiceError):
+    """The run was cancelled (by the user, or its front-end's request was); `reason` says how
+    a run that never started left its queue (`removed`, `cancelled`)."""
+
+    def __init__(self, run_id: str, session_id: str, reason: str | None = None) -> None:
+        super().__init__("the run was removed from the queue" if reason == "removed"
+                         else "the run was cancelled")
         self.run_id = run_id
         self.session_id = session_id
+        self.reason = reason
 
 
 def provider_status(exc: ProviderError) -> dict[str, Any]:

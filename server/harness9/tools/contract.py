@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from harness9.schema import (
     FileChanges,
     FileEdit,
+    Plan,
     ProcessExit,
     ToolDefinition,
     ToolError,
@@ -111,6 +112,7 @@ class ToolOutput:
     # Why the sandbox seems to have stopped the command (a write or a connection refused), or
     # None: the approval step offers to run it again outside.
     sandbox_denied: str | None = None
+    plan: Plan | None = None  # the plan the call recorded (update_plan)
 
 
 # A file larger than this is shown as a diff only, never as its whole text before and after.

@@ -1,16 +1,19 @@
-"""The registry of the four built-in tools, as the seed lists them."""
+"""The registry of the built-in tools: the seed's four, as it lists them, and `update_plan`."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from harness9.process.sandbox import SandboxPolicy
 from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
+from harness9.schema import ToolKind
 from harness9.tools.bash import BashTool
+from harness9.tools.contract import BaseTool
 from harness9.tools.edit_file import EditFileTool
 from harness9.tools.read_file import ReadFileTool
 from harness9.tools.registry import Middleware, Registry
+from harness9.tools.update_plan import UpdatePlanTool
 from harness9.tools.write_file import WriteFileTool
 from harness9.workspace.port import DiskWorkspace, Workspace
 from harness9.workspace.seen_files import SeenFiles
@@ -24,8 +27,10 @@ def default_registry(
     middleware: Sequence[Middleware] = (),
     workspace: Workspace | None = None,
     seen: SeenFiles | None = None,
+    kinds: Collection[ToolKind] | None = None,
 ) -> Registry:
-    """A registry of the four built-in tools acting on `workdir`, listed by hand as in the seed;
+    """A registry of the built-in tools acting on `workdir` (the seed's four, listed by hand as
+    in the seed, then `update_plan`), or of those of `kinds` only;
     `environment` filters what the processes they start see of the daemon's environment, and
     every call passes `middleware` (none by default: the seed's behaviour, no approval step);
     bash's commands run in the OS sandbox `sandbox` describes (None: none, as in the seed).
@@ -34,8 +39,14 @@ def default_registry(
     files = workspace if workspace is not None else DiskWorkspace(workdir)
     known = seen if seen is not None else SeenFiles()
     registry = Registry(middleware)
-    registry.register(ReadFileTool(workdir, workspace=files, seen=known))
-    registry.register(WriteFileTool(workdir, workspace=files, seen=known))
-    registry.register(EditFileTool(workdir, workspace=files, seen=known))
-    registry.register(BashTool(workdir, environment=environment, sandbox=sandbox))
+    tools: list[BaseTool] = [
+        ReadFileTool(workdir, workspace=files, seen=known),
+        WriteFileTool(workdir, workspace=files, seen=known),
+        EditFileTool(workdir, workspace=files, seen=known),
+        BashTool(workdir, environment=environment, sandbox=sandbox),
+        UpdatePlanTool(),
+    ]
+    for tool in tools:
+        if kinds is None or tool.definition().kind in kinds:
+            registry.register(tool)
     return registry

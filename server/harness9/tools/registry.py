@@ -259,6 +259,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         edit=out.edit,
         exit=out.exit,
         sandbox=out.sandbox,
+        plan=out.plan,
     )
 
 

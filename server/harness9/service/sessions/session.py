@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from harness9.schema import ChangedFile, Message
+from harness9.schema import ChangedFile, Message, Plan
 from harness9.tools.approvals.policy import SessionApprovals
 from harness9.workspace.seen_files import SeenFiles
 
@@ -69,6 +69,7 @@ class Session:
     # The approval mode a client chose for this session alone (ACP's session modes); None:
     # the settings' mode.
     approval_mode: str | None = None
+    plan: Plan | None = None  # the model's latest plan (update_plan)
 
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness9.engine.call_ids import with_unique_ids
 from harness9.engine.tool_pairing import pair_tool_calls
-from harness9.schema import ChangedFile, Message, Usage, shared_prefix
+from harness9.schema import ChangedFile, Message, Plan, Usage, shared_prefix
 from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.service.sessions.session_log import LoadedSession, SessionLog, SessionMeta, title_of
 from harness9.tools.approvals.policy import SessionApprovals
@@ -73,6 +73,7 @@ class SessionFile:
         self.meta.seen_files = session.seen_files.known()
         self.meta.instructions_seen = sorted(session.instructions_seen)
         self.meta.approval_mode = session.approval_mode
+        self.meta.plan = session.plan.as_dict() if session.plan is not None else None
         self.log.commit(self.meta)
 
     @property
@@ -156,4 +157,5 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
         session.instructions_seen = {str(p) for p in meta.instructions_seen}
     if isinstance(meta.approval_mode, str):
         session.approval_mode = meta.approval_mode
+    session.plan = Plan.from_dict(meta.plan)
     return session

@@ -57,6 +57,7 @@ class SessionMeta:
     seen_files: dict[str, str] = field(default_factory=dict)
     instructions_seen: list[str] = field(default_factory=list)
     approval_mode: str | None = None  # a mode chosen for this session alone
+    plan: dict[str, Any] | None = None  # the model's latest plan (`Plan.as_dict`)
 
 
 @dataclass(frozen=True, slots=True)

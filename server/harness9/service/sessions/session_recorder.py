@@ -9,6 +9,7 @@ from harness9.engine.events import (
     ContextCompacted,
     Event,
     ObservationAdded,
+    PlanUpdated,
     RunFinished,
     UsageReported,
 )
@@ -19,7 +20,8 @@ from harness9.service.sessions.session_store import SessionStore
 
 class SessionRecorder:
     """Saves the session at the end of every turn (the history then pairs every tool call
-    with its result), notes compactions, and notes the run when it ends."""
+    with its result) and with each new plan, notes compactions, and notes the run when it
+    ends."""
 
     def __init__(self, store: SessionStore, session: Session, run_id: str, prompt: str) -> None:
         self._store = store
@@ -33,6 +35,9 @@ class SessionRecorder:
         match event:
             case ObservationAdded():
                 self._store.save(self._session, meta=False)
+            case PlanUpdated():
+                self._session.plan = event.plan
+                self._store.save(self._session)
             case UsageReported():
                 file = self._store.file(self._session)
                 if file is not None:

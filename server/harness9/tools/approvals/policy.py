@@ -29,10 +29,12 @@ from harness9.tools.approvals.subjects import (
     PathSpellings,
 )
 
-__all__ = ["ESCALATION", "FILE_KINDS", "MODES", "SANDBOX_STOPPED", "Action", "ApprovalPolicy",
-           "DecidedBy", "Decision", "PolicyError", "Rule", "SessionApprovals"]
+__all__ = ["ESCALATION", "FILE_KINDS", "MODES", "SANDBOX_STOPPED", "SILENT_MODES", "Action",
+           "ApprovalPolicy", "DecidedBy", "Decision", "PolicyError", "Rule", "SessionApprovals"]
 
-MODES = ("ask", "auto", "auto-edit", "yolo", "read-only")
+MODES = ("ask", "auto", "auto-edit", "yolo", "read-only", "plan")
+# Modes that never ask: what they do not allow is denied.
+SILENT_MODES = frozenset({"read-only", "plan"})
 # Why a call that asks to leave the OS sandbox is asked about (the model's reason follows).
 ESCALATION = "asks to run outside the OS sandbox"
 SANDBOX_STOPPED = "was stopped by the OS sandbox"
@@ -106,7 +108,7 @@ class ApprovalPolicy:
         if self.mode != "yolo":
             reason = call.protection()
             if reason is not None:
-                action = Action.DENY if self.mode == "read-only" else Action.ASK
+                action = Action.DENY if self.mode in SILENT_MODES else Action.ASK
                 return Decision(action, DecidedBy.MODE, reason=reason)
         if sandboxed and arguments.get("escalate") is True:
             return self._escalation(tool, kind, arguments, memory)
@@ -120,11 +122,11 @@ class ApprovalPolicy:
     def _escalation(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
                     memory: SessionApprovals) -> Decision:
         """A sandboxed command that asks to run outside: allowed by yolo or an earlier
-        allow-for-the-session of it outside, denied in read-only, else asked with the model's
-        reason."""
+        allow-for-the-session of it outside, denied in read-only and plan, else asked with the
+        model's reason."""
         if self.mode == "yolo":
             return Decision(Action.ALLOW, DecidedBy.MODE)
-        if self.mode == "read-only":
+        if self.mode in SILENT_MODES:
             return Decision(Action.DENY, DecidedBy.MODE)
         if memory.allows(tool, kind, arguments, outside=True):
             return Decision(Action.ALLOW, DecidedBy.SESSION)
@@ -183,12 +185,14 @@ class ApprovalPolicy:
         return ", ".join(dict.fromkeys(used))
 
     def _by_mode(self, kind: ToolKind, sandboxed: bool) -> Action:
-        """Reads run in every mode; edits run in auto-edit and auto; commands run in auto when
-        sandboxed; the rest (commands, MCP tools) asks, except in yolo (everything runs) and
-        read-only (nothing else runs)."""
-        if self.mode == "yolo" or kind is ToolKind.READ:
+        """Reads and the model's notes run in every mode; edits run in auto-edit and auto;
+        commands run in auto and plan when sandboxed; the rest (commands, MCP tools) asks,
+        except in yolo (everything runs), read-only and plan (nothing else runs)."""
+        if self.mode == "yolo" or kind in (ToolKind.READ, ToolKind.THINK):
             return Action.ALLOW
-        if self.mode == "read-only":
+        if self.mode == "plan" and kind is ToolKind.EXECUTE and sandboxed:
+            return Action.ALLOW
+        if self.mode in SILENT_MODES:
             return Action.DENY
         if self.mode in ("auto-edit", "auto") and kind is ToolKind.EDIT:
             return Action.ALLOW

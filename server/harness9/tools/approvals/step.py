@@ -19,6 +19,7 @@ from harness9.schema import ToolCall, ToolFailure, ToolKind
 from harness9.tools.approvals.policy import (
     FILE_KINDS,
     SANDBOX_STOPPED,
+    SILENT_MODES,
     Action,
     ApprovalPolicy,
     DecidedBy,
@@ -146,7 +147,7 @@ class ApprovalStep:
                     return await self._run(call, tool, kind, arguments, proceed, outside)
         self._report(call, decision)
         if decision.action is Action.DENY:
-            raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision))
+            raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode))
         return await self._run(call, tool, kind, arguments, proceed, outside)
 
     def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
@@ -180,7 +181,7 @@ class ApprovalStep:
         """Whether a command the sandbox stopped may run again outside it: yolo and an earlier
         allow-for-the-session say yes, read-only no, else the user is asked, with what the
         sandbox stopped."""
-        if self.policy.mode == "read-only":
+        if self.policy.mode in SILENT_MODES:
             return False
         if self.policy.mode == "yolo" or self.memory.allows(call.name, kind, arguments,
                                                             outside=True):
@@ -259,13 +260,20 @@ def call_title(
     return visible(tool, TITLE_CHARS)
 
 
-def _denied_text(call: ToolCall, decision: Decision) -> str:
+_MODE_LIMITS = {
+    "read-only": "read-only: only read_file may run",
+    "plan": "plan: only reading, read-only commands and update_plan may run until the user "
+            "approves the plan",
+}
+
+
+def _denied_text(call: ToolCall, decision: Decision, mode: str) -> str:
     if decision.by is DecidedBy.RULE:
         why = f"the deny rule {decision.rule!r} of the approval settings"
     elif decision.reason is not None:
-        why = f"the approval mode (read-only), since it {decision.reason}"
+        why = f"the approval mode ({mode}), since it {decision.reason}"
     else:
-        why = "the approval mode (read-only: only read_file may run)"
+        why = f"the approval mode ({_MODE_LIMITS.get(mode, mode)})"
     return (
         f"Error: {call.name} was not run: it is denied by {why}. Do not retry it; find another "
         "way, or tell the user what you need."
