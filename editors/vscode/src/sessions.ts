@@ -151,6 +151,14 @@ export function runsFromSession(result: unknown): RunState[] {
       // A run's record goes with the prompt that started it. Matched by the prompt, not by
       // position: a restore or a compaction removed prompts whose runs are still on record.
       const found = meta.findIndex((run, i) => i >= next && str(run.prompt) === prompt);
+      // A user message no run record names, within a run, is a message sent into it (a steer):
+      // the model read it before its next turn.
+      const building = out[out.length - 1];
+      if (found < 0 && building !== undefined && meta.length > 0 && prompt !== undefined) {
+        building.state = { ...building.state, steers: [...(building.state.steers ?? []), { text: prompt, turn: building.turn + 1 }] };
+        building.afterAssistant = false;
+        continue;
+      }
       const info = found >= 0 ? meta[found] : {};
       next = found >= 0 ? found + 1 : next;
       const status = str(info.status) as RunStatus | undefined;

@@ -433,8 +433,20 @@ function M.load_session(state, session)
   state.runs = {}
   local infos = type(session.runs) == "table" and session.runs or {}
   local run, turn = nil, 0
+  local function on_record(text, from)
+    for i = from, #infos do
+      if infos[i].prompt == text then
+        return true
+      end
+    end
+    return false
+  end
   for _, msg in ipairs(type(session.messages) == "table" and session.messages or {}) do
-    if msg.role == "user" then
+    local text = msg.role == "user" and content_text(msg.content):gsub("\n\nAttached from the editor %(.*$", "") or nil
+    if msg.role == "user" and run and #infos > 0 and not on_record(text, #state.runs + 1) then
+      -- A user message no run record names, within a run, is a message sent into it (a steer).
+      table.insert(run.blocks, { kind = "steer", text = text, turn = turn + 1 })
+    elseif msg.role == "user" then
       run, turn = stored_run(state, session, infos[#state.runs + 1] or {}, content_text(msg.content)), 0
     elseif msg.role == "assistant" and run then
       turn = turn + 1

@@ -122,4 +122,24 @@ describe('the plan', () => {
     });
     assert.deepEqual(runs.map((r) => r.plan?.items.length), [3, undefined]);
   });
+
+  it('a stored message sent into a run shows in that run, before the turn that read it', () => {
+    const runs = runsFromSession({
+      sessionId: 's-1',
+      messages: [
+        { role: 'user', content: 'fix it' },
+        { role: 'assistant', content: 'Working.', toolCalls: [{ id: 'c1', name: 'bash', kind: 'execute', arguments: '{"command": "sleep 2"}' }] },
+        { role: 'tool', toolCallId: 'c1', content: '' },
+        { role: 'user', content: 'also the README' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'next one' },
+        { role: 'assistant', content: 'Sure.' },
+      ],
+      runs: [{ runId: 'r-1', prompt: 'fix it', status: 'completed' }, { runId: 'r-2', prompt: 'next one', status: 'completed' }],
+    });
+    assert.deepEqual(runs.map((r) => r.prompt), ['fix it', 'next one']);
+    assert.deepEqual(runs[0].steers, [{ text: 'also the README', turn: 2 }]);
+    assert.deepEqual(runs[0].turns.map((t) => [t.turn, t.text]), [[1, 'Working.'], [2, 'Noted.']]);
+    assert.match(renderRuns(runs), /data-turn="2"><div class="steer">[^]*also the README[^]*Noted\./);
+  });
 });
