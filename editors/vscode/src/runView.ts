@@ -262,10 +262,12 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 <button type="button" class="chip-add" data-attach="selection" title="Attach the selected text of the active editor">+ Selection</button>
 <button type="button" class="chip-add" data-attach="file" title="Attach the active file">+ File</button>
 <button type="button" class="chip-add" data-attach="problems" title="Attach the active file's problems (diagnostics)">+ Problems</button>
+<span class="send-group">
 <button type="button" id="plan-toggle" class="toggle" aria-pressed="false" hidden title="Plan first: the agent investigates and writes a plan, changing nothing; Go then carries it out">Plan first</button>
 <button type="button" id="stop" class="danger" hidden>Stop</button>
-<button type="button" id="queue" class="secondary" hidden title="Run this prompt after the run in progress (and any queued before it)">Queue</button>
+<button type="button" id="queue" class="secondary" hidden title="Run this prompt after the run in progress (and any queued before it); Ctrl+Enter">Queue</button>
 <button type="button" id="send" class="primary">Send</button>
+</span>
 </div>
 <div class="composer-foot"><span id="fill"></span><span class="spacer"></span>
 <button type="button" class="link" id="sessions" hidden>Sessions</button>

@@ -141,7 +141,8 @@ function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean;
   send.title = busy && steering ? 'Send this into the running run: the agent reads it at its next step' : '';
   queue.hidden = !(busy && steering);
   prompt.placeholder = busy && steering ? STEER_PLACEHOLDER : IDLE_PLACEHOLDER;
-  planToggle.hidden = !m.planning;
+  // While a run goes, room for Stop and Queue: plan first is for a new run.
+  planToggle.hidden = !m.planning || busy;
   sessions.hidden = !m.sessions;
   chips.innerHTML = m.chips
     .map((c, i) => `<span class="chip ${esc(c.kind)}" title="${esc(c.title)}">${esc(c.label)}<button type="button" class="chip-remove" data-remove="${i}" aria-label="${esc(`remove ${c.label}`)}">×</button></span>`)
@@ -175,7 +176,7 @@ function submit(toQueue = false): void {
   }
   historyAt = history.length;
   vscode.setState({ history: history.slice(-50) });
-  const plan = planToggle.getAttribute('aria-pressed') === 'true' && (!busy || toQueue);
+  const plan = planToggle.getAttribute('aria-pressed') === 'true' && !busy;
   vscode.postMessage({ type: 'send', prompt: text, queue: busy && toQueue, plan });
   if (plan) {
     setPlanFirst(false); // for one prompt
