@@ -89,10 +89,15 @@ async def execute_run(
     settings: RunSettings,
     root: str,
     context: tuple[ContextItem, ...] = (),
+    claim: str | None = None,
 ) -> dict[str, Any]:
-    """Run the agent for `params` (with its `context` items placed in `root`) and return the
-    `agent/run` result, or raise its error."""
-    request = RunRequest(params.prompt, root, settings, params.session_id, context)
+    """Run the agent for `params` (with its `context` items placed in `root`; `claim`: as the
+    run reserved for a left-over steer) and return the `agent/run` result, or raise its
+    error."""
+    request = RunRequest(
+        params.prompt, root, settings, params.session_id, context, queue=params.queue,
+        plan=params.plan, execute_plan=params.execute_plan, claim=claim,
+    )
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []
 

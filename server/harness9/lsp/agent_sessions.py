@@ -45,6 +45,8 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
         "messages": [_shown(m, kind_of) for m in session.history],
         "runs": [_run(run) for run in session.runs],
     }
+    if session.plan is not None:
+        answer["plan"] = session.plan.as_dict()
     if skipped:
         answer["skippedLines"] = skipped  # damaged lines of the stored file, left out
     return answer

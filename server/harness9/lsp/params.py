@@ -11,6 +11,7 @@ from pygls.uris import to_fs_path
 
 from harness9.schema import ToolError
 from harness9.service.attachments import KINDS, ContextItem, LineRange
+from harness9.service.run_request import EXECUTE_PROMPT
 from harness9.service.settings import SettingsError, parse_overrides
 from harness9.workspace.safe_path import safe_path
 
@@ -29,6 +30,26 @@ class RunParams:
     work_done_token: str | int | None
     overrides: dict[str, Any]
     context: tuple[RawContextItem, ...] = ()
+    queue: bool = True  # wait behind a running run of the session (false: busy)
+    plan: bool = False  # plan mode for this run
+    execute_plan: bool = False  # carry out the session's plan in its normal mode
+
+
+@dataclass(frozen=True, slots=True)
+class SteerParams:
+    """`agent/steer` params."""
+
+    run_id: str
+    prompt: str
+    context: tuple[RawContextItem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnqueueParams:
+    """`agent/unqueue` params."""
+
+    session_id: str
+    queue_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +92,12 @@ def _optional_str(raw: Mapping[str, Any], name: str) -> str | None:
 def parse_run_params(raw: Any) -> RunParams:
     """Validate `agent/run` params; raise `ParamsError` naming the first bad field."""
     params = _object(raw, "agent/run")
-    prompt = params.get("prompt")
-    if prompt is None:
-        raise ParamsError("prompt is required: the user's message to the agent")
-    if not isinstance(prompt, str):
-        raise ParamsError(f"prompt must be a string, got {type(prompt).__name__}")
-    if not prompt.strip():
-        raise ParamsError("prompt must not be empty")
+    execute_plan = _optional_bool(params, "executePlan", False)
+    unsaid = execute_plan and params.get("prompt") is None
+    prompt = EXECUTE_PROMPT if unsaid else _prompt(params)
+    plan = _optional_bool(params, "plan", False)
+    if plan and execute_plan:
+        raise ParamsError("plan and executePlan exclude each other: plan first, then execute")
     token = params.get("workDoneToken")
     if token is not None and (isinstance(token, bool) or not isinstance(token, str | int)):
         raise ParamsError(f"workDoneToken must be a string or an integer, got {token!r}")
@@ -92,7 +112,43 @@ def parse_run_params(raw: Any) -> RunParams:
         work_done_token=token,
         overrides=overrides,
         context=parse_context(params.get("context")),
+        queue=_optional_bool(params, "queue", True),
+        plan=plan,
+        execute_plan=execute_plan,
     )
+
+
+def parse_steer_params(raw: Any) -> SteerParams:
+    """Validate `agent/steer` params; raise `ParamsError` naming the first bad field."""
+    params = _object(raw, "agent/steer")
+    return SteerParams(_required_str(params, "runId"), _prompt(params),
+                       parse_context(params.get("context")))
+
+
+def parse_unqueue_params(raw: Any) -> UnqueueParams:
+    """Validate `agent/unqueue` params."""
+    params = _object(raw, "agent/unqueue")
+    return UnqueueParams(_required_str(params, "sessionId"), _required_str(params, "queueId"))
+
+
+def _prompt(params: Mapping[str, Any]) -> str:
+    prompt = params.get("prompt")
+    if prompt is None:
+        raise ParamsError("prompt is required: the user's message to the agent")
+    if not isinstance(prompt, str):
+        raise ParamsError(f"prompt must be a string, got {type(prompt).__name__}")
+    if not prompt.strip():
+        raise ParamsError("prompt must not be empty")
+    return prompt
+
+
+def _optional_bool(raw: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = raw.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ParamsError(f"{name} must be a boolean, got {value!r}")
+    return value
 
 
 _MAX_CONTEXT_ITEMS = 100

@@ -15,10 +15,14 @@ from harness9.engine.events import (
     CheckpointsUnavailable,
     CheckpointTaken,
     ContextCompacted,
+    Dequeued,
     Event,
     ObservationAdded,
+    PlanUpdated,
+    Queued,
     RunFinished,
     RunStarted,
+    Steered,
     TextDelta,
     ThinkingDone,
     ToolFinished,
@@ -131,6 +135,14 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             return {"kind": "context_compacted", "turn": event.turn,
                     "beforeTokens": event.before_tokens, "afterTokens": event.after_tokens,
                     "method": event.method}
+        case Steered():
+            return {"kind": "steered", "turn": event.turn, "text": event.text}
+        case PlanUpdated():
+            return {"kind": "plan", "turn": event.turn, **event.plan.as_dict()}
+        case Queued():
+            return {"kind": "queued", "queueId": event.queue_id, "position": event.position}
+        case Dequeued():
+            return {"kind": "dequeued", "queueId": event.queue_id, "reason": event.reason}
         case RunFinished():
             return _run_finished(event)
     return None

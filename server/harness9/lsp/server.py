@@ -37,6 +37,8 @@ from harness9.lsp.params import (
     parse_run_params,
     parse_session_id,
     parse_sessions_params,
+    parse_steer_params,
+    parse_unqueue_params,
 )
 from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
@@ -241,6 +243,41 @@ async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     from harness9.lsp.agent_run import execute_run
 
     return await execute_run(ls, ls.service, params, settings, root, context)
+
+
+@server.feature("agent/steer")
+async def agent_steer(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Give a running run a message before its next model call; answered once delivered, or
+    once it has become the session's next run."""
+    ls.require_initialized()
+    params = _parsed(parse_steer_params, raw)
+    from harness9.lsp.agent_steer import steer, steer_root
+
+    root = steer_root(ls, params.run_id)
+    context = _parsed(lambda items: bind_context(items, root), params.context)
+    return await steer(ls, params, root, context)
+
+
+@server.feature("agent/queue")
+def agent_queue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The prompts queued on a session, next first."""
+    ls.require_initialized()
+    session_id = _parsed(lambda r: parse_session_id(r, "agent/queue"), raw)
+    ls.check_session(session_id)
+    from harness9.lsp.agent_steer import queued
+
+    return queued(ls, session_id)
+
+
+@server.feature("agent/unqueue")
+def agent_unqueue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """Remove a queued prompt (its agent/run ends cancelled)."""
+    ls.require_initialized()
+    params = _parsed(parse_unqueue_params, raw)
+    ls.check_session(params.session_id)
+    from harness9.lsp.agent_steer import unqueue
+
+    return unqueue(ls, params.session_id, params.queue_id)
 
 
 @server.feature("agent/cancel")

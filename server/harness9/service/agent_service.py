@@ -270,6 +270,10 @@ class AgentService:
         `UnknownRun`."""
         return await self._turns.steer(run_id, prompt, context)
 
+    def run_root(self, run_id: str) -> str:
+        """The workspace root of a run that runs, waits or just ended; `UnknownRun`."""
+        return self._turns.root_of(run_id)
+
     def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:
         """The session's queued runs with their positions; `UnknownSession`."""
         self.known_session(session_id)

@@ -18,7 +18,6 @@ from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
 
 PLAN_MODE = "plan"
-EXECUTE_PROMPT = "Carry out the plan."
 PLAN_MODE_NOTE = (
     "[Plan mode: investigate with the read-only tools, then record your plan with update_plan "
     "and end by summing it up. Change nothing: edits are refused and commands run read-only. "

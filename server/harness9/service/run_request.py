@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from harness9.mcp.server_config import McpServerConfig
 
 
+# The prompt of a run that carries out the session's plan when the user typed none.
+EXECUTE_PROMPT = "Carry out the plan."
+
+
 @dataclass(frozen=True, slots=True)
 class RunRequest:
     """What to run: the prompt, the session to continue (None: a new one), the workspace root

@@ -40,7 +40,8 @@ class SessionTurns:
     def __init__(self) -> None:
         self._queues: dict[str, SessionQueue] = {}
         self._live: dict[str, _Live] = {}
-        self._recent: OrderedDict[str, str] = OrderedDict()  # ended run id → session id
+        # Ended runs a late steer may still name: run id → (session id, workspace root).
+        self._recent: OrderedDict[str, tuple[str, str]] = OrderedDict()
 
     def busy(self, session_id: str) -> bool:
         """Whether a run holds the session or waits for it."""
@@ -97,7 +98,8 @@ class SessionTurns:
         the steers it never delivered get the front of the queue, then the session goes on
         to the next run."""
         live = self._live.pop(ids.run_id, None)
-        self._recent[ids.run_id] = ids.session_id
+        if live is not None:
+            self._recent[ids.run_id] = (ids.session_id, live.root)
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
         queue = self._queues[ids.session_id]
@@ -121,10 +123,9 @@ class SessionTurns:
         ended first (`next`). `UnknownRun` for a run that neither runs nor just ended."""
         live = self._live.get(run_id)
         if live is None:
-            session_id = self._recent.get(run_id)
-            if session_id is None:
+            if run_id not in self._recent:
                 raise UnknownRun(run_id)
-            return self._next(session_id, prompt)
+            return self._next(self._recent[run_id][0], prompt)
         message = await prompt_with_context(prompt, live.root, context, live.workspace)
         steer = live.steering.put(message, prompt)
         if steer is None:  # the run ended while the context was read
@@ -134,6 +135,15 @@ class SessionTurns:
         if steer.fate.result() == DELIVERED:
             return SteerOutcome(DELIVERED, run_id, live.session_id)
         return SteerOutcome(LEFT_OVER, steer.next_run or "", live.session_id)
+
+    def root_of(self, run_id: str) -> str:
+        """The workspace root of a run that runs, waits or just ended; `UnknownRun`."""
+        live = self._live.get(run_id)
+        if live is not None:
+            return live.root
+        if run_id in self._recent:
+            return self._recent[run_id][1]
+        raise UnknownRun(run_id)
 
     def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:
         """The session's waiting runs with their positions (1 runs next)."""
