@@ -324,7 +324,8 @@ function renderFooter(s: RunState): string {
 /** A prompt waiting in the session's queue, with its place and a button to take it out. */
 function renderQueued(s: RunState, index: number, place: number): string {
   const runKey = s.runId ?? `run-${index}`;
-  const when = place === 1 ? 'next' : `#${place} in line`;
+  // Until the daemon says it is in the queue (its `queued`), it is on its way there.
+  const when = s.queueId === undefined ? 'on its way' : place === 1 ? 'next' : `#${place} in line`;
   return `<article class="run queued status-queued" data-run="${esc(runKey)}" data-index="${index}">
 <header><div class="prompt">${esc(s.prompt)}</div>
 <div class="status">queued · ${esc(when)}</div>

@@ -197,7 +197,9 @@ export class Runner {
     }
     const sessionId = run.state.sessionId ?? this.queueSession();
     if (run.state.queueId === undefined || sessionId === undefined) {
-      run.cancel?.cancel(); // not in the queue yet: withdraw the request
+      // Not in the queue yet: withdraw the request; it never runs.
+      this.update(run, { ...run.state, unqueued: true });
+      run.cancel?.cancel();
       return;
     }
     try {

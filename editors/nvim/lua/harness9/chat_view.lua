@@ -157,7 +157,9 @@ local function add_queued(out, run, place)
     out.add(line)
     out.rows[#out.lines] = { queued_run = run }
   end
-  out.add(string.format("  ⧗ queued · %s (x: remove it)", place == 1 and "next" or ("#" .. place .. " in line")),
+  local where = place == 1 and "next" or ("#" .. place .. " in line")
+  -- Until the daemon says it is in the queue (its `queued`), it is on its way there.
+  out.add(run.queued.id and string.format("  ⧗ queued · %s (x: remove it)", where) or "  ⧗ queueing…",
     "harness9ChatDim")
   out.rows[#out.lines] = { queued_run = run }
 end

@@ -365,8 +365,11 @@ function M.unqueue(run)
   local client = entry.client
   local session_id = run.session_id or (client and sessions[client.id])
   if not run.queued.id or not session_id then
-    if entry.request_id then -- not in the queue yet: withdraw the request
+    if entry.request_id then -- not in the queue yet: withdraw the request (its answer never comes)
       client_mod.call(client, "cancel_request", entry.request_id)
+      run.removed, run.queued = true, nil
+      land(run)
+      schedule_render()
     end
     return true
   end
