@@ -117,6 +117,55 @@ local function steer_and_queue(buf)
   }, lines(buf))
 end
 
+-- The session read back (agent/session): the steer in the run it went into, the plan on it.
+local function session_read_back()
+  local client_mod = require("harness9.client")
+  local reply
+  client_mod.call(client_mod.find(harness9.config), "request", "agent/session", { sessionId = harness9.session_id() },
+    function(err, result)
+      reply = { err = err, result = result }
+    end)
+  h.wait_for("agent/session", function()
+    return reply ~= nil
+  end)
+  h.expect_equal("agent/session's error", nil, reply.err)
+  local state = require("harness9.view").new()
+  require("harness9.view").load_session(state, reply.result)
+  local out = require("harness9.chat_view").render(state).lines
+  out[1] = out[1]:gsub("session s%-%x+", "session S")
+  h.expect_lines("the session read back", {
+    "harness9 chat · session S",
+    "",
+    "You",
+    "tidy the project in three steps",
+    "",
+    "harness9",
+    "  Plan · 3 of 3 done",
+    "  [x] Read the code",
+    "  [x] Write the change",
+    "  [x] Check it",
+    "First, a plan.",
+    "  ☰ updated the plan",
+    "  ✓ ran `sleep 3`",
+    "  ↪ You: also add a line to the README",
+    "Noted: the README gets a line too.",
+    "  ☰ updated the plan",
+    "  ✓ ran `sleep 5`",
+    "Checking.",
+    "  ☰ updated the plan",
+    "All three steps are done.",
+    "  ── done · 4 turns · 5 tool calls",
+    "",
+    "You",
+    "then list the files",
+    "",
+    "harness9",
+    "The files are listed.",
+    "  ── done · 1 turn · 0 tool calls",
+    "",
+  }, out)
+end
+
 local function plan_then_go(buf)
   harness9.config.run_params = { replayFile = replay(3) }
   vim.cmd("Harness9Plan plan how to mark the project done")
@@ -175,6 +224,7 @@ h.main(function()
   local buf = harness9.chat()
   vim.wait(200)
   steer_and_queue(buf)
+  session_read_back()
   for _, name in ipairs({ "agent/steer", "agent/queue", "agent/unqueue" }) do
     h.expect_served("methods", name)
   end

@@ -442,8 +442,14 @@ function M.load_session(state, session)
     return false
   end
   for _, msg in ipairs(type(session.messages) == "table" and session.messages or {}) do
+    -- A tool result carries its call's id (whatever its role: this daemon sends "user").
+    local result = msg.toolCallId ~= nil and msg.toolCallId ~= vim.NIL
     local text = msg.role == "user" and content_text(msg.content):gsub("\n\nAttached from the editor %(.*$", "") or nil
-    if msg.role == "user" and run and #infos > 0 and not on_record(text, #state.runs + 1) then
+    if result then
+      if run and run.tools[msg.toolCallId] then
+        run.tools[msg.toolCallId].output = content_text(msg.content)
+      end
+    elseif msg.role == "user" and run and #infos > 0 and not on_record(text, #state.runs + 1) then
       -- A user message no run record names, within a run, is a message sent into it (a steer).
       table.insert(run.blocks, { kind = "steer", text = text, turn = turn + 1 })
     elseif msg.role == "user" then
@@ -456,8 +462,6 @@ function M.load_session(state, session)
                                arguments = decoded(call.arguments) })
         run.tools[call.id].status = "ok"
       end
-    elseif msg.role == "tool" and run and run.tools[msg.toolCallId] then
-      run.tools[msg.toolCallId].output = content_text(msg.content)
     end
   end
   -- The session's plan (the latest) goes on the run that last updated it, else on the last run.
