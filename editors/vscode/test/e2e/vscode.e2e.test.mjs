@@ -858,6 +858,22 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     assert.match(log, /"delivered": "run"/);
     assert.match(log, /"kind": "queued"/);
     assert.match(log, /"kind": "steered"/);
+
+    // After a window reload the chat reads the session back (agent/session): the message sits
+    // in the turn that read it (not as a prompt of its own), the plan on its run.
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    await runCommand(page, 'Developer: Reload Window');
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    frame = await runViewFrame(page);
+    const back = frame.locator('article.run', { has: frame.locator('.prompt', { hasText: 'Tidy the project in three steps.' }) });
+    await back.locator('section.plan').waitFor({ timeout: 30_000 });
+    assert.equal((await back.locator('.plan-head .meta').textContent()).trim(), '3 of 3 done');
+    assert.equal((await back.locator('section.turn[data-turn="2"] .steer .steer-text').textContent()).trim(), 'Also add a line to the README.');
+    assert.equal(await back.locator('details.tool[data-tool="update_plan"]').count(), 0);
+    assert.equal(await frame.locator('article.run .prompt', { hasText: 'Also add a line to the README.' }).count(), 0);
+    assert.equal(await frame.locator('article.run .prompt', { hasText: 'Then list the files.' }).count(), 1);
+    await back.locator('section.plan').scrollIntoViewIfNeeded();
+    await shot('25b-reloaded-plan');
   });
 
   it('"Plan first" asks for a plan only; Go then carries it out', async () => {
