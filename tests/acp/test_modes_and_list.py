@@ -22,7 +22,7 @@ async def test_sessions_offer_the_approval_modes_and_the_client_picks_one(
     answer = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
     assert answer.modes is not None and answer.modes.current_mode_id == "yolo"
     ids = [mode.id for mode in answer.modes.available_modes]
-    assert ids == ["ask", "auto", "auto-edit", "yolo", "read-only"]
+    assert ids == ["ask", "auto", "auto-edit", "yolo", "read-only", "plan"]
     session = answer.session_id
     await agent.conn.set_session_mode(session_id=session, mode_id="read-only")
     write = Call("write_file", {"path": "b.txt", "content": "x"}, id="w")

@@ -55,19 +55,48 @@ async def test_cancel_mid_bash_kills_its_group_and_the_session_goes_on(
     assert agent.client.text(session).endswith("second answer")
 
 
-async def test_a_second_prompt_while_one_runs_is_busy(
+async def test_a_second_prompt_while_one_runs_waits_and_runs_after_it(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script([Reply("", [Call("bash", {"command": "sleep 30"})])])
+    fake_llm.script([Reply("", [Call("bash", {"command": "sleep 30"})]), Reply("second ran")])
     agent = await start(env=openai_env(fake_llm))
     session = await agent.new_session(workspace)
     turn = asyncio.ensure_future(agent.prompt(session, "sleep"))
     await agent.client.wait_for(lambda u: u.get("status") == "in_progress")
-    with pytest.raises(RequestError) as info:
-        await agent.prompt(session, "again")
-    assert info.value.code == -32803 and info.value.data["kind"] == "busy"
-    await agent.conn.cancel(session_id=session)
+    queued = asyncio.ensure_future(agent.prompt(session, "again"))
+    await asyncio.sleep(0.3)
+    assert not queued.done() and len(fake_llm.requests) == 1  # it waits its turn
+    await agent.conn.cancel(session_id=session)  # cancels the running prompt, not the queue
     assert (await turn).stop_reason == "cancelled"
+    async with asyncio.timeout(20):
+        assert (await queued).stop_reason == "end_turn"
+    assert agent.client.text(session).endswith("second ran")
+    assert fake_llm.requests[-1].messages[-1]["content"] == "again"
+
+
+async def test_the_plan_arrives_as_plan_updates_and_again_on_load(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    items = [{"text": "Read", "status": "done"}, {"text": "Fix", "status": "in_progress"},
+             {"text": "Test", "status": "pending"}]
+    fake_llm.script([Reply("", [Call("update_plan", {"items": items}, id="c-plan")]),
+                     Reply("planned")])
+    first = await start(env=openai_env(fake_llm))
+    session = await first.new_session(workspace)
+    await first.prompt(session, "plan")
+    plans = [u for u in first.client.of(session) if u["sessionUpdate"] == "plan"]
+    expected = [{"content": "Read", "priority": "medium", "status": "completed"},
+                {"content": "Fix", "priority": "medium", "status": "in_progress"},
+                {"content": "Test", "priority": "medium", "status": "pending"}]
+    assert [p["entries"] for p in plans] == [expected]
+    assert first.client.tool_updates(session, "c-plan")[0]["kind"] == "think"
+    first.process.stdin.close()
+    async with asyncio.timeout(10):
+        await first.process.wait()
+    again = await start(env=openai_env(fake_llm))
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    replayed = again.client.of(session)
+    assert replayed[-1]["sessionUpdate"] == "plan" and replayed[-1]["entries"] == expected
 
 
 async def test_embedded_resources_and_workspace_links_reach_the_model(

@@ -42,6 +42,7 @@ class Daemon:
     def __init__(self, client: LanguageClient) -> None:
         self.client = client
         self.progress: list[dict[str, Any]] = []
+        self.initialized: Any = None  # the answer to `initialize`
         # Called with each notification as it arrives (a test's editor reacting to the run).
         self.on_progress: Callable[[dict[str, Any]], None] | None = None
 
@@ -113,7 +114,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
                 params.capabilities.experimental = {"harness9": {"approvalRequests": True}}
             if params.capabilities.workspace is not None:
                 params.capabilities.workspace.apply_edit = apply_edit
-            await client.initialize_session(params)
+            daemon.initialized = await client.initialize_session(params)
         return daemon
 
     try:

@@ -34,7 +34,7 @@ from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt_blocks import prompt_text
 from harness9.acp.session_mcp import SessionServers, session_servers
 from harness9.acp.update_stream import UpdateStream
-from harness9.acp.updates import RunUpdates, warning_text
+from harness9.acp.updates import RunUpdates, plan_update, warning_text
 from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
 from harness9.mcp.server_config import McpServerConfig
@@ -113,6 +113,8 @@ class Harness9Agent:
         stream = UpdateStream(self.client, session_id)
         # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
         replay(session.history, stream, root, default_registry(root).kind_of)
+        if session.plan is not None:
+            stream.push(plan_update(session.plan))
         await stream.drain()
         return LoadSessionResponse(modes=self._mode_state(session_id))
 

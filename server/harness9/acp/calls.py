@@ -19,6 +19,7 @@ _ACP_KINDS: dict[ToolKind, AcpToolKind] = {
     ToolKind.EDIT: "edit",
     ToolKind.EXECUTE: "execute",
     ToolKind.OTHER: "other",
+    ToolKind.THINK: "think",
 }
 
 

@@ -22,6 +22,8 @@ AVAILABLE = [
     SessionMode(id="yolo", name="Yolo", description="Everything runs without asking"),
     SessionMode(id="read-only", name="Read-only",
                 description="Reads run; edits and commands are refused"),
+    SessionMode(id="plan", name="Plan",
+                description="The agent investigates and writes a plan; nothing is changed"),
 ]
 
 

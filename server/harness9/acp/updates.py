@@ -16,10 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp import start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
+from acp import (
+    plan_entry,
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_plan,
+    update_tool_call,
+)
 from acp.schema import (
+    AgentPlanUpdate,
     ContentToolCallContent,
     FileEditToolCallContent,
+    PlanEntryStatus,
     TerminalToolCallContent,
     ToolCallStatus,
     UsageUpdate,
@@ -31,6 +41,7 @@ from harness9.acp.update_stream import UpdateStream
 from harness9.engine.events import (
     AssistantMessage,
     Event,
+    PlanUpdated,
     TextDelta,
     ThinkingDone,
     ToolFinished,
@@ -38,7 +49,7 @@ from harness9.engine.events import (
     ToolsWarning,
     UsageReported,
 )
-from harness9.schema import ToolCall, ToolError, ToolKind, ToolResult
+from harness9.schema import Plan, PlanStatus, ToolCall, ToolError, ToolKind, ToolResult
 from harness9.workspace.safe_path import read_regular_beneath
 
 DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
@@ -96,6 +107,19 @@ def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None =
     )
 
 
+_PLAN_STATUS: dict[PlanStatus, PlanEntryStatus] = {
+    PlanStatus.PENDING: "pending", PlanStatus.IN_PROGRESS: "in_progress",
+    PlanStatus.DONE: "completed",
+}
+
+
+def plan_update(plan: Plan) -> AgentPlanUpdate:
+    """The model's plan as ACP's `plan` update (every step of medium priority: the model gives
+    none)."""
+    return update_plan([plan_entry(item.text, status=_PLAN_STATUS[item.status])
+                        for item in plan.items])
+
+
 def raw_output(result: ToolResult) -> dict[str, Any] | None:
     """`rawOutput` of a command's call: `{"output", "exitCode"}`, or `{"output", "signal"}`
     when a signal killed it, so a client need not read the exit from the text, with `sandbox`
@@ -141,6 +165,8 @@ class RunUpdates:
                 self._finished(event.call, event.tool_kind, event.result)
             case ToolsWarning():
                 self._stream.text("message", warning_text(event.message))
+            case PlanUpdated():
+                self._stream.push(plan_update(event.plan))
             case UsageReported() if event.context_window > 0:
                 used = event.usage.input_tokens + event.usage.output_tokens
                 self._stream.push(UsageUpdate(
