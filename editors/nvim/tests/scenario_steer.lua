@@ -63,6 +63,7 @@ local function wait_idle(what)
 end
 
 local function steer_and_queue(buf)
+  harness9.config.run_params = { replayFile = h.replay }
   type_prompt("tidy the project in three steps")
   wait_line(buf, "the plan's first update", "  [>] Read the code")
   wait_match(buf, "the running command", "^  … running `sleep 3` · ")
@@ -219,8 +220,38 @@ local function plan_then_go(buf)
   h.expect_equal("agent/run with executePlan: true", true, log:find('"executePlan": ?true') ~= nil)
 end
 
+-- A steer that comes too late for its run (it stops at max_turns first) runs next, as a prompt of
+-- its own (the daemon's answer `next`), with the settings' script.
+local function steer_too_late(buf)
+  harness9.config.run_params = { replayFile = replay(5), maxTurns = 1 }
+  type_prompt("one step")
+  wait_match(buf, "the running command", "^  … running `sleep 2` · ")
+  type_prompt("and then list the files")
+  wait_idle("the run and the steer run next")
+  local shown = lines(buf)
+  h.expect_lines("the steer run next", {
+    "You",
+    "one step",
+    "",
+    "harness9",
+    "One step only.",
+    "  ✓ ran `sleep 2` · exit 0 · N s · <sandbox>",
+    "  ── max_turns · 1 turn · 1 tool call · N in / N out tokens",
+    "",
+    "You",
+    "and then list the files",
+    "",
+    "harness9",
+    "The files are listed.",
+    "  ── done · 1 turn · 0 tool calls · N in / N out tokens",
+    "",
+    "» ",
+  }, vim.list_slice(shown, #shown - 15, #shown))
+end
+
 h.main(function()
-  h.setup({})
+  -- The settings' script (a steer's next run plays it) is a short one.
+  h.setup({ init_options = { replayFile = replay(2) } })
   local buf = harness9.chat()
   vim.wait(200)
   steer_and_queue(buf)
@@ -233,4 +264,5 @@ h.main(function()
   end
   vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
   plan_then_go(buf)
+  steer_too_late(buf)
 end)
