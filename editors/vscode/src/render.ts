@@ -381,20 +381,19 @@ export function renderRuns(runs: readonly RunState[], now?: number): string {
     return '<p class="empty">Ask harness9 to do something in this workspace: type below and press Enter.</p>';
   }
   const go = goIndex(runs);
+  // The runs, then the prompts waiting in the queue under them (a steer's next run, which goes
+  // ahead of the queue, may come later in the list than prompts queued before it).
+  const shown = runs
+    .map((r, i) => (r.unqueued || r.status === 'queued' ? '' : renderRun(r, i, now, i === go)))
+    .filter((h) => h !== '');
   let place = 0;
-  return runs
-    .map((r, i) => {
-      if (r.unqueued) {
-        return ''; // taken out of the queue: it never ran
-      }
-      if (r.status === 'queued') {
-        place += 1;
-        return renderQueued(r, i, place);
-      }
-      return renderRun(r, i, now, i === go);
-    })
-    .filter((h) => h !== '')
-    .join('\n');
+  runs.forEach((r, i) => {
+    if (!r.unqueued && r.status === 'queued') {
+      place += 1;
+      shown.push(renderQueued(r, i, place));
+    }
+  });
+  return shown.join('\n');
 }
 
 /** How full the model's context is, from the latest run that says: `12.3k / 128k tokens (10%)`. */

@@ -245,15 +245,20 @@ end
 function M.render(state)
   local out = builder()
   out.add(M.header(state), "harness9ChatHeader")
+  -- The runs, then the prompts waiting in the queue under them (a steer's next run, which goes
+  -- ahead of the queue, may come later in the list than prompts queued before it).
+  for _, run in ipairs(state.runs) do
+    if not run.queued and not run.removed then
+      out.add("")
+      add_run(out, run, state)
+    end
+  end
   local place = 0
   for _, run in ipairs(state.runs) do
     if run.queued and not run.removed then
       place = place + 1
       out.add("")
       add_queued(out, run, place)
-    elseif not run.removed then
-      out.add("")
-      add_run(out, run, state)
     end
   end
   out.add("")
