@@ -907,6 +907,28 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     fs.rmSync(path.join(workspace, 'done.txt'));
   });
 
+  it('a message sent into a run that is then stopped runs next, as a prompt of its own', async () => {
+    playNext(SLOW_TURNS);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Run the slow job once more.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('details.tool.running').waitFor({ timeout: 30_000 });
+    // The message waits for the command to end; Stop ends the run first.
+    playNext([{ text: 'Doing the other thing instead.' }]);
+    await sendFromChat(frame, 'Do the other thing instead.');
+    await run.locator('.steer.pending', { hasText: 'Do the other thing instead.' }).waitFor({ timeout: 10_000 });
+    await stopFromChat(frame);
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    const next = await readRun(frame, index + 1);
+    assert.equal(next.prompt, 'Do the other thing instead.');
+    assert.equal(next.finalText, 'Doing the other thing instead.');
+    assert.equal(await run.locator('.steer').count(), 0, 'it left the stopped run');
+    const log = (await waitFor(() => logsMentioning(profile.userData, '"delivered": "next"'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"delivered": "next"/);
+    await frame.locator('button#stop').waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
   it('"Ask About Selection" from the editor\'s context menu attaches the selection, which reaches the request', async () => {
     playNext([{ text: 'That line says hello.' }]);
     await openFile(page, 'a.txt');
