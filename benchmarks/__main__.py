@@ -37,6 +37,7 @@ CASES = (
     "acp",
     "editor_files",
     "mcp",
+    "steering",
 )
 
 

@@ -2,7 +2,8 @@
 
 `python -m benchmarks.fake_llm [--latency S]` serves `tests.fakellm.FakeLLM` with the scripted
 answers of `benchmarks.script`, prints its base URL, then obeys lines on stdin: `stamps` prints
-(as JSON) the send time of every streamed delta since the last `stamps`; end of input stops it.
+(as JSON) the send time of every streamed delta since the last `stamps`; `arrivals` prints the
+arrival time of every request since the last `arrivals`; end of input stops it.
 Send times are taken on the machine-wide monotonic clock right after each event is written.
 """
 
@@ -48,12 +49,17 @@ def _serve(latency: float) -> None:
 
     fake = FakeLLM(responder=respond, latency=latency)
     log: dict[int, float] = {}
+    arrivals: list[float] = []
     base = fake._server.RequestHandlerClass
 
     class Stamping(base):  # type: ignore[misc, valid-type]
         def setup(self) -> None:
             super().setup()
             self.wfile: Any = _StampingWriter(self.wfile, log)
+
+        def do_POST(self) -> None:
+            arrivals.append(time.monotonic())
+            super().do_POST()
 
     fake._server.RequestHandlerClass = Stamping
     with fake:
@@ -62,6 +68,9 @@ def _serve(latency: float) -> None:
             if line.strip() == "stamps":
                 print(json.dumps(sorted(log.items())), flush=True)
                 log.clear()
+            elif line.strip() == "arrivals":
+                print(json.dumps(arrivals), flush=True)
+                arrivals.clear()
 
 
 class FakeProcess:
@@ -78,6 +87,14 @@ class FakeProcess:
         self.proc.stdin.write(b"stamps\n")
         line = await self.proc.stdout.readline()
         return {int(k): float(t) for k, t in json.loads(line)}
+
+    async def arrivals(self) -> list[float]:
+        """When each request arrived, since the last call."""
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write(b"arrivals\n")
+        line = await self.proc.stdout.readline()
+        return [float(t) for t in json.loads(line)]
 
 
 @contextlib.asynccontextmanager

@@ -97,6 +97,17 @@ class RpcClient:
         long benchmark does not accumulate them)."""
         return self._by_run.pop(run_id, [])
 
+    async def wait_note(self, predicate: Callable[[Note], bool], timeout: float = 30.0) -> Note:
+        """The first notification received (and not yet taken) that satisfies `predicate`,
+        waiting for it if need be."""
+        async with asyncio.timeout(timeout):
+            while True:
+                for notes in [self.notes, *self._by_run.values()]:
+                    found = next((n for n in notes if predicate(n)), None)
+                    if found is not None:
+                        return found
+                await asyncio.sleep(0.001)
+
     def next_note(self, method: str) -> asyncio.Future[Note]:
         """A future for the next notification of `method`."""
         future: asyncio.Future[Note] = asyncio.get_running_loop().create_future()

@@ -28,6 +28,7 @@ PREFIXES = {
     "memory": "memory: ",
     "acp": "acp ",
     "mcp": "mcp: ",
+    "steering": "steer: ",
 }
 
 

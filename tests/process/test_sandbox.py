@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -235,3 +236,26 @@ async def test_a_signal_that_killed_the_command_is_reported_as_without_a_sandbox
     assert killed.text.endswith("killed by signal SIGKILL (9)")
     exited = await sandboxed(project, "exit 3", BWRAP)
     assert exited.exit == ProcessExit(code=3)
+
+
+@pytest.mark.skipif(availability().mechanism is Mechanism.NONE, reason="no Landlock here")
+async def test_landlock_confines_its_commands_and_never_the_daemon(
+    project: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = await sandboxed(project, f"echo x > {outside}/a; echo y > inside.txt", LANDLOCK)
+    assert not (outside / "a").exists() and (project / "inside.txt").exists(), out.text
+    # The confined thread is the spawner's alone: this thread, its loop's default executor
+    # and a new thread all still write anywhere.
+    (outside / "b").write_text("daemon")
+    await asyncio.to_thread((outside / "c").write_text, "executor")
+    worker = threading.Thread(target=(outside / "d").write_text, args=("thread",))
+    worker.start()
+    worker.join()
+    assert sorted(p.name for p in outside.iterdir()) == ["b", "c", "d"]
+    # Commands started one after another and at once are all confined.
+    outs = await asyncio.gather(*(sandboxed(project, f"touch {outside}/e{i}", LANDLOCK)
+                                  for i in range(4)))
+    assert all(o.sandbox == "landlock" for o in outs)
+    assert sorted(p.name for p in outside.iterdir()) == ["b", "c", "d"]

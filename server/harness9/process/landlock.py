@@ -1,17 +1,26 @@
 """Landlock through its three system calls (Linux 5.13+): a ruleset that denies writes beneath
-everything but some folders, made in the daemon and applied in the child before bash starts.
+everything but some folders.
 
 Reads and execution stay free (they are not in the handled rights). Without network, TCP bind
 and connect are denied (ABI 4+); abstract unix sockets and signals that leave the sandbox too
-(ABI 6+). The ruleset's descriptor is made in the daemon; the child only calls `prctl` and
-`landlock_restrict_self`, two system calls with ready arguments.
+(ABI 6+). Landlock and `no_new_privs` confine the calling *thread* and what it starts: a
+`Spawner` is a daemon thread confined once, from which commands are started (they inherit its
+domain) the cheap way, as any other start, while the daemon's other threads stay free. (A hook
+run in the child before bash would force Python to copy the whole daemon with fork.)
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-from typing import Protocol
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Protocol, TypeVar
+
+_T = TypeVar("_T")
+_SPAWNERS_KEPT = 8  # confined threads kept for reuse (one per distinct set of rules)
 
 # The same numbers on every architecture (the generic system call table).
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
@@ -57,9 +66,9 @@ def abi_version() -> int:
 
 
 def restrictor(writable: list[str], network: bool) -> Restriction:
-    """A function that, run in a child process, confines it: writes only beneath `writable`
-    (and to the usual devices), no TCP unless `network`. Raises OSError when the ruleset
-    cannot be made."""
+    """A function that confines the thread that calls it (and what it starts): writes only
+    beneath `writable` (and to the usual devices), no TCP unless `network`. Raises OSError when
+    the ruleset cannot be made."""
     abi = abi_version()
     if abi < 1:
         raise OSError("Landlock is not available")
@@ -78,6 +87,47 @@ def restrictor(writable: list[str], network: bool) -> Restriction:
         raise
     os.set_inheritable(fd, False)
     return _Restrict(fd)
+
+
+class Spawner:
+    """A daemon thread confined by one ruleset; what it starts is confined the same way."""
+
+    def __init__(self, writable: list[str], network: bool) -> None:
+        restrict = restrictor(writable, network)  # raises OSError here, not in the thread
+
+        def confine() -> None:
+            try:
+                restrict()  # a failure breaks the pool: nothing ever runs unconfined in it
+            finally:
+                restrict.close()
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="landlock", initializer=confine)
+
+    def submit(self, start: Callable[..., _T], *args: object) -> Future[_T]:
+        """Run `start(*args)` in the confined thread."""
+        return self._pool.submit(start, *args)
+
+    def close(self) -> None:
+        """Let the thread end once its work is done."""
+        self._pool.shutdown(wait=False)
+
+
+_spawners: OrderedDict[tuple[tuple[str, ...], bool], Spawner] = OrderedDict()
+_spawners_lock = threading.Lock()
+
+
+def spawner(writable: list[str], network: bool) -> Spawner:
+    """The confined thread for these rules (made once, kept among the last few used); raises
+    OSError when the ruleset cannot be made."""
+    key = (tuple(writable), network)
+    with _spawners_lock:
+        found = _spawners.pop(key, None)
+        if found is None:
+            found = Spawner(writable, network)
+        _spawners[key] = found
+        while len(_spawners) > _SPAWNERS_KEPT:
+            _spawners.popitem(last=False)[1].close()
+        return found
 
 
 def _folder_rights(abi: int) -> int:
@@ -130,7 +180,7 @@ def _allow(fd: int, path: str, rights: int, *, missing_ok: bool = False) -> None
 
 
 class Restriction(Protocol):
-    """Confines the process that calls it; `close` releases what the daemon holds for it."""
+    """Confines the thread that calls it; `close` releases what the daemon holds for it."""
 
     def __call__(self) -> None: ...
 
@@ -138,8 +188,8 @@ class Restriction(Protocol):
 
 
 class _Restrict:
-    """The child's part (calling it): no new privileges, then the ruleset. Holds the ruleset's
-    descriptor until `close`."""
+    """The confined thread's part (calling it): no new privileges, then the ruleset. Holds the
+    ruleset's descriptor until `close`."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -153,7 +203,7 @@ class _Restrict:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
 
     def close(self) -> None:
-        """Release the ruleset's descriptor (once the child has started)."""
+        """Release the ruleset's descriptor (once it is applied)."""
         fd, self.fd = self.fd, -1
         if fd >= 0:
             os.close(fd)

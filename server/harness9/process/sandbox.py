@@ -81,12 +81,11 @@ class Availability:
 @dataclass(frozen=True, slots=True)
 class Confinement:
     """What the process runner applies to one command: a command-line `prefix` (bwrap), a
-    `preexec` restriction run in the child before bash (Landlock; `close` it once the child
-    started), and environment overrides."""
+    confined `spawner` thread to start it from (Landlock), and environment overrides."""
 
     mechanism: Mechanism
     prefix: tuple[str, ...] = ()
-    preexec: landlock.Restriction | None = None
+    spawner: landlock.Spawner | None = None
     env: Mapping[str, str] | None = None
 
 
@@ -95,12 +94,14 @@ NO_CONFINEMENT = Confinement(Mechanism.NONE)
 
 def availability(path: str | None = None) -> Availability:
     """The mechanism that works on this machine, probed once per PATH (bwrap is looked up on
-    `path`, default the daemon's PATH)."""
-    return _probe(path if path is not None else os.environ.get("PATH", ""))
+    `path`, default the daemon's PATH); `HARNESS9_LANDLOCK=0` leaves Landlock out (bubblewrap
+    or nothing, for who wants `.git` protected by the sandbox or asked about)."""
+    path = path if path is not None else os.environ.get("PATH", "")
+    return _probe(path, os.environ.get("HARNESS9_LANDLOCK") != "0")
 
 
 @functools.cache
-def _probe(path: str) -> Availability:
+def _probe(path: str, use_landlock: bool = True) -> Availability:
     if not sys.platform.startswith("linux"):
         return Availability(Mechanism.NONE, f"no sandbox on {sys.platform} yet (Linux only)")
     program = shutil.which("bwrap", path=path)
@@ -110,6 +111,9 @@ def _probe(path: str) -> Availability:
         if failure is None:
             return Availability(Mechanism.BWRAP)
         why_not_bwrap = f"bubblewrap does not work here ({failure})"
+    if not use_landlock:
+        return Availability(Mechanism.NONE,
+                            f"{why_not_bwrap}, and Landlock is turned off (HARNESS9_LANDLOCK=0)")
     abi = landlock.abi_version()
     if abi >= 1:
         return Availability(Mechanism.LANDLOCK, f"{why_not_bwrap}; Landlock ABI {abi} is used")
@@ -151,8 +155,8 @@ def confine(
         protected = protected_paths(writable, policy.protect)
         prefix = bwrap.arguments(program, readable, writable, protected, private, policy.network)
         return Confinement(Mechanism.BWRAP, tuple(prefix), env={"TMPDIR": "/tmp"})
-    restrict = landlock.restrictor([*writable, private], policy.network)
-    return Confinement(Mechanism.LANDLOCK, preexec=restrict, env={"TMPDIR": private})
+    confined = landlock.spawner([*writable, private], policy.network)
+    return Confinement(Mechanism.LANDLOCK, spawner=confined, env={"TMPDIR": private})
 
 
 def protected_paths(writable: list[str], protect: tuple[str, ...]) -> list[str]:

@@ -97,7 +97,7 @@ async def run_shell(
     environment = REAPER.tool_environment(env)
     if confinement.env:
         environment = {**environment, **confinement.env}
-    proc, pipe = _spawn(command, cwd, environment, confinement)
+    proc, pipe = await _start(command, cwd, environment, confinement)
     REAPER.register(proc.pid)
     reader = _PipeReader(pipe, output, on_output)
     watch = _ExitWatch(proc.pid)
@@ -143,6 +143,25 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
     return False
 
 
+async def _start(
+    command: str, cwd: str, env: Mapping[str, str], confinement: Confinement
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`_spawn`, from the confinement's spawner thread when it has one. A start the caller
+    gave up on while it was under way is killed and reaped before the cancellation goes on."""
+    if confinement.spawner is None:
+        return _spawn(command, cwd, env, confinement)
+    started = asyncio.wrap_future(
+        confinement.spawner.submit(_spawn, command, cwd, env, confinement))
+    try:
+        return await asyncio.shield(started)
+    except asyncio.CancelledError:
+        proc, pipe = await started
+        kill_group(proc.pid)
+        os.close(pipe)
+        await asyncio.to_thread(proc.wait)
+        raise
+
+
 def _spawn(
     command: str, cwd: str, env: Mapping[str, str], confinement: Confinement
 ) -> tuple[subprocess.Popen[bytes], int]:
@@ -158,15 +177,12 @@ def _spawn(
             stderr=write_end,
             start_new_session=True,
             env=env,
-            preexec_fn=confinement.preexec,
         )
     except BaseException:
         os.close(read_end)
         raise
     finally:
         os.close(write_end)
-        if confinement.preexec is not None:
-            confinement.preexec.close()
     os.set_blocking(read_end, False)
     return proc, read_end
 
