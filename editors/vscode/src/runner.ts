@@ -338,8 +338,10 @@ export class Runner {
   ): Promise<void> {
     const sessionId = opts.queue ? this.queueSession() : this.sessionId;
     const state = initialRunState(prompt || EXECUTE_PLAN_PROMPT, sessionId, opts.queue === true);
+    // Approval mode `plan` in the settings: every run plans first (Go then carries it out).
+    const planMode = opts.plan === true || (!opts.executePlan && vscode.workspace.getConfiguration('harness9').get('approvals.mode') === 'plan');
     const run: ActiveRun = {
-      state: { ...state, ...(opts.plan ? { planMode: true } : {}), ...(opts.executePlan ? { executePlan: true } : {}) },
+      state: { ...state, ...(planMode ? { planMode: true } : {}), ...(opts.executePlan ? { executePlan: true } : {}) },
       index: this.view.nextIndex(),
       client,
       folder: folder.uri,

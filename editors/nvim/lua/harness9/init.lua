@@ -262,7 +262,10 @@ function M.run(prompt, opts)
   end
   local shown = prompt:match("^%s*$") and M.execute_plan_prompt or prompt
   local run = view.start(state, shown)
-  run.plan_mode, run.execute_plan = opts.plan or nil, opts.execute_plan or nil
+  -- Approval mode "plan" in the setup: every run plans first (:Harness9Go then carries it out).
+  local plan_setting = type(M.config.approvals) == "table" and M.config.approvals.mode == "plan"
+  run.plan_mode = (opts.plan or (plan_setting and not opts.execute_plan)) or nil
+  run.execute_plan = opts.execute_plan or nil
   run.queued = queue and {} or nil
   local root = vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p"):gsub("/$", "")
   run.attached = vim.tbl_map(function(item)
