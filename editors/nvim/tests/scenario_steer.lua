@@ -75,8 +75,8 @@ local function steer_and_queue(buf)
   harness9.config.run_params = { replayFile = replay(2) }
   queue_prompt("then list the files")
   queue_prompt("something to drop")
-  wait_line(buf, "the second queued prompt", "  ⧗ queued · #2 in line (x: remove it)")
-  h.expect_equal("the first queued prompt's place", true, line_of(buf, "  ⧗ queued · next (x: remove it)") ~= nil)
+  wait_line(buf, "the second queued prompt", "  (queued · #2 in line; x removes it)")
+  h.expect_equal("the first queued prompt's place", true, line_of(buf, "  (queued · next; x removes it)") ~= nil)
   vim.api.nvim_win_set_cursor(0, { line_of(buf, "something to drop"), 0 })
   vim.api.nvim_feedkeys("x", "tx", false)
   h.wait_for("the removed prompt to go", function()
@@ -96,14 +96,14 @@ local function steer_and_queue(buf)
     "  [x] Write the change",
     "  [x] Check it",
     "First, a plan.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "  ✓ ran `sleep 3` · exit 0 · N s · <sandbox>",
     "  ↪ You: also add a line to the README",
     "Noted: the README gets a line too.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "  ✓ ran `sleep 5` · exit 0 · N s · <sandbox>",
     "Checking.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "All three steps are done.",
     "  ── done · 4 turns · 5 tool calls · N in / N out tokens",
     "",
@@ -146,14 +146,14 @@ local function session_read_back()
     "  [x] Write the change",
     "  [x] Check it",
     "First, a plan.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "  ✓ ran `sleep 3`",
     "  ↪ You: also add a line to the README",
     "Noted: the README gets a line too.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "  ✓ ran `sleep 5`",
     "Checking.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "All three steps are done.",
     "  ── done · 4 turns · 5 tool calls",
     "",
@@ -183,7 +183,7 @@ local function plan_then_go(buf)
     "  [ ] Say so",
     "Looking around before planning.",
     "  ✓ read a.txt · 17 B · N ms",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "The plan is ready: two steps.",
     "  ── done · 2 turns · 2 tool calls · N in / N out tokens",
     "  ▶ :Harness9Go carries out the plan",
@@ -203,11 +203,11 @@ local function plan_then_go(buf)
     "  [x] Write done.txt",
     "  [x] Say so",
     "Carrying it out.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "  ✓ ran `echo planned > done.txt` · exit 0 · N ms · <sandbox>",
     "    + done.txt",
     "Saying so.",
-    "  ☰ updated the plan",
+    "  (updated the plan)",
     "Done as planned: done.txt is written.",
     "  ── done · 3 turns · 3 tool calls · N in / N out tokens",
     "",

@@ -159,7 +159,7 @@ local function add_queued(out, run, place)
   end
   local where = place == 1 and "next" or ("#" .. place .. " in line")
   -- Until the daemon says it is in the queue (its `queued`), it is on its way there.
-  out.add(run.queued.id and string.format("  ⧗ queued · %s (x: remove it)", where) or "  ⧗ queueing…",
+  out.add(run.queued.id and string.format("  (queued · %s; x removes it)", where) or "  (queueing…)",
     "harness9ChatDim")
   out.rows[#out.lines] = { queued_run = run }
 end
@@ -189,7 +189,7 @@ local function add_run(out, run, state)
       add_steer(out, block)
     elseif block.kind == "tool" and view.is_plan_call(block) and block.status ~= "failed" then
       -- update_plan changes nothing: its work is the checklist above
-      out.add("  ☰ updated the plan", "harness9ChatDim")
+      out.add("  (updated the plan)", "harness9ChatDim")
     elseif block.kind == "turn" then
       for _, line in ipairs(block.thinking and split(block.thinking) or {}) do
         out.add("  ~ " .. line, "harness9ChatDim")

@@ -631,7 +631,7 @@ local function run_lines(run, max_output)
     if block.kind == "steer" then
       table.insert(lines, (block.pending and "  ↪ (on its way) " or "  ↪ ") .. (block.text:gsub("\n", " ⏎ ")))
     elseif block.kind == "tool" and M.is_plan_call(block) and block.status ~= "failed" then
-      table.insert(lines, "  ☰ updated the plan")
+      table.insert(lines, "  (updated the plan)")
     elseif block.kind == "turn" then
       table.insert(lines, string.format("── turn %d", block.turn))
       if block.thinking then
