@@ -48,16 +48,16 @@ def test_replay_provider_needs_a_script(workspace: Path) -> None:
 
 
 @pytest.mark.timeout(20)
-def test_tools_prints_the_four_tool_definitions(workspace: Path) -> None:
+def test_tools_prints_the_tool_definitions(workspace: Path) -> None:
     done = run_harness9("tools", "--workspace", str(workspace))
     assert done.code == 0, done.err
     tools = {tool["name"]: tool for tool in json.loads(done.out)["tools"]}
-    assert set(tools) == {"read_file", "write_file", "edit_file", "bash"}
+    assert set(tools) == {"read_file", "write_file", "edit_file", "bash", "update_plan"}
     assert tools["edit_file"]["inputSchema"]["required"] == ["path", "source_text", "target_text"]
     assert all(tool["description"] for tool in tools.values())
     kinds = {name: tool["kind"] for name, tool in tools.items()}
     assert kinds == {"read_file": "read", "write_file": "edit", "edit_file": "edit",
-                     "bash": "execute"}
+                     "bash": "execute", "update_plan": "think"}
 
 
 @pytest.mark.timeout(20)

@@ -207,7 +207,7 @@ async def test_session_continues_and_busy_session_is_refused(
     second = asyncio.ensure_future(daemon.run(prompt="two", sessionId=sid))
     await daemon.wait_for(lambda n: n["kind"] == "tool_started")
     with pytest.raises(JsonRpcException) as info:
-        await daemon.run(prompt="meanwhile", sessionId=sid)
+        await daemon.run(prompt="meanwhile", sessionId=sid, queue=False)
     assert info.value.code == -32803 and info.value.data["kind"] == "busy"
     await second
     contents = [m.get("content") for m in fake_llm.requests[1].messages]
@@ -284,8 +284,9 @@ async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspa
     daemon = await start(workspace)
     answer = await daemon.request("agent/tools", {})
     tools = answer["tools"]
-    assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash"]
-    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute"]
+    assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash",
+                                          "update_plan"]
+    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute", "think"]
     assert tools[3]["inputSchema"]["required"] == ["command"]
 
 

@@ -32,7 +32,7 @@ def test_malformed_input_gets_an_error_and_keeps_serving(spawn: Spawn, tmp_path:
     assert parse_error["error"]["code"] == -32700
     daemon.send({"id": 4, "method": "agent/tools", "params": {}})
     _, answer = daemon.until_id(4)
-    assert len(answer["result"]["tools"]) == 4
+    assert len(answer["result"]["tools"]) == 5
     assert daemon.close() == b""
 
 
@@ -128,7 +128,7 @@ def test_an_unreadable_body_is_answered_and_serving_goes_on(
     assert says in parse_error["error"]["message"]
     daemon.send({"id": 4, "method": "agent/tools", "params": {}})
     _, answer = daemon.until_id(4)
-    assert len(answer["result"]["tools"]) == 4
+    assert len(answer["result"]["tools"]) == 5
     assert daemon.close() == b""
 
 

@@ -7,15 +7,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness9.engine import RunResult
-from harness9.engine.events import Subscriber
 from harness9.service.attachments import ContextItem
 from harness9.service.settings import RunSettings
-from harness9.tools.approvals.step import Approver
-from harness9.workspace.port import Workspace
 
 if TYPE_CHECKING:
+    # Types only: the daemon reads this module at start-up, and loads the engine later.
+    from harness9.engine import RunResult
+    from harness9.engine.events import Subscriber
     from harness9.mcp.server_config import McpServerConfig
+    from harness9.tools.approvals.step import Approver
+    from harness9.workspace.port import Workspace
 
 
 # The prompt of a run that carries out the session's plan when the user typed none.

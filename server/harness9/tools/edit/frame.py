@@ -43,6 +43,9 @@ class Witness:
     source: str
     target: str
     file: str
+    # The target line as the file frame would write it (tabs typed into a file of spaces
+    # become its units): only that can be where the file has the line.
+    written: str | None = None
 
     def tells(self) -> bool:
         """Whether the source and the file indent this line to different columns."""
@@ -52,11 +55,12 @@ class Witness:
         """The frame this line speaks for, if it tells them apart (in columns: tabs and
         spaces that reach the same column are the same indentation)."""
         s, t, f = (width(indent_of(line)) for line in (self.source, self.target, self.file))
+        w = t if self.written is None else width(indent_of(self.written))
         if s == f:
             return None
         if t == s:
             return Frame.SOURCE
-        if t == f:
+        if w == f:
             return Frame.FILE
         return None
 

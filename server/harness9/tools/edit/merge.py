@@ -208,14 +208,15 @@ def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[s
         _check_loose_first(block, target, ops, first_j)
         return _with_first(block, _as_written(block, target), first_j)
     mapping = choose_mapping(pairs, indents, block.context)
+    written = _as_written(block, target)
 
     def fits(frame: Frame) -> bool:
         return _on_grid(block.context, indents, mapping if frame is Frame.SOURCE else None)
 
     try:
         frame = decide(
-            None if ops and ops[0][0] == "delete" else _first(block, target, first_j),
-            *_witnesses(block, target, ops),
+            None if ops and ops[0][0] == "delete" else _first(block, target, first_j, written),
+            *_witnesses(block, target, ops, written),
             mapping,
             indents,
             fits,
@@ -232,7 +233,7 @@ def _place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[s
             block.file,
         )
     if frame is Frame.FILE:
-        return _with_first(block, _as_written(block, target), first_j)
+        return _with_first(block, written, first_j)
     if mapping is None:
         raise errors.indentation(block.level, block.line, _describe(pairs, indents))
     return _with_first(block, reindent(target, mapping), first_j)
@@ -254,7 +255,8 @@ def _keeps_nesting(restated: Sequence[Witness], mapping: Mapping | None) -> bool
     moves, depths = set(), set()
     for witness in restated:
         typed = indent_of(witness.target)
-        placed = mapping(typed) if mapping is not None else typed
+        as_written = indent_of(witness.written if witness.written is not None else witness.target)
+        placed = mapping(typed) if mapping is not None else as_written
         if placed is None:
             return False
         depths.add(width(indent_of(witness.file)))
@@ -377,31 +379,33 @@ def _takes_file_indent(block: Block, i: int, target: str) -> bool:
     return indent == typed or (not indent and typed != indent_of(block.file[block.rows[0]]))
 
 
-def _first(block: Block, target: Sequence[str], first_j: int | None) -> Witness | None:
+def _first(
+    block: Block, target: Sequence[str], first_j: int | None, written: Sequence[str]
+) -> Witness | None:
     if block.loose and not indent_of(block.model[0]) and len(_pairs(block)) == 1:
         # A one-line source copied from the first non-blank character says nothing of the
         # model's frame: a further target line does, indented like the file line (typed for
         # the file) or not at all (typed like the source).
-        others = [t for j, t in enumerate(target) if t.strip() and j != first_j]
+        others = [j for j, t in enumerate(target) if t.strip() and j != first_j]
         row = block.rows[0]
         if not others or row is None:
             return None
-        return Witness(block.model[0], others[0], block.file[row])
+        return Witness(block.model[0], target[others[0]], block.file[row], written[others[0]])
     if block.loose and not indent_of(block.model[0]):
         # A first line copied from its first non-blank character: its (missing) indentation
         # was never typed, so the target's first line says nothing of the frame.
         return None
     model = next((i for i, m in enumerate(block.model) if m.strip()), None)
-    first = next((t for t in target if t.strip()), None)
+    first = next((j for j, t in enumerate(target) if t.strip()), None)
     if model is None or first is None or block.rows[model] is None:
         return None
     row = block.rows[model]
     assert row is not None
-    return Witness(block.model[model], first, block.file[row])
+    return Witness(block.model[model], target[first], block.file[row], written[first])
 
 
 def _witnesses(
-    block: Block, target: Sequence[str], ops: Sequence[Opcode]
+    block: Block, target: Sequence[str], ops: Sequence[Opcode], written: Sequence[str]
 ) -> tuple[list[Witness], list[Witness]]:
     restated: list[Witness] = []
     changed: list[Witness] = []
@@ -412,7 +416,7 @@ def _witnesses(
             row = block.rows[i]
             if row is None or not block.model[i].strip() or (block.loose and i == 0):
                 continue
-            witness = Witness(block.model[i], target[j], block.file[row])
+            witness = Witness(block.model[i], target[j], block.file[row], written[j])
             (restated if tag == "equal" else changed).append(witness)
     return restated, changed
 

@@ -313,7 +313,19 @@ COLUMNS = [
          TABBED.replace('"x": 1,\n', '"x": 1,\n\t\t"z": 3,\n'), level=4),
 ]
 
+NESTED = ("- section 34\n    - section 35\n        - item 36 text\n        - item 37 text\n"
+          "        - item 38 text\n- item 40\n")
+
+TABS_FOR_UNITS = [
+    # The source lost its indentation (8) and the target indents with a tab: a tab counts 8
+    # columns, where the file has the lines, but written as the file's unit it lands at 4, so
+    # it is no evidence that the target is typed for the file.
+    Case("source without indentation, target a tab deeper", NESTED,
+         "- item 37 text\n- item 38 text", "\t- item 37 text\n\t- item 38 text",
+         level=4, kind="indentation"),
+]
+
 CASES = [
     *INDENTATION, *PARTIAL_INDENTATION, *PYTHON, *GO, *JSON_YAML, *CURSOR, *BLANKS, *MIXED,
-    *COLUMNS,
+    *COLUMNS, *TABS_FOR_UNITS,
 ]
