@@ -13,6 +13,11 @@
 ;; by eglot in the minibuffer (`window/showMessageRequest'); C-g there rejects.
 ;;
 ;;   M-x harness9-run      prompt for a task and run it (C-u: start a new session)   C-c h r
+;;   M-x harness9-steer    tell the running agent something (else: run it)         C-c h s
+;;   M-x harness9-queue    a prompt to run once the running one ends                C-c h q
+;;   M-x harness9-unqueue  take the newest queued prompt back                       C-c h u
+;;   M-x harness9-plan     investigate and write a plan, change nothing             C-c h p
+;;   M-x harness9-go       carry out the plan                                       C-c h g
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;
@@ -85,6 +90,9 @@ For example (:maxTurns 10 :thinking t)."
 
 (defvar harness9--runs nil "The runs shown in the *harness9* buffer, oldest first.")
 (defvar harness9--active nil "The run in flight, or nil.")
+(defvar harness9--orphans nil
+  "Notifications of runs not known yet, newest first.
+A steer that became the next prompt: its run may start before its reply.")
 (defvar harness9--sessions nil "Alist of (SERVER . sessionId of its last run).")
 
 ;;;; The run view: notifications fold into run records, which render to text
@@ -92,7 +100,15 @@ For example (:maxTurns 10 :thinking t)."
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
   prompt id session server root blocks turns tools
-  status error turn-count tool-count usage cancelling done)
+  status error turn-count tool-count usage cancelling done queued queue-id plan)
+
+(cl-defstruct (harness9--note (:constructor harness9--make-note) (:copier nil))
+  "A line of a run that is neither a turn nor a tool: a message steered into it."
+  text)
+
+(cl-defstruct (harness9--plan (:constructor harness9--make-plan) (:copier nil))
+  "The agent's plan (its `update_plan' calls), shown where it first appeared."
+  items note)
 
 (cl-defstruct (harness9--turn (:constructor harness9--make-turn) (:copier nil))
   number (text "") thinking)
@@ -101,12 +117,15 @@ For example (:maxTurns 10 :thinking t)."
   name summary (status 'running) reason ms output approval)
 
 (defun harness9--find-run (id)
-  "The run with ID, else the newest run that has no id yet (which then takes ID)."
+  "The run with ID, else the oldest waiting run without an id (it then takes ID).
+The oldest: runs sent one after another (queued) hear from the daemon in order."
   (or (cl-find id harness9--runs :key #'harness9--run-id :test #'equal)
-      (let ((last (car (last harness9--runs))))
-        (when (and last (null (harness9--run-id last)))
-          (setf (harness9--run-id last) id)
-          last))))
+      (let ((waiting (cl-find-if (lambda (run) (and (null (harness9--run-id run))
+                                                    (not (harness9--run-done run))))
+                                 harness9--runs)))
+        (when waiting
+          (setf (harness9--run-id waiting) id)
+          waiting))))
 
 (defun harness9--turn-block (run number)
   "RUN's block for turn NUMBER, added on first use."
@@ -169,6 +188,31 @@ allowed; a refused call never starts."
         (setf (harness9--tool-status tool) 'running))
       (setf (harness9--tool-approval tool) (harness9--decision-note ev)))))
 
+(defun harness9--apply-plan (run ev)
+  "Show the plan of the `plan' event EV in RUN: one block, updated in place."
+  (let ((plan (or (harness9--run-plan run)
+                  (let ((block (harness9--make-plan)))
+                    (setf (harness9--run-plan run) block
+                          (harness9--run-blocks run) (append (harness9--run-blocks run)
+                                                             (list block)))
+                    block))))
+    (setf (harness9--plan-items plan) (append (plist-get ev :items) nil)
+          (harness9--plan-note plan) (plist-get ev :note))))
+
+(defun harness9--plan-text (plan)
+  "The lines of PLAN: a heading with the count done, then a checkbox per step."
+  (let* ((items (harness9--plan-items plan))
+         (done (seq-count (lambda (item) (equal (plist-get item :status) "done")) items)))
+    (append (list (format "── plan %d/%d done" done (length items)))
+            (mapcar (lambda (item)
+                      (format "  %s %s"
+                              (pcase (plist-get item :status)
+                                ("done" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+                              (plist-get item :text)))
+                    items)
+            (when (stringp (harness9--plan-note plan))
+              (list (concat "  " (harness9--plan-note plan)))))))
+
 (defun harness9--apply-finished (run ev)
   "Record the run_finished event EV on RUN."
   (let ((err (plist-get ev :error)))
@@ -204,11 +248,31 @@ allowed; a refused call never starts."
                  (harness9--tool-reason tool) (plist-get ev :reason)
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
                  (harness9--tool-output tool) (plist-get ev :output))))
+        ("steered" (setf (harness9--run-blocks run)
+                         (append (harness9--run-blocks run)
+                                 (list (harness9--make-note
+                                        :text (concat "  ↪ you: " (plist-get ev :text)))))))
+        ("plan" (harness9--apply-plan run ev))
+        ("queued" (setf (harness9--run-queued run) (or (plist-get ev :position) t)
+                        (harness9--run-queue-id run) (plist-get ev :queueId)
+                        (harness9--run-session run) (plist-get ev :sessionId)))
+        ("dequeued" (setf (harness9--run-queued run) nil))
         ("usage" (setf (harness9--run-usage run)
                        (list :inputTokens (plist-get ev :totalInputTokens)
                              :outputTokens (plist-get ev :totalOutputTokens))))
         ("run_finished" (harness9--apply-finished run ev))))
+    (unless run (push ev harness9--orphans))
     run))
+
+(defun harness9--adopt (run)
+  "Append RUN (which has its id) and fold in its notifications that came first."
+  (setq harness9--runs (append harness9--runs (list run)))
+  (let ((mine (seq-filter (lambda (ev) (equal (plist-get ev :runId) (harness9--run-id run)))
+                          harness9--orphans)))
+    (setq harness9--orphans (seq-difference harness9--orphans mine #'eq))
+    (dolist (ev (reverse mine))
+      (harness9--apply ev)
+      (harness9--track-active run ev))))
 
 (defun harness9--apply-reply (run error result)
   "Record the agent/run reply (ERROR or RESULT plist) on RUN."
@@ -259,7 +323,11 @@ allowed; a refused call never starts."
   "RUN's last line: its status and counts, or nil while it runs."
   (let ((status (harness9--run-status run))
         (usage (harness9--run-usage run)))
-    (cond ((null status) (when (harness9--run-cancelling run) "■ cancelling…"))
+    (cond ((and (null status) (harness9--run-queued run))
+           (if (numberp (harness9--run-queued run))
+               (format "⏵ queued (%d)" (harness9--run-queued run))
+             "⏵ queued"))
+          ((null status) (when (harness9--run-cancelling run) "■ cancelling…"))
           (t (string-join
               (delq nil (list (concat "■ " status
                                       (when (harness9--run-error run)
@@ -279,14 +347,21 @@ allowed; a refused call never starts."
     (dolist (block (harness9--run-blocks run))
       (setq lines
             (append lines
-                    (if (harness9--tool-p block)
-                        (harness9--tool-text block)
+                    (cond
+                     ((and (harness9--tool-p block)
+                           (equal (harness9--tool-name block) "update_plan")
+                           (eq (harness9--tool-status block) 'ok))
+                      nil)  ; the plan block shows what it did
+                     ((harness9--tool-p block) (harness9--tool-text block))
+                     ((harness9--note-p block) (list (harness9--note-text block)))
+                     ((harness9--plan-p block) (harness9--plan-text block))
+                     (t
                       (append (list (format "── turn %d" (harness9--turn-number block)))
                               (when (harness9--turn-thinking block)
                                 (mapcar (lambda (l) (concat "  ~ " l))
                                         (split-string (harness9--turn-thinking block) "\n")))
                               (unless (string-empty-p (harness9--turn-text block))
-                                (split-string (harness9--turn-text block) "\n")))))))
+                                (split-string (harness9--turn-text block) "\n"))))))))
     (append lines (delq nil (list (harness9--footer run))))))
 
 (defun harness9-view-text ()
@@ -335,11 +410,17 @@ allowed; a refused call never starts."
   "Fold an agent/progress notification (PARAMS) into the run view."
   (push params harness9-events)
   (let ((run (harness9--apply params)))
-    (when (and run (equal (plist-get params :kind) "run_finished"))
-      (when (eq run harness9--active) (setq harness9--active nil)))
+    (when run (harness9--track-active run params))
     (when (and run (equal (plist-get params :kind) "tool_completed"))
       (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params)))
     (harness9--render)))
+
+(defun harness9--track-active (run ev)
+  "Keep `harness9--active' on the run in flight, given RUN's event EV.
+A queued run is in flight from its run_started on."
+  (pcase (plist-get ev :kind)
+    ("run_started" (unless (harness9--run-status run) (setq harness9--active run)))
+    ("run_finished" (when (eq run harness9--active) (setq harness9--active nil)))))
 
 ;;;; Buffers of files the agent changed on disk
 
@@ -391,25 +472,36 @@ A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
 
 ;;;; Commands
 
-(defun harness9--params (run server new-session)
-  "The agent/run params for RUN on SERVER; continue the session unless NEW-SESSION."
-  (let ((params (append (list :prompt (harness9--run-prompt run)) harness9-run-params))
-        (session (alist-get server harness9--sessions)))
+(defconst harness9--plan-prompt "(carry out the plan)"
+  "How a run of `harness9-go' without a prompt shows in the buffer.")
+
+(defun harness9--params (run server new-session &optional extra)
+  "The agent/run params for RUN on SERVER; continue the session unless NEW-SESSION.
+EXTRA is a plist of params for this run only (:plan, :executePlan)."
+  (let* ((prompt (harness9--run-prompt run))
+         (params (append (unless (equal prompt harness9--plan-prompt) (list :prompt prompt))
+                         extra harness9-run-params))
+         (session (alist-get server harness9--sessions)))
     (if (and session (not new-session)) (append params (list :sessionId session)) params)))
 
-(defun harness9--start (prompt new-session)
-  "Start a run of PROMPT: its view entry, its connection and its params."
-  (when (string-match-p "\\`[[:space:]]*\\'" (or prompt ""))
+(defun harness9--blank-p (prompt)
+  "Whether PROMPT has nothing to say."
+  (string-match-p "\\`[[:space:]]*\\'" (or prompt "")))
+
+(defun harness9--start (prompt new-session &optional extra)
+  "Start a run of PROMPT: its view entry, its connection and its params.
+EXTRA is a plist of params for this run only."
+  (when (harness9--blank-p prompt)
     (user-error "harness9: the prompt is empty"))
   (when harness9--active
-    (user-error "harness9: a run is in progress (M-x harness9-cancel stops it)"))
+    (user-error "harness9: a run is in progress (harness9-steer or harness9-queue adds to it)"))
   (let* ((server (harness9-connection))
          (run (harness9--make-run :prompt prompt :server server)))
     (setq harness9--runs (append harness9--runs (list run))
           harness9--active run)
     (display-buffer (harness9-buffer))
     (harness9--render)
-    (cons run (harness9--params run server new-session))))
+    (cons run (harness9--params run server new-session extra))))
 
 (defun harness9--finish (run error result)
   "Record the agent/run reply (ERROR or RESULT plist) on RUN."
@@ -425,13 +517,107 @@ A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
   "Run the agent on PROMPT in the current project, showing it in *harness9*.
 With a prefix argument (NEW-SESSION), start a new conversation."
   (interactive (list (read-string "harness9: ") current-prefix-arg))
-  (pcase-let ((`(,run . ,params) (harness9--start prompt new-session)))
-    (jsonrpc-async-request
-     (harness9--run-server run) :agent/run params
-     :success-fn (lambda (result) (harness9--finish run nil result))
-     :error-fn (lambda (error) (harness9--finish run error nil))
-     :timeout nil)
+  (harness9--run-async prompt new-session nil))
+
+(defun harness9--run-async (prompt new-session extra)
+  "Start a run of PROMPT with EXTRA params; return it.
+NEW-SESSION as in `harness9-run'."
+  (pcase-let ((`(,run . ,params) (harness9--start prompt new-session extra)))
+    (harness9--send run params)
     run))
+
+(defun harness9--send (run params)
+  "Send RUN's `agent/run' with PARAMS; its reply is recorded on RUN."
+  (jsonrpc-async-request
+   (harness9--run-server run) :agent/run params
+   :success-fn (lambda (result) (harness9--finish run nil result))
+   :error-fn (lambda (error) (harness9--finish run error nil))
+   :timeout nil))
+
+(defun harness9--running ()
+  "The run in flight once it has its id (waiting a little for it), else nil."
+  (let ((run harness9--active))
+    (when (and run (harness9--wait-for-run-id run 10) (not (harness9--run-status run)))
+      run)))
+
+;;;###autoload
+(defun harness9-steer (prompt)
+  "Tell the running agent PROMPT: it reads it at its next step (`agent/steer').
+The run buffer shows it where the run took it in.  When nothing runs, PROMPT
+runs as with `harness9-run'.  Returns the run PROMPT went to."
+  (interactive (list (read-string (if harness9--active "harness9 steer: " "harness9: "))))
+  (when (harness9--blank-p prompt)
+    (user-error "harness9: the prompt is empty"))
+  (let ((run (harness9--running)))
+    (if (not run)
+        (harness9-run prompt)
+      (jsonrpc-async-request
+       (harness9--run-server run) :agent/steer
+       (list :runId (harness9--run-id run) :prompt prompt)
+       :success-fn (lambda (reply) (harness9--steered run prompt reply))
+       :error-fn (lambda (error)
+                   (message "harness9: not steered: %s" (plist-get error :message)))
+       :timeout nil)
+      run)))
+
+(defun harness9--steered (run prompt reply)
+  "The `agent/steer' REPLY for PROMPT sent to RUN.
+When the run ended before it could take PROMPT in, PROMPT runs next on its
+own: it gets its own entry in the buffer."
+  (when (equal (plist-get reply :delivered) "next")
+    (message "harness9: the run ended first; your message runs next")
+    (let ((next (harness9--make-run :prompt prompt :server (harness9--run-server run)
+                                    :id (plist-get reply :runId) :queued t)))
+      (harness9--adopt next)
+      (harness9--render))))
+
+;;;###autoload
+(defun harness9-queue (prompt)
+  "Run PROMPT once the running run has ended, in the same session.
+The daemon keeps the queue; the buffer shows the prompt as queued until it
+starts.  When nothing runs, PROMPT runs at once.  Returns its run."
+  (interactive (list (read-string "harness9 queue: ")))
+  (when (harness9--blank-p prompt)
+    (user-error "harness9: the prompt is empty"))
+  (let ((running (harness9--running)))
+    (if (not running)
+        (harness9-run prompt)
+      (let* ((server (harness9--run-server running))
+             (run (harness9--make-run :prompt prompt :server server :queued t)))
+        (setq harness9--runs (append harness9--runs (list run)))
+        (harness9--render)
+        (harness9--send run (append (list :prompt prompt) harness9-run-params
+                                    (list :sessionId (harness9--run-session running))))
+        run))))
+
+;;;###autoload
+(defun harness9-unqueue ()
+  "Take back the newest prompt still waiting in the queue; return whether it was."
+  (interactive)
+  (let ((run (cl-find-if (lambda (run) (and (harness9--run-queue-id run)
+                                            (harness9--run-queued run)
+                                            (not (harness9--run-status run))))
+                         (reverse harness9--runs))))
+    (unless run (user-error "harness9: nothing is queued"))
+    (let ((reply (jsonrpc-request (harness9--run-server run) :agent/unqueue
+                                  (list :sessionId (harness9--run-session run)
+                                        :queueId (harness9--run-queue-id run)))))
+      (eq (plist-get reply :removed) t))))
+
+;;;###autoload
+(defun harness9-plan (prompt)
+  "Have the agent investigate PROMPT and write a plan, changing nothing.
+The run's approval mode is `plan': read tools and `update_plan' only.  The
+plan shows in the buffer as a checklist; `harness9-go' carries it out."
+  (interactive (list (read-string "harness9 plan: ")))
+  (harness9--run-async prompt nil '(:plan t)))
+
+;;;###autoload
+(defun harness9-go (&optional prompt)
+  "Carry out the session's plan, with PROMPT as more instructions if given."
+  (interactive (list (read-string "harness9 go (RET: carry out the plan): ")))
+  (harness9--run-async (if (harness9--blank-p prompt) harness9--plan-prompt prompt)
+                       nil '(:executePlan t)))
 
 (defun harness9-run-and-wait (prompt &optional new-session)
   "Run the agent on PROMPT and wait for it; return the `agent/run' result plist.
@@ -492,11 +678,17 @@ The daemon sends the run's last notifications before it answers, so the
 (defvar harness9-command-map
   (let ((map (make-sparse-keymap)))
     (define-key map "r" #'harness9-run)
+    (define-key map "s" #'harness9-steer)
+    (define-key map "q" #'harness9-queue)
+    (define-key map "u" #'harness9-unqueue)
+    (define-key map "p" #'harness9-plan)
+    (define-key map "g" #'harness9-go)
     (define-key map "c" #'harness9-cancel)
     (define-key map "b" #'harness9-show)
     map)
   "The harness9 commands, bound under `harness9-keymap-prefix':
-r `harness9-run', c `harness9-cancel', b `harness9-show'.")
+r `harness9-run', s `harness9-steer', q `harness9-queue', u `harness9-unqueue',
+p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show'.")
 (defalias 'harness9-command-map harness9-command-map)
 
 (defun harness9--set-keymap-prefix (symbol prefix)

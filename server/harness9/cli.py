@@ -114,6 +114,17 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "-y", "--yes", action="store_true", help="let every tool call run unasked (= yolo)"
     )
+    plan = run.add_mutually_exclusive_group()
+    plan.add_argument(
+        "--plan",
+        action="store_true",
+        help="investigate and write a plan, change nothing (approval mode plan for this run)",
+    )
+    plan.add_argument(
+        "--execute-plan",
+        action="store_true",
+        help="carry out the session's plan (with --resume or --session; PROMPT is optional)",
+    )
     run.add_argument(
         "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
     )
@@ -139,8 +150,10 @@ def file_context(text: str) -> dict[str, Any]:
     end = int(match[2] or start)
     if start < 1 or end < start:
         raise argparse.ArgumentTypeError(f"{lines}: lines are START-END with 1 ≤ START ≤ END")
-    line_range = {"start": {"line": start - 1, "character": 0},
-                  "end": {"line": end, "character": 0}}
+    line_range = {
+        "start": {"line": start - 1, "character": 0},
+        "end": {"line": end, "character": 0},
+    }
     return {"uri": Path(path).absolute().as_uri(), "kind": "selection", "range": line_range}
 
 

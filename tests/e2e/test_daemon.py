@@ -332,3 +332,22 @@ async def test_ids_the_model_repeats_are_unique_on_the_wire_and_its_own_in_its_h
     assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ["call_0"] * 4
     assert [m["content"] for m in last if m["role"] == "tool"] == ["a\n", "b\n", "c\n", "d\n"]
     assert fake_llm.rejected == []
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_prompt_cache_reads_are_reported(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, provider: str
+) -> None:
+    fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"})], usage=(900, 10),
+                           cached=0),
+                     Reply("done", usage=(1000, 5), cached=900)])
+    daemon = await openai_daemon(start, fake_llm, workspace,
+                                 env={"HARNESS9_PROVIDER": provider})
+    result = await daemon.run(prompt="read")
+    usage = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "usage"]
+    assert [n["cachedInputTokens"] for n in usage] == [0, 900]
+    assert usage[-1]["totalCachedInputTokens"] == 900
+    assert result["usage"] == {"inputTokens": 1900, "outputTokens": 15,
+                               "cachedInputTokens": 900}
+    marked = "cache_control" in str(fake_llm.requests[-1].body)
+    assert marked is (provider == "anthropic")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.e2e.daemon import Daemon, StartDaemon
@@ -176,3 +177,24 @@ async def test_initialize_lists_the_new_methods_and_kinds(
     ours = daemon.initialized.capabilities.experimental["harness9"]
     assert {"agent/steer", "agent/queue", "agent/unqueue"} <= set(ours["methods"])
     assert {"steered", "queued", "dequeued", "plan"} <= set(ours["progressKinds"])
+
+
+async def test_a_run_of_a_workspace_the_client_left_cannot_be_steered(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    fake_llm.script([Reply("", [Call("bash", {"command": "sleep 1"})]), Reply("done")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai"}
+    daemon = await start(workspace, env=env, folders=[workspace, other])
+    running = asyncio.ensure_future(daemon.run(prompt="work", workspaceFolder=other.as_uri()))
+    await daemon.wait_for(lambda p: p["kind"] == "tool_started")
+    run_id = daemon.progress[-1]["runId"]
+    removed = types.WorkspaceFolder(uri=other.as_uri(), name=other.name)
+    daemon.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=[], removed=[removed])))
+    with pytest.raises(JsonRpcException) as refused:
+        await daemon.request("agent/steer", {"runId": run_id, "prompt": "read ~/.ssh"})
+    assert refused.value.code == -32602 and str(refused.value).count("runId") >= 1
+    assert (await running)["text"] == "done"
+    assert "read ~/.ssh" not in str(fake_llm.requests[-1].messages)

@@ -28,14 +28,14 @@ def message(request: Request, reply: Reply, serial: int) -> dict[str, Any]:
                         "name": call.name, "input": _input(call)})
     inp, out = reply_usage(request, reply)
     return {**_head(request, serial), "content": content, "stop_reason": _stop(reply),
-            "usage": {"input_tokens": inp, "output_tokens": out}}
+            "usage": {**_input_usage(inp, reply), "output_tokens": out}}
 
 
 def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
     """The SSE events of a streamed message, from `message_start` to `message_stop`."""
     inp, out = reply_usage(request, reply)
     start = {**_head(request, serial), "content": [], "stop_reason": None,
-             "usage": {"input_tokens": inp, "output_tokens": 1}}
+             "usage": {**_input_usage(inp, reply), "output_tokens": 1}}
     events = [_sse("message_start", {"type": "message_start", "message": start}),
               _sse("ping", {"type": "ping"})]
     index = 0
@@ -56,6 +56,14 @@ def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
              "usage": {"output_tokens": out}}
     return [*events, _sse("message_delta", delta),
             _sse("message_stop", {"type": "message_stop"})]
+
+
+def _input_usage(inp: int, reply: Reply) -> dict[str, int]:
+    """Anthropic counts cache reads apart from the other input tokens."""
+    fields = {"input_tokens": inp - reply.cached}
+    if reply.cached:
+        fields["cache_read_input_tokens"] = reply.cached
+    return fields
 
 
 def error_event(kind: str, message: str) -> bytes:

@@ -91,7 +91,10 @@ def _finish(reply: Reply) -> str:
     return "tool_calls" if reply.tool_calls else "stop"
 
 
-def _usage(request: Request, reply: Reply) -> dict[str, int]:
+def _usage(request: Request, reply: Reply) -> dict[str, Any]:
     prompt, completion_tokens = reply_usage(request, reply)
-    return {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
-            "total_tokens": prompt + completion_tokens}
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
+                             "total_tokens": prompt + completion_tokens}
+    if reply.cached:  # OpenAI counts cache reads among the prompt tokens
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached}
+    return usage

@@ -36,7 +36,8 @@ class Reply:
     right after the headers) and holds the connection open, sending the wire format's keep-alive
     (an SSE comment for OpenAI, a `ping` event for Anthropic) every `keepalive` seconds (never
     when None), until the client goes away or the server closes. `usage` defaults to a rough
-    estimate of (input, output) tokens.
+    estimate of (input, output) tokens; `cached` of the input tokens are reported as read from
+    the prompt cache (each wire format its way).
     """
 
     text: str = ""
@@ -51,6 +52,7 @@ class Reply:
     error_type: str = "overloaded_error"
     stall_after: int | None = None
     keepalive: float | None = None
+    cached: int = 0  # of the input tokens, how many the service read from its prompt cache
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,27 @@ class Request:
         return list(self.body.get("messages", []))
 
     @property
+    def uncached(self) -> Request:
+        """The request without its prompt-cache marks (Anthropic's `cache_control`, and the
+        system prompt as the one text block it then becomes), to compare conversations."""
+        body = _without_cache_marks(self.body)
+        system = body.get("system")
+        if isinstance(system, list) and len(system) == 1 and system[0].get("type") == "text":
+            body["system"] = system[0]["text"]
+        return Request(self.wire, self.path, self.headers, body)
+
+    @property
     def has_tools(self) -> bool:
         """Whether the `tools` parameter was present at all."""
         return "tools" in self.body
+
+
+def _without_cache_marks(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_cache_marks(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_without_cache_marks(v) for v in value]
+    return value
 
 
 def estimate_tokens(text: str) -> int:

@@ -81,7 +81,7 @@ async def test_bug_fix_loop(fake_llm: FakeLLM, wire: str, stream: bool, tmp_path
     for earlier, later_request in itertools.pairwise(requests):
         # every call resends the whole conversation so far
         n = len(earlier.messages)
-        assert later_request.messages[:n] == earlier.messages
+        assert later_request.uncached.messages[:n] == earlier.uncached.messages
     if stream:
         assert any(e.kind == "text_delta" for e in events)
 
@@ -131,7 +131,7 @@ async def test_continued_session_resends_history(
     await engine.run("Are you sure?", history)
     first_run_last, second_run = fake_llm.requests[1], fake_llm.requests[2]
     n = len(first_run_last.messages)
-    assert second_run.messages[:n] == first_run_last.messages
+    assert second_run.uncached.messages[:n] == first_run_last.uncached.messages
     assert "Are you sure?" in json.dumps(second_run.messages[-1])
 
 

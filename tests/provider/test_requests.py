@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from harness9.schema import Message, Role, ToolCall
@@ -85,7 +88,7 @@ async def test_tools_none_sends_no_tools_and_empty_list_sends_empty(
 async def test_anthropic_system_blocks_and_tool_results(fake_llm: FakeLLM, stream: bool) -> None:
     fake_llm.script([Reply("ok")])
     await ask(make_provider(fake_llm, "anthropic", max_tokens=1234), HISTORY, stream=stream)
-    body = fake_llm.requests[0].body
+    body = fake_llm.requests[0].uncached.body
     assert body["system"] == "You are a careful engineer."
     assert body["max_tokens"] == 1234
     assert body["messages"] == [
@@ -157,7 +160,7 @@ async def test_anthropic_merges_same_role_and_drops_empty_messages(fake_llm: Fak
     history = [Message.user("one"), Message(role=Role.ASSISTANT, content=""),
                Message.user("two")]
     await ask(make_provider(fake_llm, "anthropic"), history, None, stream=False)
-    assert fake_llm.requests[0].body["messages"] == [
+    assert fake_llm.requests[0].uncached.body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "one"},
                                      {"type": "text", "text": "two"}]},
     ]
@@ -190,6 +193,38 @@ async def test_anthropic_trailing_assistant_text_is_trimmed(fake_llm: FakeLLM) -
               TOOLS, stream=False)
     await ask(provider, [Message.user("go"), Message(role=Role.ASSISTANT, content=" \n")],
               TOOLS, stream=False)
-    trimmed, dropped = (r.body["messages"] for r in fake_llm.requests)
+    trimmed, dropped = (r.uncached.body["messages"] for r in fake_llm.requests)
     assert trimmed[-1] == {"role": "assistant", "content": [{"type": "text", "text": "Plan:"}]}
     assert dropped == [{"role": "user", "content": [{"type": "text", "text": "go"}]}]
+
+
+def cache_marks(body: dict[str, Any]) -> list[str]:
+    """Where an Anthropic request asks for its prefix to be cached."""
+    marks = [f"tool {t['name']}" for t in body.get("tools", []) if "cache_control" in t]
+    system = body.get("system")
+    if isinstance(system, list):
+        marks += ["system" for block in system if "cache_control" in block]
+    for index, message in enumerate(body["messages"]):
+        marks += [f"message {index} block {b}" for b, block in enumerate(message["content"])
+                  if "cache_control" in block]
+    return marks
+
+
+async def test_anthropic_caches_tools_system_and_the_last_two_turns(
+    fake_llm: FakeLLM, stream: bool
+) -> None:
+    fake_llm.script([Reply("ok", usage=(1000, 5), cached=800)])
+    usage = (await ask(make_provider(fake_llm, "anthropic"), HISTORY, TOOLS, stream=stream)).usage
+    body = fake_llm.requests[0].body
+    # Four marks at most (the API's limit): the tools, the system prompt, the user message
+    # before the last one and the last message.
+    assert cache_marks(body) == ["tool " + TOOLS[-1].name, "system", "message 0 block 0",
+                                 "message 2 block 1"]
+    assert usage.input_tokens == 1000 and usage.cached_input_tokens == 800
+
+
+async def test_openai_reports_the_cached_prompt_tokens(fake_llm: FakeLLM, stream: bool) -> None:
+    fake_llm.script([Reply("ok", usage=(1000, 5), cached=640)])
+    usage = (await ask(make_provider(fake_llm, "openai"), HISTORY, TOOLS, stream=stream)).usage
+    assert (usage.input_tokens, usage.cached_input_tokens) == (1000, 640)
+    assert "cache_control" not in json.dumps(fake_llm.requests[0].body)

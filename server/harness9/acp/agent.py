@@ -159,6 +159,7 @@ class Harness9Agent:
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 total_tokens=usage.input_tokens + usage.output_tokens,
+                cached_read_tokens=usage.cached_input_tokens,
             ),
         )
 

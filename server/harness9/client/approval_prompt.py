@@ -39,7 +39,7 @@ class TerminalApprover:
         """The answer to one `agent/requestApproval`."""
         if not self._can_ask:
             return {"decision": "reject", "message": NO_TERMINAL}
-        with self._slot.current().aside():
+        with self._slot.aside():
             self._console.print(question(params))
             answer: dict[str, Any] = {"decision": await self._choice()}
             if answer["decision"] == "reject":
@@ -88,5 +88,6 @@ def question(params: dict[str, Any]) -> RenderableType:
     title = Text.assemble(
         ("harness9 asks to run ", "bold"), (visible(str(params.get("title"))), "bold cyan")
     )
-    return Panel(Group(*parts) if parts else Text(""), title=title, title_align="left",
-                 border_style="yellow")
+    return Panel(
+        Group(*parts) if parts else Text(""), title=title, title_align="left", border_style="yellow"
+    )

@@ -25,16 +25,16 @@ class CtrlC:
     def __init__(self, client: DaemonClient, view: Callable[[], View]) -> None:
         self.client = client
         self.view = view
-        self.run_id: int | None = None
+        self.cancel: Callable[[], None] | None = None  # set while a run is in flight
         self.count = 0
         self.on_idle: Callable[[], None] | None = None
 
     def __call__(self) -> None:
         self.count += 1
-        if self.count == 1 and self.run_id is not None:
-            self.client.cancel(self.run_id)
+        if self.count == 1 and self.cancel is not None:
+            self.cancel()
             self.view().cancelling()
-        elif self.run_id is None and self.on_idle is not None:
+        elif self.cancel is None and self.on_idle is not None:
             self.on_idle()
         else:
             self.client.kill()
@@ -49,11 +49,12 @@ async def initialize(
 
 async def run_once(client: DaemonClient, params: dict[str, Any], ctrl_c: CtrlC) -> Outcome:
     """One `agent/run`, with Ctrl-C wired to cancel it."""
-    ctrl_c.run_id, ctrl_c.count = client.new_id(), 0
+    msg_id = client.new_id()
+    ctrl_c.cancel, ctrl_c.count = (lambda: client.cancel(msg_id)), 0
     try:
-        result, failed = await _guard(ctrl_c, client.request("agent/run", params, ctrl_c.run_id))
+        result, failed = await _guard(ctrl_c, client.request("agent/run", params, msg_id))
     finally:
-        ctrl_c.run_id = None
+        ctrl_c.cancel = None
     return failed or _result_outcome(result)
 
 
@@ -65,14 +66,35 @@ async def _guard(ctrl_c: CtrlC, call: Awaitable[Any]) -> tuple[Any, Outcome | No
 
     try:
         return await call, None
-    except JsonRpcException as exc:
+    except (JsonRpcException, DaemonExited) as exc:
+        return None, request_failure(exc, ctrl_c)
+
+
+def finished_outcome(params: dict[str, Any]) -> Outcome:
+    """How a run ended, from its `run_finished` notification (a run the client did not start
+    itself, such as a steer that became the next prompt, has no `agent/run` answer)."""
+    status = str(params.get("status", "completed"))
+    keys = ("runId", "sessionId", "turns", "toolCalls", "usage", "text")
+    result = {key: params[key] for key in keys if key in params}
+    error, failed = params.get("error"), None
+    if status == "error":
+        details = error if isinstance(error, dict) else {"message": str(error or "the run failed")}
+        data = {"kind": details["kind"]} if details.get("kind") else None
+        failed = _error(-32803, str(details.get("message", "the run failed")), data)
+    return Outcome(status, result=result, error=failed)
+
+
+def request_failure(exc: Exception, ctrl_c: CtrlC) -> Outcome:
+    """The Outcome a failed request means (a JSON-RPC error, or the daemon gone)."""
+    from pygls.exceptions import JsonRpcException
+
+    if isinstance(exc, JsonRpcException):
         status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
-        return None, Outcome(status, error=_error(exc.code, exc.message, exc.data))
-    except DaemonExited as exc:
-        if ctrl_c.count:
-            message = "cancelled: the daemon was stopped at once (Ctrl-C)"
-            return None, Outcome("cancelled", error=_error(REQUEST_CANCELLED, message, None))
-        return None, Outcome("error", error=_error(-32803, str(exc), {"kind": "internal"}))
+        return Outcome(status, error=_error(exc.code, exc.message, exc.data))
+    if ctrl_c.count:
+        message = "cancelled: the daemon was stopped at once (Ctrl-C)"
+        return Outcome("cancelled", error=_error(REQUEST_CANCELLED, message, None))
+    return Outcome("error", error=_error(-32803, str(exc), {"kind": "internal"}))
 
 
 def _result_outcome(result: Any) -> Outcome:

@@ -2,6 +2,10 @@
 
 All prompts share one daemon and one session, so each run continues the conversation. Ctrl-C
 cancels the run in flight; at the prompt it ends the session, as does Ctrl-D (end of input).
+
+On a terminal the user can type while a run streams: Enter steers the run (`agent/steer`), Tab
+queues a prompt behind it (see `conversation`). `/plan PROMPT` runs in plan mode, `/go` carries
+out the plan. Without a terminal (or with `--json`) each line waits for the run before it.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness9.client.conversation import Conversation
 from harness9.client.daemon_session import CtrlC, run_once
 from harness9.client.lines import read_line
+from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
 from harness9.client.views import ViewSlot
 
@@ -20,6 +26,13 @@ if TYPE_CHECKING:
 
 PROMPT = "› "
 QUIT = object()
+HELP = """\
+  /plan PROMPT   investigate and write a plan, change nothing (approval mode plan)
+  /go [PROMPT]   carry out the plan (with more instructions if given)
+  /help          this list
+While a run streams: type, then Enter to steer it (the agent reads it at its next step), or
+Tab to queue it as the next prompt; /unqueue takes the newest queued prompt back."""
+PLAN_DONE = "/go carries out the plan (or say what to change in it)"
 
 
 async def converse(
@@ -28,37 +41,73 @@ async def converse(
     ctrl_c: CtrlC,
     slot: ViewSlot,
     notes: list[tuple[str, Path]],
+    *,
+    typing: bool = False,
 ) -> int:
-    """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C)."""
+    """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C).
+    With `typing`, what is typed while a run streams steers it or queues prompts."""
     session_id = options.run_params.get("sessionId")
-    code = 0
+    live = typing
+    code, prefill = 0, ""
     if not options.json:
-        print(f"harness9 · {options.workspace} · Ctrl-D or Ctrl-C to quit", flush=True)
+        print(f"harness9 · {options.workspace} · /help · Ctrl-D or Ctrl-C to quit", flush=True)
     while True:
-        line = await _read_line(ctrl_c, "" if options.json else PROMPT)
+        line = await _read_line(ctrl_c, "" if options.json else PROMPT, prefill)
         if line is None or line is QUIT:
             code = 130 if line is QUIT else code
             if not options.json:
                 print(flush=True)  # end the prompt's line
             break
         assert isinstance(line, str)
-        if not line.strip():
+        params = prompt_params(options.run_params, line.strip(), session_id)
+        slot.planned = False
+        if params is None:
+            if line.strip():
+                print(HELP, flush=True)
             continue
-        params = {**options.run_params, "prompt": line.strip()}
-        if session_id:
-            params["sessionId"] = session_id
-        view = slot.open()
-        outcome = await run_once(client, params, ctrl_c)
-        view.finished(outcome, [])
-        session_id = outcome.session_id or session_id
-        code = outcome.exit_code
+        if live:
+            conversation = Conversation(
+                client, slot, ctrl_c, options.run_params, session_id, typing=True
+            )
+            outcome = await conversation.run(params)
+            session_id, prefill = conversation.session_id or session_id, conversation.editor.text
+        else:
+            view = slot.open()
+            outcome = await run_once(client, params, ctrl_c)
+            view.finished(outcome, [])
+            session_id = outcome.session_id or session_id
+        if outcome is not None:
+            code = outcome.exit_code
+            _after(params, outcome, not options.json and slot.planned)
     slot.notes(notes)
     return code
 
 
-async def _read_line(ctrl_c: CtrlC, prompt: str) -> object:
+def prompt_params(base: dict[str, Any], line: str, session_id: str | None) -> dict[str, Any] | None:
+    """The `agent/run` params of a typed line; None for an empty line or `/help`."""
+    command, _, rest = line.partition(" ")
+    params = {k: v for k, v in base.items() if k not in ("plan", "executePlan")}
+    if session_id:
+        params["sessionId"] = session_id
+    if command == "/plan" and rest.strip():
+        return {**params, "prompt": rest.strip(), "plan": True}
+    if command == "/go":
+        params.pop("prompt", None)
+        return {**params, "executePlan": True, **({"prompt": rest.strip()} if rest.strip() else {})}
+    if not line or command in ("/help", "/plan"):
+        return None
+    return {**params, "prompt": line}
+
+
+def _after(params: dict[str, Any], outcome: Outcome, planned: bool) -> None:
+    """What to do next after a plan-mode run that wrote a plan (told on a terminal only)."""
+    if params.get("plan") and outcome.status == "completed" and planned:
+        print(PLAN_DONE, flush=True)
+
+
+async def _read_line(ctrl_c: CtrlC, prompt: str, prefill: str = "") -> object:
     """The next line of input; None at end of input, QUIT on Ctrl-C."""
-    answer = read_line(prompt)
+    answer = read_line(prompt, prefill)
     quit_ = asyncio.Event()
     ctrl_c.on_idle = quit_.set
     waiter = asyncio.ensure_future(quit_.wait())

@@ -9,8 +9,9 @@ import threading
 from collections.abc import Iterator
 
 
-def read_line(prompt: str = "") -> asyncio.Future[str | None]:
-    """A future of the next line of input (None at end of input), read in a thread.
+def read_line(prompt: str = "", prefill: str = "") -> asyncio.Future[str | None]:
+    """A future of the next line of input (None at end of input), read in a thread; `prefill`
+    is text already typed (with a prompt, where readline can put it on the line).
 
     A daemon thread, because a blocked read cannot be interrupted and must not hold up exit.
     The caller may settle the future itself first (Ctrl-C); the line is then dropped.
@@ -24,13 +25,31 @@ def read_line(prompt: str = "") -> asyncio.Future[str | None]:
 
     def read() -> None:
         try:
-            line: str | None = input(prompt) if prompt else _readline()
+            with _prefilled(prefill if prompt else ""):
+                line: str | None = input(prompt) if prompt else _readline()
         except (EOFError, OSError, ValueError):
             line = None
         loop.call_soon_threadsafe(settle, line)
 
     threading.Thread(target=read, name="harness9-prompt", daemon=True).start()
     return answer
+
+
+@contextlib.contextmanager
+def _prefilled(text: str) -> Iterator[None]:
+    """`input` starts with `text` on the line (when readline is there to put it)."""
+    try:
+        import readline
+    except ImportError:
+        readline = None  # type: ignore[assignment]
+    if not text or readline is None:
+        yield
+        return
+    readline.set_startup_hook(lambda: readline.insert_text(text))
+    try:
+        yield
+    finally:
+        readline.set_startup_hook(None)
 
 
 def _readline() -> str:

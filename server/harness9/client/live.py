@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,9 @@ from rich.text import Text
 
 from harness9.client import format as fmt
 from harness9.client.outcome import Outcome
+from harness9.client.plan_view import Plan, checklist, compact
 from harness9.client.tool_row import ToolRow
+from harness9.visible_text import visible
 
 STATUS_STYLE = {
     "completed": ("✓", "green"),
@@ -30,13 +32,17 @@ STATUS_STYLE = {
     "cancelled": ("■", "yellow"),
     "error": ("✗", "red"),
 }
+PLAN_TOOL = "update_plan"  # its calls show as the plan, not as tool rows
+
+Footer = Callable[[], list[RenderableType]]
 
 
 class LiveView:
     """Renders `agent/progress` notifications as they arrive."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, footer: Footer | None = None) -> None:
         self.console = console or Console(highlight=False)
+        self._footer = footer  # what goes below the run in the live region (the typed line)
         self._live = self._new_live()
         self._started = time.monotonic()
         self._turn = 0
@@ -48,6 +54,8 @@ class LiveView:
         self._note: str | None = None
         self._pending: list[RenderableType] = []
         self._usage: dict[str, Any] | None = None
+        self._plan: Plan | None = None
+        self._plan_shown: Plan | None = None  # the plan as last printed whole
         self._closed = False
         self._live.start()
         self._refresh()
@@ -94,6 +102,10 @@ class LiveView:
         self._emit(note)
         self._refresh()
 
+    def refresh(self) -> None:
+        """Redraw the live region (the footer changed)."""
+        self._refresh()
+
     def cancelling(self) -> None:
         """Show that a cancel is under way."""
         self._note = "cancelling… (Ctrl-C again to stop at once)"
@@ -103,6 +115,7 @@ class LiveView:
         """Print the summary line and the notes, and end the live region."""
         self._flush_text()
         self._flush_rows()
+        self._print_plan()
         self._note = None
         self._finished = self._finished or {"status": outcome.status}
         self._refresh()
@@ -149,6 +162,8 @@ class LiveView:
 
     def _on_tool_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
+        if p.get("tool") == PLAN_TOOL:
+            return
         key = str(p.get("toolCallId"))
         row = self._rows.get(key)
         if row is not None and row.waiting:
@@ -170,6 +185,8 @@ class LiveView:
         self._usage = p
 
     def _on_tool_completed(self, p: dict[str, Any]) -> None:
+        if p.get("tool") == PLAN_TOOL:
+            return
         self._row(p).finish(p, ok=True)
 
     def _on_tool_failed(self, p: dict[str, Any]) -> None:
@@ -189,6 +206,23 @@ class LiveView:
 
     def _on_observation(self, p: dict[str, Any]) -> None:
         self._flush_rows()
+
+    def _on_steered(self, p: dict[str, Any]) -> None:
+        """A message typed while the run went on joined the conversation."""
+        self._flush_text()
+        self._flush_rows()
+        text = visible(str(p.get("text", "")), lines=True)
+        self._emit(Text.assemble(("↪ you: ", "bold magenta"), (text, "magenta")))
+
+    def _on_plan(self, p: dict[str, Any]) -> None:
+        """The model wrote its plan: the whole checklist the first time, then one line per
+        update; the live region shows it whole meanwhile."""
+        self._flush_text()
+        self._plan = Plan.from_progress(p)
+        if self._plan_shown is None:
+            self._print_plan()
+        else:
+            self._emit(compact(self._plan))
 
     def _on_run_finished(self, p: dict[str, Any]) -> None:
         self._finished = p
@@ -212,6 +246,12 @@ class LiveView:
         if self._turn > 1:
             self._emit(Text(""))
         self._emit(Text(f"● turn {self._turn}", style="bold cyan"))
+
+    def _print_plan(self) -> None:
+        """Print the plan whole, unless it is as last printed."""
+        if self._plan is not None and self._plan != self._plan_shown:
+            self._plan_shown = self._plan
+            self._emit(checklist(self._plan))
 
     def _flush_rows(self) -> None:
         if self._rows:
@@ -254,6 +294,10 @@ class LiveView:
         fill = fmt.context_fill(self._usage)
         if fill and not self._finished:
             parts.append(Text(fill, style="dim"))
+        if self._plan is not None and self._plan != self._plan_shown and not self._finished:
+            parts.append(checklist(self._plan))
+        if self._footer is not None:
+            parts.extend(self._footer())
         return Group(*parts)
 
     def _streaming(self) -> list[RenderableType]:

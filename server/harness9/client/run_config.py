@@ -124,4 +124,10 @@ def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[st
         params["stream"] = False
     if getattr(args, "files", None):
         params["context"] = list(args.files)
+    if getattr(args, "plan", False):
+        params["plan"] = True
+    if getattr(args, "execute_plan", False):
+        params["executePlan"] = True
+        if not prompt:  # the daemon's own: "Carry out the plan."
+            del params["prompt"]
     return params

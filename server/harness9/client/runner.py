@@ -56,7 +56,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> str:
-    """The prompt; empty when the prompts will be read line by line (interactive)."""
+    """The prompt; empty when the prompts will be read line by line (interactive), or when the
+    plan is carried out without more to say."""
+    if args.prompt is None and getattr(args, "execute_plan", False):
+        return ""
     if args.prompt == "-" or (
         args.prompt is None and not (args.demo or args.interactive or sys.stdin.isatty())
     ):
@@ -120,18 +123,64 @@ async def _converse(
     notes: list[tuple[str, Path]],
 ) -> int:
     from harness9.client.daemon_session import initialize, run_once
+    from harness9.client.input_line import can_type
     from harness9.client.interactive import converse
+    from harness9.client.stored_sessions import serves
 
     init_result, outcome = await initialize(client, options, ctrl_c)
     if outcome is None and options.resume is not None:
         outcome = await _resume(client, options, init_result, slot)
+    # Typing during a run needs a terminal, and a daemon that takes steers (and queues).
+    typing = can_type(options.json) and serves(init_result, "agent/steer")
     if outcome is None and options.interactive:
-        return await converse(client, options, ctrl_c, slot, notes)
+        return await converse(client, options, ctrl_c, slot, notes, typing=typing)
+    if outcome is None and typing:
+        return await _run_typing(client, options, ctrl_c, slot, notes)
     if outcome is None:
         outcome = await run_once(client, options.run_params, ctrl_c)
     # Shown before the daemon's own shutdown, which the user need not wait for.
     slot.current().finished(outcome, notes)
+    _plan_hint(options, outcome, slot.planned)
     return outcome.exit_code
+
+
+async def _run_typing(
+    client: DaemonClient,
+    options: RunOptions,
+    ctrl_c: CtrlC,
+    slot: ViewSlot,
+    notes: list[tuple[str, Path]],
+) -> int:
+    """The one prompt, on a terminal: what is typed meanwhile steers the run or queues more
+    prompts (see `conversation`); the exit code is the last run's."""
+    from harness9.client.conversation import Conversation
+
+    params = options.run_params
+    conversation = Conversation(
+        client,
+        slot,
+        ctrl_c,
+        params,
+        params.get("sessionId"),
+        typing=True,
+        first_view=slot.current(),
+    )
+    outcome = await conversation.run(params)
+    slot.notes(notes)
+    if outcome is None:
+        return 1
+    _plan_hint(options, outcome, slot.planned)
+    return outcome.exit_code
+
+
+def _plan_hint(options: RunOptions, outcome: Outcome, planned: bool) -> None:
+    """After a plan-mode run that wrote a plan: how to carry it out."""
+    asked = options.run_params.get("plan") and not options.json
+    if not (asked and planned and outcome.status == "completed"):
+        return
+    session = outcome.session_id
+    resume = f" --resume {session}" if session else " --resume"
+    print(f"carry it out: harness9 run{resume} --execute-plan", flush=True)
 
 
 async def _resume(

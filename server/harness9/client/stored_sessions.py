@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness9.client import format as fmt
+from harness9.client.plan_view import Plan, checklist
 
 if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient
@@ -77,13 +78,20 @@ def recap(session: dict[str, Any]) -> Text:
     runs = session.get("runs") or []
     head = f"resuming {session.get('sessionId')} · {session.get('title') or '(untitled)'}"
     text = Text(f"{head} · {len(runs)} run{'s' if len(runs) != 1 else ''}", style="bold")
-    answers = [m for m in session.get("messages") or []
-               if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content")]
+    answers = [
+        m
+        for m in session.get("messages") or []
+        if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content")
+    ]
     if answers:
         lines = [ln for ln in str(answers[-1]["content"]).splitlines() if ln.strip()]
         lines = lines[:RECAP_LINES]
         for line in lines:
             text.append(f"\n  {fmt.shorten(line, 96)}", style="dim")
+    plan = session.get("plan")
+    if isinstance(plan, dict) and plan.get("items"):
+        text.append("\n")
+        text.append_text(checklist(Plan.from_progress(plan)))
     return text
 
 
@@ -93,9 +101,13 @@ def table(sessions: list[dict[str, Any]]) -> Table:
     for name in ("updated", "session", "runs", "turns", "title"):
         grid.add_column(name, justify="right" if name in ("runs", "turns") else "left")
     for s in sessions:
-        grid.add_row(_local_time(str(s.get("updatedAt", ""))), str(s.get("sessionId")),
-                     str(s.get("runs", 0)), str(s.get("turns", 0)),
-                     fmt.shorten(str(s.get("title") or ""), 60))
+        grid.add_row(
+            _local_time(str(s.get("updatedAt", ""))),
+            str(s.get("sessionId")),
+            str(s.get("runs", 0)),
+            str(s.get("turns", 0)),
+            fmt.shorten(str(s.get("title") or ""), 60),
+        )
     return grid
 
 

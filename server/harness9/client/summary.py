@@ -49,6 +49,8 @@ def running(tool: str, arguments: Any) -> str:
 def finished(tool: str, arguments: Any, note: dict[str, Any], *, ok: bool) -> str:
     """The row of a call that ended (`note` is its tool_completed or tool_failed)."""
     duration = fmt.human_duration(float(note.get("durationMs", 0)))
+    if not ok and arguments is None:  # refused before it ran (a tool the mode does not offer)
+        return f"{tool} · {note.get('reason') or 'error'}"
     if not ok:
         name = _VERBS[tool][1] if tool in _VERBS else tool
         verb = {"read": "read", "wrote": "write", "edited": "edit", "ran": "run"}.get(name, name)

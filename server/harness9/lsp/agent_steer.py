@@ -10,6 +10,8 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 from harness9.lsp.agent_run import execute_run
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams, SteerParams
@@ -37,9 +39,18 @@ async def steer(
 
 
 def steer_root(ls: Harness9Server, run_id: str) -> str:
-    """The workspace root of the run a steer names (its context is placed there)."""
+    """The workspace root of the run a steer names (its context is placed there); -32602
+    naming `runId` for a run this client may not reach (its session belongs to a workspace
+    that is not one of the client's)."""
     with wire_errors():
-        return ls.service.run_root(run_id)
+        session_id, root = ls.service.run_place(run_id)
+    try:
+        ls.check_session(session_id)
+    except JsonRpcInvalidParams as exc:
+        raise JsonRpcInvalidParams(
+            message=f"runId: {run_id} runs on a session this client may not reach "
+            f"({exc.message})") from None
+    return root
 
 
 def _start_next(

@@ -58,8 +58,10 @@ def wire_arguments(arguments: str) -> Any:
 
 
 def wire_usage(usage: Usage) -> dict[str, int]:
-    """Usage in the protocol's camelCase."""
-    return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
+    """Usage in the protocol's camelCase (`cachedInputTokens`: of the input tokens, those the
+    service read from its prompt cache)."""
+    return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+            "cachedInputTokens": usage.cached_input_tokens}
 
 
 def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:
@@ -126,7 +128,8 @@ def event_fields(event: Event) -> dict[str, Any] | None:
         case UsageReported():
             usage = {"kind": "usage", "turn": event.turn, **wire_usage(event.usage),
                      "totalInputTokens": event.total.input_tokens,
-                     "totalOutputTokens": event.total.output_tokens}
+                     "totalOutputTokens": event.total.output_tokens,
+                     "totalCachedInputTokens": event.total.cached_input_tokens}
             if event.context_window:
                 usage |= {"contextTokens": event.usage.input_tokens,
                           "contextWindow": event.context_window}

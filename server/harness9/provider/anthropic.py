@@ -166,7 +166,33 @@ def to_request(
     elif run_tools and has_tool_blocks(messages):
         request["tools"] = to_tools(run_tools)
         request["tool_choice"] = {"type": "none"}
+    mark_cache_points(request)
     return request
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_cache_points(request: dict[str, Any]) -> None:
+    """Ask the service to cache the request's stable prefix, at the four places the API
+    allows: the tools, the system prompt, the end of the previous turn (what the last request
+    cached, read back now) and the end of this one (for the next request). Blocks are replaced,
+    never changed: they may be shared with the provider's conversion cache."""
+    if request.get("tools"):
+        request["tools"][-1] = {**request["tools"][-1], "cache_control": _EPHEMERAL}
+    if request.get("system"):
+        request["system"] = [
+            {"type": "text", "text": request["system"], "cache_control": _EPHEMERAL}
+        ]
+    messages = request["messages"]
+    if not messages:
+        return
+    last = len(messages) - 1
+    earlier = [i for i, m in enumerate(messages[:last]) if m["role"] == "user"]
+    for index in [*earlier[-1:], last]:
+        blocks = messages[index]["content"]
+        if blocks:
+            blocks[-1] = {**blocks[-1], "cache_control": _EPHEMERAL}
 
 
 def from_message(response: Any) -> tuple[Message, Usage]:

@@ -76,7 +76,8 @@ class StreamAssembler:
         message = Message(
             role=Role.ASSISTANT, content="".join(self._text), tool_calls=self._calls.calls()
         )
-        return message, Usage(input_tokens=self._input.input_tokens, output_tokens=self._output)
+        return message, Usage(input_tokens=self._input.input_tokens, output_tokens=self._output,
+                              cached_input_tokens=self._input.cached_input_tokens)
 
 
 def dump_input(value: Any) -> str:
@@ -92,4 +93,6 @@ def usage_of(usage: Any) -> Usage:
         return Usage()
     fields = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     inputs = sum(int(getattr(usage, name, None) or 0) for name in fields)
-    return Usage(input_tokens=inputs, output_tokens=int(usage.output_tokens or 0))
+    cached = int(getattr(usage, "cache_read_input_tokens", None) or 0)
+    return Usage(input_tokens=inputs, output_tokens=int(usage.output_tokens or 0),
+                 cached_input_tokens=cached)

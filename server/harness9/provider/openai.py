@@ -110,9 +110,11 @@ def _usage(obj: Any) -> Usage:
     usage = getattr(obj, "usage", None)
     if usage is None:
         return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
     return Usage(
         input_tokens=int(usage.prompt_tokens or 0),
         output_tokens=int(usage.completion_tokens or 0),
+        cached_input_tokens=int(getattr(details, "cached_tokens", None) or 0),
     )
 
 

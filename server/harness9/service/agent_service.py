@@ -130,8 +130,10 @@ class AgentService:
         """Forget a session and remove its stored copy; False for an unknown id. A `busy`
         `RunError` while it runs here or another daemon holds it."""
         session = self.sessions.get(session_id)
-        if session is not None and (session.active is not None or session.rewriting is not None):
-            raise busy(f"session {session_id} is running; cancel it first", sessionId=session_id)
+        if self._turns.busy(session_id) or (session is not None and (
+                session.active is not None or session.rewriting is not None)):
+            raise busy(f"session {session_id} is running or has prompts queued; cancel and "
+                       "unqueue them first", sessionId=session_id)
         try:
             return self.sessions.delete(session_id)
         except SessionLocked as exc:
@@ -270,9 +272,10 @@ class AgentService:
         `UnknownRun`."""
         return await self._turns.steer(run_id, prompt, context)
 
-    def run_root(self, run_id: str) -> str:
-        """The workspace root of a run that runs, waits or just ended; `UnknownRun`."""
-        return self._turns.root_of(run_id)
+    def run_place(self, run_id: str) -> tuple[str, str]:
+        """The session and workspace root of a run that runs, waits or just ended;
+        `UnknownRun`."""
+        return self._turns.place_of(run_id)
 
     def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:
         """The session's queued runs with their positions; `UnknownSession`."""

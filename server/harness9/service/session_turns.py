@@ -136,13 +136,14 @@ class SessionTurns:
             return SteerOutcome(DELIVERED, run_id, live.session_id)
         return SteerOutcome(LEFT_OVER, steer.next_run or "", live.session_id)
 
-    def root_of(self, run_id: str) -> str:
-        """The workspace root of a run that runs, waits or just ended; `UnknownRun`."""
+    def place_of(self, run_id: str) -> tuple[str, str]:
+        """The session and workspace root of a run that runs, waits or just ended;
+        `UnknownRun`."""
         live = self._live.get(run_id)
         if live is not None:
-            return live.root
+            return live.session_id, live.root
         if run_id in self._recent:
-            return self._recent[run_id][1]
+            return self._recent[run_id]
         raise UnknownRun(run_id)
 
     def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:

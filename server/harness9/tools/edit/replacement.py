@@ -218,6 +218,8 @@ def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: 
     """Whether the target rewrites the whole file line that the model's first (`end` False) or
     last line only partly covers (`cut` is the file's text beyond that boundary)."""
     if len(model) > 1:
+        if _drops_cut_line(model, lines, end=end):
+            return True  # it deletes the part it covers and leaves the rest of the line
         near, typed = (lines[-1], model[-1]) if end else (lines[0], model[0])
         if near == typed:
             return False
@@ -244,6 +246,16 @@ def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: 
     near, typed = fold(near), fold(typed)
     longer = len(near) > len(typed) and (near.startswith(typed) if end else near.endswith(typed))
     return longer or not "".join(lines).strip()
+
+
+def _drops_cut_line(model: list[str], lines: list[str], *, end: bool) -> bool:
+    """Whether the target leaves out the model's cut line (its last when `end`, else its
+    first) while keeping its neighbours: a whole line meant to go, cut short by the copy."""
+    cut = len(model) - 1 if end else 0
+    matcher = SequenceMatcher(None, [fold(m) for m in model], [fold(t) for t in lines],
+                              autojunk=False)
+    return any(tag == "delete" and i1 <= cut < i2
+               for tag, i1, i2, _, _ in matcher.get_opcodes())
 
 
 def _repeats(line: str, piece: str, *, end: bool) -> bool:

@@ -114,6 +114,8 @@ RIVALS = [
 
 CALLS = "def f(x):\n    y = 1\n    return compute(x, y)\n"
 
+ALIKE = "def f():\n    a = compute(1)\n    b = compute(2)\n    c = compute(3)\n"
+
 CUT_SECOND_LINE = [
     Case("source ending inside its second line, the target editing only that part", CALLS,
          "    y = 1\n    return compute(", "    y = 2\n    return measure(",
@@ -123,6 +125,12 @@ CUT_SECOND_LINE = [
            "partial_line", 1),
     refuse("source ending inside its second line, the target rewriting it", CALLS,
            "    y = 1\n    return compute(", "    y = 2\n    pass", "partial_line", 1),
+    # Leaving the cut line out would delete the part copied and keep the rest of the line.
+    refuse("source ending inside its last line, the target leaving that line out", ALIKE,
+           "    a = compute(1)\n    b = compute(2)\n    c = compute(",
+           "    a = compute(1)\n    b = compute(2)", "partial_line", 1),
+    refuse("source starting inside its first line, the target leaving that line out", ALIKE,
+           "= compute(1)\n    b = compute(2)", "    b = compute(2)", "partial_line", 1),
 ]
 
 CASES = [*AMBIGUOUS, *NOT_FOUND, *NEAR_MISSES, *UNICODE, *RIVALS, *CUT_SECOND_LINE]
