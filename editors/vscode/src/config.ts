@@ -36,7 +36,7 @@ export interface ApprovalsSetting {
 }
 
 /** The approval modes the daemon knows; `default` in the settings means "the daemon's". */
-export const APPROVAL_MODES: readonly string[] = ['auto', 'ask', 'auto-edit', 'yolo', 'read-only'];
+export const APPROVAL_MODES: readonly string[] = ['auto', 'ask', 'auto-edit', 'yolo', 'read-only', 'plan'];
 
 /** Splits a command line on whitespace; single or double quotes group words. */
 export function splitCommand(line: string): string[] {

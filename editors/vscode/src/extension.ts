@@ -61,10 +61,34 @@ export function activate(context: vscode.ExtensionContext): void {
       void r.runAgent(prompt, chips.take());
     }
   };
+  // The prompt box: a new run; while one goes, a message into it (Enter) or a queued prompt (Queue).
+  const sendFromBox = (a: { prompt: string; queue?: boolean; plan?: boolean }): void => {
+    if (!r.busy) {
+      void r.runAgent(a.prompt, chips.take(), { plan: a.plan });
+    } else if (a.queue) {
+      void r.runAgent(a.prompt, chips.take(), { queue: true, plan: a.plan });
+    } else {
+      void r.steer(a.prompt, chips.take());
+    }
+  };
+  // What a started daemon serves; before the first start the plan toggle shows (the bundled daemon has it).
+  d.onDidChangeRunning((running) => {
+    if (running) {
+      const steering = d.supports('agent/steer');
+      view.setComposer({ steering, planning: steering });
+    }
+  });
+  view.onRunAction((a) => {
+    if (a.type === 'unqueue') {
+      void r.unqueue(a.run);
+    } else if (a.type === 'executePlan' && !r.busy) {
+      void r.runAgent(undefined, chips.take(), { executePlan: true });
+    }
+  });
   view.onChatAction((a: ChatAction) => {
     switch (a.type) {
       case 'send':
-        send(a.prompt);
+        sendFromBox(a);
         break;
       case 'stop':
         void r.cancelRun();

@@ -4,7 +4,9 @@
  */
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
-import { type ApprovalView, type ChangedFile, type CheckpointView, isFinished, type RunState, type ToolItem, type TurnView } from './runState';
+import {
+  type ApprovalView, type ChangedFile, type CheckpointView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
+} from './runState';
 import { plural, summarize } from './summary';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -21,6 +23,7 @@ export function esc(text: string): string {
 }
 
 const STATUS_LABEL: Readonly<Record<string, string>> = {
+  queued: 'queued',
   starting: 'starting…',
   running: 'running…',
   completed: '✓ completed',
@@ -199,6 +202,10 @@ function renderLiveOutput(t: ToolItem): string {
 }
 
 function renderTool(runKey: string, t: ToolItem, now: number | undefined): string {
+  // The plan tool changes nothing: its work is the checklist at the top of the run.
+  if (isPlanCall(t) && t.status !== 'failed' && t.status !== 'refused') {
+    return `<div class="plan-mark" data-tool="${esc(t.name)}">☰ updated the plan</div>`;
+  }
   return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
 <summary>${renderSummary(t, now)}</summary>
 ${renderToolBody(t)}
@@ -223,8 +230,46 @@ function isAnswerTurn(s: RunState, t: TurnView): boolean {
   return t === last && t.complete && t.toolCallIds.length === 0 && (s.status === 'completed' || s.status === 'max_turns');
 }
 
+/** True for a call that only records the agent's reasoning (kind `think`: update_plan). */
+export function isPlanCall(t: ToolItem): boolean {
+  return t.kind === 'think' || (t.kind === undefined && t.name === 'update_plan');
+}
+
+/** A message the user sent into the run: where it landed, or on its way there. */
+export function renderSteer(m: SteerView): string {
+  if (m.turn === undefined) {
+    return `<div class="steer pending" role="status"><div class="steer-label">you, while it runs · on its way to the agent</div><div class="steer-text">${esc(m.text)}</div></div>`;
+  }
+  return `<div class="steer"><div class="steer-label">you, while it ran</div><div class="steer-text">${esc(m.text)}</div></div>`;
+}
+
+const PLAN_MARK: Readonly<Record<string, string>> = { done: '✓', in_progress: '▸', pending: '○' };
+
+/**
+ * The plan as a checklist, pinned at the top of its run; `go` adds the button that carries it out
+ * (after a run that only planned).
+ */
+export function renderPlan(plan: PlanView, go: boolean): string {
+  const done = plan.items.filter((i) => i.status === 'done').length;
+  const items = plan.items
+    .map((i) => {
+      const status = PLAN_MARK[i.status] !== undefined ? i.status : 'pending';
+      return `<li class="plan-item ${status}" data-status="${status}"><span class="plan-check" aria-hidden="true">${PLAN_MARK[status]}</span> <span class="plan-text">${esc(i.text)}</span></li>`;
+    })
+    .join('');
+  const note = plan.note !== undefined ? `<div class="plan-note">${esc(plan.note)}</div>` : '';
+  const button = go
+    ? '<div class="plan-actions"><button type="button" class="primary go" data-action="execute-plan" title="Run the agent again in the normal mode, to carry out this plan">▶ Go: carry out the plan</button></div>'
+    : '';
+  return `<section class="plan" aria-label="plan"><div class="plan-head">Plan <span class="meta">${done} of ${plan.items.length} done</span></div>
+<ul class="plan-items">${items}</ul>${note}${button}</section>`;
+}
+
 function renderTurn(s: RunState, runKey: string, t: TurnView, now: number | undefined): string {
   const parts = [renderCompaction(t)];
+  for (const m of (s.steers ?? []).filter((x) => x.turn === t.turn)) {
+    parts.push(renderSteer(m));
+  }
   if (t.thinking) {
     parts.push(`<details class="thinking"><summary>thought</summary><div class="thinking-text">${esc(t.thinking)}</div></details>`);
   }
@@ -276,17 +321,58 @@ function renderFooter(s: RunState): string {
   return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
 }
 
-/** The HTML of one run: prompt, turns with their tool rows, status and usage. */
-export function renderRun(s: RunState, index: number, now?: number): string {
+/** A prompt waiting in the session's queue, with its place and a button to take it out. */
+function renderQueued(s: RunState, index: number, place: number): string {
+  const runKey = s.runId ?? `run-${index}`;
+  // Until the daemon says it is in the queue (its `queued`), it is on its way there.
+  const when = s.queueId === undefined ? 'on its way' : place === 1 ? 'next' : `#${place} in line`;
+  return `<article class="run queued status-queued" data-run="${esc(runKey)}" data-index="${index}">
+<header><div class="prompt">${esc(s.prompt)}</div>
+<div class="status">queued · ${esc(when)}</div>
+<button type="button" class="link unqueue" data-action="unqueue" title="Take this prompt out of the queue">× Remove</button></header>
+</article>`;
+}
+
+/** How the run was asked: plan only, or carrying out the plan. */
+function modeBadge(s: RunState): string {
+  if (s.planMode) {
+    return '<div class="mode-badge" title="Asked to investigate and plan, changing nothing">plan first</div>';
+  }
+  return s.executePlan ? '<div class="mode-badge" title="Asked to carry out the plan">carrying out the plan</div>' : '';
+}
+
+/** The HTML of one run: prompt, plan, turns with their tool rows, status and usage. */
+export function renderRun(s: RunState, index: number, now?: number, go = false): string {
   const runKey = s.runId ?? `run-${index}`;
   const where = [s.provider, s.model].filter((x) => x).join(' · ');
+  const turns = new Set(s.turns.map((t) => t.turn));
+  // Messages still on their way, or delivered at a turn not shown: after the turns.
+  const loose = (s.steers ?? []).filter((m) => m.turn === undefined || !turns.has(m.turn));
   return `<article class="run status-${s.status}" data-run="${esc(runKey)}" data-index="${index}">
 <header><div class="prompt">${esc(s.prompt)}</div>
-<div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>
+<div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>${modeBadge(s)}
 ${where ? `<div class="where">${esc(where)}</div>` : ''}</header>
+${s.plan !== undefined && s.plan.items.length > 0 ? renderPlan(s.plan, go) : ''}
 ${s.turns.map((t) => renderTurn(s, runKey, t, now)).join('\n')}
+${loose.map(renderSteer).join('\n')}
 ${renderFooter(s)}
 </article>`;
+}
+
+/**
+ * The run whose plan a Go button carries out: the last run shown, when it only planned, ended
+ * well and has a plan.
+ */
+export function goIndex(runs: readonly RunState[]): number | undefined {
+  for (let i = runs.length - 1; i >= 0; i -= 1) {
+    const r = runs[i];
+    if (r.unqueued) {
+      continue;
+    }
+    const ok = r.planMode === true && (r.status === 'completed' || r.status === 'max_turns') && (r.plan?.items.length ?? 0) > 0;
+    return ok ? i : undefined;
+  }
+  return undefined;
 }
 
 /** All runs of the session, oldest first; an empty view says how to start. */
@@ -294,7 +380,20 @@ export function renderRuns(runs: readonly RunState[], now?: number): string {
   if (runs.length === 0) {
     return '<p class="empty">Ask harness9 to do something in this workspace: type below and press Enter.</p>';
   }
-  return runs.map((r, i) => renderRun(r, i, now)).join('\n');
+  const go = goIndex(runs);
+  // The runs, then the prompts waiting in the queue under them (a steer's next run, which goes
+  // ahead of the queue, may come later in the list than prompts queued before it).
+  const shown = runs
+    .map((r, i) => (r.unqueued || r.status === 'queued' ? '' : renderRun(r, i, now, i === go)))
+    .filter((h) => h !== '');
+  let place = 0;
+  runs.forEach((r, i) => {
+    if (!r.unqueued && r.status === 'queued') {
+      place += 1;
+      shown.push(renderQueued(r, i, place));
+    }
+  });
+  return shown.join('\n');
 }
 
 /** How full the model's context is, from the latest run that says: `12.3k / 128k tokens (10%)`. */

@@ -6,7 +6,8 @@
  * kinds and fields it does not know, because the protocol only grows.
  */
 
-export type RunStatus = 'starting' | 'running' | 'completed' | 'max_turns' | 'cancelled' | 'error';
+/** `queued`: waiting in the session's queue behind the run in progress (`queued` progress). */
+export type RunStatus = 'queued' | 'starting' | 'running' | 'completed' | 'max_turns' | 'cancelled' | 'error';
 /** `waiting`: asked the user, not started; `refused`: denied by the settings or rejected by the user. */
 export type ToolStatus = 'waiting' | 'running' | 'ok' | 'failed' | 'refused';
 
@@ -137,6 +138,27 @@ export interface UsageView {
   readonly contextWindow?: number;
 }
 
+/** One item of the agent's plan (`update_plan`). */
+export interface PlanItem {
+  readonly text: string;
+  /** `pending`, `in_progress` or `done`. */
+  readonly status: string;
+}
+
+/** The agent's latest plan in this run (progress kind `plan`, or a stored session's `plan`). */
+export interface PlanView {
+  readonly items: readonly PlanItem[];
+  readonly note?: string;
+  readonly turn?: number;
+}
+
+/** A message the user sent into the run while it went (`agent/steer`). */
+export interface SteerView {
+  readonly text: string;
+  /** The turn whose model call saw it first (`steered`); absent while it waits for a safe point. */
+  readonly turn?: number;
+}
+
 export interface RunState {
   readonly prompt: string;
   readonly runId?: string;
@@ -160,17 +182,30 @@ export interface RunState {
   /** Why the run has no checkpoints (progress kind `checkpoints_off`). */
   readonly checkpointsOff?: string;
   readonly restore?: RestoreView;
+  /** The plan, as the agent last updated it. */
+  readonly plan?: PlanView;
+  /** Messages sent into the run: delivered ones with their turn, then those still on their way. */
+  readonly steers?: readonly SteerView[];
+  /** While queued: the queue entry (`queued`) and its place in line (1: next to run). */
+  readonly queueId?: string;
+  readonly queuePosition?: number;
+  /** True once the user removed it from the queue (or cancelled it there): it never ran. */
+  readonly unqueued?: boolean;
+  /** Asked with `plan: true`: the agent investigates and plans, changing nothing. */
+  readonly planMode?: boolean;
+  /** Asked with `executePlan: true`: the agent carries out the session's plan. */
+  readonly executePlan?: boolean;
 }
 
 /** One `agent/progress` notification, as loosely typed as the wire allows. */
 export type ProgressNotification = Readonly<Record<string, unknown>>;
 
 /** The state of a run that was just asked for and has no notification yet. */
-export function initialRunState(prompt: string, sessionId?: string): RunState {
+export function initialRunState(prompt: string, sessionId?: string, queued = false): RunState {
   return {
     prompt,
     sessionId,
-    status: 'starting',
+    status: queued ? 'queued' : 'starting',
     lastSeq: 0,
     seen: {},
     turns: [],
@@ -217,7 +252,9 @@ export function reduce(state: RunState, n: ProgressNotification, now?: number): 
     sessionId: state.sessionId ?? str(n.sessionId),
     lastSeq: Math.max(state.lastSeq, seq),
     seen: { ...state.seen, [String(seq)]: true },
-    status: state.status === 'starting' ? 'running' : state.status,
+    status: state.status === 'starting' || (state.status === 'queued' && !QUEUE_KINDS.includes(str(n.kind) ?? ''))
+      ? 'running'
+      : state.status,
   };
   const handler = HANDLERS[str(n.kind) ?? ''];
   return handler ? handler(base, n, now) : base;
@@ -229,6 +266,9 @@ export function reduceAll(state: RunState, ns: readonly ProgressNotification[]):
 }
 
 type Handler = (s: RunState, n: ProgressNotification, now?: number) => RunState;
+
+/** Kinds a run gets while it waits in the session's queue (it is not running yet). */
+const QUEUE_KINDS: readonly string[] = ['queued', 'dequeued'];
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
   run_started: (s, n) => ({
@@ -259,7 +299,87 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   checkpoint: onCheckpoint,
   checkpoints_off: (s, n) => ({ ...s, checkpointsOff: str(n.message) ?? 'checkpoints are off' }),
   run_finished: onRunFinished,
+  queued: (s, n) => ({
+    ...s,
+    status: s.status === 'starting' || s.status === 'queued' ? 'queued' : s.status,
+    queueId: str(n.queueId) ?? s.queueId,
+    queuePosition: num(n.position) ?? s.queuePosition,
+  }),
+  dequeued: (s, n) => {
+    const started = str(n.reason) === 'started';
+    return {
+      ...s,
+      status: started ? (s.status === 'queued' ? 'starting' : s.status) : s.status,
+      queuePosition: undefined,
+      unqueued: started ? s.unqueued : true,
+    };
+  },
+  steered: onSteered,
+  plan: (s, n) => {
+    const plan = planOf(n, num(n.turn));
+    return plan ? { ...s, plan } : s;
+  },
 };
+
+/** A plan from a `plan` notification or a stored session's `plan` ({items, note?}). */
+export function planOf(v: unknown, turn?: number): PlanView | undefined {
+  const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+  if (!o || !Array.isArray(o.items)) {
+    return undefined;
+  }
+  const items = o.items
+    .map((i: unknown) => (i && typeof i === 'object' ? (i as Record<string, unknown>) : {}))
+    .filter((i) => typeof i.text === 'string')
+    .map((i) => ({ text: i.text as string, status: str(i.status) ?? 'pending' }));
+  const note = str(o.note);
+  return { items, ...(note !== undefined && note !== '' ? { note } : {}), ...(turn !== undefined ? { turn } : {}) };
+}
+
+/** A steer delivered at `turn`: the first of the same text still on its way becomes it. */
+function onSteered(s: RunState, n: ProgressNotification): RunState {
+  const text = str(n.text) ?? '';
+  const turn = num(n.turn);
+  return addDeliveredSteer(s, text, turn);
+}
+
+function addDeliveredSteer(s: RunState, text: string, turn: number | undefined): RunState {
+  const steers = [...(s.steers ?? [])];
+  const waiting = steers.findIndex((x) => x.turn === undefined && x.text === text);
+  if (waiting >= 0) {
+    steers.splice(waiting, 1);
+  }
+  const delivered: SteerView = { text, turn: turn ?? 0 };
+  // Delivered ones in order of their turn (as they arrived within one), then those on their way.
+  const done = steers.filter((x) => x.turn !== undefined);
+  const pending = steers.filter((x) => x.turn === undefined);
+  const withTurn = turn !== undefined ? withTurnIfMissing(s, turn) : s;
+  return { ...withTurn, steers: [...done, delivered, ...pending] };
+}
+
+function withTurnIfMissing(s: RunState, turn: number): RunState {
+  return s.turns.some((t) => t.turn === turn) ? s : withTurn(s, turn, (t) => t);
+}
+
+/** A steer just sent: shown under the run until it is delivered or becomes the next prompt. */
+export function addPendingSteer(s: RunState, text: string): RunState {
+  return { ...s, steers: [...(s.steers ?? []), { text }] };
+}
+
+/**
+ * The `agent/steer` answer: `run` (delivered; its `steered` normally came first) or `next`
+ * (the run ended first: the steer left this run, it is the session's next prompt).
+ */
+export function applySteerAnswer(s: RunState, text: string, delivered: string): RunState {
+  const steers = s.steers ?? [];
+  const waiting = steers.findIndex((x) => x.turn === undefined && x.text === text);
+  if (waiting < 0) {
+    return s;
+  }
+  if (delivered === 'run') {
+    return addDeliveredSteer(s, text, undefined);
+  }
+  return { ...s, steers: steers.filter((_, i) => i !== waiting) };
+}
 
 function onUsage(s: RunState, n: ProgressNotification): RunState {
   const usage: UsageView = {

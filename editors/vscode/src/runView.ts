@@ -22,11 +22,17 @@ export type ApprovalAction =
 export type RunAction =
   | { readonly type: 'openFile'; readonly run: number; readonly path: string }
   | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
-  | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string };
+  | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string }
+  | { readonly type: 'unqueue'; readonly run: number }
+  | { readonly type: 'executePlan'; readonly run: number };
 
 /** What the webview sends from the prompt box and the view's buttons. */
 export type ChatAction =
-  | { readonly type: 'send'; readonly prompt: string }
+  /**
+   * The prompt box: `queue` puts it in the session's queue; otherwise it starts a run (`plan`:
+   * plan only), or, while one runs, goes into it (a steer).
+   */
+  | { readonly type: 'send'; readonly prompt: string; readonly queue?: boolean; readonly plan?: boolean }
   | { readonly type: 'stop' }
   | { readonly type: 'newChat' }
   | { readonly type: 'sessions' }
@@ -38,6 +44,10 @@ export interface ComposerState {
   readonly busy: boolean;
   readonly chips: readonly ChipView[];
   readonly sessions: boolean;
+  /** The daemon takes messages into a running run and queues prompts (`agent/steer`). */
+  readonly steering: boolean;
+  /** The daemon plans before it acts on request (`plan: true`, `executePlan: true`). */
+  readonly planning: boolean;
 }
 
 const POST_INTERVAL_MS = 50;
@@ -48,7 +58,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private runs: RunState[] = [];
   private approvals: readonly ApprovalCard[] = [];
-  private composer: ComposerState = { busy: false, chips: [], sessions: false };
+  private composer: ComposerState = { busy: false, chips: [], sessions: false, steering: false, planning: true };
   private timer: NodeJS.Timeout | undefined;
   private readonly actionListeners: Listener<ApprovalAction>[] = [];
   private readonly runActionListeners: Listener<RunAction>[] = [];
@@ -252,8 +262,12 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 <button type="button" class="chip-add" data-attach="selection" title="Attach the selected text of the active editor">+ Selection</button>
 <button type="button" class="chip-add" data-attach="file" title="Attach the active file">+ File</button>
 <button type="button" class="chip-add" data-attach="problems" title="Attach the active file's problems (diagnostics)">+ Problems</button>
+<span class="send-group">
+<button type="button" id="plan-toggle" class="toggle" aria-pressed="false" hidden title="Plan first: the agent investigates and writes a plan, changing nothing; Go then carries it out">Plan first</button>
 <button type="button" id="stop" class="danger" hidden>Stop</button>
+<button type="button" id="queue" class="secondary" hidden title="Run this prompt after the run in progress (and any queued before it); Ctrl+Enter">Queue</button>
 <button type="button" id="send" class="primary">Send</button>
+</span>
 </div>
 <div class="composer-foot"><span id="fill"></span><span class="spacer"></span>
 <button type="button" class="link" id="sessions" hidden>Sessions</button>
@@ -271,7 +285,9 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 function chatActionFrom(m: Record<string, unknown>): ChatAction | undefined {
   switch (m.type) {
     case 'send':
-      return typeof m.prompt === 'string' ? { type: 'send', prompt: m.prompt } : undefined;
+      return typeof m.prompt === 'string'
+        ? { type: 'send', prompt: m.prompt, queue: m.queue === true, plan: m.plan === true }
+        : undefined;
     case 'stop':
     case 'newChat':
     case 'sessions':
@@ -298,6 +314,9 @@ function runActionFrom(m: Record<string, unknown>): RunAction | undefined {
   }
   if (m.type === 'restore' && typeof m.checkpointId === 'string') {
     return { type: 'restore', run, checkpointId: m.checkpointId };
+  }
+  if (m.type === 'unqueue' || m.type === 'executePlan') {
+    return { type: m.type, run };
   }
   return undefined;
 }

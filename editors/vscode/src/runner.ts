@@ -9,8 +9,10 @@ import type { ContextItem } from './chips';
 import type { Daemon } from './daemon';
 import { offerOnboarding } from './onboarding';
 import {
+  addPendingSteer,
   applyRequestError,
   applyResult,
+  applySteerAnswer,
   initialRunState,
   type ProgressNotification,
   reduce,
@@ -19,22 +21,41 @@ import {
 import type { RunView } from './runView';
 import type { StatusItem } from './status';
 
+/** A run the chat follows: asked with `agent/run` (answered when it ends), or a steer's next run. */
 interface ActiveRun {
   state: RunState;
   readonly index: number;
   readonly client: LanguageClient;
   readonly folder: vscode.Uri;
-  readonly cancel: vscode.CancellationTokenSource;
+  /** The `agent/run` request's cancel; absent for a run started by a steer (no request of ours). */
+  readonly cancel?: vscode.CancellationTokenSource;
 }
+
+/** How a run is asked: queued behind the one in progress, plan only, or carrying out the plan. */
+export interface RunOptions {
+  readonly queue?: boolean;
+  readonly plan?: boolean;
+  readonly executePlan?: boolean;
+}
+
+/** The prompt `agent/run {executePlan: true}` gets when none is given. */
+export const EXECUTE_PLAN_PROMPT = 'Carry out the plan.';
 
 /** Where the session the chat continues is remembered (per workspace). */
 const SESSION_KEY = 'harness9.sessionId';
 /** True when the daemon that ran that session stores sessions (a reload may show it again). */
 const STORED_KEY = 'harness9.sessionStored';
+/** Notifications of runs not known yet (a steer's next run, before its answer), kept a moment. */
+const ORPHAN_RUNS = 8;
+const ORPHAN_NOTIFICATIONS = 2000;
 let tokenCounter = 0;
 
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
 export class Runner {
-  private active: ActiveRun | undefined;
+  /** The runs in progress or queued, oldest first. */
+  private runs: ActiveRun[] = [];
+  private readonly orphans = new Map<string, ProgressNotification[]>();
 
   constructor(
     private readonly daemon: Daemon,
@@ -50,6 +71,13 @@ export class Runner {
     daemon.onDidChangeRunning((running) => {
       if (!running && !daemon.supports('agent/sessions')) {
         this.sessionId = undefined;
+      }
+      if (!running) {
+        // A steer's next run has no request to fail with the daemon: it ends here.
+        for (const run of this.runs.filter((r) => r.cancel === undefined)) {
+          this.settle(run, applyRequestError(run.state, undefined, 'the daemon stopped'));
+          this.untrack(run);
+        }
       }
     });
   }
@@ -69,23 +97,40 @@ export class Runner {
     return this.sessionId !== undefined && this.memory.get<boolean>(STORED_KEY) === true;
   }
 
-  /** True while a run is in progress. */
+  /** True while a run is in progress or queued. */
   get busy(): boolean {
-    return this.active !== undefined;
+    return this.runs.length > 0;
   }
 
-  /** "harness9: Run Agent": the prompt given, else one asked for in an input box. */
-  async runAgent(promptArg?: string, context: readonly ContextItem[] = []): Promise<void> {
-    if (this.active) {
-      const choice = await vscode.window.showWarningMessage('harness9: a run is in progress.', 'Stop');
+  /** The run in progress (not one waiting in the queue), if any. */
+  private get current(): ActiveRun | undefined {
+    return this.runs.find((r) => r.state.status === 'running' || r.state.status === 'starting');
+  }
+
+  /**
+   * "harness9: Run Agent": the prompt given, else one asked for in an input box. While a run is in
+   * progress it is queued behind it (`opts.queue`), else the user is offered to queue or stop.
+   */
+  async runAgent(promptArg?: string, context: readonly ContextItem[] = [], opts: RunOptions = {}): Promise<void> {
+    let queue = opts.queue === true && this.busy;
+    if (this.busy && !queue) {
+      const choice = await vscode.window.showWarningMessage('harness9: a run is in progress.', 'Queue After It', 'Stop');
       if (choice === 'Stop') {
         await this.cancelRun();
+        return;
       }
-      return;
+      if (choice !== 'Queue After It') {
+        return;
+      }
+      queue = true;
     }
     const folder = activeFolder();
     if (!folder) {
       void vscode.window.showErrorMessage('harness9: open a folder first; the agent works on a workspace folder.');
+      return;
+    }
+    if (queue && this.queueSession() === undefined) {
+      void vscode.window.showWarningMessage('harness9: the run has not started yet; queue your prompt in a moment.');
       return;
     }
     // Start the daemon first: no point in typing a prompt it cannot run.
@@ -93,33 +138,98 @@ export class Runner {
     if (!client) {
       return;
     }
-    const prompt = promptArg ?? (await askPrompt(this.sessionId !== undefined));
-    if (prompt) {
-      await this.execute(client, prompt, folder, context);
+    const prompt = opts.executePlan ? promptArg ?? '' : promptArg ?? (await askPrompt(this.sessionId !== undefined));
+    if (prompt !== undefined && (prompt !== '' || opts.executePlan)) {
+      await this.execute(client, prompt, folder, context, { ...opts, queue });
     }
   }
 
-  /** "harness9: Stop": `agent/cancel {runId}`, or a request cancel before the run has an id. */
+  /**
+   * Sends `prompt` into the run in progress (`agent/steer`): it joins the conversation at the
+   * agent's next step, or, when the run ends first, runs next as a prompt of its own. With no run
+   * that can take it yet, it is queued.
+   */
+  async steer(prompt: string, context: readonly ContextItem[] = []): Promise<void> {
+    const run = this.current;
+    const runId = run?.state.runId;
+    if (!run || runId === undefined || !this.daemon.supports('agent/steer')) {
+      await this.runAgent(prompt, context, { queue: true });
+      return;
+    }
+    this.update(run, addPendingSteer(run.state, prompt));
+    const params: Record<string, unknown> = { runId, prompt };
+    if (context.length > 0) {
+      params.context = context;
+    }
+    let answer: Record<string, unknown>;
+    try {
+      answer = await run.client.sendRequest<Record<string, unknown>>('agent/steer', params);
+    } catch (err) {
+      this.update(run, applySteerAnswer(run.state, prompt, 'failed'));
+      const message = err instanceof Error ? err.message : String(err);
+      void vscode.window.showErrorMessage(`harness9: the message did not reach the agent: ${message}`);
+      return;
+    }
+    const delivered = str(answer.delivered) ?? 'run';
+    this.update(run, applySteerAnswer(run.state, prompt, delivered));
+    const nextId = str(answer.runId);
+    if (delivered === 'next' && nextId !== undefined && !this.runs.some((r) => r.state.runId === nextId)) {
+      // The run ended first: the message is the session's next prompt, a run of its own.
+      const next: ActiveRun = {
+        state: { ...initialRunState(prompt, run.state.sessionId, true), runId: nextId },
+        index: this.view.nextIndex(),
+        client: run.client,
+        folder: run.folder,
+      };
+      this.track(next);
+      for (const n of this.orphans.get(nextId) ?? []) {
+        this.apply(next, n);
+      }
+      this.orphans.delete(nextId);
+    }
+  }
+
+  /** Takes the queued run shown at `index` out of the queue (`agent/unqueue`). */
+  async unqueue(index: number): Promise<void> {
+    const run = this.runs.find((r) => r.index === index);
+    if (!run || run.state.status !== 'queued') {
+      return;
+    }
+    const sessionId = run.state.sessionId ?? this.queueSession();
+    if (run.state.queueId === undefined || sessionId === undefined) {
+      // Not in the queue yet: withdraw the request; it never runs.
+      this.update(run, { ...run.state, unqueued: true });
+      run.cancel?.cancel();
+      return;
+    }
+    try {
+      await run.client.sendRequest('agent/unqueue', { sessionId, queueId: run.state.queueId });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`harness9: could not remove the prompt: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** "harness9: Stop": cancels the run in progress (`agent/cancel {runId}`); queued prompts then start. */
   async cancelRun(): Promise<void> {
-    const run = this.active;
+    const run = this.current ?? this.runs[0];
     if (!run) {
       void vscode.window.showInformationMessage('harness9: no run in progress.');
       return;
     }
     if (run.state.runId === undefined) {
-      run.cancel.cancel();
+      run.cancel?.cancel();
       return;
     }
     try {
       await run.client.sendRequest('agent/cancel', { runId: run.state.runId });
     } catch {
-      run.cancel.cancel();
+      run.cancel?.cancel();
     }
   }
 
   /** "harness9: New Chat": the next run starts a fresh conversation; the chat is cleared. */
   newSession(): boolean {
-    if (this.active) {
+    if (this.busy) {
       void vscode.window.showWarningMessage('harness9: a run is in progress; stop it or wait before starting a new chat.');
       return false;
     }
@@ -130,7 +240,7 @@ export class Runner {
 
   /** Shows `runs` as the chat and continues their session with the next prompt. */
   resume(sessionId: string, runs: readonly RunState[]): boolean {
-    if (this.active) {
+    if (this.busy) {
       void vscode.window.showWarningMessage('harness9: a run is in progress; stop it or wait before switching chats.');
       return false;
     }
@@ -141,20 +251,81 @@ export class Runner {
 
   /** The folder the run in progress works on, else the one the next run would take. */
   workspaceRoot(): vscode.Uri | undefined {
-    return this.active?.folder ?? activeFolder()?.uri;
+    return this.runs[0]?.folder ?? activeFolder()?.uri;
   }
 
-  /** Feeds an `agent/progress` notification to the active run's state. */
+  /** Feeds an `agent/progress` notification to the run it belongs to. */
   onProgress(params: unknown): void {
-    const run = this.active;
-    if (!run || !params || typeof params !== 'object') {
+    if (!params || typeof params !== 'object') {
       return;
     }
-    const next = reduce(run.state, params as ProgressNotification, Date.now());
+    const n = params as ProgressNotification;
+    const runId = str(n.runId);
+    let run = this.runs.find((r) => r.state.runId !== undefined && r.state.runId === runId);
+    // A run we asked for is first heard of by its first notification: queued, or run_started.
+    if (!run && (runId === undefined || n.kind === 'queued' || n.kind === 'run_started' || n.seq === 1)) {
+      run = this.runs.find((r) => r.cancel !== undefined && r.state.runId === undefined);
+    }
+    if (!run) {
+      this.keepOrphan(runId, n);
+      return;
+    }
+    this.apply(run, n);
+  }
+
+  private apply(run: ActiveRun, n: ProgressNotification): void {
+    const next = reduce(run.state, n, Date.now());
     if (next !== run.state) {
-      run.state = next;
-      this.view.setRun(run.index, next);
-      this.status.update({ turn: next.turns[next.turns.length - 1]?.turn });
+      this.update(run, next);
+      if (this.sessionId === undefined && next.sessionId !== undefined) {
+        this.sessionId = next.sessionId;
+      }
+      const current = this.current;
+      this.status.update({ turn: current?.state.turns[current.state.turns.length - 1]?.turn });
+    }
+    if (n.kind === 'run_finished' && run.cancel === undefined) {
+      this.untrack(run); // a steer's next run: no answer to wait for
+    }
+  }
+
+  private keepOrphan(runId: string | undefined, n: ProgressNotification): void {
+    if (runId === undefined) {
+      return;
+    }
+    const kept = this.orphans.get(runId) ?? [];
+    if (kept.length === 0) {
+      this.orphans.set(runId, kept);
+      while (this.orphans.size > ORPHAN_RUNS) {
+        this.orphans.delete(this.orphans.keys().next().value as string);
+      }
+    }
+    if (kept.length < ORPHAN_NOTIFICATIONS) {
+      kept.push(n);
+    }
+  }
+
+  private update(run: ActiveRun, state: RunState): void {
+    run.state = state;
+    this.view.setRun(run.index, state);
+  }
+
+  /** The session a queued prompt joins: the chat's, or the one the run in progress started. */
+  private queueSession(): string | undefined {
+    return this.sessionId ?? this.runs.find((r) => r.state.sessionId !== undefined)?.state.sessionId;
+  }
+
+  private track(run: ActiveRun): void {
+    this.runs.push(run);
+    this.view.setRun(run.index, run.state);
+    this.view.setComposer({ busy: true });
+    this.status.update({ running: true });
+  }
+
+  private untrack(run: ActiveRun): void {
+    this.runs = this.runs.filter((r) => r !== run);
+    if (this.runs.length === 0) {
+      this.view.setComposer({ busy: false });
+      this.status.update({ running: false, turn: undefined, message: undefined });
     }
   }
 
@@ -163,59 +334,72 @@ export class Runner {
     prompt: string,
     folder: vscode.WorkspaceFolder,
     context: readonly ContextItem[],
+    opts: RunOptions,
   ): Promise<void> {
+    const sessionId = opts.queue ? this.queueSession() : this.sessionId;
+    const state = initialRunState(prompt || EXECUTE_PLAN_PROMPT, sessionId, opts.queue === true);
+    // Approval mode `plan` in the settings: every run plans first (Go then carries it out).
+    const planMode = opts.plan === true || (!opts.executePlan && vscode.workspace.getConfiguration('harness9').get('approvals.mode') === 'plan');
     const run: ActiveRun = {
-      state: initialRunState(prompt, this.sessionId),
+      state: { ...state, ...(planMode ? { planMode: true } : {}), ...(opts.executePlan ? { executePlan: true } : {}) },
       index: this.view.nextIndex(),
       client,
       folder: folder.uri,
       cancel: new vscode.CancellationTokenSource(),
     };
-    this.active = run;
-    this.view.setRun(run.index, run.state);
+    const first = !this.busy;
+    this.track(run);
     this.view.show();
-    this.view.setComposer({ busy: true });
-    this.status.update({ running: true, turn: undefined, message: undefined });
+    if (first) {
+      this.status.update({ running: true, turn: undefined, message: undefined });
+    }
     // Our own token, so the daemon creates none (VS Code would show it as a toast over the chat);
     // its messages go to the status bar.
     const workDoneToken = `harness9-run-${process.pid}-${++tokenCounter}`;
-    const params: Record<string, unknown> = { prompt, workspaceFolder: folder.uri.toString(), workDoneToken };
-    if (this.sessionId !== undefined) {
-      params.sessionId = this.sessionId;
+    const params: Record<string, unknown> = { workspaceFolder: folder.uri.toString(), workDoneToken };
+    if (prompt !== '') {
+      params.prompt = prompt;
+    }
+    if (sessionId !== undefined) {
+      params.sessionId = sessionId;
     }
     if (context.length > 0) {
       params.context = context;
     }
+    if (opts.plan) {
+      params.plan = true;
+    }
+    if (opts.executePlan) {
+      params.executePlan = true;
+    }
     const progress = client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
-      if (v.kind === 'report' && v.message) {
+      if (v.kind === 'report' && v.message && this.current === run) {
         this.status.update({ message: v.message });
       }
     });
+    const cancel = run.cancel as vscode.CancellationTokenSource;
     try {
-      const result = await client.sendRequest<Record<string, unknown>>('agent/run', params, run.cancel.token);
+      const result = await client.sendRequest<Record<string, unknown>>('agent/run', params, cancel.token);
       this.settle(run, applyResult(run.state, result));
     } catch (err) {
       this.failed(run, err);
     } finally {
       progress.dispose();
-      run.cancel.dispose();
-      this.active = undefined;
-      this.view.setComposer({ busy: false });
-      this.status.update({ running: false, turn: undefined, message: undefined });
+      cancel.dispose();
+      this.untrack(run);
     }
   }
 
   private settle(run: ActiveRun, state: RunState): void {
-    run.state = state;
+    this.update(run, state);
     this.sessionId = state.sessionId ?? this.sessionId;
-    this.view.setRun(run.index, state);
   }
 
   private failed(run: ActiveRun, err: unknown): void {
     const code = err instanceof ResponseError ? err.code : undefined;
     const message = err instanceof Error ? err.message : String(err);
     this.settle(run, applyRequestError(run.state, code, message));
-    if (code === -32800 || run.cancel.token.isCancellationRequested) {
+    if (code === -32800 || run.cancel?.token.isCancellationRequested) {
       return;
     }
     if (code === -32602 && /session/i.test(message)) {

@@ -2,7 +2,7 @@
  * Stored sessions, the pure part: a session listed by `agent/sessions` as a quick-pick row, and a
  * session read back with `agent/session` as the runs the chat view shows. No `vscode` import.
  */
-import { type CheckpointView, initialRunState, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
+import { type CheckpointView, initialRunState, planOf, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
 import { plural } from './summary';
 
 /** One row of `agent/sessions`. */
@@ -151,6 +151,14 @@ export function runsFromSession(result: unknown): RunState[] {
       // A run's record goes with the prompt that started it. Matched by the prompt, not by
       // position: a restore or a compaction removed prompts whose runs are still on record.
       const found = meta.findIndex((run, i) => i >= next && str(run.prompt) === prompt);
+      // A user message no run record names, within a run, is a message sent into it (a steer):
+      // the model read it before its next turn.
+      const building = out[out.length - 1];
+      if (found < 0 && building !== undefined && meta.length > 0 && prompt !== undefined) {
+        building.state = { ...building.state, steers: [...(building.state.steers ?? []), { text: prompt, turn: building.turn + 1 }] };
+        building.afterAssistant = false;
+        continue;
+      }
       const info = found >= 0 ? meta[found] : {};
       next = found >= 0 ? found + 1 : next;
       const status = str(info.status) as RunStatus | undefined;
@@ -166,7 +174,26 @@ export function runsFromSession(result: unknown): RunState[] {
       addAssistant(out[out.length - 1], m);
     }
   }
-  return out.map((b) => b.state);
+  return withPlan(out.map((b) => b.state), planOf(r.plan));
+}
+
+/**
+ * The session's plan (`agent/session`'s `plan`, the latest) on the run that last updated it (a
+ * call of kind `think`), else on the last run.
+ */
+function withPlan(runs: RunState[], plan: ReturnType<typeof planOf>): RunState[] {
+  if (plan === undefined || runs.length === 0) {
+    return runs;
+  }
+  const planned = (r: RunState): boolean => Object.values(r.tools).some((t) => t.kind === 'think' || t.name === 'update_plan');
+  let at = runs.length - 1;
+  for (let i = runs.length - 1; i >= 0; i -= 1) {
+    if (planned(runs[i])) {
+      at = i;
+      break;
+    }
+  }
+  return runs.map((r, i) => (i === at ? { ...r, plan } : r));
 }
 
 /**

@@ -53,8 +53,8 @@ function M.row(line)
   return rows[line]
 end
 
---- The chat buffer (created on first use). `actions`: submit(text), interrupt(), diff(block),
---- each called from the buffer's keys (see the README).
+--- The chat buffer (created on first use). `actions`: submit(text), queue(text), plan(text), unqueue(run),
+--- interrupt(), diff(block), each called from the buffer's keys (see the README).
 function M.get(actions)
   local existing = M.find()
   if existing then
@@ -83,16 +83,32 @@ function M.get(actions)
       api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt })
       return actions.submit(text)
     end
-    if rows[line] then
+    if rows[line] and not rows[line].queued_run then
       actions.diff(rows[line])
     end
-  end, "harness9: send the prompt, or open the diff of the tool row")
+  end, "harness9: send the prompt (into the run while one goes), or open the diff of the tool row")
   map("d", function()
     local block = rows[api.nvim_win_get_cursor(0)[1]]
-    if block then
+    if block and not block.queued_run then
       actions.diff(block)
     end
   end, "harness9: open the diff of the tool row")
+  map("Q", function()
+    local text = prompt_text(buf)
+    api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt })
+    return actions.queue(text)
+  end, "harness9: queue the prompt line (it runs after the run in progress)")
+  map("P", function()
+    local text = prompt_text(buf)
+    api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt })
+    return actions.plan(text)
+  end, "harness9: send the prompt line as plan first (the agent plans, changing nothing)")
+  map("x", function()
+    local row = rows[api.nvim_win_get_cursor(0)[1]]
+    if row and row.queued_run then
+      actions.unqueue(row.queued_run)
+    end
+  end, "harness9: remove the queued prompt under the cursor")
   map("<C-c>", actions.interrupt, "harness9: stop the run")
   map("q", "<cmd>close<CR>", "harness9: close the chat window")
   return buf

@@ -128,6 +128,42 @@ local function footer(run)
   return "  ── " .. table.concat(parts, " · ")
 end
 
+-- The plan, pinned at the top of the agent's part of its run: a checklist.
+local PLAN_GROUP = { ["[x]"] = "harness9ChatOk", ["[>]"] = "harness9ChatRunning" }
+
+local function add_plan(out, plan)
+  for i, line in ipairs(view.plan_lines(plan, "  ")) do
+    local mark = line:match("^  (%[.%])")
+    out.add(line, i == 1 and "harness9ChatNote" or PLAN_GROUP[mark] or (mark and nil or "harness9ChatDim"))
+  end
+end
+
+-- A message the user sent into the run, where the agent read it (or on its way there).
+local function add_steer(out, block)
+  for i, line in ipairs(split(block.text)) do
+    if i == 1 then
+      local head = block.pending and "  ↪ You (on its way): " or "  ↪ You: "
+      out.add(head .. line, block.pending and "harness9ChatDim" or "harness9ChatUser")
+    else
+      out.add("    " .. line, block.pending and "harness9ChatDim" or nil)
+    end
+  end
+end
+
+-- A prompt waiting in the session's queue: its place, and the key that takes it out.
+local function add_queued(out, run, place)
+  out.add("You", "harness9ChatUser")
+  for _, line in ipairs(split(run.prompt)) do
+    out.add(line)
+    out.rows[#out.lines] = { queued_run = run }
+  end
+  local where = place == 1 and "next" or ("#" .. place .. " in line")
+  -- Until the daemon says it is in the queue (its `queued`), it is on its way there.
+  out.add(run.queued.id and string.format("  (queued · %s; x removes it)", where) or "  (queueing…)",
+    "harness9ChatDim")
+  out.rows[#out.lines] = { queued_run = run }
+end
+
 local function add_run(out, run, state)
   if run.note then
     out.add(run.note, "harness9ChatNote")
@@ -140,10 +176,21 @@ local function add_run(out, run, state)
   for _, label in ipairs(run.attached or {}) do
     out.add("  @ " .. label, "harness9ChatDim")
   end
+  if run.plan_mode then
+    out.add("  (plan first: the agent investigates and plans, changing nothing)", "harness9ChatDim")
+  end
   out.add("")
   out.add("harness9", "harness9ChatAgent")
+  if run.plan and #run.plan.items > 0 then
+    add_plan(out, run.plan)
+  end
   for _, block in ipairs(run.blocks) do
-    if block.kind == "turn" then
+    if block.kind == "steer" then
+      add_steer(out, block)
+    elseif block.kind == "tool" and view.is_plan_call(block) and block.status ~= "failed" then
+      -- update_plan changes nothing: its work is the checklist above
+      out.add("  (updated the plan)", "harness9ChatDim")
+    elseif block.kind == "turn" then
       for _, line in ipairs(block.thinking and split(block.thinking) or {}) do
         out.add("  ~ " .. line, "harness9ChatDim")
       end
@@ -164,6 +211,9 @@ local function add_run(out, run, state)
   if last then
     out.add(last, run.status and run.status ~= "completed" and run.status ~= "max_turns"
       and "harness9ChatFailed" or "harness9ChatDim")
+  end
+  if view.go_run(state) == run then
+    out.add("  ▶ :Harness9Go carries out the plan", "harness9ChatNote")
   end
 end
 
@@ -195,9 +245,21 @@ end
 function M.render(state)
   local out = builder()
   out.add(M.header(state), "harness9ChatHeader")
+  -- The runs, then the prompts waiting in the queue under them (a steer's next run, which goes
+  -- ahead of the queue, may come later in the list than prompts queued before it).
   for _, run in ipairs(state.runs) do
-    out.add("")
-    add_run(out, run, state)
+    if not run.queued and not run.removed then
+      out.add("")
+      add_run(out, run, state)
+    end
+  end
+  local place = 0
+  for _, run in ipairs(state.runs) do
+    if run.queued and not run.removed then
+      place = place + 1
+      out.add("")
+      add_queued(out, run, place)
+    end
   end
   out.add("")
   out.add = nil

@@ -39,6 +39,8 @@ local defaults = {
     diff = "<leader>hd", -- :Harness9Diff
     restore = "<leader>hu", -- :Harness9Restore
     log = "<leader>hl", -- :Harness9Log
+    queue = "<leader>hq", -- :Harness9Queue
+    plan = "<leader>hp", -- :Harness9Plan
   },
 }
 
@@ -51,15 +53,20 @@ local KEY_COMMANDS = {
   diff = { n = "<cmd>Harness9Diff<CR>" },
   restore = { n = "<cmd>Harness9Restore<CR>" },
   log = { n = "<cmd>Harness9Log<CR>" },
+  queue = { n = ":Harness9Queue " },
+  plan = { n = ":Harness9Plan " },
 }
 
 M.config = vim.deepcopy(defaults)
 
 local state = view.new({ clock = vim.loop.now })
-local active = nil -- { client, request_id, run } while a run is in flight
+-- The runs in flight, oldest first: the one in progress, then the queued ones; each
+-- { run, client, request_id } (no request_id: a steer's next run, which no request of ours awaits).
+local inflight = {}
 local sessions = {} -- client id -> sessionId of its last run
 local log = {}
 local render_pending = false
+local report_later -- report(), defined below
 
 --- The run view buffer's number (created on first use).
 function M.buffer()
@@ -72,9 +79,36 @@ function M.session_id()
   return client and sessions[client.id] or nil
 end
 
---- True while a run is in flight.
+--- True while a run is in flight (in progress or queued).
 function M.running()
-  return active ~= nil
+  return #inflight > 0
+end
+
+-- The entry of the run in progress (not one waiting in the queue), if any.
+local function current()
+  for _, entry in ipairs(inflight) do
+    if not entry.run.queued and not entry.run.status then
+      return entry
+    end
+  end
+  return nil
+end
+
+local function entry_of(run)
+  for i, entry in ipairs(inflight) do
+    if entry.run == run then
+      return entry, i
+    end
+  end
+  return nil
+end
+
+-- The run left the flight (it ended, or its request was answered).
+local function land(run)
+  local _, i = entry_of(run)
+  if i then
+    table.remove(inflight, i)
+  end
 end
 
 local ticker = nil -- redraws every second while a run is in flight (a running tool's time)
@@ -94,10 +128,10 @@ local function schedule_render()
     render_pending = true
     vim.schedule(render)
   end
-  if active and not ticker then
+  if #inflight > 0 and not ticker then
     ticker = vim.loop.new_timer()
     ticker:start(1000, 1000, vim.schedule_wrap(function()
-      if not active and ticker then
+      if #inflight == 0 and ticker then
         ticker:stop()
         ticker:close()
         ticker = nil
@@ -140,10 +174,11 @@ local function on_progress(_, params, ctx)
   end
   if run and params.kind == "run_finished" then
     sessions[ctx.client_id] = params.sessionId
-    if active and active.run == run then
-      -- Neovim never passes a RequestCancelled reply to the handler: the run ends here.
-      active = nil
-    end
+    -- Neovim never passes a RequestCancelled reply to the handler: the run ends here.
+    land(run)
+  end
+  if run and params.sessionId and not sessions[ctx.client_id] then
+    sessions[ctx.client_id] = params.sessionId -- a prompt queued now joins this session
   end
   schedule_render()
 end
@@ -167,9 +202,7 @@ local function on_reply(run, client_id)
     if err then
       append_log(string.format("[agent/run] error %s: %s", err.code, err.message))
     end
-    if active and active.run == run then
-      active = nil
-    end
+    land(run)
     schedule_render()
   end
 end
@@ -177,34 +210,107 @@ end
 local function on_exit(code, signal, client_id)
   sessions[client_id] = nil
   append_log(string.format("[exit] the daemon exited (code %s, signal %s)", code, signal))
-  if active and (not active.client or active.client.id == client_id) then
-    local message = string.format("the harness9 daemon exited (code %s)", code)
-    view.finish(active.run, { code = -32803, message = message }, nil)
-    active = nil
-    schedule_render()
-  end
-end
-
-local function send_run(client, run, params)
-  append_log("[agent/run] → " .. vim.fn.json_encode(params))
-  local ok, request_id = client_mod.call(client, "request", "agent/run", params, on_reply(run, client.id))
-  if not ok then
-    view.finish(run, { code = -32803, message = "the harness9 daemon is not running" }, nil)
-    active = nil
-  else
-    active.client, active.request_id = client, request_id
+  local message = string.format("the harness9 daemon exited (code %s)", code)
+  for _, entry in ipairs(vim.list_slice(inflight, 1, #inflight)) do
+    if not entry.client or entry.client.id == client_id then
+      view.finish(entry.run, { code = -32803, message = message }, nil)
+      land(entry.run)
+    end
   end
   schedule_render()
 end
 
+local function send_run(client, entry, params)
+  append_log("[agent/run] → " .. vim.fn.json_encode(params))
+  local run = entry.run
+  local ok, request_id = client_mod.call(client, "request", "agent/run", params, on_reply(run, client.id))
+  if not ok then
+    view.finish(run, { code = -32803, message = "the harness9 daemon is not running" }, nil)
+    land(run)
+  else
+    entry.client, entry.request_id = client, request_id
+  end
+  schedule_render()
+end
+
+--- The prompt `agent/run {executePlan: true}` carries when none is given.
+M.execute_plan_prompt = "Carry out the plan."
+
 --- Runs the agent on `prompt`; continues the last session unless `opts.new_session`.
 --- `opts.range = { first, last }` attaches those lines of the current file; `%` and `%d` words in
---- the prompt attach the file and its diagnostics (see context.lua).
+--- the prompt attach the file and its diagnostics (see context.lua). `opts.queue`: while a run is
+--- in progress, the prompt waits in the session's queue and runs after it. `opts.plan`: the agent
+--- only investigates and plans; `opts.execute_plan`: it carries out the session's plan (the prompt
+--- may then be empty).
 function M.run(prompt, opts)
   opts = opts or {}
-  if active then
-    return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
+  local queue = opts.queue and #inflight > 0
+  if #inflight > 0 and not queue then
+    return false, "harness9: a run is in progress (:Harness9Queue queues a prompt, :Harness9Cancel stops it)"
   end
+  local client_now = client_mod.find(M.config)
+  if queue and not (client_now and sessions[client_now.id]) then
+    return false, "harness9: the run has not started yet; queue your prompt in a moment"
+  end
+  local items
+  prompt, items = context.collect(prompt or "", opts.range)
+  if not prompt then
+    return false, items
+  end
+  if prompt:match("^%s*$") and not opts.execute_plan then
+    return false, "harness9: the prompt is empty"
+  end
+  local shown = prompt:match("^%s*$") and M.execute_plan_prompt or prompt
+  local run = view.start(state, shown)
+  -- Approval mode "plan" in the setup: every run plans first (:Harness9Go then carries it out).
+  local plan_setting = type(M.config.approvals) == "table" and M.config.approvals.mode == "plan"
+  run.plan_mode = (opts.plan or (plan_setting and not opts.execute_plan)) or nil
+  run.execute_plan = opts.execute_plan or nil
+  run.queued = queue and {} or nil
+  local root = vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p"):gsub("/$", "")
+  run.attached = vim.tbl_map(function(item)
+    return context.label(item, root)
+  end, items)
+  local entry = { run = run }
+  table.insert(inflight, entry)
+  -- A queued or planning prompt given as a command shows in the chat when the chat is open.
+  local chat_buf = chat.find()
+  local in_chat = (opts.queue or opts.plan or opts.execute_plan) and chat_buf and #vim.fn.win_findbuf(chat_buf) > 0
+  if not opts.from_chat and not in_chat then
+    buffer.show(M.buffer(), M.config.split)
+  end
+  render()
+  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+    local params = vim.tbl_extend("force", {}, M.config.run_params)
+    if not prompt:match("^%s*$") then
+      params.prompt = prompt
+    end
+    if #items > 0 then
+      params.context = items
+    end
+    if not opts.new_session then
+      params.sessionId = sessions[client.id]
+    end
+    params.plan = opts.plan or nil
+    params.executePlan = opts.execute_plan or nil
+    send_run(client, entry, params)
+  end)
+  if not ok then
+    local message = tostring(err):gsub("^[^:]*:%d+: ", "")
+    view.finish(run, { code = -32803, message = message }, nil)
+    land(run)
+    render()
+    return false, "harness9: " .. message
+  end
+  return true
+end
+
+--- Sends `prompt` into the run in progress (`agent/steer`): the agent reads it at its next step;
+--- when the run ends first, it runs next as a prompt of its own. With no run to take it, it is
+--- queued (or, with nothing in flight, run).
+function M.steer(prompt, opts)
+  opts = opts or {}
+  local entry = current()
   local items
   prompt, items = context.collect(prompt or "", opts.range)
   if not prompt then
@@ -213,46 +319,116 @@ function M.run(prompt, opts)
   if prompt:match("^%s*$") then
     return false, "harness9: the prompt is empty"
   end
-  local run = view.start(state, prompt)
-  local root = vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p"):gsub("/$", "")
-  run.attached = vim.tbl_map(function(item)
-    return context.label(item, root)
-  end, items)
-  active = { run = run }
-  if not opts.from_chat then
-    buffer.show(M.buffer(), M.config.split)
+  if not entry or not entry.client or type(entry.run.run_id) ~= "string" then
+    return M.run(prompt, vim.tbl_extend("force", opts, { queue = true }))
   end
-  render()
-  local ok, err = pcall(client_mod.with_client, M.config, function(client)
-    local params = vim.tbl_extend("force", {}, M.config.run_params, { prompt = prompt })
-    if #items > 0 then
-      params.context = items
+  local run, client = entry.run, entry.client
+  view.steer_sent(run, prompt)
+  schedule_render()
+  local params = { runId = run.run_id, prompt = prompt }
+  if #items > 0 then
+    params.context = items
+  end
+  append_log("[agent/steer] → " .. vim.fn.json_encode(params))
+  local ok = client_mod.call(client, "request", "agent/steer", params, function(err, result)
+    if err or type(result) ~= "table" then
+      view.steer_answered(run, prompt, "failed")
+      vim.notify("harness9: the message did not reach the agent: " .. (err and err.message or "no answer"),
+        vim.log.levels.WARN)
+    else
+      view.steer_answered(run, prompt, result.delivered)
+      if result.delivered == "next" and type(result.runId) == "string" then
+        -- The run ended first: the message is the session's next prompt, a run of its own.
+        local next_run = view.start_bound(state, prompt, result.runId)
+        if not next_run.status then
+          table.insert(inflight, { run = next_run, client = client })
+        end
+      end
     end
-    if not opts.new_session then
-      params.sessionId = sessions[client.id]
-    end
-    send_run(client, run, params)
+    schedule_render()
   end)
   if not ok then
-    local message = tostring(err):gsub("^[^:]*:%d+: ", "")
-    view.finish(run, { code = -32803, message = message }, nil)
-    active = nil
-    render()
-    return false, "harness9: " .. message
+    view.steer_answered(run, prompt, "failed")
+    return false, "harness9: the harness9 daemon is not running"
   end
   return true
 end
 
---- Cancels the run in flight ($/cancelRequest); the run ends with its run_finished event.
+--- Takes `run` (queued; default: the last queued one) out of the session's queue (`agent/unqueue`).
+function M.unqueue(run)
+  if not run then
+    for i = #inflight, 1, -1 do
+      run = run or (inflight[i].run.queued and inflight[i].run or nil)
+    end
+  end
+  local entry = run and entry_of(run)
+  if not entry or not run.queued then
+    return false, "harness9: no queued prompt"
+  end
+  local client = entry.client
+  local session_id = run.session_id or (client and sessions[client.id])
+  if not run.queued.id or not session_id then
+    if entry.request_id then -- not in the queue yet: withdraw the request (its answer never comes)
+      client_mod.call(client, "cancel_request", entry.request_id)
+      run.removed, run.queued = true, nil
+      land(run)
+      schedule_render()
+    end
+    return true
+  end
+  client_mod.call(client, "request", "agent/unqueue", { sessionId = session_id, queueId = run.queued.id },
+    function(err, result)
+      if err or not (type(result) == "table" and result.removed) then
+        vim.notify("harness9: the prompt was not removed (it started already)", vim.log.levels.WARN)
+      end
+    end)
+  return true
+end
+
+--- Lists the session's queued prompts (`agent/queue`) to remove one (`vim.ui.select`).
+function M.pick_queued()
+  local client = client_mod.find(M.config)
+  local session_id = client and sessions[client.id]
+  if not session_id then
+    return false, "harness9: no session yet"
+  end
+  client_mod.call(client, "request", "agent/queue", { sessionId = session_id }, function(err, result)
+    local queued = not err and type(result) == "table" and result.queued or {}
+    if #queued == 0 then
+      vim.notify("harness9: nothing queued", vim.log.levels.INFO)
+      return
+    end
+    vim.ui.select(queued, {
+      prompt = "Remove a queued prompt",
+      format_item = function(item)
+        return string.format("%s. %s", tostring(item.position), (tostring(item.prompt):gsub("\n", " ⏎ ")))
+      end,
+    }, function(item)
+      if item then
+        client_mod.call(client, "request", "agent/unqueue", { sessionId = session_id, queueId = item.queueId },
+          function() end)
+      end
+    end)
+  end)
+  return true
+end
+
+--- Cancels the run in progress; it ends with its run_finished event, and the next queued prompt
+--- starts (remove queued prompts first to stop everything).
 function M.cancel()
-  if not active then
+  local entry = current() or inflight[1]
+  if not entry then
     return false, "harness9: no run in progress"
   end
-  if not active.request_id then
+  if not entry.client or (not entry.request_id and type(entry.run.run_id) ~= "string") then
     return false, "harness9: the daemon is still starting; cancel again in a moment"
   end
-  active.run.cancelling = true
-  client_mod.call(active.client, "cancel_request", active.request_id)
+  entry.run.cancelling = true
+  if entry.request_id then
+    client_mod.call(entry.client, "cancel_request", entry.request_id)
+  else -- a steer's next run: no request of ours to cancel
+    client_mod.call(entry.client, "request", "agent/cancel", { runId = entry.run.run_id }, function() end)
+  end
   schedule_render()
   return true
 end
@@ -260,7 +436,7 @@ end
 --- Offers the current session's checkpoints (`vim.ui.select`), confirms and restores the one
 --- picked; the outcome is reported with `vim.notify` and noted in the run buffer.
 function M.restore()
-  if active then
+  if #inflight > 0 then
     return false, "harness9: a run is in progress; restore once it ends (:Harness9Cancel stops it)"
   end
   local client = client_mod.find(M.config)
@@ -303,14 +479,33 @@ end
 function M.chat()
   local buf = chat.get({
     submit = function(text)
-      local ok, message = M.run(text, { from_chat = true })
+      -- While a run goes, the prompt goes into it (a steer).
+      local send = #inflight > 0 and M.steer or M.run
+      local ok, message = send(text, { from_chat = true })
       if not ok then
         vim.notify(message, vim.log.levels.WARN)
         render()
       end
     end,
+    queue = function(text)
+      local ok, message = M.run(text, { from_chat = true, queue = true })
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+        render()
+      end
+    end,
+    plan = function(text)
+      local ok, message = M.run(text, { from_chat = true, plan = true })
+      if not ok then
+        vim.notify(message, vim.log.levels.WARN)
+        render()
+      end
+    end,
+    unqueue = function(run)
+      report_later(M.unqueue(run))
+    end,
     interrupt = function()
-      if active then
+      if #inflight > 0 then
         M.cancel()
       end
     end,
@@ -336,7 +531,7 @@ end
 
 --- Forgets the conversation: the next run starts a new session (`:Harness9Chat!`).
 function M.new_session()
-  if active then
+  if #inflight > 0 then
     return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
   end
   state.runs = {}
@@ -348,7 +543,7 @@ end
 --- Lists the stored sessions of the workspace (`vim.ui.select`) to resume one in the chat or
 --- delete it (see sessions.lua).
 function M.sessions()
-  if active then
+  if #inflight > 0 then
     return false, "harness9: a run is in progress; pick a session once it ends (:Harness9Cancel stops it)"
   end
   local ok, err = pcall(client_mod.with_client, M.config, function(client)
@@ -391,6 +586,7 @@ local function report(ok, message)
     vim.notify(message, vim.log.levels.WARN)
   end
 end
+report_later = report
 
 --- Maps the keys of `M.config.keymaps`, leaving keys the user already mapped alone.
 local function set_keymaps()
@@ -432,6 +628,26 @@ function M.setup(opts)
     report(M.run(args.args, { new_session = args.bang, range = range }))
   end, { nargs = "+", bang = true, range = true,
          desc = "Run the harness9 agent (! starts a new session; a range, % and %d attach context)" })
+  vim.api.nvim_create_user_command("Harness9Steer", function(args)
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(M.steer(args.args, { range = range }))
+  end, { nargs = "+", range = true,
+         desc = "Tell the running harness9 agent something: it reads it at its next step" })
+  vim.api.nvim_create_user_command("Harness9Queue", function(args)
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(M.run(args.args, { queue = true, range = range }))
+  end, { nargs = "+", range = true, desc = "Queue a prompt: it runs after the harness9 run in progress" })
+  vim.api.nvim_create_user_command("Harness9Unqueue", function()
+    report(M.pick_queued())
+  end, { desc = "Remove a queued harness9 prompt" })
+  vim.api.nvim_create_user_command("Harness9Plan", function(args)
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(M.run(args.args, { plan = true, new_session = args.bang, range = range }))
+  end, { nargs = "+", bang = true, range = true,
+         desc = "Ask the harness9 agent for a plan first: it investigates and plans, changing nothing" })
+  vim.api.nvim_create_user_command("Harness9Go", function(args)
+    report(M.run(args.args, { execute_plan = true }))
+  end, { nargs = "*", desc = "Carry out the harness9 session's plan (after :Harness9Plan)" })
   vim.api.nvim_create_user_command("Harness9Cancel", function()
     report(M.cancel())
   end, { desc = "Cancel the harness9 run in progress" })

@@ -15,25 +15,51 @@ function M.new(opts)
   end }
 end
 
---- Starts a run entry for `prompt`; events are matched to it from its run_started on.
+--- Starts a run entry for `prompt`; events are matched to it from its first event on
+--- (`run_started`, or `queued` for a prompt queued behind the run in progress).
 function M.start(state, prompt)
   local run = { prompt = prompt, blocks = {}, tools = {}, turns = {} }
   table.insert(state.runs, run)
   return run
 end
 
---- The run that an event with this runId belongs to (the newest unbound run otherwise).
-local function find_run(state, run_id)
+-- Events of runs not known yet (a steer's next run, before the steer's answer), kept a moment.
+local ORPHAN_RUNS, ORPHAN_EVENTS = 8, 2000
+
+local function keep_orphan(state, ev)
+  if type(ev.runId) ~= "string" then
+    return
+  end
+  state.orphans = state.orphans or { order = {} }
+  local kept = state.orphans[ev.runId]
+  if not kept then
+    kept = {}
+    state.orphans[ev.runId] = kept
+    table.insert(state.orphans.order, ev.runId)
+    if #state.orphans.order > ORPHAN_RUNS then
+      state.orphans[table.remove(state.orphans.order, 1)] = nil
+    end
+  end
+  if #kept < ORPHAN_EVENTS then
+    table.insert(kept, ev)
+  end
+end
+
+--- The run that an event with this runId belongs to; a run's first event (`run_started`, or
+--- `queued`) binds the oldest run still unbound (runs are asked in order).
+local function find_run(state, ev)
+  local run_id = ev.runId
   for i = #state.runs, 1, -1 do
     local run = state.runs[i]
     if run.run_id == run_id then
       return run
     end
   end
-  local last = state.runs[#state.runs]
-  if last and last.run_id == nil then
-    last.run_id = run_id
-    return last
+  for _, run in ipairs(state.runs) do
+    if run.run_id == nil then
+      run.run_id = run_id
+      return run
+    end
   end
   return nil
 end
@@ -197,7 +223,131 @@ local function on_approval_resolved(run, ev, state)
   block.approval = decision_note(ev)
 end
 
+-- Where a delivered steer goes: before the block of the turn that first saw it, else at the end.
+local function place_steer(run, block)
+  for i, b in ipairs(run.blocks) do
+    if b.kind == "turn" and b.turn == block.turn then
+      table.insert(run.blocks, i, block)
+      return
+    end
+  end
+  table.insert(run.blocks, block)
+end
+
+--- A message sent into the running `run` (agent/steer): shown on its way until it lands.
+function M.steer_sent(run, text)
+  table.insert(run.blocks, { kind = "steer", text = text, pending = true })
+end
+
+-- The pending steer block of `text` (the first), taken out of the run's blocks.
+local function take_pending(run, text)
+  for i, b in ipairs(run.blocks) do
+    if b.kind == "steer" and b.pending and b.text == text then
+      return table.remove(run.blocks, i)
+    end
+  end
+  return nil
+end
+
+local function on_steered(run, ev)
+  local text = type(ev.text) == "string" and ev.text or ""
+  local block = take_pending(run, text) or { kind = "steer", text = text }
+  block.pending, block.turn = nil, tonumber(ev.turn)
+  place_steer(run, block)
+end
+
+--- The agent/steer answer: `run` (it landed; its `steered` normally came first) or `next` (the
+--- run ended first: the message runs as the session's next prompt, `next_run`).
+function M.steer_answered(run, text, delivered)
+  local block = take_pending(run, text)
+  if block and delivered == "run" then
+    block.pending = nil
+    table.insert(run.blocks, block)
+  end
+end
+
+--- A run the daemon started from a steer answered `next`: bound to `run_id` at once, with the
+--- events that came for it before.
+function M.start_bound(state, prompt, run_id)
+  local run = M.start(state, prompt)
+  run.run_id, run.queued = run_id, run.queued or {}
+  local kept = state.orphans and state.orphans[run_id] or {}
+  if state.orphans then
+    state.orphans[run_id] = nil
+  end
+  for _, ev in ipairs(kept) do
+    M.apply(state, ev)
+  end
+  return run
+end
+
+--- The plan of a `plan` event or of a stored session ({items, note?}); nil when it has none.
+function M.plan_of(value)
+  if type(value) ~= "table" or type(value.items) ~= "table" then
+    return nil
+  end
+  local items = {}
+  for _, item in ipairs(value.items) do
+    if type(item) == "table" and type(item.text) == "string" then
+      table.insert(items, { text = item.text, status = type(item.status) == "string" and item.status or "pending" })
+    end
+  end
+  local note = type(value.note) == "string" and value.note ~= "" and value.note or nil
+  return { items = items, note = note }
+end
+
+local PLAN_MARK = { done = "[x]", in_progress = "[>]", pending = "[ ]" }
+
+--- The lines of a plan as a checklist: a head, then "[x] done", "[>] in progress", "[ ] pending".
+function M.plan_lines(plan, indent)
+  indent = indent or ""
+  local done = 0
+  for _, item in ipairs(plan.items) do
+    done = done + (item.status == "done" and 1 or 0)
+  end
+  local lines = { string.format("%sPlan · %d of %d done", indent, done, #plan.items) }
+  for _, item in ipairs(plan.items) do
+    table.insert(lines, string.format("%s%s %s", indent, PLAN_MARK[item.status] or "[ ]", item.text))
+  end
+  if plan.note then
+    table.insert(lines, indent .. "  " .. plan.note)
+  end
+  return lines
+end
+
+--- True for a call that only records the agent's reasoning (kind `think`: update_plan).
+function M.is_plan_call(block)
+  return block.tool_kind == "think" or (block.tool_kind == nil and block.tool == "update_plan")
+end
+
+--- The run whose plan :Harness9Go carries out: the last run, when it only planned, ended well
+--- and has a plan.
+function M.go_run(state)
+  for i = #state.runs, 1, -1 do
+    local run = state.runs[i]
+    if not run.removed and not run.note then
+      local ok = run.plan_mode and (run.status == "completed" or run.status == "max_turns") and run.plan
+        and #run.plan.items > 0
+      return ok and run or nil
+    end
+  end
+  return nil
+end
+
 local handlers = {
+  queued = function(run, ev)
+    run.queued = { id = ev.queueId, position = tonumber(ev.position) }
+  end,
+  dequeued = function(run, ev)
+    run.queued = nil
+    if ev.reason ~= "started" then
+      run.removed = true -- taken out of the queue (or cancelled there): it never ran
+    end
+  end,
+  steered = on_steered,
+  plan = function(run, ev)
+    run.plan = M.plan_of(ev) or run.plan
+  end,
   run_started = function(run, ev)
     run.provider, run.model, run.session_id = ev.provider, ev.model, ev.sessionId
   end,
@@ -283,8 +433,26 @@ function M.load_session(state, session)
   state.runs = {}
   local infos = type(session.runs) == "table" and session.runs or {}
   local run, turn = nil, 0
+  local function on_record(text, from)
+    for i = from, #infos do
+      if infos[i].prompt == text then
+        return true
+      end
+    end
+    return false
+  end
   for _, msg in ipairs(type(session.messages) == "table" and session.messages or {}) do
-    if msg.role == "user" then
+    -- A tool result carries its call's id (whatever its role: this daemon sends "user").
+    local result = msg.toolCallId ~= nil and msg.toolCallId ~= vim.NIL
+    local text = msg.role == "user" and content_text(msg.content):gsub("\n\nAttached from the editor %(.*$", "") or nil
+    if result then
+      if run and run.tools[msg.toolCallId] then
+        run.tools[msg.toolCallId].output = content_text(msg.content)
+      end
+    elseif msg.role == "user" and run and #infos > 0 and not on_record(text, #state.runs + 1) then
+      -- A user message no run record names, within a run, is a message sent into it (a steer).
+      table.insert(run.blocks, { kind = "steer", text = text, turn = turn + 1 })
+    elseif msg.role == "user" then
       run, turn = stored_run(state, session, infos[#state.runs + 1] or {}, content_text(msg.content)), 0
     elseif msg.role == "assistant" and run then
       turn = turn + 1
@@ -294,9 +462,23 @@ function M.load_session(state, session)
                                arguments = decoded(call.arguments) })
         run.tools[call.id].status = "ok"
       end
-    elseif msg.role == "tool" and run and run.tools[msg.toolCallId] then
-      run.tools[msg.toolCallId].output = content_text(msg.content)
     end
+  end
+  -- The session's plan (the latest) goes on the run that last updated it, else on the last run.
+  local plan = M.plan_of(session.plan)
+  if plan and #state.runs > 0 then
+    local at = state.runs[#state.runs]
+    for i = #state.runs, 1, -1 do
+      local planned = false
+      for _, block in ipairs(state.runs[i].blocks) do
+        planned = planned or (block.kind == "tool" and M.is_plan_call(block))
+      end
+      if planned then
+        at = state.runs[i]
+        break
+      end
+    end
+    at.plan = plan
   end
 end
 
@@ -308,7 +490,11 @@ end
 
 --- Folds one agent/progress notification into the state; returns the run it touched.
 function M.apply(state, ev)
-  local run = find_run(state, ev.runId)
+  local run = find_run(state, ev)
+  if not run then
+    keep_orphan(state, ev)
+    return nil
+  end
   local handler = handlers[ev.kind]
   if run and handler then
     run.session_id = run.session_id or ev.sessionId
@@ -335,6 +521,7 @@ function M.finish(run, err, result)
       run.error = string.format("%s (%s)", err.message, err.data.kind)
     end
   end
+  run.run_id = run.run_id or false -- answered: later runs' events never bind to it
 end
 
 local function split(text)
@@ -434,8 +621,18 @@ local function run_lines(run, max_output)
   for _, label in ipairs(run.attached or {}) do
     table.insert(lines, "  @ " .. label)
   end
+  if run.queued then
+    table.insert(lines, "  (queued)")
+  end
+  if run.plan then
+    add_all(lines, M.plan_lines(run.plan, "  "))
+  end
   for _, block in ipairs(run.blocks) do
-    if block.kind == "turn" then
+    if block.kind == "steer" then
+      table.insert(lines, (block.pending and "  ↪ (on its way) " or "  ↪ ") .. (block.text:gsub("\n", " ⏎ ")))
+    elseif block.kind == "tool" and M.is_plan_call(block) and block.status ~= "failed" then
+      table.insert(lines, "  (updated the plan)")
+    elseif block.kind == "turn" then
       table.insert(lines, string.format("── turn %d", block.turn))
       if block.thinking then
         for _, line in ipairs(split(block.thinking)) do
@@ -459,11 +656,15 @@ end
 --- The buffer's lines for the whole state, runs separated by a blank line.
 function M.lines(state)
   local lines = {}
-  for i, run in ipairs(state.runs) do
-    if i > 1 then
-      table.insert(lines, "")
+  local first = true
+  for _, run in ipairs(state.runs) do
+    if not run.removed then
+      if not first then
+        table.insert(lines, "")
+      end
+      first = false
+      add_all(lines, run_lines(run, state.output_lines))
     end
-    add_all(lines, run_lines(run, state.output_lines))
   end
   return lines
 end

@@ -19,7 +19,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 type Incoming =
   | { type: 'runs'; runs: RunState[] }
   | { type: 'approvals'; approvals: ApprovalCard[] }
-  | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean }
+  | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean }
   | { type: 'focusApproval' }
   | { type: 'focusPrompt' };
 
@@ -34,11 +34,14 @@ const stop = byId<HTMLButtonElement>('stop');
 const chips = byId<HTMLElement>('chips');
 const fill = byId<HTMLElement>('fill');
 const sessions = byId<HTMLButtonElement>('sessions');
+const queue = byId<HTMLButtonElement>('queue');
+const planToggle = byId<HTMLButtonElement>('plan-toggle');
 
 /** Prompts sent in this view, oldest first (Up walks back through them). */
 const history: string[] = ((vscode.getState() as { history?: string[] } | undefined)?.history ?? []).slice(-50);
 let historyAt = history.length;
 let busy = false;
+let steering = false;
 let shownRuns: RunState[] = [];
 
 function nearBottom(): boolean {
@@ -124,10 +127,22 @@ function paintApprovals(cards: ApprovalCard[]): void {
   }
 }
 
-function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean }): void {
+const IDLE_PLACEHOLDER = prompt.placeholder;
+const STEER_PLACEHOLDER = 'Tell the agent while it works (Enter: it reads this at its next step; Queue: run it afterwards)';
+
+function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean }): void {
   busy = m.busy;
+  steering = m.steering;
+  document.body.classList.toggle('busy', busy);
   stop.hidden = !busy;
-  send.disabled = busy;
+  // While a run goes the box stays open: Enter steers it, Queue runs the prompt after it.
+  send.disabled = busy && !steering;
+  send.textContent = busy && steering ? 'Steer' : 'Send';
+  send.title = busy && steering ? 'Send this into the running run: the agent reads it at its next step' : '';
+  queue.hidden = !(busy && steering);
+  prompt.placeholder = busy && steering ? STEER_PLACEHOLDER : IDLE_PLACEHOLDER;
+  // While a run goes, room for Stop and Queue: plan first is for a new run.
+  planToggle.hidden = !m.planning || busy;
   sessions.hidden = !m.sessions;
   chips.innerHTML = m.chips
     .map((c, i) => `<span class="chip ${esc(c.kind)}" title="${esc(c.title)}">${esc(c.label)}<button type="button" class="chip-remove" data-remove="${i}" aria-label="${esc(`remove ${c.label}`)}">×</button></span>`)
@@ -150,9 +165,10 @@ function decide(card: HTMLElement, decision: string): void {
   vscode.postMessage({ type: 'decide', id: card.dataset.approval, decision, message: reason });
 }
 
-function submit(): void {
+/** Sends the prompt box: a run, a message into the running one, or (`toQueue`) a queued prompt. */
+function submit(toQueue = false): void {
   const text = prompt.value.trim();
-  if (text === '' || busy) {
+  if (text === '' || (busy && !steering)) {
     return;
   }
   if (history[history.length - 1] !== text) {
@@ -160,8 +176,17 @@ function submit(): void {
   }
   historyAt = history.length;
   vscode.setState({ history: history.slice(-50) });
-  vscode.postMessage({ type: 'send', prompt: text });
+  const plan = planToggle.getAttribute('aria-pressed') === 'true' && !busy;
+  vscode.postMessage({ type: 'send', prompt: text, queue: busy && toQueue, plan });
+  if (plan) {
+    setPlanFirst(false); // for one prompt
+  }
   prompt.value = '';
+}
+
+function setPlanFirst(on: boolean): void {
+  planToggle.setAttribute('aria-pressed', String(on));
+  planToggle.classList.toggle('on', on);
 }
 
 // Run actions: open a changed file or a change's diff, restore a checkpoint.
@@ -178,6 +203,12 @@ root.addEventListener('click', (event) => {
     vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
   } else if (action === 'restore') {
     vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
+  } else if (action === 'unqueue') {
+    target.setAttribute('disabled', '');
+    vscode.postMessage({ type: 'unqueue', run: index });
+  } else if (action === 'execute-plan' && !busy) {
+    target.setAttribute('disabled', '');
+    vscode.postMessage({ type: 'executePlan', run: index });
   }
 });
 
@@ -209,7 +240,7 @@ questions.addEventListener('keydown', (event) => {
 prompt.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    submit();
+    submit(event.ctrlKey || event.metaKey); // Ctrl+Enter queues while a run goes
   } else if (event.key === 'ArrowUp' && historyAt > 0 && !prompt.value.slice(0, prompt.selectionStart).includes('\n')) {
     event.preventDefault();
     historyAt -= 1;
@@ -221,7 +252,9 @@ prompt.addEventListener('keydown', (event) => {
   }
 });
 
-send.addEventListener('click', submit);
+send.addEventListener('click', () => submit());
+queue.addEventListener('click', () => submit(true));
+planToggle.addEventListener('click', () => setPlanFirst(planToggle.getAttribute('aria-pressed') !== 'true'));
 stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
 byId('new-chat').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }));
 sessions.addEventListener('click', () => vscode.postMessage({ type: 'sessions' }));

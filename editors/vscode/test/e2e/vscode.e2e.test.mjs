@@ -143,6 +143,51 @@ const STORY_TURNS = [
   },
   { text: 'The second line is finished.' },
 ];
+/** A plan of three steps, with each step's status. */
+function threeSteps(...statuses) {
+  return ['Read the code', 'Write the change', 'Check it'].map((text, i) => ({ text, status: statuses[i] }));
+}
+// A run long enough to be steered: each turn updates the plan, then a command takes a while.
+const STEER_TURNS = [
+  {
+    text: 'First, a plan.',
+    tool_calls: [
+      { name: 'update_plan', arguments: { items: threeSteps('in_progress', 'pending', 'pending') } },
+      { name: 'bash', arguments: { command: 'sleep 4' } },
+    ],
+  },
+  {
+    text: 'Noted: the README gets a line too.',
+    tool_calls: [
+      { name: 'update_plan', arguments: { items: threeSteps('done', 'in_progress', 'pending'), note: 'The README line goes with the change.' } },
+      { name: 'bash', arguments: { command: 'sleep 6' } },
+    ],
+  },
+  { text: 'Checking.', tool_calls: [{ name: 'update_plan', arguments: { items: threeSteps('done', 'done', 'done') } }] },
+  { text: 'All three steps are done, the README line included.' },
+];
+// A plan-only run: it reads and plans; Go then carries the plan out.
+const PLAN_ONLY_TURNS = [
+  {
+    text: 'Looking around before planning.',
+    tool_calls: [
+      { name: 'read_file', arguments: { path: 'a.txt' } },
+      { name: 'update_plan', arguments: { items: [{ text: 'Write done.txt', status: 'pending' }, { text: 'Say so', status: 'pending' }] } },
+    ],
+  },
+  { text: 'The plan is ready: two steps.' },
+];
+const GO_TURNS = [
+  {
+    text: 'Carrying it out.',
+    tool_calls: [
+      { name: 'update_plan', arguments: { items: [{ text: 'Write done.txt', status: 'in_progress' }, { text: 'Say so', status: 'pending' }] } },
+      { name: 'bash', arguments: { command: 'echo planned > done.txt' } },
+    ],
+  },
+  { text: 'Saying so.', tool_calls: [{ name: 'update_plan', arguments: { items: [{ text: 'Write done.txt', status: 'done' }, { text: 'Say so', status: 'done' }] } }] },
+  { text: 'Done as planned: done.txt is written.' },
+];
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
   { text: 'a.txt grew and b.txt is new.' },
@@ -742,6 +787,146 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
     const row = run.locator('details.tool').first();
     await row.locator('summary').click();
     await row.locator('pre.output', { hasText: 'step 8 of 8' }).waitFor({ timeout: 5_000 });
+  });
+
+  it('while a run goes, Enter steers it (the message shows where the agent read it), the plan updates live, Queue runs a prompt after it', async () => {
+    playNext(STEER_TURNS);
+    await runCommand(page, 'harness9: Focus Chat');
+    frame = await runViewFrame(page);
+    await widenSideBar(520);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Tidy the project in three steps.');
+    const run = frame.locator('article.run').nth(index);
+    const plan = run.locator('section.plan');
+    // The plan is a checklist at the top of the run, from the first update_plan.
+    await plan.locator('.plan-item.in_progress', { hasText: 'Read the code' }).waitFor({ timeout: 30_000 });
+    await run.locator('details.tool.running').waitFor({ timeout: 15_000 });
+    // The prompt box stays usable: Enter steers, Queue queues; both while the command runs.
+    const send = frame.locator('button#send');
+    assert.equal((await send.textContent()).trim(), 'Steer');
+    assert.ok(await send.isEnabled());
+    await frame.locator('button#queue').waitFor({ state: 'visible', timeout: 5_000 });
+    // The queued prompt plays a script of its own (a run reads its script when it starts).
+    playNext([{ text: 'The files are listed.' }]);
+    await sendFromChat(frame, 'Also add a line to the README.');
+    assert.equal(await frame.locator('textarea#prompt').inputValue(), '', 'the prompt box empties on steer');
+    const steer = run.locator('section.turn[data-turn="2"] .steer:not(.pending)');
+    await steer.waitFor({ timeout: 30_000 });
+    assert.equal((await steer.locator('.steer-text').textContent()).trim(), 'Also add a line to the README.');
+    assert.equal(await run.locator('.steer.pending').count(), 0);
+    // Where it landed: after turn 1's tools, before the answer it changed.
+    const turn2 = run.locator('section.turn[data-turn="2"]');
+    await turn2.locator('.assistant', { hasText: 'Noted: the README gets a line too.' }).waitFor({ timeout: 15_000 });
+    // Two prompts queued behind the run; the second one is taken out again.
+    const box = frame.locator('textarea#prompt');
+    await box.fill('Then list the files.');
+    await frame.locator('button#queue').click();
+    const queued = frame.locator('article.run.status-queued');
+    await queued.first().waitFor({ timeout: 15_000 });
+    await box.fill('Something to drop.');
+    await frame.locator('button#queue').click();
+    await queued.nth(1).locator('.status', { hasText: '#2 in line' }).waitFor({ timeout: 15_000 });
+    assert.deepEqual((await queued.locator('.prompt').allTextContents()).map((t) => t.trim()), ['Then list the files.', 'Something to drop.']);
+    assert.equal((await queued.first().locator('.status').textContent()).trim(), 'queued · next');
+    await shot('24-queued');
+    await queued.nth(1).locator('[data-action="unqueue"]').click();
+    await frame.locator('article.run .prompt', { hasText: 'Something to drop.' }).waitFor({ state: 'detached', timeout: 15_000 });
+    // The plan follows each update_plan: step one done, step two in progress.
+    await plan.locator('.plan-item.done', { hasText: 'Read the code' }).waitFor({ timeout: 30_000 });
+    await plan.locator('.plan-item.in_progress', { hasText: 'Write the change' }).waitFor({ timeout: 5_000 });
+    assert.equal((await plan.locator('.plan-note').textContent()).trim(), 'The README line goes with the change.');
+    await steer.scrollIntoViewIfNeeded();
+    await shot('25-steered-plan', 'plan');
+    await waitForRunStatus(frame, index, 'completed', 60_000);
+    assert.equal((await plan.locator('.plan-head .meta').textContent()).trim(), '3 of 3 done');
+    assert.deepEqual(await plan.locator('.plan-item').evaluateAll((els) => els.map((e) => e.dataset.status)), ['done', 'done', 'done']);
+    // update_plan is no command row: each call is a quiet mark; the plan is the checklist.
+    assert.equal(await run.locator('details.tool[data-tool="update_plan"]').count(), 0);
+    assert.equal(await run.locator('.plan-mark').count(), 3);
+    assert.deepEqual((await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args]), [['✓', 'ran', 'sleep 4'], ['✓', 'ran', 'sleep 6']]);
+    assert.equal((await readRun(frame, index)).finalText, 'All three steps are done, the README line included.');
+    // The queued prompt ran after it, in the same session; the removed one never did.
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    const next = await readRun(frame, index + 1);
+    assert.equal(next.prompt, 'Then list the files.');
+    assert.equal(next.finalText, 'The files are listed.');
+    assert.equal(await frame.locator('article.run').count(), index + 2);
+    await frame.locator('button#queue').waitFor({ state: 'hidden', timeout: 10_000 });
+    assert.equal((await send.textContent()).trim(), 'Send');
+    // On the wire: the steer went into the run (delivered "run"); the second prompt was queued.
+    const log = (await waitFor(() => logsMentioning(profile.userData, 'agent/steer'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"delivered": "run"/);
+    assert.match(log, /"kind": "queued"/);
+    assert.match(log, /"kind": "steered"/);
+
+    // After a window reload the chat reads the session back (agent/session): the message sits
+    // in the turn that read it (not as a prompt of its own), the plan on its run.
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    await runCommand(page, 'Developer: Reload Window');
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    frame = await runViewFrame(page);
+    const back = frame.locator('article.run', { has: frame.locator('.prompt', { hasText: 'Tidy the project in three steps.' }) });
+    await back.locator('section.plan').waitFor({ timeout: 30_000 });
+    assert.equal((await back.locator('.plan-head .meta').textContent()).trim(), '3 of 3 done');
+    assert.equal((await back.locator('section.turn[data-turn="2"] .steer .steer-text').textContent()).trim(), 'Also add a line to the README.');
+    assert.equal(await back.locator('details.tool[data-tool="update_plan"]').count(), 0);
+    assert.equal(await frame.locator('article.run .prompt', { hasText: 'Also add a line to the README.' }).count(), 0);
+    assert.equal(await frame.locator('article.run .prompt', { hasText: 'Then list the files.' }).count(), 1);
+    await back.locator('section.plan').scrollIntoViewIfNeeded();
+    await shot('25b-reloaded-plan');
+  });
+
+  it('"Plan first" asks for a plan only; Go then carries it out', async () => {
+    playNext(PLAN_ONLY_TURNS);
+    const index = await frame.locator('article.run').count();
+    const toggle = frame.locator('button#plan-toggle');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    await sendFromChat(frame, 'Plan how to mark the project done.');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false', 'Plan first is for one prompt');
+    const run = frame.locator('article.run').nth(index);
+    assert.equal((await run.locator('.mode-badge').textContent()).trim(), 'plan first');
+    assert.deepEqual((await run.locator('.plan .plan-text').allTextContents()).map((t) => t.trim()), ['Write done.txt', 'Say so']);
+    const go = run.locator('[data-action="execute-plan"]');
+    await go.waitFor({ timeout: 10_000 });
+    await run.locator('section.plan').scrollIntoViewIfNeeded();
+    await shot('26-plan-first');
+    const sent = (await waitFor(() => logsMentioning(profile.userData, 'Plan how to mark the project done.'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(sent, /"plan": true/);
+    playNext(GO_TURNS);
+    await go.click();
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    const carried = await readRun(frame, index + 1);
+    assert.equal(carried.prompt, 'Carry out the plan.');
+    assert.equal(carried.finalText, 'Done as planned: done.txt is written.');
+    assert.equal(fs.readFileSync(path.join(workspace, 'done.txt'), 'utf8'), 'planned\n');
+    assert.equal(await go.count(), 0, 'Go goes with the plan it carried out');
+    const log = logsMentioning(profile.userData, '"executePlan": true');
+    assert.ok(log.length > 0, 'agent/run went with executePlan');
+    fs.rmSync(path.join(workspace, 'done.txt'));
+  });
+
+  it('a message sent into a run that is then stopped runs next, as a prompt of its own', async () => {
+    playNext(SLOW_TURNS);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Run the slow job once more.');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('details.tool.running').waitFor({ timeout: 30_000 });
+    // The message waits for the command to end; Stop ends the run first.
+    playNext([{ text: 'Doing the other thing instead.' }]);
+    await sendFromChat(frame, 'Do the other thing instead.');
+    await run.locator('.steer.pending', { hasText: 'Do the other thing instead.' }).waitFor({ timeout: 10_000 });
+    await stopFromChat(frame);
+    await waitForRunStatus(frame, index, 'cancelled', 15_000);
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    const next = await readRun(frame, index + 1);
+    assert.equal(next.prompt, 'Do the other thing instead.');
+    assert.equal(next.finalText, 'Doing the other thing instead.');
+    assert.equal(await run.locator('.steer').count(), 0, 'it left the stopped run');
+    const log = (await waitFor(() => logsMentioning(profile.userData, '"delivered": "next"'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"delivered": "next"/);
+    await frame.locator('button#stop').waitFor({ state: 'hidden', timeout: 10_000 });
   });
 
   it('"Ask About Selection" from the editor\'s context menu attaches the selection, which reaches the request', async () => {

@@ -62,7 +62,7 @@ describe('daemonSettingsFrom', () => {
   it('sends approvals as null when the mode is "default" (or unknown) and there are no rules', () => {
     assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'default', 'approvals.allow': [] })[k]), null);
     assert.equal(approvalsFrom((k) => ({ 'approvals.mode': 'sometimes' })[k]), null);
-    for (const mode of ['auto', 'ask', 'auto-edit', 'yolo', 'read-only']) {
+    for (const mode of ['auto', 'ask', 'auto-edit', 'yolo', 'read-only', 'plan']) {
       assert.deepEqual(approvalsFrom((k) => ({ 'approvals.mode': mode })[k]), { mode });
     }
   });
