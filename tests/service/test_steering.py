@@ -220,8 +220,9 @@ async def test_a_queued_run_cancelled_by_its_id_never_starts(
     await until(lambda: len(front.contexts) == 2)
     await until(lambda: any(isinstance(e, Queued) for e in front.events))
     assert await service.cancel(front.contexts[1].ids.run_id, None) is True
-    with pytest.raises(RunCancelled):
+    with pytest.raises(RunCancelled) as cancelled:
         await second
+    assert cancelled.value.reason == "cancelled"
     assert (await first).result.text == "first"
     assert len(fake.requests) == 1 and started(front) == 1
     assert service.queued(session_id) == []

@@ -70,7 +70,7 @@ class SessionTurns:
 
     async def wait(self, ids: RunIds, entry: QueuedRun, bus: EventBus) -> None:
         """Wait for the entry's turn, telling `bus` (`queued`, then `dequeued`); raises
-        `RunCancelled` when it was removed, and the cancellation when it was cancelled."""
+        `RunCancelled` (with its reason) when it was removed or cancelled."""
         queue = self._queues[ids.session_id]
         bus.emit(Queued(entry.queue_id, max(queue.position(entry), 1)))
         try:
@@ -81,7 +81,7 @@ class SessionTurns:
         except asyncio.CancelledError:
             queue.leave(entry)
             bus.emit(Dequeued(entry.queue_id, "cancelled"))
-            raise
+            raise RunCancelled(ids.run_id, ids.session_id, "cancelled") from None
         bus.emit(Dequeued(entry.queue_id, "started"))
 
     def started(self, run_id: str, workspace: Workspace | None) -> None:
