@@ -2,7 +2,9 @@
 
 The commands a line can run are marker commands (`m1` … `m4`): shell functions (exported, so
 `bash -c` has them) and, for `command m1`, `env m1`, `exec m1` and absolute paths, scripts of
-the same names. Each appends its name and arguments to `.trace` in the current folder. Every
+the same names. Each writes its name and arguments to a file of its own, `.trace.*` in the
+current folder (calls that run at once, background jobs and pipelines, never mix their
+records). Every
 line runs as the bash tool runs it (`bash -c LINE` in a folder of its own), many lines per bash
 process. A pipe end that every process inherits tells when the last of them (a background job,
 a process substitution) has exited.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -20,8 +23,11 @@ from pathlib import Path
 
 MARKERS = ("m1", "m2", "m3", "m4")
 BIN = "@BIN@"  # stands for the markers' folder in generated lines
-_TRACE = ".trace"
-_RECORD = "printf '%s\\0' {name} \"$#\" \"$@\" >> ./" + _TRACE
+_TRACE = ".trace."
+# mktemp (by its full path: a line may change PATH) makes the record's file, which `>>` fills
+# (`set -C` does not refuse it); the variable's name keeps clear of the generated lines'.
+_RECORD = ("h9_trace=$(" + (shutil.which("mktemp") or "mktemp") + " ./" + _TRACE
+           + "XXXXXXXX) && printf '%s\\0' {name} \"$#\" \"$@\" >> \"$h9_trace\"")
 _SYNC_FD = 19
 
 
@@ -47,7 +53,8 @@ def make_markers(folder: Path) -> Path:
 
 def run_lines(lines: list[str], folder: Path, bin_dir: Path, timeout: float = 60) -> list[Ran]:
     """Run each line with `bash -c` in `folder/w<i>/cwd`; what each did."""
-    functions = "".join(f"{name}() {{ {_RECORD.format(name=name)}; }}\n" for name in MARKERS)
+    functions = "".join(f"{name}() {{ local h9_trace; {_RECORD.format(name=name)}; }}\n"
+                        for name in MARKERS)
     driver = [f"exec {_SYNC_FD}>&$H9_SYNC; exec {{H9_SYNC}}>&-; unset H9_SYNC\n", functions,
               f"export -f {' '.join(MARKERS)}\n"]
     for index, line in enumerate(lines):
@@ -95,17 +102,15 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> None:
 
 def _what_ran(home: Path) -> Ran:
     cwd = home / "cwd"
-    trace = cwd / _TRACE
     calls: list[tuple[str, tuple[str, ...]]] = []
-    if trace.exists():
+    for trace in sorted(cwd.glob(_TRACE + "*")) if cwd.is_dir() else ():
         fields = trace.read_bytes().decode("utf-8", "surrogateescape").split("\0")
-        index = 0
-        while index + 1 < len(fields):
-            name, count = fields[index], int(fields[index + 1])
-            calls.append((name, tuple(fields[index + 2:index + 2 + count])))
-            index += 2 + count
+        if len(fields) >= 2:
+            count = int(fields[1])
+            calls.append((fields[0], tuple(fields[2:2 + count])))
     created = {
         os.path.relpath(os.path.join(root, name), cwd)
         for root, _, names in os.walk(home) for name in names
-    } - {_TRACE}
+        if not name.startswith(_TRACE)
+    }
     return Ran(calls, created)
