@@ -44,7 +44,8 @@ class Witness:
     target: str
     file: str
     # The target line as the file frame would write it (tabs typed into a file of spaces
-    # become its units): only that can be where the file has the line.
+    # become its units): a line votes for the file only where both it and the line as typed
+    # are where the file has the line.
     written: str | None = None
 
     def tells(self) -> bool:
@@ -60,7 +61,7 @@ class Witness:
             return None
         if t == s:
             return Frame.SOURCE
-        if w == f:
+        if t == f and w == f:  # where the file has it, as typed and as it would be written
             return Frame.FILE
         return None
 
