@@ -63,6 +63,15 @@ function M.wait_for(what, cond)
   end
 end
 
+-- Waits until no harness9 run is going, then for the chat's scheduled redraw.
+function M.wait_idle(what)
+  vim.wait(50)
+  M.wait_for(what, function()
+    return not require("harness9").running()
+  end)
+  vim.wait(50) -- the scheduled redraw
+end
+
 function M.expect_equal(what, want, got)
   local a, b = vim.inspect(want), vim.inspect(got)
   if a ~= b then

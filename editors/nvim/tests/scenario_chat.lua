@@ -14,14 +14,6 @@ local function type_prompt(text, normal)
   vim.api.nvim_feedkeys("A" .. text .. (normal and "\27\r" or "\r"), "tx", false)
 end
 
-local function wait_run(what)
-  vim.wait(50)
-  h.wait_for(what, function()
-    return not harness9.running()
-  end)
-  vim.wait(50) -- the scheduled redraw
-end
-
 -- The chat's lines with the session id as S and the context fill (protocol 1.1 usage fields;
 -- its form is checked here, its numbers vary) as FILL.
 local function chat_lines(buf)
@@ -48,7 +40,7 @@ local function real_daemon()
   h.expect_equal("the chat's first lines", { "harness9 chat · new session", "", "» " },
     vim.api.nvim_buf_get_lines(buf, 0, -1, false))
   type_prompt("fix a.txt")
-  wait_run("the first chat run")
+  h.wait_idle("the first chat run")
   local lines = chat_lines(buf)
   -- The edit's diff (protocol 1.1) is under its row when the daemon sends one.
   local diff_lines = {}
@@ -83,7 +75,7 @@ local function real_daemon()
   -- A second prompt whose bash call appends to a.txt.
   harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat2.json") }
   type_prompt("append to it", true)
-  wait_run("the second chat run")
+  h.wait_idle("the second chat run")
   lines = chat_lines(buf)
   local session = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]
   h.expect_equal("one session", true, select(2, session:gsub("session s%-", "")) == 1)
@@ -186,7 +178,7 @@ local function live_output()
     end
     return false
   end)
-  wait_run("the run with live output")
+  h.wait_idle("the run with live output")
 end
 
 h.main(function()

@@ -54,14 +54,6 @@ local function wait_match(buf, what, pattern)
   end)
 end
 
-local function wait_idle(what)
-  vim.wait(50)
-  h.wait_for(what, function()
-    return not harness9.running()
-  end)
-  vim.wait(50) -- the scheduled redraw
-end
-
 local function steer_and_queue(buf)
   harness9.config.run_params = { replayFile = h.replay }
   type_prompt("tidy the project in three steps")
@@ -83,7 +75,7 @@ local function steer_and_queue(buf)
     return line_of(buf, "something to drop") == nil
   end)
   wait_line(buf, "the plan's second update", "  [>] Write the change")
-  wait_idle("the run and the queued prompt")
+  h.wait_idle("the run and the queued prompt")
   h.expect_lines("the steered run and the queued prompt after it", {
     "harness9 chat · session S",
     "",
@@ -170,7 +162,7 @@ end
 local function plan_then_go(buf)
   harness9.config.run_params = { replayFile = replay(3) }
   vim.cmd("Harness9Plan plan how to mark the project done")
-  wait_idle("the plan-only run")
+  h.wait_idle("the plan-only run")
   local shown = lines(buf)
   h.expect_lines("the plan-only run", {
     "You",
@@ -192,7 +184,7 @@ local function plan_then_go(buf)
   }, vim.list_slice(shown, #shown - 15, #shown))
   harness9.config.run_params = { replayFile = replay(4) }
   vim.cmd("Harness9Go")
-  wait_idle("the run carrying out the plan")
+  h.wait_idle("the run carrying out the plan")
   shown = lines(buf)
   h.expect_lines("the plan carried out", {
     "You",
@@ -227,7 +219,7 @@ local function steer_too_late(buf)
   type_prompt("one step")
   wait_match(buf, "the running command", "^  … running `sleep 2` · ")
   type_prompt("and then list the files")
-  wait_idle("the run and the steer run next")
+  h.wait_idle("the run and the steer run next")
   local shown = lines(buf)
   h.expect_lines("the steer run next", {
     "You",
