@@ -85,13 +85,14 @@ function M.get(actions)
   end)
   vim.fn.prompt_setinterrupt(buf, actions.interrupt)
   vim.bo[buf].omnifunc = "v:lua.require'harness9.chat'.omnifunc"
-  -- <Tab> after `/` at the start of the prompt completes the command's name.
+  -- <Tab> after `/` at the start of the prompt completes the command's name (run as the key is
+  -- reached, after the text typed before it is in the line).
   vim.keymap.set("i", "<Tab>", function()
-    if vim.fn.pumvisible() == 1 then
-      return "<C-n>"
+    local keys = vim.fn.pumvisible() == 1 and "<C-n>" or not commands.complete_here(M.prompt) and "<Tab>"
+    if keys then
+      api.nvim_feedkeys(api.nvim_replace_termcodes(keys, true, false, true), "n", false)
     end
-    return commands.completing(M.prompt) and "<C-x><C-o>" or "<Tab>"
-  end, { buffer = buf, expr = true, desc = "harness9: complete the /command's name" })
+  end, { buffer = buf, desc = "harness9: complete the /command's name" })
   local function map(lhs, fn, desc)
     vim.keymap.set("n", lhs, fn, { buffer = buf, desc = desc, nowait = true })
   end

@@ -89,10 +89,16 @@ local function name_start(line, col, prompt)
   return nil
 end
 
---- True when the cursor of the current window is after `/name…` at the start of the prompt.
-function M.completing(prompt)
-  local line = vim.api.nvim_get_current_line()
-  return name_start(line, vim.api.nvim_win_get_cursor(0)[2], prompt) ~= nil
+--- Offers the commands completing the `/name` before the cursor (insert mode, `complete()`);
+--- false when the text after the prompt does not start with one.
+function M.complete_here(prompt)
+  local line, col = vim.api.nvim_get_current_line(), vim.api.nvim_win_get_cursor(0)[2]
+  local start = name_start(line, col, prompt)
+  if not start then
+    return false
+  end
+  vim.fn.complete(start + 1, M.matches(line:sub(start + 1, col)))
+  return true
 end
 
 --- The chat's 'omnifunc' (see :h complete-functions): completes `/name` at the prompt's start.
