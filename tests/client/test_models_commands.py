@@ -23,15 +23,25 @@ __all__ = ["fake_llm"]
 
 pytestmark = pytest.mark.timeout(60)
 
-REVIEW = "---\ndescription: Review the diff\nargument-hint: FOCUS\n---\nReview it, looking at $ARGUMENTS.\n"
+REVIEW = (
+    "---\ndescription: Review the diff\nargument-hint: FOCUS\n---\n"
+    "Review it, looking at $ARGUMENTS.\n"
+)
 
 
 def _env(fake: FakeLLM) -> dict[str, str]:
     """OpenAI only (the fake), with two more models to choose from."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "HARNESS9_MODEL"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "HARNESS9_MODEL"))
+    }
     openai = {k: v for k, v in fake.env().items() if k.startswith("OPENAI_")}
-    return {**env, **openai, "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-4o-mini",
-            "HARNESS9_MODELS": "gpt-4o,o3-mini"}
+    return {
+        **env,
+        **openai,
+        "HARNESS9_PROVIDER": "openai",
+        "HARNESS9_MODEL": "gpt-4o-mini",
+        "HARNESS9_MODELS": "gpt-4o,o3-mini",
+    }
 
 
 def _interactive(workspace: Path, env: dict[str, str], lines: str, *extra: str) -> Completed:
@@ -97,8 +107,16 @@ def test_model_and_reasoning_effort_flags_become_run_params(tmp_path: Path) -> N
 def test_model_flag_reaches_the_service(workspace: Path, fake_llm: FakeLLM) -> None:
     fake_llm.script([Reply("ok")])
     done = run_harness9(
-        "run", "hi", "--workspace", str(workspace), "--json", "--model", "openai:o3-mini",
-        "--reasoning-effort", "medium", env=_env(fake_llm),
+        "run",
+        "hi",
+        "--workspace",
+        str(workspace),
+        "--json",
+        "--model",
+        "openai:o3-mini",
+        "--reasoning-effort",
+        "medium",
+        env=_env(fake_llm),
     )
     assert done.code == 0, done.err
     body = _chats(fake_llm)[-1]
@@ -119,7 +137,9 @@ def test_model_at_the_prompt_lists_and_picks(workspace: Path, fake_llm: FakeLLM)
     assert bodies[1]["model"] == "o3-mini"
     results = _results(done)
     assert results[0]["sessionId"] == results[1]["sessionId"]
-    set_model = next(line["agent/setModel"] for line in done.json_lines() if "agent/setModel" in line)
+    set_model = next(
+        line["agent/setModel"] for line in done.json_lines() if "agent/setModel" in line
+    )
     assert set_model["model"] == "o3-mini"
 
 

@@ -6,6 +6,8 @@
 -- empties the chat in a new session, `/resume ID` brings the old one back; `/compact` runs.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
+local chat_view = require("harness9.chat_view")
+local view = require("harness9.view")
 
 local repo = vim.fn.fnamemodify(os.getenv("H9_TESTS"), ":h:h:h")
 
@@ -206,7 +208,52 @@ local function clear_and_resume()
   h.expect_equal("the session after /compact", old, harness9.session_id())
 end
 
+-- A command run as the daemon streams it: run_started, `command`, its answer as text outside any
+-- turn, run_finished with no turns; the chat and the run buffer show a line for it.
+local function scripted()
+  local state = view.new()
+  local run = view.start(state, "/compact")
+  local function apply(ev)
+    ev.runId, ev.sessionId = "r-1", "s-1"
+    view.apply(state, ev)
+  end
+  apply({ kind = "run_started" })
+  apply({ kind = "command", name = "compact", arguments = "" })
+  apply({ kind = "text_delta", text = "Compacted: 1,200 → 300 tokens." })
+  apply({ kind = "run_finished", status = "completed", turns = 0, toolCalls = 0 })
+  view.finish(run, nil, { runId = "r-1", sessionId = "s-1", status = "completed", turns = 0, toolCalls = 0,
+                          command = "compact", text = "Compacted: 1,200 → 300 tokens." })
+  h.expect_lines("a command in the chat", {
+    "harness9 chat · session s-1",
+    "",
+    "You",
+    "/compact",
+    "",
+    "harness9",
+    "  command /compact",
+    "Compacted: 1,200 → 300 tokens.",
+    "  ── done · 0 turns · 0 tool calls",
+    "",
+  }, chat_view.render(state).lines)
+  h.expect_equal("the command's line highlighted muted", "harness9ChatDim", chat_view.render(state).highlights[5][2])
+  h.expect_lines("a command in the run buffer", {
+    "» /compact",
+    "  command /compact",
+    "Compacted: 1,200 → 300 tokens.",
+    "■ completed · 0 turns · 0 tool calls",
+  }, view.lines(state))
+  -- The answer's text alone (no text event) still shows under the command.
+  local quiet = view.new()
+  local second = view.start(quiet, "/resume s-9")
+  view.apply(quiet, { runId = "r-2", kind = "command", name = "resume", arguments = "s-9" })
+  view.finish(second, nil, { runId = "r-2", sessionId = "s-9", status = "completed", turns = 0, toolCalls = 0,
+                             command = "resume", text = "Resumed s-9." })
+  h.expect_equal("a command answered in its result", { "» /resume s-9", "  command /resume s-9", "Resumed s-9.",
+    "■ completed · 0 turns · 0 tool calls" }, view.lines(quiet))
+end
+
 h.main(function()
+  scripted()
   local url = fake.start()
   h.setup({
     init_options = { provider = "openai", model = "gpt-4o-mini" },

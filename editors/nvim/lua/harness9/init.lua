@@ -178,7 +178,9 @@ local function on_progress(_, params, ctx)
     end
   end
   if run and params.kind == "run_finished" then
-    sessions[ctx.client_id] = params.sessionId
+    if not (run.command == "clear" or run.command == "resume") then -- (answered: moved already)
+      sessions[ctx.client_id] = params.sessionId
+    end
     -- Neovim never passes a RequestCancelled reply to the handler: the run ends here.
     land(run)
   end
