@@ -219,7 +219,7 @@ local function on_reply(run, client_id)
     end
     if result and result.sessionId and result.sessionId ~= run.sent_session
       and (result.command == "clear" or result.command == "resume") then
-      switch_session(client_id, result.command, result.sessionId)
+      switch_session(client_id, run, result)
     end
     if err then
       append_log(string.format("[agent/run] error %s: %s", err.code, err.message))
@@ -569,33 +569,39 @@ function M.new_session()
   return true
 end
 
--- The runs still in flight (queued behind a command, say): kept when the chat changes session.
-local function runs_in_flight()
-  return vim.tbl_map(function(entry)
-    return entry.run
-  end, inflight)
+-- The runs still in flight but `done` (queued behind a command, say): kept when the chat
+-- changes session.
+local function runs_in_flight(done)
+  local runs = {}
+  for _, entry in ipairs(inflight) do
+    if entry.run ~= done then
+      table.insert(runs, entry.run)
+    end
+  end
+  return runs
 end
 
---- The chat continues in session `session_id` the daemon answered a `/clear` (an empty one) or
---- `/resume ID` (a stored one, shown with `agent/session`) with.
-switch_session = function(client_id, command, session_id)
+--- The chat continues in the session the daemon answered `run`, a `/clear` (a new, empty one)
+--- or `/resume ID` (a stored one, shown with `agent/session`), with.
+switch_session = function(client_id, run, result)
+  local session_id = result.sessionId
   sessions[client_id] = session_id
   state.session_id = session_id
-  if command == "clear" then
-    state.runs = runs_in_flight()
+  if result.command == "clear" then
+    state.runs = runs_in_flight(run)
     return schedule_render()
   end
   local client = vim.lsp.get_client_by_id(client_id)
   if not client then
     return
   end
-  client_mod.call(client, "request", "agent/session", { sessionId = session_id }, function(err, result)
-    if err or type(result) ~= "table" then
+  client_mod.call(client, "request", "agent/session", { sessionId = session_id }, function(err, stored)
+    if err or type(stored) ~= "table" then
       return vim.notify("harness9: could not load session " .. session_id .. ": "
         .. tostring(err and err.message or "no answer"), vim.log.levels.WARN)
     end
-    local pending = runs_in_flight()
-    view.load_session(state, result)
+    local pending = runs_in_flight(run)
+    view.load_session(state, stored)
     vim.list_extend(state.runs, pending)
     schedule_render()
   end)
