@@ -229,7 +229,7 @@ local function scripted()
     "harness9",
     "  command /compact",
     "Compacted: 1,200 → 300 tokens.",
-    "  ── done · 0 turns · 0 tool calls",
+    "  ── done",
     "",
   }, chat_view.render(state).lines)
   h.expect_equal("the command's line highlighted muted", "harness9ChatDim", chat_view.render(state).highlights[5][2])
@@ -237,7 +237,7 @@ local function scripted()
     "» /compact",
     "  command /compact",
     "Compacted: 1,200 → 300 tokens.",
-    "■ completed · 0 turns · 0 tool calls",
+    "■ completed",
   }, view.lines(state))
   -- The answer's text alone (no text event) still shows under the command.
   local quiet = view.new()
@@ -246,7 +246,7 @@ local function scripted()
   view.finish(second, nil, { runId = "r-2", sessionId = "s-9", status = "completed", turns = 0, toolCalls = 0,
                              command = "resume", text = "Resumed s-9." })
   h.expect_equal("a command answered in its result", { "» /resume s-9", "  command /resume s-9", "Resumed s-9.",
-    "■ completed · 0 turns · 0 tool calls" }, view.lines(quiet))
+    "■ completed" }, view.lines(quiet))
 end
 
 h.main(function()

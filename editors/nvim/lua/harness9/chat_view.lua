@@ -115,6 +115,9 @@ local function footer(run)
   if run.error then
     parts[1] = parts[1] .. ": " .. run.error
   end
+  if view.acted_alone(run) then -- a command the daemon carried out: no turns, no tokens
+    return "  ── " .. parts[1]
+  end
   if run.turn_count then
     table.insert(parts, string.format("%d turn%s", run.turn_count, run.turn_count == 1 and "" or "s"))
   end

@@ -502,6 +502,11 @@ function M.load_session(state, session)
   end
 end
 
+--- True for a run of a slash command the daemon carried out without the model (no turns).
+function M.acted_alone(run)
+  return run.command_block ~= nil and tonumber(run.turn_count) == 0
+end
+
 --- The line of a slash command the daemon ran: `  command /resume s-1a2b` (shown muted).
 function M.command_line(block)
   local args = block.arguments ~= "" and (" " .. (block.arguments:gsub("\n", " ⏎ "))) or ""
@@ -629,6 +634,9 @@ local function footer(run)
   local parts = { "■ " .. run.status }
   if run.error then
     parts[1] = parts[1] .. ": " .. run.error
+  end
+  if M.acted_alone(run) then
+    return parts[1]
   end
   if run.turn_count then
     table.insert(parts, plural(run.turn_count, "turn"))
