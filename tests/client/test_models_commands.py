@@ -173,6 +173,8 @@ def test_the_terminal_shows_commands_and_follows_resume(workspace: Path, fake_ll
     assert "/clear" in done.out
     assert f"/resume {old}" in done.out  # the command's own line
     assert f"continuing in session {old}" in done.out
+    assert f"resuming {old} · remember me · 1 run" in done.out  # the recap, as --resume shows it
+    assert done.out.index("First answer.") < done.out.index(f"continuing in session {old}")
     assert "✓ completed · /resume" in done.out
 
 

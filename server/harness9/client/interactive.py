@@ -93,7 +93,8 @@ async def converse(
         if outcome is not None:
             code = outcome.exit_code
             _after(params, outcome, not options.json and slot.planned)
-            _moved(outcome, params.get("sessionId"), options.json)
+            if not options.json:
+                await _moved(client, outcome, params.get("sessionId"))
     slot.notes(notes)
     return code
 
@@ -121,12 +122,24 @@ def _help(slash: Slash, json: bool) -> None:
         _say(commands_text(slash.commands))
 
 
-def _moved(outcome: Outcome, before: Any, json: bool) -> None:
-    """Say where the session went after `/clear` or `/resume ID` (the answer's `sessionId`)."""
-    result = outcome.result or {}
+async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
+    """Say where the session went after `/clear` or `/resume ID` (the answer's `sessionId`):
+    a resumed one with a recap of what it was about (`agent/session`)."""
+    from pygls.exceptions import JsonRpcException
+
+    from harness9.client.stored_sessions import recap
+
+    command = (outcome.result or {}).get("command")
     after = outcome.session_id
-    if json or result.get("command") not in ("clear", "resume") or not after or after == before:
+    if command not in ("clear", "resume") or not after or after == before:
         return
+    if command == "resume":
+        try:
+            shown = await client.request("agent/session", {"sessionId": after})
+        except JsonRpcException:
+            shown = None
+        if isinstance(shown, dict):
+            _say(recap(shown))
     print(f"continuing in session {after}", flush=True)
 
 
