@@ -167,13 +167,18 @@ local function custom_command()
     h.expect_equal(want .. " listed", 1, #found)
   end
   require("harness9.chat").set_prompt(chat_buf(), "")
+  -- <Tab> after a `/name` nothing completes, or after other text, is a Tab.
+  type_keys("/zz\t")
+  h.expect_equal("a Tab after /zz", "» /zz\t", prompt_line())
+  require("harness9.chat").set_prompt(chat_buf(), "")
   -- Completion on the prompt line: <Tab> after `/rev` completes the name.
   type_keys("/rev\t")
   h.expect_equal("the completed command", "» /review", prompt_line())
   fake.script({ { text = "Reviewed." } })
   send(" naming")
   local bodies = fake.completions()
-  h.expect_equal("the command's prompt", "Review the changes, looking at naming.", vim.trim(last_user_text(bodies[#bodies])))
+  h.expect_equal("the command's prompt", "Review the changes, looking at naming.",
+    vim.trim(last_user_text(bodies[#bodies])))
   if not chat_text():match("Reviewed%.") then
     h.fail("the custom command's answer is not in the chat")
   end

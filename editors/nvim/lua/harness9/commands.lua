@@ -71,8 +71,10 @@ function M.matches(base)
   for _, command in ipairs(current()) do
     local word = "/" .. command.name
     if word:sub(1, #base) == base then
-      table.insert(items, { word = word, menu = type(command.argumentHint) == "string" and command.argumentHint or "",
-                            info = type(command.description) == "string" and command.description or "" })
+      local hint = type(command.argumentHint) == "string" and command.argumentHint or ""
+      local description = type(command.description) == "string" and command.description or ""
+      local menu = (hint ~= "" and description ~= "") and (hint .. " · " .. description) or (hint .. description)
+      table.insert(items, { word = word, menu = menu, info = description })
     end
   end
   return items
@@ -90,14 +92,15 @@ local function name_start(line, col, prompt)
 end
 
 --- Offers the commands completing the `/name` before the cursor (insert mode, `complete()`);
---- false when the text after the prompt does not start with one.
+--- false when the text after the prompt does not start with one, or none matches.
 function M.complete_here(prompt)
   local line, col = vim.api.nvim_get_current_line(), vim.api.nvim_win_get_cursor(0)[2]
   local start = name_start(line, col, prompt)
-  if not start then
+  local items = start and M.matches(line:sub(start + 1, col)) or {}
+  if #items == 0 then
     return false
   end
-  vim.fn.complete(start + 1, M.matches(line:sub(start + 1, col)))
+  vim.fn.complete(start + 1, items)
   return true
 end
 
