@@ -167,8 +167,13 @@ def test_the_terminal_shows_commands_and_follows_resume(workspace: Path, fake_ll
     old = first.json_lines()[-1]["result"]["sessionId"]
     (workspace / ".harness9" / "commands").mkdir(parents=True)
     (workspace / ".harness9" / "commands" / "review.md").write_text(REVIEW)
-    done = _interactive(workspace, env, f"/help\n/clear\n/resume {old}\n")
+    done = _interactive(
+        workspace, env, f"/help\n/model\n/model o3-mini low\n/clear\n/resume {old}\n"
+    )
     assert done.code == 0, done.err
+    assert "● openai/gpt-4o-mini · 128k context · images" in done.out  # /model: the one in use
+    assert "  openai/o3-mini · 200k context · images · reasoning" in done.out
+    assert "model o3-mini · effort low (for the next run)" in done.out
     assert "/review FOCUS" in done.out and "Review the diff" in done.out  # /help
     assert "/clear" in done.out
     assert f"/resume {old}" in done.out  # the command's own line
