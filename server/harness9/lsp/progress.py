@@ -37,6 +37,7 @@ from harness9.schema import (
     ChangedFile,
     FileChanges,
     FileEdit,
+    Problem,
     ProcessExit,
     ToolCall,
     ToolKind,
@@ -180,6 +181,20 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields.update(wire_exit(result.exit))
     if result.sandbox is not None:
         fields["sandbox"] = result.sandbox
+    if result.problems is not None:
+        fields["diagnostics"] = [wire_problem(p) for p in result.problems]
+    return fields
+
+
+def wire_problem(problem: Problem) -> dict[str, Any]:
+    """A problem on the wire: `{path, line, column, severity, message, source?, code?}`."""
+    fields: dict[str, Any] = {"path": problem.path, "line": problem.line,
+                              "column": problem.column, "severity": problem.severity,
+                              "message": problem.message}
+    if problem.source:
+        fields["source"] = problem.source
+    if problem.code:
+        fields["code"] = problem.code
     return fields
 
 
