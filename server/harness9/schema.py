@@ -236,12 +236,14 @@ class Usage:
     input_tokens: int = 0  # all of them, those read from the prompt cache included
     output_tokens: int = 0
     cached_input_tokens: int = 0  # of the input tokens, those the service read from its cache
+    cache_write_tokens: int = 0  # of the input tokens, those the service wrote to its cache
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 

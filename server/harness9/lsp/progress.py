@@ -61,9 +61,10 @@ def wire_arguments(arguments: str) -> Any:
 
 def wire_usage(usage: Usage) -> dict[str, int]:
     """Usage in the protocol's camelCase (`cachedInputTokens`: of the input tokens, those the
-    service read from its prompt cache)."""
+    service read from its prompt cache; `cacheWriteInputTokens`: those it wrote to it)."""
     return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-            "cachedInputTokens": usage.cached_input_tokens}
+            "cachedInputTokens": usage.cached_input_tokens,
+            "cacheWriteInputTokens": usage.cache_write_tokens}
 
 
 def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:

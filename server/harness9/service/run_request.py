@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from harness9.engine.events import Subscriber
     from harness9.mcp.server_config import McpServerConfig
     from harness9.tools.approvals.step import Approver
+    from harness9.tools.language import LanguageQueries
     from harness9.tools.problems import ProblemSource
     from harness9.workspace.port import Workspace
 
@@ -75,6 +76,7 @@ class RunWiring:
     approver: Approver | None = None
     workspace: Workspace | None = None
     problems: ProblemSource | None = None  # the editor's problems (None: it tells none)
+    language: LanguageQueries | None = None  # the editor's language servers (None: none)
 
 
 Wire = Callable[[RunContext], Awaitable[RunWiring]]
