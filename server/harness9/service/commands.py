@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness9.service.state import config_dir
+from harness9.tools.approvals.policy import MODES
 
 COMMANDS_FOLDER = Path(".harness9") / "commands"
 MAX_COMMAND_BYTES = 64 * 1024
@@ -56,7 +57,7 @@ BUILTINS = (
     Command("model", "Show the models, or choose the session's model and reasoning effort",
             "builtin", "[provider:]model [low|medium|high]"),
     Command("approvals", "Show or set the session's approval mode", "builtin",
-            "[ask|auto|edits|yolo|plan]"),
+            f"[{'|'.join(MODES)}]"),
     Command("plan", "Plan first: investigate and write a plan without changing anything",
             "builtin", "<what to plan>"),
     Command("init", "Have the agent write an AGENTS.md describing this project", "builtin"),
