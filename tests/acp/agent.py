@@ -142,6 +142,7 @@ class AcpAgent:
         self.process = process
         self.client = client
         self.stderr = stderr
+        self.initialized: Any = None  # the answer to `initialize`
 
     async def new_session(self, root: Path) -> str:
         """`session/new` on `root`; returns the session id."""
@@ -196,7 +197,7 @@ async def agent_factory(logs: Path) -> AsyncIterator[StartAgent]:
             ))
             agent = AcpAgent(conn, process, client, stderr_path)
             if initialize:
-                await conn.initialize(
+                agent.initialized = await conn.initialize(
                     protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities(fs)
                 )
             return agent

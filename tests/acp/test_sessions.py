@@ -182,3 +182,32 @@ async def test_images_are_refused_naming_the_prompt(
     assert info.value.code == -32602
     assert str(info.value) == "prompt: image content is not supported"
     assert not fake_llm.requests
+
+
+async def test_close_ends_the_run_and_resume_goes_on_without_a_replay(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent, session, turn, group = await sleeping(start, fake_llm, workspace)
+    capabilities = agent.initialized.agent_capabilities.session_capabilities
+    assert capabilities.close is not None and capabilities.resume is not None
+    await agent.conn.close_session(session_id=session)
+    async with asyncio.timeout(10):
+        assert (await turn).stop_reason == "cancelled"
+    with pytest.raises(ProcessLookupError):
+        os.killpg(group, 0)
+    with pytest.raises(RequestError) as info:
+        await agent.prompt(session, "still there?")
+    assert info.value.code == -32602 and str(info.value).startswith("sessionId:")
+    before = len(agent.client.of(session))
+    resumed = await agent.conn.resume_session(session_id=session, cwd=str(workspace),
+                                              mcp_servers=[])
+    assert resumed.modes is not None and resumed.config_options
+    fake_llm.script([Reply("on again")])
+    assert (await agent.prompt(session, "go on")).stop_reason == "end_turn"
+    replayed = [u for u in agent.client.of(session)[before:]
+                if u["sessionUpdate"] in ("user_message_chunk", "tool_call")]
+    assert replayed == []  # no history replay, unlike session/load
+    users = [m for m in fake_llm.requests[-1].messages if m["role"] == "user"]
+    assert [str(m["content"]) for m in users][:1] == ["sleep"]  # the conversation went on
+    with pytest.raises(RequestError):
+        await agent.conn.close_session(session_id="s-nope")

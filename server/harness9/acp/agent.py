@@ -1,6 +1,6 @@
-"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
-`session/set_mode`, `session/set_config_option`, `session/prompt` and `session/cancel` on the
-front-end-neutral service (see docs/acp.md)."""
+"""The ACP agent: `initialize`, `session/new`, `session/load`, `session/resume`,
+`session/close`, `session/list`, `session/set_mode`, `session/set_config_option`,
+`session/prompt` and `session/cancel` on the front-end-neutral service (see docs/acp.md)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from typing import Any
 
 from acp import Client
 from acp.schema import (
+    CloseSessionResponse,
     ConfigOptionUpdate,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    ResumeSessionResponse,
     SessionInfo,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -257,6 +259,29 @@ class Harness9Agent:
             stream.text("message", warning_text(note))
         self._servers[session_id] = SessionServers(servers.configs)
         return servers.configs
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        """`session/resume`: go on with a session without replaying its history."""
+        root = _workspace_root(cwd)
+        servers = _servers(mcp_servers)
+        session = self._known_session(session_id)
+        self._roots[session_id] = root
+        self._servers[session_id] = servers
+        self._announce(session)
+        return ResumeSessionResponse(modes=self._mode_state(session_id),
+                                     config_options=self._config_options(session))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """`session/close`: its run ends, its own MCP servers stop, its files are let go; it
+        stays stored (`session/load` or `session/resume` opens it again)."""
+        if session_id not in self._roots:
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        del self._roots[session_id]
+        self._servers.pop(session_id, None)
+        await self.service.close_session(session_id)
+        return CloseSessionResponse()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any

@@ -25,7 +25,7 @@ INITIALIZE_RESULT: dict[str, Any] = {
         # Text always; embedded resources (and resource links, read through the workspace).
         "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
         "mcpCapabilities": {"http": False, "sse": False},  # stdio, ACP's baseline
-        "sessionCapabilities": {"list": {}},
+        "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
     },
     "authMethods": [],
     "agentInfo": {"name": "harness9", "title": "harness9", "version": __version__},

@@ -66,7 +66,8 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
     # found" for those an agent leaves out, as we do for session modes, forks and the like.
     agent = Harness9Agent(settings=settings, client_capabilities=hello.client_capabilities)
     try:
-        await run_agent(cast(Agent, agent), writer, reader)
+        # session/close and session/resume are stable in the protocol, unstable in this SDK.
+        await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
     finally:
         await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds

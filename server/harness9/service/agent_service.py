@@ -379,6 +379,15 @@ class AgentService:
         """The MCP servers' tools (see `McpServers.tools`)."""
         return await self._mcp.tools(settings, warn, session)
 
+    async def close_session(self, session_id: str) -> None:
+        """A client is done with a session: its run is cancelled, its queued prompts removed,
+        its own MCP servers stopped, and its stored copy let go (it stays stored)."""
+        for _, queued in self._turns.queued(session_id):
+            self._turns.unqueue(session_id, queued.queue_id)
+        await self.cancel(None, session_id)
+        await self._mcp.close_session(session_id)
+        self.sessions.release(session_id)
+
     async def shutdown(self) -> None:
         """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
         await self._mcp.shutdown()

@@ -80,6 +80,12 @@ class McpServers:
             if not self._running(session_id):
                 self._background.start(self._sessions.pop(session_id).shutdown())
 
+    async def close_session(self, session_id: str) -> None:
+        """Stop a session's own servers (the shared ones keep running)."""
+        manager = self._sessions.pop(session_id, None)
+        if manager is not None:
+            await manager.shutdown()
+
     async def shutdown(self) -> None:
         """Stop every server, shared and sessions'."""
         managers = [*self._sessions.values(), *([self._shared] if self._shared else [])]

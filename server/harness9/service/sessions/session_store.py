@@ -168,6 +168,17 @@ class SessionStore:
         folder = self.folder(root)
         return [] if folder is None else session_log.list_sessions(folder)
 
+    def release(self, session_id: str) -> None:
+        """Let go of an idle session (its file is closed; a stored one is read again when it
+        is next needed)."""
+        session = self._sessions.get(session_id)
+        if session is None or session.active is not None or session.rewriting is not None:
+            return
+        del self._sessions[session_id]
+        file = self._files.pop(session_id, None)
+        if file is not None:
+            file.close()
+
     def delete(self, session_id: str) -> bool:
         """Forget a session and remove its files; False when there is none. `SessionLocked`
         when another daemon holds it (a session running here is the caller's to refuse)."""
