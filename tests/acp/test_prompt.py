@@ -169,3 +169,20 @@ async def test_a_malformed_initialize_gets_the_sdks_error_and_the_agent_goes_on(
     fake_llm.script([Reply("fine")])
     session = await agent.new_session(workspace)
     assert (await agent.prompt(session, "x")).stop_reason == "end_turn"
+
+
+async def test_auth_methods_name_the_key_variables(
+    start: StartAgent, fake_llm: FakeLLM
+) -> None:
+    agent = await start(env={**openai_env(fake_llm), "ANTHROPIC_API_KEY": ""})
+    methods = {m.id: m for m in agent.initialized.auth_methods}
+    assert {v.name for v in methods["openai-api-key"].vars} == {"OPENAI_API_KEY",
+                                                                 "OPENAI_BASE_URL"}
+    assert methods["anthropic-api-key"].type == "env_var"
+    await agent.conn.authenticate(method_id="openai-api-key")  # the key is set: nothing to do
+    with pytest.raises(RequestError) as info:
+        await agent.conn.authenticate(method_id="anthropic-api-key")
+    assert info.value.code == -32000 and "ANTHROPIC_API_KEY" in str(info.value.data)
+    with pytest.raises(RequestError) as info:
+        await agent.conn.authenticate(method_id="password")
+    assert info.value.code == -32602

@@ -10,7 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from acp import Client
+from acp import Client, RequestError
 from acp.schema import (
     CloseSessionResponse,
     ConfigOptionUpdate,
@@ -55,6 +55,8 @@ from harness9.tools import default_registry
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
 
+# Each authentication method of `initialize` and the variable it needs.
+AUTH_VARIABLES = {"openai-api-key": "OPENAI_API_KEY", "anthropic-api-key": "ANTHROPIC_API_KEY"}
 _STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
 
 
@@ -96,7 +98,16 @@ class Harness9Agent:
         return InitializeResponse.model_validate(INITIALIZE_RESULT)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
-        """No authentication: the model's API keys come from the environment."""
+        """The environment-variable methods: the key must be in the agent's environment (the
+        client sets it when it starts the agent); -32602 naming `methodId` for another method,
+        `auth_required` naming the variable when it is missing."""
+        variable = AUTH_VARIABLES.get(method_id)
+        if variable is None:
+            raise invalid_params("methodId", f"unknown method {method_id!r}: expected one of "
+                                 f"{', '.join(AUTH_VARIABLES)}")
+        if not os.environ.get(variable, "").strip():
+            raise RequestError.auth_required({"message": f"{variable} is not set: start the "
+                                              "agent with it in its environment"})
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any

@@ -27,7 +27,21 @@ INITIALIZE_RESULT: dict[str, Any] = {
         "mcpCapabilities": {"http": False, "sse": False},  # stdio, ACP's baseline
         "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
     },
-    "authMethods": [],
+    # The API keys come from the environment the client starts the agent with.
+    "authMethods": [
+        {"type": "env_var", "id": "openai-api-key", "name": "OpenAI API key",
+         "description": "An OpenAI or OpenAI-compatible service (OPENAI_BASE_URL for another)",
+         "link": "https://platform.openai.com/api-keys",
+         "vars": [{"name": "OPENAI_API_KEY", "label": "API key"},
+                  {"name": "OPENAI_BASE_URL", "label": "Base URL", "secret": False,
+                   "optional": True}]},
+        {"type": "env_var", "id": "anthropic-api-key", "name": "Anthropic API key",
+         "description": "Anthropic or an Anthropic-compatible service (ANTHROPIC_BASE_URL)",
+         "link": "https://console.anthropic.com/settings/keys",
+         "vars": [{"name": "ANTHROPIC_API_KEY", "label": "API key"},
+                  {"name": "ANTHROPIC_BASE_URL", "label": "Base URL", "secret": False,
+                   "optional": True}]},
+    ],
     "agentInfo": {"name": "harness9", "title": "harness9", "version": __version__},
 }
 
