@@ -37,8 +37,8 @@ async def test_text_streams_as_message_chunks_and_the_turn_ends(
     assert answer.stop_reason == "end_turn"
     assert answer.usage is not None and answer.usage.output_tokens == 30
     client = agent.client
-    # Besides what the session announces when it starts (its commands, its model options).
-    announced = {"available_commands_update", "config_option_update"}
+    # Besides what the session announces when it starts (commands, model options, title).
+    announced = {"available_commands_update", "config_option_update", "session_info_update"}
     assert set(client.kinds(session)) - announced == {"agent_message_chunk", "usage_update"}
     [usage] = [u for u in client.of(session) if u["sessionUpdate"] == "usage_update"]
     assert (usage["used"], usage["size"]) == (1230, 50000)
@@ -186,3 +186,17 @@ async def test_auth_methods_name_the_key_variables(
     with pytest.raises(RequestError) as info:
         await agent.conn.authenticate(method_id="password")
     assert info.value.code == -32602
+
+
+async def test_the_first_prompt_titles_the_session(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("one"), Reply("two")])
+    agent = await start(env=openai_env(fake_llm))
+    session = await agent.new_session(workspace)
+    await agent.prompt(session, "Fix the flaky login test\nit fails on CI")
+    await agent.prompt(session, "and the docs")
+    titles = [u for u in agent.client.of(session) if u["sessionUpdate"] == "session_info_update"]
+    assert [t["title"] for t in titles] == ["Fix the flaky login test"]
+    listed = await agent.conn.list_sessions(cwd=str(workspace))
+    assert listed.sessions[0].title == "Fix the flaky login test"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from acp.schema import (
     PromptResponse,
     ResumeSessionResponse,
     SessionInfo,
+    SessionInfoUpdate,
     SessionModeState,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
@@ -49,6 +51,7 @@ from harness9.service.models import current_model
 from harness9.service.run_request import RunContext, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
 from harness9.service.sessions.session import Session, iso_time
+from harness9.service.sessions.session_log import title_of
 from harness9.service.settings import RunSettings, from_environment, resolve
 from harness9.tools import default_registry
 
@@ -150,6 +153,8 @@ class Harness9Agent:
         settings = self._settings()
         stream = UpdateStream(self.client, session_id)
         called = invocation(text)
+        if called is None:
+            self._title(session_id, prompt, stream)
         if called is not None and called.name in NOT_OFFERED:
             stream.text("message", f"/{called.name} is not offered here: use the client's own "
                         "new-session and history views.")
@@ -208,6 +213,18 @@ class Harness9Agent:
         none, -32803 `busy` when another harness9 process holds it."""
         with wire_errors():
             return self.service.known_session(session_id)
+
+    def _title(self, session_id: str, prompt: Sequence[Any], stream: UpdateStream) -> None:
+        """A session's first prompt names it: `session_info_update` with its title (the first
+        line the user typed, as `session/list` shows it)."""
+        session = self._known_session(session_id)
+        if session.history or session.runs:
+            return
+        typed = next((block.text for block in prompt
+                      if getattr(block, "type", None) == "text" and block.text.strip()), "")
+        if typed:
+            stream.push(SessionInfoUpdate(session_update="session_info_update",
+                                          title=title_of(typed), updated_at=iso_time(time.time())))
 
     def _config_options(self, session: Session) -> list[Any]:
         """The session's model and reasoning effort as config options, from the models known
