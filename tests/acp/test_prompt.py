@@ -3,6 +3,7 @@ stop reasons and classified errors."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +201,24 @@ async def test_the_first_prompt_titles_the_session(
     assert [t["title"] for t in titles] == ["Fix the flaky login test"]
     listed = await agent.conn.list_sessions(cwd=str(workspace))
     assert listed.sessions[0].title == "Fix the flaky login test"
+
+
+async def test_a_commands_output_shows_while_it_runs(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    command = "echo '# first'; sleep 1.5; echo second"
+    fake_llm.script([Reply("", [Call("bash", {"command": command}, id="c-live")]),
+                     Reply("done")])
+    agent = await start(env=openai_env(fake_llm))
+    session = await agent.new_session(workspace)
+    turn = asyncio.ensure_future(agent.prompt(session, "run it"))
+    await agent.client.wait_for(
+        lambda u: u.get("toolCallId") == "c-live" and u.get("status") == "in_progress"
+        and "# first" in str(u.get("content")), timeout=10)
+    assert not turn.done()  # seen while the command still ran
+    await turn
+    updates = agent.client.tool_updates(session, "c-live")
+    live = [u for u in updates if u.get("status") == "in_progress" and u.get("content")]
+    assert live[0]["content"][0]["content"]["text"] == "```\n# first\n```"
+    final = updates[-1]["content"][0]["content"]["text"]
+    assert updates[-1]["status"] == "completed" and "second" in final

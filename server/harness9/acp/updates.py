@@ -46,6 +46,7 @@ from harness9.engine.events import (
     TextDelta,
     ThinkingDone,
     ToolFinished,
+    ToolOutputShown,
     ToolStarted,
     ToolsWarning,
     UsageReported,
@@ -164,6 +165,7 @@ class RunUpdates:
         self._files = files
         self._streamed_turns: set[int] = set()
         self._before: dict[str, str | object] = {}
+        self._live: dict[str, str] = {}  # each running command's output so far
 
     def __call__(self, event: Event) -> None:
         match event:
@@ -176,7 +178,10 @@ class RunUpdates:
                 self._message(event)
             case ToolStarted():
                 self._started(event.call, event.tool_kind)
+            case ToolOutputShown():
+                self._output(event.call, event.text, event.truncated)
             case ToolFinished():
+                self._live.pop(event.call.unique_id, None)
                 self._finished(event.call, event.tool_kind, event.result)
             case ToolsWarning():
                 self._stream.text("message", warning_text(event.message))
@@ -199,6 +204,17 @@ class RunUpdates:
         if path is not None:
             self._before[call.unique_id] = read_for_diff(self._root, path)
         self._stream.push(update_tool_call(call.unique_id, status="in_progress"))
+
+    def _output(self, call: ToolCall, text: str, truncated: bool) -> None:
+        """A running command's output so far, as the call's content (which each update
+        replaces); the engine already paces the pieces and caps their total."""
+        shown = self._live.get(call.unique_id, "") + text
+        self._live[call.unique_id] = shown
+        if truncated:
+            shown += "\n[live output cut here; the result has the rest]"
+        block = text_block(shown_output(shown, ToolKind.EXECUTE))
+        self._stream.push(update_tool_call(call.unique_id, status="in_progress",
+                                           content=[tool_content(block)]))
 
     def _finished(self, call: ToolCall, kind: ToolKind, result: ToolResult) -> None:
         before = self._before.pop(call.unique_id, _UNREADABLE)
