@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, SseMcpServer
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
@@ -46,9 +46,9 @@ async def test_a_sessions_stdio_servers_serve_that_session_alone(
     assert '"timezone": "UTC"' in result["content"]
     assert agent.client.tool_updates(session, "t")[-1]["status"] == "completed"
     said = agent.client.text(session)
-    assert "MCP server 'web' is not started: it is an http server" in said
+    # An http server is reached, not started: nothing listens at this one, and the user is told.
+    assert "MCP server 'web' at http://127.0.0.1:9/mcp" in said
     assert said.endswith("it is late")
-    assert "MCP server 'web' is not started" in agent.stderr.read_text()
 
     other = await agent.new_session(workspace)
     fake_llm.script([Reply("no clock here")])
@@ -107,20 +107,20 @@ async def test_a_server_that_fails_to_start_is_told_and_the_turn_goes_on(
     assert said.endswith("fine without it")
 
 
-def test_stdio_servers_become_configs_and_the_rest_notes() -> None:
+def test_servers_become_configs_and_repeats_notes() -> None:
     from harness9.acp.session_mcp import session_servers
 
     env = [EnvVariable(name="B", value="2"), EnvVariable(name="A", value="1")]
     first = McpServerStdio(name="s", command="/bin/s", args=["-x"], env=env)
     again = McpServerStdio(name="s", command="/bin/other", args=[], env=[])
     sse = SseMcpServer(type="sse", name="feed", url="http://127.0.0.1:9/sse", headers=[])
-    servers = session_servers([first, again, sse])
-    [config] = servers.configs
+    web = HttpMcpServer(type="http", name="web", url="https://mcp.example/mcp",
+                        headers=[HttpHeader(name="Authorization", value="Bearer t")])
+    servers = session_servers([first, again, sse, web])
+    config, feed, remote = servers.configs
     assert (config.name, config.command, config.args) == ("s", "/bin/s", ("-x",))
     assert config.env == (("A", "1"), ("B", "2"))
-    assert servers.notes == (
-        "MCP server 's' is given twice; the second one is not started",
-        "MCP server 'feed' is not started: it is an sse server, and harness9 starts stdio "
-        "MCP servers only",
-    )
+    assert (feed.transport, feed.url) == ("sse", "http://127.0.0.1:9/sse")
+    assert (remote.transport, remote.headers) == ("http", (("Authorization", "Bearer t"),))
+    assert servers.notes == ("MCP server 's' is given twice; the second one is not started",)
     assert session_servers(None) == session_servers([])

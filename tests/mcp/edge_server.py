@@ -1,7 +1,9 @@
 """A small MCP server for the edge cases of harness9's MCP client, built with the SDK's
 `MCPServer`; run as `python tests/mcp/edge_server.py [MODE]` (stdio).
 
-MODE `fail-start` writes a line to stderr and exits 1 before speaking MCP. With the environment
+MODE `fail-start` writes a line to stderr and exits 1 before speaking MCP; `http PORT` (or
+`sse PORT`) serves streamable HTTP at `http://127.0.0.1:PORT/mcp` (SSE at `/sse`), refusing any
+request without the header `Authorization: Bearer edge-token`. With the environment
 variable `EDGE_PID_FILE` set, the server appends its pid to that file when it starts; with
 `EDGE_LINGER` set, it stays alive after its stdin closes (as a careless server would), so only
 its client's kill ends it.
@@ -13,6 +15,7 @@ import asyncio
 import os
 import sys
 import time
+from typing import Any
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -81,8 +84,27 @@ def write(path: str, text: str) -> str:
     return f"wrote {path}"
 
 
+def serve_http(mode: str, port: int) -> None:
+    """Serve over HTTP on the loopback, for requests that carry the edge token only."""
+    import uvicorn
+    from starlette.middleware.base import BaseHTTPMiddleware
+    from starlette.responses import PlainTextResponse
+
+    async def check_token(request: Any, call_next: Any) -> Any:
+        if request.headers.get("authorization") != "Bearer edge-token":
+            return PlainTextResponse("missing or wrong token", status_code=401)
+        return await call_next(request)
+
+    app = server.streamable_http_app() if mode == "http" else server.sse_app()
+    app.add_middleware(BaseHTTPMiddleware, dispatch=check_token)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode in ("http", "sse"):
+        serve_http(mode, int(sys.argv[2]))
+        return
     if mode == "fail-start":
         print("edge: cannot open the database at /nonexistent/db", file=sys.stderr, flush=True)
         sys.exit(1)

@@ -161,3 +161,57 @@ def test_the_sandbox_entry_is_validated() -> None:
             parse_mcp_servers({"e": {"command": "x", "sandbox": value}})
     (boxed,) = parse_mcp_servers({"e": {"command": "x", "sandbox": True}})
     assert boxed.sandbox is not None and not boxed.sandbox.network
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
+async def test_a_server_over_http_is_reached_with_its_headers(transport: str, path: str) -> None:
+    port = _free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, EDGE, transport, str(port), stderr=asyncio.subprocess.DEVNULL)
+    try:
+        async with asyncio.timeout(20):  # until it listens
+            while True:
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", port)
+                    writer.close()
+                    break
+                except OSError:
+                    await asyncio.sleep(0.05)
+        url = f"http://127.0.0.1:{port}{path}"
+        (good,) = parse_mcp_servers({"web": {"type": transport, "url": url, "headers": {
+            "Authorization": "Bearer edge-token"}}})
+        (refused,) = parse_mcp_servers({"nokey": {"type": transport, "url": url}})
+        manager = McpManager()
+        warnings: list[str] = []
+        try:
+            tools = {t.name: t for t in await manager.tools([good, refused], warnings.append)}
+            output = await tools["mcp__web__add"].execute('{"a": 2, "b": 3}')
+            assert "5" in str(output)
+            assert not any(name.startswith("mcp__nokey__") for name in tools)
+            assert any("nokey" in w and url in w for w in warnings), warnings
+        finally:
+            await manager.shutdown()
+    finally:
+        process.terminate()
+        await process.wait()
+
+
+def test_http_settings_name_the_bad_part() -> None:
+    cases = [
+        ({"w": {"type": "http"}}, "w.url must be an http:// or https:// URL"),
+        ({"w": {"url": "ftp://x"}}, "w.url must be an http:// or https:// URL"),
+        ({"w": {"type": "ws", "url": "http://x"}}, "w.type must be one of stdio, http, sse"),
+        ({"w": {"url": "http://x", "command": "y"}}, "w: unknown key 'command'"),
+        ({"w": {"url": "http://x", "headers": {"A": 1}}}, "w.headers must be an object"),
+    ]
+    for value, expected in cases:
+        with pytest.raises(TypeError, match=expected.replace(".", r"\.")):
+            parse_mcp_servers(value)

@@ -24,7 +24,7 @@ INITIALIZE_RESULT: dict[str, Any] = {
         "loadSession": True,
         # Text always; embedded resources (and resource links, read through the workspace).
         "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-        "mcpCapabilities": {"http": False, "sse": False},  # stdio, ACP's baseline
+        "mcpCapabilities": {"http": True, "sse": True},  # and stdio, ACP's baseline
         "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
     },
     # The API keys come from the environment the client starts the agent with.

@@ -16,13 +16,17 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import anyio
 import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
@@ -148,16 +152,28 @@ class ServerConnection:
                 await asyncio.shield(self._task)
 
     def _why(self, what: str) -> str:
+        if self.config.remote:
+            return f"MCP server {self.config.name!r} at {self.config.url}: {what}"
         tail = self._stderr.tail()
         told = f"; its stderr ends with:\n{tail}" if tail else " (it wrote nothing to stderr)"
         return f"MCP server {self.config.name!r}: {what}{told}"
 
+    def _transport(self) -> Any:
+        """The SDK's client context for the server's transport: a process the daemon starts
+        (stdio), or a URL (streamable HTTP, or SSE) with the configured headers."""
+        config = self.config
+        if config.transport == "http":
+            return _streamable(config.url, dict(config.headers))
+        if config.transport == "sse":
+            return sse_client(config.url, headers=dict(config.headers))
+        return stdio_client(self._parameters(), errlog=self._stderr.writer)
+
     async def _hold(self, ready: asyncio.Future[None]) -> None:
         """The connection's own task: open, serve until stopped or gone, close."""
         try:
-            async with stdio_client(self._parameters(), errlog=self._stderr.writer) as streams:
+            async with self._transport() as streams:
                 self._stderr.close_writer()
-                read, write = streams
+                read, write = streams[0], streams[1]
                 relay = _relay(read, self.closed)
                 async with ClientSession(relay, write) as session:
                     await session.initialize()
@@ -186,6 +202,15 @@ class ServerConnection:
             command, args = prefix[0], [*prefix[1:], command, *args]
             env.update(extra)
         return StdioServerParameters(command=command, args=args, env=env)
+
+
+@contextlib.asynccontextmanager
+async def _streamable(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    """The streamable HTTP transport, on an HTTP client of its own (closed with it)."""
+    async with create_mcp_http_client(headers=headers) as client, streamable_http_client(
+        url, http_client=client
+    ) as streams:
+        yield streams
 
 
 def _sandboxed(policy: SandboxPolicy) -> tuple[tuple[str, ...], dict[str, str]]:

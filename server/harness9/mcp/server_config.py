@@ -1,5 +1,7 @@
 """The `mcpServers` setting:
-`{"name": {"command", "args", "env", "enabled", "toolTimeoutMs", "sandbox"}}`.
+`{"name": {"command", "args", "env", "enabled", "toolTimeoutMs", "sandbox"}}` for a server the
+daemon starts (stdio), or `{"name": {"type": "http" | "sse", "url", "headers", "enabled",
+"toolTimeoutMs"}}` for one it reaches over HTTP (streamable HTTP, or the older SSE transport).
 
 Validation only; nothing here loads the MCP SDK (the daemon's settings import it at start-up).
 """
@@ -13,6 +15,8 @@ from typing import Any
 from harness9.process.sandbox import SandboxMode, SandboxPolicy
 
 _KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs", "sandbox")
+_HTTP_KEYS = ("type", "url", "headers", "enabled", "toolTimeoutMs")
+TRANSPORTS = ("stdio", "http", "sse")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,14 @@ class McpServerConfig:
     # In the OS sandbox (bubblewrap): it reads everything, writes only its temporary folder and
     # `writable_roots`, and reaches the network only with `network`. None: unsandboxed.
     sandbox: SandboxPolicy | None = None
+    transport: str = "stdio"  # stdio (`command`), or http / sse (`url`, `headers`)
+    url: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def remote(self) -> bool:
+        """Whether the server is reached over HTTP (not started by the daemon)."""
+        return self.transport != "stdio"
 
 
 def parse_mcp_servers(value: Any) -> tuple[McpServerConfig, ...]:
@@ -42,7 +54,9 @@ def _server(name: str, entry: Any) -> McpServerConfig:
         raise TypeError("a server name must not be empty")
     if not isinstance(entry, Mapping):
         raise TypeError(f"{name} must be an object with a command, got {entry!r}")
-    unknown = sorted(str(key) for key in entry if key not in _KEYS)
+    if entry.get("type", "stdio") != "stdio" or "url" in entry:
+        return _remote(name, entry)
+    unknown = sorted(str(key) for key in entry if key not in (*_KEYS, "type"))
     if unknown:
         raise TypeError(f"{name}: unknown key {unknown[0]!r} (known: {', '.join(_KEYS)})")
     command = entry.get("command")
@@ -68,6 +82,36 @@ def _server(name: str, entry: Any) -> McpServerConfig:
         name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout,
         _sandbox(name, entry.get("sandbox", False)),
     )
+
+
+def _remote(name: str, entry: Mapping[str, Any]) -> McpServerConfig:
+    """A server reached over HTTP: `type` http (the default with a `url`) or sse."""
+    unknown = sorted(str(key) for key in entry if key not in _HTTP_KEYS)
+    if unknown:
+        raise TypeError(f"{name}: unknown key {unknown[0]!r} for an http server (known: "
+                        f"{', '.join(_HTTP_KEYS)})")
+    transport = entry.get("type", "http")
+    if transport not in TRANSPORTS[1:]:
+        raise TypeError(f"{name}.type must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise TypeError(f"{name}.url must be an http:// or https:// URL, got {url!r}")
+    headers = entry.get("headers") or {}
+    if not isinstance(headers, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise TypeError(f"{name}.headers must be an object of strings, got {headers!r}")
+    enabled = entry.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"{name}.enabled must be true or false, got {enabled!r}")
+    timeout = entry.get("toolTimeoutMs")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
+    ):
+        raise TypeError(f"{name}.toolTimeoutMs must be an integer ≥ 1, got {timeout!r}")
+    return McpServerConfig(name, "", enabled=enabled, tool_timeout_ms=timeout,
+                           transport=str(transport), url=url,
+                           headers=tuple(sorted(headers.items())))
 
 
 def _sandbox(name: str, value: Any) -> SandboxPolicy | None:
