@@ -83,22 +83,38 @@ try {
     });
     assert.equal(init.protocolVersion, 1);
     assert.equal(init.agentCapabilities.loadSession, true);
-    const { sessionId } = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+    assert.ok(init.authMethods.some((m) => m.type === "env_var"), "an env_var auth method");
+    const created = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+    const { sessionId } = created;
+    const model = created.configOptions.find((o) => o.id === "model");
+    assert.equal(model.category, "model");
+    assert.equal(model.currentValue, "replay:replay");
+    const set = await ctx.request("session/set_config_option", {
+      sessionId, configId: "reasoning_effort", value: "low" });
+    assert.equal(set.configOptions.find((o) => o.id === "reasoning_effort").currentValue, "low");
     const answer = await ctx.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "change alpha to omega in a.txt" }],
     });
     assert.equal(answer.stopReason, "end_turn");
+    const help = await ctx.request("session/prompt", {
+      sessionId, prompt: [{ type: "text", text: "/help" }] });
+    assert.equal(help.stopReason, "end_turn");
   });
+  const commands = updates.find((u) => u.sessionUpdate === "available_commands_update");
+  assert.ok(commands.availableCommands.some((c) => c.name === "compact"), "commands announced");
+  const title = updates.find((u) => u.sessionUpdate === "session_info_update");
+  assert.equal(title.title, "change alpha to omega in a.txt");
   const text = updates.filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text).join("");
-  assert.equal(text, "Reading, then editing.Done: a.txt now says omega.");
+  assert.ok(text.startsWith("Reading, then editing.Done: a.txt now says omega.Commands"), text);
   const of = (id) => updates.filter((u) => u.toolCallId === id);
   for (const id of ["c-read", "c-edit"]) {
     const statuses = of(id).map((u) => u.status);
     assert.deepEqual(statuses, ["pending", "in_progress", "completed"], `${id}: ${statuses}`);
   }
   assert.equal(of("c-read")[0].kind, "read");
+  assert.ok(of("c-read").at(-1).content[0].content.text.startsWith("```\n"), "read output fenced");
   assert.equal(of("c-edit")[0].kind, "edit");
   assert.deepEqual(of("c-edit")[0].locations, [{ path: join(workspace, "a.txt") }]);
   const diff = of("c-edit").at(-1).content.find((c) => c.type === "diff");
