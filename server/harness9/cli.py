@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
     sub.add_parser("doctor", help="say which OS sandbox works here for bash, or why none does")
+    login = sub.add_parser("login", help="store a service's API key (used when the "
+                           "environment has none)")
+    login.add_argument("provider", nargs="?", choices=("openai", "anthropic"),
+                       help="the service (asked when left out)")
+    login.add_argument("--remove", action="store_true", help="forget the stored key")
     _add_run_parser(sub)
     return parser
 
@@ -188,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
+    if args.command == "login":
+        from harness9.client.login import login_command
+
+        sys.exit(login_command(args.provider, args.remove))
     if args.command == "doctor":
         from harness9.service.doctor import doctor_report
 

@@ -222,3 +222,24 @@ async def test_a_commands_output_shows_while_it_runs(
     assert live[0]["content"][0]["content"]["text"] == "```\n# first\n```"
     final = updates[-1]["content"][0]["content"]["text"]
     assert updates[-1]["status"] == "completed" and "second" in final
+
+
+async def test_the_terminal_login_method_checks_for_a_stored_key(
+    start: StartAgent, fake_llm: FakeLLM
+) -> None:
+    import json
+    import os
+
+    agent = await start(env={**openai_env(fake_llm), "OPENAI_API_KEY": "",
+                             "ANTHROPIC_API_KEY": ""})
+    login = next(m for m in agent.initialized.auth_methods if m.id == "login")
+    assert login.type == "terminal" and login.args == ["login"]
+    with pytest.raises(RequestError) as info:
+        await agent.conn.authenticate(method_id="login")
+    assert info.value.code == -32000 and "harness9 login" in str(info.value.data)
+    folder = Path(os.environ["XDG_CONFIG_HOME"]) / "harness9"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "credentials.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-stored"}))
+    (folder / "credentials.json").chmod(0o600)
+    await agent.conn.authenticate(method_id="login")
+    await agent.conn.authenticate(method_id="openai-api-key")  # the stored key counts too

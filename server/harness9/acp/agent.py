@@ -47,6 +47,7 @@ from harness9.engine.log import BlockLogger
 from harness9.mcp.server_config import McpServerConfig
 from harness9.service.agent_service import AgentService
 from harness9.service.commands import available, invocation
+from harness9.service.credentials import provider_environment
 from harness9.service.models import current_model
 from harness9.service.run_request import RunContext, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
@@ -102,15 +103,23 @@ class Harness9Agent:
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         """The environment-variable methods: the key must be in the agent's environment (the
-        client sets it when it starts the agent); -32602 naming `methodId` for another method,
-        `auth_required` naming the variable when it is missing."""
+        client sets it when it starts the agent) or stored by `harness9 login` (the terminal
+        method); -32602 naming `methodId` for another method, `auth_required` naming what is
+        missing."""
+        env = provider_environment()
+        if method_id == "login":  # `harness9 login` ran in the client's terminal
+            if not any(env.get(v, "").strip() for v in AUTH_VARIABLES.values()):
+                raise RequestError.auth_required({"message": "no API key is stored: run "
+                                                  "`harness9 login`"})
+            return
         variable = AUTH_VARIABLES.get(method_id)
         if variable is None:
             raise invalid_params("methodId", f"unknown method {method_id!r}: expected one of "
-                                 f"{', '.join(AUTH_VARIABLES)}")
-        if not os.environ.get(variable, "").strip():
+                                 f"{', '.join([*AUTH_VARIABLES, 'login'])}")
+        if not env.get(variable, "").strip():
             raise RequestError.auth_required({"message": f"{variable} is not set: start the "
-                                              "agent with it in its environment"})
+                                              "agent with it in its environment, or run "
+                                              "`harness9 login`"})
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any

@@ -41,6 +41,9 @@ INITIALIZE_RESULT: dict[str, Any] = {
          "vars": [{"name": "ANTHROPIC_API_KEY", "label": "API key"},
                   {"name": "ANTHROPIC_BASE_URL", "label": "Base URL", "secret": False,
                    "optional": True}]},
+        {"type": "terminal", "id": "login", "name": "Log in in a terminal",
+         "description": "Store an OpenAI or Anthropic API key for harness9 (harness9 login)",
+         "args": ["login"]},
     ],
     "agentInfo": {"name": "harness9", "title": "harness9", "version": __version__},
 }

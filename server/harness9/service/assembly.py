@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from harness9.engine import AgentEngine, EventBus
@@ -19,6 +18,7 @@ from harness9.provider.factory import (
 from harness9.provider.limits import RequestLimits
 from harness9.provider.provider_errors import ConfigError
 from harness9.schema import ToolCall
+from harness9.service.credentials import provider_environment
 from harness9.service.instructions import (
     NestedInstructions,
     project_instructions,
@@ -127,7 +127,8 @@ def tool_environment(settings: RunSettings) -> ToolEnvironment:
 
 def provider_settings(settings: RunSettings) -> ProviderSettings:
     """The provider of a run; `ConfigError` when none is configured."""
-    name = settings.provider or default_provider_name(os.environ)
+    env = provider_environment()
+    name = settings.provider or default_provider_name(env)
     if name is None:
         raise ConfigError(
             "no LLM provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY (and "
@@ -142,7 +143,7 @@ def provider_settings(settings: RunSettings) -> ProviderSettings:
     )
     return ProviderSettings(
         provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits,
-        reasoning_effort=settings.reasoning_effort,
+        reasoning_effort=settings.reasoning_effort, env=env,
     )
 
 

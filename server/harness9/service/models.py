@@ -9,7 +9,6 @@ reported beside the others, which are still listed.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from harness9.provider.llm_provider import ModelLister
 from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import HTTPStatusError, ProviderError
 from harness9.service.assembly import provider_settings
+from harness9.service.credentials import provider_environment
 from harness9.service.model_choice import ModelChoice
 from harness9.service.settings import RunSettings
 
@@ -62,10 +62,11 @@ def current_model(settings: RunSettings, chosen: ModelChoice | None) -> ModelCho
     """What a run with `settings` runs on: the session's choice, else the configured model."""
     if chosen is not None:
         return chosen
-    provider = effective_provider(settings, os.environ)
+    env = provider_environment()
+    provider = effective_provider(settings, env)
     if provider is None:
         return None
-    model = configured_model(settings, provider, os.environ)
+    model = configured_model(settings, provider, env)
     return ModelChoice(provider, model, settings.reasoning_effort)
 
 
@@ -90,7 +91,7 @@ class ModelDirectory:
         self, settings: RunSettings, only: str | None = None, refresh: bool = False
     ) -> ModelListing:
         """The models of `only`, or of every configured provider (the one in use first)."""
-        env = os.environ
+        env = provider_environment()
         listing = ModelListing()
         names = [only] if only is not None else self.providers(settings, env)
         found = await asyncio.gather(*(self._models(settings, n, refresh) for n in names))
@@ -104,7 +105,7 @@ class ModelDirectory:
     def known(self, settings: RunSettings) -> list[ModelInfo]:
         """The models known without asking any service: the lists kept so far, else each
         provider's configured model, and the `HARNESS9_MODELS` entries."""
-        env = os.environ
+        env = provider_environment()
         extras = extra_models(env, effective_provider(settings, env))
         models: list[ModelInfo] = []
         for name in self.providers(settings, env):
@@ -123,13 +124,14 @@ class ModelDirectory:
         self, settings: RunSettings, name: str, refresh: bool
     ) -> tuple[list[ModelInfo], ProviderError | None]:
         """The provider's models with its configured model among them, or why not."""
-        model = configured_model(settings, name, os.environ)
+        env = provider_environment()
+        model = configured_model(settings, name, env)
         try:
             built = create_provider(provider_settings(replace(settings, provider=name,
                                                               model=model)))
         except ProviderError as exc:
             return [], exc
-        key = (name, base_url_of(name, os.environ) or model)
+        key = (name, base_url_of(name, env) or model)
         offered = self._lists.get(key) if not refresh else None
         if offered is None:
             try:
