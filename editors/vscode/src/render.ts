@@ -5,7 +5,7 @@
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
 import {
-  type ApprovalView, type ChangedFile, type CheckpointView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
+  type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
 } from './runState';
 import { plural, summarize } from './summary';
 
@@ -317,6 +317,11 @@ function renderFooter(s: RunState): string {
     ? `<div class="assistant markdown final-text">${renderMarkdown(s.finalText)}</div>`
     : '';
   const error = s.error ? `<div class="error">${esc(s.error)}</div>` : '';
+  if (s.command !== undefined) {
+    // A command the daemon ran itself: no model, no tokens; its answer is the whole of it.
+    const text = s.finalText ? `<div class="assistant markdown final-text command-text">${renderMarkdown(s.finalText)}</div>` : '';
+    return `${text}${error}`;
+  }
   const off = s.checkpointsOff ? `<div class="checkpoints-off">checkpoints off: ${esc(s.checkpointsOff)}</div>` : '';
   return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
 }
@@ -341,6 +346,12 @@ function modeBadge(s: RunState): string {
   return s.executePlan ? '<div class="mode-badge" title="Asked to carry out the plan">carrying out the plan</div>' : '';
 }
 
+/** The muted row of a command the daemon ran itself: `/compact`, `/resume 1234`. */
+function renderCommandRow(c: CommandView): string {
+  const args = c.arguments !== undefined ? ` ${c.arguments}` : '';
+  return `<div class="command-row" title="a command run by harness9 itself, without the model">/${esc(c.name)}${esc(args)}</div>`;
+}
+
 /** The HTML of one run: prompt, plan, turns with their tool rows, status and usage. */
 export function renderRun(s: RunState, index: number, now?: number, go = false): string {
   const runKey = s.runId ?? `run-${index}`;
@@ -353,6 +364,7 @@ export function renderRun(s: RunState, index: number, now?: number, go = false):
 <div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>${modeBadge(s)}
 ${where ? `<div class="where">${esc(where)}</div>` : ''}</header>
 ${s.plan !== undefined && s.plan.items.length > 0 ? renderPlan(s.plan, go) : ''}
+${s.command !== undefined ? renderCommandRow(s.command) : ''}
 ${s.turns.map((t) => renderTurn(s, runKey, t, now)).join('\n')}
 ${loose.map(renderSteer).join('\n')}
 ${renderFooter(s)}
