@@ -132,10 +132,12 @@ export class Menu {
 }
 
 function renderItem(r: MenuItem, index: number, active: boolean): string {
-  const check = `<span class="menu-check">${r.checked ? '✓' : ''}</span>`;
+  // Lists of choices (models, efforts) mark the current one; commands have no mark column.
+  const check = r.checked !== undefined ? `<span class="menu-check">${r.checked ? '✓' : ''}</span>` : '';
   const hint = r.hint ? ` <span class="menu-hint">${esc(r.hint)}</span>` : '';
   const tag = r.tag ? `<span class="menu-tag">${esc(r.tag)}</span>` : '';
   const detail = r.detail ? `<div class="menu-detail">${esc(r.detail)}</div>` : '';
-  return `<div class="menu-item${active ? ' active' : ''}" role="option" aria-selected="${active}" data-item="${index}">`
+  const cls = `menu-item${active ? ' active' : ''}${r.checked !== undefined ? ' checkable' : ''}`;
+  return `<div class="${cls}" role="option" aria-selected="${active}" data-item="${index}">`
     + `<div class="menu-line">${check}<span class="menu-label">${esc(r.label)}</span>${hint}${tag}</div>${detail}</div>`;
 }

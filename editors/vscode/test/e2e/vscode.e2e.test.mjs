@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import {
   freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
 } from './codeServer.mjs';
-import { startFakeLLM } from './fakeLlm.mjs';
+import { FAKE_MODELS, startFakeLLM } from './fakeLlm.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
   answerInputBox, approvalNote, editorLines, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
@@ -123,6 +123,8 @@ const PLANT_TURNS = [
   { text: 'Planted.' },
 ];
 const greetFile = path.join(workspace, 'greet.txt');
+// A custom slash command of the workspace (.harness9/commands/review.md).
+const REVIEW_COMMAND = '---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully and list any bugs.\n';
 // A command that prints a line now and then, for its live output.
 const COUNT_TURNS = [
   {
@@ -763,6 +765,120 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
       await editUnsavedBuffer(storyFile);
     } finally {
       // Whatever happened, the tests after this one get the replay model back.
+      await leaveFakeLLM();
+    }
+  });
+
+  it('models and commands: the footer picker lists the service\'s models; the one picked answers the new chat\'s runs', async () => {
+    // Alone (`--test-name-pattern "models and commands"`), the tests before it did not link the daemon.
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    fs.mkdirSync(path.join(workspace, '.harness9', 'commands'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.harness9', 'commands', 'review.md'), REVIEW_COMMAND);
+    await fakeLLM?.stop();
+    fakeLLM = await startFakeLLM(PYTHON, REPO);
+    await useFakeLLM(fakeLLM);
+    await runCommand(page, 'harness9: New Chat');
+    frame = await runViewFrame(page);
+    await widenSideBar(520);
+    const picker = frame.locator('button#model');
+    // The settings' model, before anything is picked.
+    await picker.filter({ hasText: 'openai/fake-model' }).waitFor({ timeout: 30_000 });
+    await picker.click();
+    const menu = frame.locator('#menu[data-kind="model"]');
+    const row = menu.locator('.menu-item', { has: frame.locator('.menu-label', { hasText: /^gpt-5-mini$/ }) });
+    await row.waitFor({ timeout: 30_000 });
+    assert.deepEqual(
+      (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim()),
+      FAKE_MODELS,
+      'the models of GET /models',
+    );
+    assert.equal((await menu.locator('.menu-item.active .menu-label').textContent()).trim(), 'fake-model', 'the current model first highlighted');
+    assert.equal((await menu.locator('.menu-item', { hasText: 'fake-model' }).first().locator('.menu-check').textContent()).trim(), '✓');
+    await row.hover();
+    await shot('27-models', 'models');
+    await row.click();
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    await picker.filter({ hasText: 'openai/gpt-5-mini' }).waitFor({ timeout: 10_000 });
+
+    // The new chat's first run goes to the picked model; the next one too (agent/setModel).
+    await fakeLLM.script([{ text: 'The picked model answers.' }, { text: 'It still does.' }]);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Which model answers?');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    await sendFromChat(frame, 'And now?');
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    assert.equal((await readRun(frame, index + 1)).finalText, 'It still does.');
+    const models = (await fakeLLM.requests()).map((r) => r.body.model);
+    assert.deepEqual(models.slice(-2), ['gpt-5-mini', 'gpt-5-mini']);
+    const log = (await waitFor(() => logsMentioning(profile.userData, 'agent/setModel'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"model": "gpt-5-mini"/);
+  });
+
+  it('models and commands: "/" lists the commands; /compact picked from the list runs and shows its result', async () => {
+    const box = frame.locator('textarea#prompt');
+    await box.click();
+    await box.fill('');
+    await page.keyboard.type('/');
+    const menu = frame.locator('#menu[data-kind="slash"]');
+    await menu.locator('.menu-item', { hasText: '/review' }).waitFor({ timeout: 15_000 });
+    const names = (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim());
+    for (const name of ['/clear', '/compact', '/help', '/resume', '/review']) {
+      assert.ok(names.includes(name), `${name} is listed: ${names.join(' ')}`);
+    }
+    await shot('28-commands', 'commands');
+    // Escape closes the list without touching the box.
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.equal(await box.inputValue(), '/');
+    // Filtered as the name is typed; Down and Enter accept the highlighted one, Enter then sends it.
+    await page.keyboard.type('c');
+    await menu.locator('.menu-item', { hasText: '/review' }).waitFor({ state: 'detached', timeout: 5_000 });
+    const filtered = (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim());
+    assert.ok(filtered.length > 1 && filtered.every((n) => n.includes('c')), filtered.join(' '));
+    while ((await menu.locator('.menu-item.active .menu-label').textContent()).trim() !== '/compact') {
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.equal(await box.inputValue(), '/compact ');
+    const index = await frame.locator('article.run').count();
+    await page.keyboard.press('Enter');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    const run = frame.locator('article.run').nth(index);
+    assert.equal((await run.locator('.command-row').textContent()).trim(), '/compact');
+    assert.ok(((await run.locator('.final-text').textContent()) ?? '').trim() !== '', 'the command says what it did');
+    const log = (await waitFor(() => logsMentioning(profile.userData, '"kind": "command"'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"command": "compact"/);
+    await run.scrollIntoViewIfNeeded();
+    await shot('29-compact');
+  });
+
+  it('models and commands: a custom command of .harness9/commands runs its prompt with the arguments', async () => {
+    try {
+      await fakeLLM.script([{ text: 'foo has no bugs.' }]);
+      const box = frame.locator('textarea#prompt');
+      await box.click();
+      await box.fill('');
+      await page.keyboard.type('/rev');
+      const menu = frame.locator('#menu[data-kind="slash"]');
+      const row = menu.locator('.menu-item', { hasText: '/review' });
+      await row.waitFor({ timeout: 15_000 });
+      assert.equal((await row.locator('.menu-detail').textContent()).trim(), 'Review a file for bugs');
+      assert.equal((await row.locator('.menu-tag').textContent()).trim(), 'workspace');
+      await page.keyboard.press('Tab');
+      assert.equal(await box.inputValue(), '/review ');
+      await page.keyboard.type('foo');
+      const index = await frame.locator('article.run').count();
+      await page.keyboard.press('Enter');
+      await waitForRunStatus(frame, index, 'completed', 30_000);
+      assert.equal((await readRun(frame, index)).finalText, 'foo has no bugs.');
+      const last = (await fakeLLM.requests()).at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
+      const content = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
+      assert.match(content, /Review foo carefully and list any bugs\./);
+    } finally {
+      fs.rmSync(path.join(workspace, '.harness9'), { recursive: true, force: true });
       await leaveFakeLLM();
     }
   });
