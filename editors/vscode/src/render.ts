@@ -355,7 +355,8 @@ function renderCommandRow(c: CommandView): string {
 /** The HTML of one run: prompt, plan, turns with their tool rows, status and usage. */
 export function renderRun(s: RunState, index: number, now?: number, go = false): string {
   const runKey = s.runId ?? `run-${index}`;
-  const where = [s.provider, s.model].filter((x) => x).join(' · ');
+  // A command the daemon ran itself used no model: naming one would mislead.
+  const where = s.command === undefined ? [s.provider, s.model].filter((x) => x).join(' · ') : '';
   const turns = new Set(s.turns.map((t) => t.turn));
   // Messages still on their way, or delivered at a turn not shown: after the turns.
   const loose = (s.steers ?? []).filter((m) => m.turn === undefined || !turns.has(m.turn));

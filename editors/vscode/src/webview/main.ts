@@ -188,6 +188,7 @@ function submit(toQueue = false): void {
   vscode.setState({ history: history.slice(-50) });
   const plan = planToggle.getAttribute('aria-pressed') === 'true' && !busy;
   vscode.postMessage({ type: 'send', prompt: text, queue: busy && toQueue, plan });
+  menu.close();
   if (plan) {
     setPlanFirst(false); // for one prompt
   }
@@ -248,7 +249,8 @@ questions.addEventListener('keydown', (event) => {
 
 // Enter sends, Shift+Enter is a new line, Up on the first line recalls earlier prompts.
 prompt.addEventListener('keydown', (event) => {
-  if (menu.kind === 'slash' && menu.key(event)) {
+  // An open list (commands, models) takes the arrows, Enter, Tab and Escape first.
+  if (menu.key(event)) {
     return;
   }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {

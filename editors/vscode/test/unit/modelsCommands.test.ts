@@ -112,6 +112,7 @@ describe('a command run', () => {
     assert.match(html, /<div class="command-row"[^>]*>\/compact<\/div>/);
     assert.match(html, /class="assistant markdown final-text command-text"><p>Compacted: 12 messages → 3\.<\/p>/);
     assert.doesNotMatch(html, /class="usage"/);
+    assert.doesNotMatch(html, /class="where"/, 'no model ran it');
   });
 
   it('takes the command from the answer when no progress named it', () => {
