@@ -99,5 +99,5 @@ CODE_SERVER="$code_server/out/node/entry.js" \
   HARNESS9_BIN="$root/.venv/bin/harness9" \
   VSIX="$here/dist/harness9.vsix" \
   E2E_ARTIFACTS="$artifacts" \
-  node --test --test-timeout=300000 --test-reporter=spec test/e2e/vscode.e2e.test.mjs
+  node --test --test-timeout=900000 --test-reporter=spec test/e2e/vscode.e2e.test.mjs
 log "done in $((SECONDS - start)) s; screenshots in $artifacts"

@@ -438,7 +438,7 @@ async function editUnsavedBuffer(storyFile) {
   await shot('19-undone');
 }
 
-describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
+describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
     setUserSettings({});
