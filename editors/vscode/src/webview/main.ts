@@ -249,8 +249,11 @@ questions.addEventListener('keydown', (event) => {
 
 // Enter sends, Shift+Enter is a new line, Up on the first line recalls earlier prompts.
 prompt.addEventListener('keydown', (event) => {
-  // An open list (commands, models) takes the arrows, Enter, Tab and Escape first.
-  if (menu.key(event)) {
+  // A command typed in full runs on Enter; otherwise an open list (commands, models) takes the
+  // arrows, Enter, Tab and Escape first.
+  if (menu.kind === 'slash' && event.key === 'Enter' && namesCommand(prompt.value)) {
+    menu.close();
+  } else if (menu.key(event)) {
     return;
   }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -334,6 +337,11 @@ function updateSlash(): void {
     prompt.setSelectionRange(prompt.value.length, prompt.value.length);
     prompt.focus();
   });
+}
+
+/** True when the box holds exactly `/name` of a known command (nothing left to complete). */
+function namesCommand(text: string): boolean {
+  return commands.some((c) => `/${c.name}` === text.trim());
 }
 
 prompt.addEventListener('input', updateSlash);

@@ -853,6 +853,11 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.match(log, /"command": "compact"/);
     await run.scrollIntoViewIfNeeded();
     await shot('29-compact');
+
+    // /clear typed in full runs on Enter: the chat empties and goes on in the session it names.
+    await sendFromChat(frame, '/clear');
+    await frame.locator('p.empty').waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('article.run').count(), 0);
   });
 
   it('models and commands: a custom command of .harness9/commands runs its prompt with the arguments', async () => {
@@ -874,6 +879,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await page.keyboard.press('Enter');
       await waitForRunStatus(frame, index, 'completed', 30_000);
       assert.equal((await readRun(frame, index)).finalText, 'foo has no bugs.');
+      assert.equal(await frame.locator('article.run').count(), 1, 'the first run of the session /clear started');
       const last = (await fakeLLM.requests()).at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
       const content = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
       assert.match(content, /Review foo carefully and list any bugs\./);
