@@ -5,13 +5,14 @@
  */
 import type { ApprovalCard } from '../approvals';
 import type { ChipView } from '../chips';
-import { EFFORTS, type Effort, effortLabel, type ModelChoice, modelFacts, type ModelInfo, modelLabel, sameModel } from '../models';
 import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
 import type { RunState } from '../runState';
 import type { ModelsState } from '../runView';
-import { acceptCommand, filterCommands, type SlashCommand, slashQuery } from '../slash';
+import type { SlashCommand } from '../slash';
 import { formatDuration } from '../summary';
-import { Menu, type MenuRow } from './menu';
+import { Menu } from './menu';
+import { ModelPicker } from './modelPicker';
+import { SlashCompletion } from './slashCompletion';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -42,10 +43,14 @@ const fill = byId<HTMLElement>('fill');
 const sessions = byId<HTMLButtonElement>('sessions');
 const queue = byId<HTMLButtonElement>('queue');
 const planToggle = byId<HTMLButtonElement>('plan-toggle');
-const modelButton = byId<HTMLButtonElement>('model');
-const effortButton = byId<HTMLButtonElement>('effort');
-const modelErrors = byId<HTMLElement>('model-errors');
 const menu = new Menu(byId<HTMLElement>('menu'));
+const post = (message: unknown): void => vscode.postMessage(message);
+const slash = new SlashCompletion(menu, prompt, post);
+const picker = new ModelPicker(menu, {
+  model: byId<HTMLButtonElement>('model'),
+  effort: byId<HTMLButtonElement>('effort'),
+  errors: byId<HTMLElement>('model-errors'),
+}, post);
 
 /** Prompts sent in this view, oldest first (Up walks back through them). */
 const history: string[] = ((vscode.getState() as { history?: string[] } | undefined)?.history ?? []).slice(-50);
@@ -251,7 +256,7 @@ questions.addEventListener('keydown', (event) => {
 prompt.addEventListener('keydown', (event) => {
   // A command typed in full runs on Enter; otherwise an open list (commands, models) takes the
   // arrows, Enter, Tab and Escape first.
-  if (menu.kind === 'slash' && event.key === 'Enter' && namesCommand(prompt.value)) {
+  if (menu.kind === 'slash' && event.key === 'Enter' && slash.complete()) {
     menu.close();
   } else if (menu.key(event)) {
     return;
@@ -302,133 +307,9 @@ window.addEventListener('message', (event: MessageEvent<Incoming>) => {
   } else if (m?.type === 'focusPrompt') {
     prompt.focus();
   } else if (m?.type === 'models' && Array.isArray(m.models)) {
-    paintModels(m);
+    picker.paint(m);
   } else if (m?.type === 'commands' && Array.isArray(m.commands)) {
-    commands = m.commands;
-    if (menu.kind === 'slash') {
-      updateSlash();
-    }
-  }
-});
-
-// Slash commands: `/` at the start of the prompt box lists them, filtered as the name is typed.
-let commands: SlashCommand[] = [];
-
-function updateSlash(): void {
-  const query = slashQuery(prompt.value, prompt.selectionStart);
-  if (query === undefined || prompt.selectionStart !== prompt.selectionEnd) {
-    if (menu.kind === 'slash') {
-      menu.close();
-    }
-    return;
-  }
-  if (menu.kind !== 'slash') {
-    vscode.postMessage({ type: 'commands' }); // custom commands may have changed since
-  }
-  const shown = filterCommands(commands, query);
-  const rows: MenuRow[] = shown.map((c) => ({
-    label: `/${c.name}`,
-    hint: c.argumentHint,
-    detail: c.description,
-    tag: c.source === 'builtin' ? undefined : c.source,
-  }));
-  menu.show('slash', rows, (i) => {
-    prompt.value = acceptCommand(prompt.value, shown[i].name);
-    prompt.setSelectionRange(prompt.value.length, prompt.value.length);
-    prompt.focus();
-  });
-}
-
-/** True when the box holds exactly `/name` of a known command (nothing left to complete). */
-function namesCommand(text: string): boolean {
-  return commands.some((c) => `/${c.name}` === text.trim());
-}
-
-prompt.addEventListener('input', updateSlash);
-prompt.addEventListener('click', updateSlash);
-prompt.addEventListener('blur', () => {
-  if (menu.kind === 'slash') {
-    menu.close();
-  }
-});
-
-// The model picker in the footer: the chat's model, and its reasoning effort where it takes one.
-let modelState: ModelsState = { models: [], current: undefined, errors: [], effort: false, available: true };
-
-function paintModels(m: ModelsState): void {
-  modelState = m;
-  modelButton.textContent = `${m.current ? modelLabel(m.current) : 'model'} ▾`;
-  modelButton.hidden = !m.available;
-  effortButton.hidden = !m.effort || !m.available;
-  effortButton.textContent = `${effortLabel(m.current?.reasoningEffort ?? 'default')} ▾`;
-  modelErrors.hidden = m.errors.length === 0;
-  modelErrors.title = `Some models could not be listed:\n${m.errors.join('\n')}`;
-  if (menu.kind === 'model') {
-    showModelMenu();
-  } else if (menu.kind === 'effort' && !m.effort) {
-    menu.close();
-  }
-}
-
-function chooseModel(c: ModelChoice): void {
-  vscode.postMessage({ type: 'setModel', provider: c.provider, model: c.model, reasoningEffort: c.reasoningEffort });
-}
-
-function modelRows(models: readonly ModelInfo[], current: ModelChoice | undefined): MenuRow[] {
-  const rows: MenuRow[] = [];
-  models.forEach((m, i) => {
-    if (i === 0 || models[i - 1].provider !== m.provider) {
-      rows.push({ note: m.provider });
-    }
-    rows.push({ label: m.id, hint: modelFacts(m), checked: current !== undefined && sameModel(m, current) });
-  });
-  if (models.length === 0) {
-    rows.push({ note: modelState.errors.length > 0 ? 'No models could be listed.' : 'Asking the daemon for its models…' });
-  }
-  return [...rows, ...modelState.errors.map((e) => ({ note: `⚠ ${e}`, warning: true }))];
-}
-
-function showModelMenu(): void {
-  const { models, current } = modelState;
-  const at = current !== undefined ? models.findIndex((m) => sameModel(m, current)) : -1;
-  menu.show('model', modelRows(models, current), (i) => {
-    const m = models[i];
-    const same = current !== undefined && sameModel(m, current);
-    chooseModel({ provider: m.provider, model: m.id, reasoningEffort: same ? current.reasoningEffort : 'default' });
-  }, Math.max(at, 0));
-}
-
-function showEffortMenu(): void {
-  const current = modelState.current;
-  if (current === undefined) {
-    return;
-  }
-  const rows: MenuRow[] = [{ note: `Reasoning effort of ${modelLabel(current)}` }, ...EFFORTS.map((e) => ({
-    label: e,
-    hint: e === 'default' ? "the model's own" : undefined,
-    checked: e === current.reasoningEffort,
-  }))];
-  menu.show('effort', rows, (i) => chooseModel({ ...current, reasoningEffort: EFFORTS[i] as Effort }), EFFORTS.indexOf(current.reasoningEffort));
-}
-
-modelButton.addEventListener('click', () => {
-  if (menu.kind === 'model') {
-    menu.close();
-    return;
-  }
-  showModelMenu();
-  vscode.postMessage({ type: 'models' });
-});
-effortButton.addEventListener('click', () => (menu.kind === 'effort' ? menu.close() : showEffortMenu()));
-document.addEventListener('keydown', (event) => {
-  if (menu.kind === 'model' || menu.kind === 'effort') {
-    menu.key(event);
-  }
-});
-document.addEventListener('mousedown', (event) => {
-  const inside = (event.target as HTMLElement).closest('#menu, #model, #effort');
-  if (!inside && menu.kind !== undefined && menu.kind !== 'slash') {
-    menu.close();
+    slash.setCommands(m.commands);
   }
 });
 
