@@ -38,6 +38,7 @@ CASES = (
     "editor_files",
     "mcp",
     "steering",
+    "caching",
 )
 
 

@@ -98,7 +98,7 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "newest; list them with: harness9 sessions)",
     )
     run.add_argument(
-        "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 20)"
+        "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 100)"
     )
     run.add_argument("--thinking", action="store_true", help="a tool-less call before each turn")
     run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")

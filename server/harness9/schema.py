@@ -232,6 +232,9 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False
+    # The model's reasoning as its provider must get it back, verbatim (Anthropic's signed
+    # thinking blocks, which extended thinking with tools requires in the history).
+    reasoning: tuple[dict[str, Any], ...] = ()
 
     @staticmethod
     def system(content: str) -> Message:

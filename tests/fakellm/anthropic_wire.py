@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.fakellm.conversation import signature
 from tests.fakellm.steps import Call, Fail, Reply, Request, reply_usage, split
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
@@ -21,6 +22,9 @@ def tool_use_id(reply: Reply, index: int, serial: int) -> str:
 def message(request: Request, reply: Reply, serial: int) -> dict[str, Any]:
     """A complete, non-streamed message."""
     content: list[dict[str, Any]] = []
+    if reply.reasoning:
+        content.append({"type": "thinking", "thinking": reply.reasoning,
+                        "signature": signature(reply.reasoning)})
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for i, call in enumerate(reply.tool_calls):
@@ -39,6 +43,12 @@ def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
     events = [_sse("message_start", {"type": "message_start", "message": start}),
               _sse("ping", {"type": "ping"})]
     index = 0
+    if reply.reasoning:
+        events += _block(index, {"type": "thinking", "thinking": "", "signature": ""},
+                         [*({"type": "thinking_delta", "thinking": t}
+                            for t in split(reply.reasoning, reply.chunk_chars)),
+                          {"type": "signature_delta", "signature": signature(reply.reasoning)}])
+        index += 1
     if reply.text:
         events += _block(index, {"type": "text", "text": ""},
                          [{"type": "text_delta", "text": t}
@@ -113,3 +123,11 @@ def _stop(reply: Reply) -> str:
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def model_list(models: list[str]) -> dict[str, Any]:
+    """The answer of `GET /v1/models` (one page)."""
+    data = [{"type": "model", "id": m, "display_name": m.replace("-", " ").title(),
+             "created_at": "2025-05-14T00:00:00Z"} for m in models]
+    return {"data": data, "has_more": False, "first_id": models[0] if models else None,
+            "last_id": models[-1] if models else None}

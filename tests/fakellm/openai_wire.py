@@ -98,3 +98,10 @@ def _usage(request: Request, reply: Reply) -> dict[str, Any]:
     if reply.cached:  # OpenAI counts cache reads among the prompt tokens
         usage["prompt_tokens_details"] = {"cached_tokens": reply.cached}
     return usage
+
+
+def model_list(models: list[str]) -> dict[str, Any]:
+    """The answer of `GET /models`."""
+    return {"object": "list", "data": [
+        {"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"} for m in models
+    ]}

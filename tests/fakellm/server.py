@@ -31,11 +31,18 @@ class FakeLLM:
     the `responder` (if any) decides, else the request fails with a non-retried 400 and is
     listed in `unexpected`. `latency` (seconds) is added before every answer. A request whose
     conversation the real API would refuse (a tool call without its result) gets that API's
-    400, takes no step and is listed in `rejected`."""
+    400, takes no step and is listed in `rejected`.
+
+    `GET …/models` lists `models` in the wire format the client speaks (Anthropic's SDK sends
+    `anthropic-version`); with `models` None the service has no such endpoint (404), and
+    `models_failure` answers it with that failure instead. Each listing is kept in `listings`."""
 
     def __init__(self, responder: Responder | None = None, latency: float = 0.0) -> None:
         self.responder = responder
         self.latency = latency
+        self.models: list[str] | None = None
+        self.models_failure: Fail | None = None
+        self.listings: list[Request] = []
         self.unexpected: list[Request] = []
         self.rejected: list[tuple[Request, str]] = []
         self._steps: collections.deque[Step] = collections.deque()
@@ -135,6 +142,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: test output stays readable."""
+
+    def do_GET(self) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        wire = "anthropic" if "anthropic-version" in headers else "openai"
+        request = Request(wire, self.path, headers, {})
+        fake = self.owner
+        with fake._lock:
+            fake.listings.append(request)
+        codec: Any = openai_wire if wire == "openai" else anthropic_wire
+        if not self.path.split("?", 1)[0].endswith("/models") or fake.models is None:
+            self._send_json(404, {"error": {"type": "not_found_error",
+                                            "message": f"unknown path {self.path}"}}, {})
+        elif fake.models_failure is not None:
+            self._send_json(fake.models_failure.status, codec.error_body(fake.models_failure),
+                            dict(fake.models_failure.headers))
+        else:
+            self._send_json(200, codec.model_list(fake.models), {})
+        self.close_connection = True
 
     def do_POST(self) -> None:
         wire = _wire_of(self.path)

@@ -16,7 +16,7 @@ import pytest
 from harness9.engine.agent_loop import AgentEngine
 from harness9.engine.events import Event, EventBus
 from harness9.provider.provider_errors import NetworkError
-from harness9.schema import Message
+from harness9.schema import Message, Role
 from harness9.tools import default_registry
 from tests.fakellm import Call, FakeLLM, Reply, Request
 from tests.provider.conftest import make_provider
@@ -156,3 +156,56 @@ async def test_max_turns_stops_the_loop(fake_llm: FakeLLM, wire: str, tmp_path: 
     assert (result.status, result.turns) == ("max_turns", 2)
     assert len(fake_llm.requests) == 2
     assert not fake_llm.unexpected
+
+
+@pytest.mark.timeout(60)
+async def test_anthropic_thinking_blocks_go_back_signed_through_the_tool_loop(
+    fake_llm: FakeLLM, stream: bool, tmp_path: Path
+) -> None:
+    (tmp_path / "calc.py").write_text(BUGGY)
+    fake_llm.script([
+        Reply("Reading it.", [Call("read_file", {"path": "calc.py"}, id="r1")],
+              reasoning="The bug is probably in add; read it first."),
+        Reply("It subtracts.", reasoning="a - b should be a + b."),
+    ])
+    provider = make_provider(fake_llm, "anthropic", reasoning_effort="medium")
+    engine = AgentEngine(provider, default_registry(tmp_path), workspace_root=str(tmp_path),
+                         stream=stream)
+    history: list[Message] = []
+    result = await engine.run("why is add wrong?", history)
+    assert result.status == "completed" and fake_llm.rejected == []
+    first, second = (r.body for r in fake_llm.requests)
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+    assert first["max_tokens"] > 8192
+    # The fake refuses (as the API does) a tool loop whose assistant message lost its signed
+    # thinking block; here it went back first, as returned.
+    turn = next(m for m in second["messages"] if m["role"] == "assistant")
+    assert turn["content"][0]["type"] == "thinking"
+    assert turn["content"][0]["thinking"] == "The bug is probably in add; read it first."
+    assert history[-1].reasoning[0]["thinking"] == "a - b should be a + b."
+
+
+@pytest.mark.timeout(60)
+async def test_without_an_effort_no_thinking_is_asked_or_sent_back(
+    fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    fake_llm.script([Reply("ok")])
+    thought = Message(role=Role.ASSISTANT, content="earlier", reasoning=(
+        {"type": "thinking", "thinking": "old", "signature": "sig"},))
+    provider = make_provider(fake_llm, "anthropic")
+    engine = AgentEngine(provider, default_registry(tmp_path), workspace_root=str(tmp_path))
+    await engine.run("go on", [Message.user("hi"), thought])
+    body = fake_llm.requests[0].body
+    assert "thinking" not in body
+    assert all(b["type"] != "thinking" for m in body["messages"] for b in m["content"])
+
+
+@pytest.mark.timeout(60)
+async def test_openai_gets_the_reasoning_effort(fake_llm: FakeLLM, stream: bool,
+                                                tmp_path: Path) -> None:
+    fake_llm.script([Reply("ok")])
+    provider = make_provider(fake_llm, "openai", reasoning_effort="high")
+    engine = AgentEngine(provider, default_registry(tmp_path), workspace_root=str(tmp_path),
+                         stream=stream)
+    await engine.run("hi", [])
+    assert fake_llm.requests[0].body["reasoning_effort"] == "high"

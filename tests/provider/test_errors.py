@@ -12,6 +12,7 @@ from harness9.provider.provider_errors import (
     AuthError,
     HTTPStatusError,
     MalformedResponseError,
+    ModelNotFoundError,
     NetworkError,
     RateLimitError,
 )
@@ -190,3 +191,56 @@ async def test_a_key_the_service_echoes_is_redacted(
         await ask(provider, PROMPT, stream=False)
     assert key not in str(caught.value) and key not in caught.value.message
     assert "Incorrect API key provided: [redacted]. Find yours" in caught.value.message
+
+
+KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+
+
+async def test_a_refused_key_names_its_variable_and_the_url(
+    fake_llm: FakeLLM, wire: str, stream: bool
+) -> None:
+    fake_llm.script([Fail(401, "invalid x-api-key")])
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(AuthError) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=stream)
+    assert asyncio.get_running_loop().time() - started < 2  # not retried
+    message = caught.value.message
+    assert KEYS[wire] in message and fake_llm.env()[URLS[wire]] in message
+
+
+async def test_an_unknown_model_names_the_setting_and_what_the_service_offers(
+    fake_llm: FakeLLM, wire: str, stream: bool
+) -> None:
+    fake_llm.models = ["model-a", "model-b"]
+    fake_llm.script([Fail(404, "The model `fake-model` does not exist")])
+    with pytest.raises(ModelNotFoundError) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=stream)
+    message = caught.value.message
+    assert "HARNESS9_MODEL" in message and "model-a, model-b" in message
+    assert caught.value.kind == "http" and caught.value.status == 404
+    assert len(fake_llm.requests) == 1  # not retried
+
+
+async def test_a_wrong_path_names_the_base_url_variable(fake_llm: FakeLLM, wire: str) -> None:
+    fake_llm.script([Fail(404, "Not Found")])
+    with pytest.raises(HTTPStatusError) as caught:
+        await ask(make_provider(fake_llm, wire), PROMPT, stream=False)
+    assert not isinstance(caught.value, ModelNotFoundError)
+    assert URLS[wire] in caught.value.message
+
+
+async def test_an_unreachable_service_names_the_url_and_the_proxies(
+    wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + ("/v1" if wire == "openai" else "")
+    env = {KEYS[wire]: "k", URLS[wire]: url}
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    provider = create_provider(ProviderSettings(provider=wire, max_retries=0, env=env))
+    with pytest.raises(NetworkError) as caught:
+        await ask(provider, PROMPT, stream=True)
+    message = caught.value.message
+    assert url in message and URLS[wire] in message and "NO_PROXY=127.0.0.1" in message

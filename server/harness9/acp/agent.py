@@ -1,6 +1,6 @@
 """The ACP agent: `initialize`, `session/new`, `session/load`, `session/list`,
-`session/set_mode`, `session/prompt` and `session/cancel` on the front-end-neutral service
-(see docs/acp.md)."""
+`session/set_mode`, `session/set_config_option`, `session/prompt` and `session/cancel` on the
+front-end-neutral service (see docs/acp.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from acp import Client
 from acp.schema import (
+    ConfigOptionUpdate,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
@@ -19,12 +20,14 @@ from acp.schema import (
     PromptResponse,
     SessionInfo,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
     Usage,
 )
 
 from harness9.acp.acp_errors import invalid_params, wire_errors
+from harness9.acp.config_options import NOT_OFFERED, chosen, commands_update, options
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay
@@ -39,6 +42,8 @@ from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
 from harness9.mcp.server_config import McpServerConfig
 from harness9.service.agent_service import AgentService
+from harness9.service.commands import available, invocation
+from harness9.service.models import current_model
 from harness9.service.run_request import RunContext, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
 from harness9.service.sessions.session import Session, iso_time
@@ -68,6 +73,7 @@ class Harness9Agent:
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
+        self._announcing: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
@@ -99,7 +105,9 @@ class Harness9Agent:
         session = self.service.session(None, root)
         self._roots[session.id] = root
         self._servers[session.id] = servers
-        return NewSessionResponse(session_id=session.id, modes=self._mode_state(session.id))
+        self._announce(session)
+        return NewSessionResponse(session_id=session.id, modes=self._mode_state(session.id),
+                                  config_options=self._config_options(session))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
@@ -116,7 +124,9 @@ class Harness9Agent:
         if session.plan is not None:
             stream.push(plan_update(session.plan))
         await stream.drain()
-        return LoadSessionResponse(modes=self._mode_state(session_id))
+        self._announce(session)
+        return LoadSessionResponse(modes=self._mode_state(session_id),
+                                   config_options=self._config_options(session))
 
     async def prompt(self, session_id: str, prompt: Sequence[Any], **kwargs: Any) -> PromptResponse:
         """One run on the session; answers when it ends, after its last update."""
@@ -126,6 +136,12 @@ class Harness9Agent:
         text = prompt_text(prompt, root)
         settings = self._settings()
         stream = UpdateStream(self.client, session_id)
+        called = invocation(text)
+        if called is not None and called.name in NOT_OFFERED:
+            stream.text("message", f"/{called.name} is not offered here: use the client's own "
+                        "new-session and history views.")
+            await stream.drain()
+            return PromptResponse(stop_reason="end_turn")
         servers = self._mcp_servers(session_id, stream)
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
 
@@ -151,6 +167,11 @@ class Harness9Agent:
             return PromptResponse(stop_reason="cancelled")
         finally:
             await stream.drain()
+        if outcome.command == "model" and "model" in outcome.extra:
+            stream.push(ConfigOptionUpdate(
+                session_update="config_option_update",
+                config_options=self._config_options(self._known_session(session_id))))
+            await stream.drain()
         result = outcome.result
         usage = result.usage
         return PromptResponse(
@@ -173,6 +194,53 @@ class Harness9Agent:
         none, -32803 `busy` when another harness9 process holds it."""
         with wire_errors():
             return self.service.known_session(session_id)
+
+    def _config_options(self, session: Session) -> list[Any]:
+        """The session's model and reasoning effort as config options, from the models known
+        without asking a service (`_announce` sends the services' lists when they come)."""
+        settings = self._settings()
+        current = current_model(settings, session.model)
+        return options(self.service.models.known(settings), current)
+
+    def _announce(self, session: Session) -> None:
+        """After the answer: the commands the session offers, then its config options again
+        once the services have listed their models (when that changed them)."""
+        task = asyncio.ensure_future(self._announcement(session))
+        self._announcing.add(task)
+        task.add_done_callback(self._announcing.discard)
+
+    async def _announcement(self, session: Session) -> None:
+        await asyncio.sleep(0.01)  # the session/new or session/load answer goes out first
+        root = self._roots.get(session.id, session.root)
+        stream = UpdateStream(self.client, session.id)
+        stream.push(commands_update(await asyncio.to_thread(available, root)))
+        await stream.drain()
+        settings = self._settings()
+        before = self.service.models.known(settings)
+        listing = await self.service.models.listing(settings)
+        if [m.as_wire() for m in listing.models] != [m.as_wire() for m in before]:
+            current = current_model(settings, session.model)
+            stream.push(ConfigOptionUpdate(session_update="config_option_update",
+                                           config_options=options(listing.models, current)))
+            await stream.drain()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """`session/set_config_option`: the session's model or reasoning effort, stored with
+        it."""
+        if session_id not in self._roots:
+            raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        session = self._known_session(session_id)
+        current = current_model(self._settings(), session.model)
+        try:
+            choice = chosen(config_id, str(value), current)
+        except ValueError as exc:
+            raise invalid_params("configId" if "unknown option" in str(exc) else "value",
+                                 str(exc)) from None
+        with wire_errors():
+            self.service.set_model(session_id, choice)
+        return SetSessionConfigOptionResponse(config_options=self._config_options(session))
 
     def _mode_state(self, session_id: str) -> SessionModeState:
         """The session's `modes`: the approval modes, the current one as the client set it,

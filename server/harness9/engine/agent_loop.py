@@ -84,7 +84,7 @@ class AgentEngine:
         provider: LLMProvider,
         registry: Registry,
         *,
-        max_turns: int = 20,
+        max_turns: int = 100,
         tool_timeout: float | None = 60.0,
         thinking: bool = False,
         stream: bool = True,
@@ -297,6 +297,8 @@ class AgentEngine:
                 tool_timeout_ms=int((self.tool_timeout or 0) * 1000),
                 thinking=self.thinking,
                 stream=self.stream,
+                # Only the SDK adapters have an effort; a script or a test double has none.
+                reasoning_effort=getattr(self.provider, "reasoning_effort", None),
             )
         )
 

@@ -13,36 +13,19 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from harness9.provider.model_catalog import family_of
 from harness9.schema import Message, ToolDefinition, Usage
 
 DEFAULT_WINDOW = 128_000
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4  # role and framing tokens each message costs beyond its text
 
-# Known context windows by model-name prefix (the longest matching prefix wins). A setting
-# overrides it; an unknown model gets DEFAULT_WINDOW.
-KNOWN_WINDOWS: dict[str, int] = {
-    "gpt-3.5-turbo": 16_385,
-    "gpt-4": 8_192,
-    "gpt-4-turbo": 128_000,
-    "gpt-4o": 128_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-5": 400_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "claude-": 200_000,
-    "deepseek": 128_000,
-}
-
-
 def window_for(model: str, setting: int | None = None) -> int:
-    """The context window of `model`: the setting, else the known table, else 128000."""
+    """The context window of `model`: the setting, else the model table, else 128000."""
     if setting is not None:
         return setting
-    name = model.lower().rsplit("/", 1)[-1]  # "openrouter/anthropic/claude-…" style names
-    matches = [prefix for prefix in KNOWN_WINDOWS if name.startswith(prefix)]
-    return KNOWN_WINDOWS[max(matches, key=len)] if matches else DEFAULT_WINDOW
+    family = family_of(model)
+    return family.context_window if family is not None else DEFAULT_WINDOW
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ class RunStarted(Event):
     tool_timeout_ms: int
     thinking: bool
     stream: bool
+    reasoning_effort: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +243,15 @@ class Queued(Event):
     kind: ClassVar[str] = "queued"
     queue_id: str
     position: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRan(Event):
+    """A slash command that acts without the model ran (its answer follows as text)."""
+
+    kind: ClassVar[str] = "command"
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,8 @@ from harness9.service.run_request import RunContext, RunOutcome, RunRequest, Run
 from harness9.service.settings import RunSettings
 
 block_log = logging.getLogger("harness9.engine")
+# The run settings that choose the model: given with a run, they win over the session's model.
+OWN_MODEL = frozenset({"provider", "model", "reasoning_effort"})
 
 
 class _Observers:
@@ -97,6 +99,7 @@ async def execute_run(
     request = RunRequest(
         params.prompt, root, settings, params.session_id, context, queue=params.queue,
         plan=params.plan, execute_plan=params.execute_plan, claim=claim,
+        own_model=bool(OWN_MODEL & params.overrides.keys()),
     )
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []
@@ -124,7 +127,9 @@ async def execute_run(
 
 def _result(outcome: RunOutcome) -> dict[str, Any]:
     result = outcome.result
+    command = {"command": outcome.command, **outcome.extra} if outcome.command else {}
     return {
+        **command,
         "runId": outcome.ids.run_id,
         "sessionId": outcome.ids.session_id,
         "status": result.status,

@@ -47,6 +47,8 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     }
     if session.plan is not None:
         answer["plan"] = session.plan.as_dict()
+    if session.model is not None:
+        answer["model"] = session.model.as_wire()
     if skipped:
         answer["skippedLines"] = skipped  # damaged lines of the stored file, left out
     return answer

@@ -17,13 +17,15 @@ PROTOCOL_VERSION = "1.1"
 METHODS = [
     "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
     "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
-    "agent/steer", "agent/queue", "agent/unqueue",
+    "agent/steer", "agent/queue", "agent/unqueue", "agent/models", "agent/setModel",
+    "agent/commands",
 ]
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
     "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
     "observation", "usage", "run_finished", "checkpoint", "checkpoints_off",
     "context_compacted", "tool_output", "steered", "queued", "dequeued", "plan",
+    "command",
 ]
 
 

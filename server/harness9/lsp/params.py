@@ -12,7 +12,7 @@ from pygls.uris import to_fs_path
 from harness9.schema import ToolError
 from harness9.service.attachments import KINDS, ContextItem, LineRange
 from harness9.service.run_request import EXECUTE_PROMPT
-from harness9.service.settings import SettingsError, parse_overrides
+from harness9.service.settings import PROVIDERS, SettingsError, parse_overrides
 from harness9.workspace.safe_path import safe_path
 
 
@@ -283,3 +283,53 @@ def parse_session_id(raw: Any, method: str) -> str:
 def parse_sessions_params(raw: Any) -> str | None:
     """Validate `agent/sessions` params; the workspace folder asked for, if any."""
     return _optional_str(_object(raw, "agent/sessions"), "workspaceFolder")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsParams:
+    """`agent/models` params."""
+
+    provider: str | None
+    session_id: str | None
+    refresh: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetModelParams:
+    """`agent/setModel` params."""
+
+    session_id: str
+    provider: str | None
+    model: str
+    reasoning_effort: str | None
+
+
+def parse_models_params(raw: Any) -> ModelsParams:
+    """Validate `agent/models` params."""
+    params = _object(raw, "agent/models")
+    provider = _optional_str(params, "provider")
+    if provider is not None and provider not in PROVIDERS:
+        raise ParamsError(f"provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
+    return ModelsParams(provider, _optional_str(params, "sessionId"),
+                        _optional_bool(params, "refresh", False))
+
+
+def parse_set_model_params(raw: Any) -> SetModelParams:
+    """Validate `agent/setModel` params."""
+    params = _object(raw, "agent/setModel")
+    session_id = _required_str(params, "sessionId")
+    try:
+        chosen = parse_overrides({key: params.get(key) for key in
+                                  ("provider", "model", "reasoningEffort")})
+    except SettingsError as exc:
+        raise ParamsError(str(exc)) from None
+    if "model" not in chosen:
+        raise ParamsError("model is required: the model id the session runs on")
+    return SetModelParams(session_id, chosen.get("provider"), chosen["model"],
+                          chosen.get("reasoning_effort"))
+
+
+def parse_commands_params(raw: Any) -> tuple[str | None, str | None]:
+    """Validate `agent/commands` params: the session id and the workspace folder, if given."""
+    params = _object(raw, "agent/commands")
+    return _optional_str(params, "sessionId"), _optional_str(params, "workspaceFolder")

@@ -14,6 +14,7 @@ from harness9.engine.events import (
     AssistantMessage,
     CheckpointsUnavailable,
     CheckpointTaken,
+    CommandRan,
     ContextCompacted,
     Dequeued,
     Event,
@@ -73,7 +74,7 @@ def event_fields(event: Event) -> dict[str, Any] | None:
     """The kind and fields of `event` on the wire, or None for events not sent to clients."""
     match event:
         case RunStarted():
-            return {
+            started = {
                 "kind": "run_started",
                 "workspaceRoot": event.workspace_root,
                 "provider": event.provider,
@@ -83,6 +84,9 @@ def event_fields(event: Event) -> dict[str, Any] | None:
                 "thinking": event.thinking,
                 "stream": event.stream,
             }
+            if event.reasoning_effort is not None:
+                started["reasoningEffort"] = event.reasoning_effort
+            return started
         case TurnStarted():
             return {"kind": "turn_started", "turn": event.turn, "messages": event.messages}
         case ThinkingDone():
@@ -142,6 +146,8 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             return {"kind": "steered", "turn": event.turn, "text": event.text}
         case PlanUpdated():
             return {"kind": "plan", "turn": event.turn, **event.plan.as_dict()}
+        case CommandRan():
+            return {"kind": "command", "name": event.name, "arguments": event.arguments}
         case Queued():
             return {"kind": "queued", "queueId": event.queue_id, "position": event.position}
         case Dequeued():

@@ -33,10 +33,13 @@ from harness9.lsp.params import (
     bind_context,
     parse_cancel_params,
     parse_checkpoints_params,
+    parse_commands_params,
+    parse_models_params,
     parse_restore_params,
     parse_run_params,
     parse_session_id,
     parse_sessions_params,
+    parse_set_model_params,
     parse_steer_params,
     parse_unqueue_params,
 )
@@ -278,6 +281,43 @@ def agent_unqueue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     from harness9.lsp.agent_steer import unqueue
 
     return unqueue(ls, params.session_id, params.queue_id)
+
+
+@server.feature("agent/models")
+async def agent_models(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The models the configured services offer, and the one in use."""
+    ls.require_initialized()
+    params = _parsed(parse_models_params, raw)
+    if params.session_id is not None:
+        ls.check_session(params.session_id)
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    from harness9.lsp.agent_models import list_models
+
+    return await list_models(ls.service, params, settings)
+
+
+@server.feature("agent/setModel")
+def agent_set_model(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The model of a session's next runs, stored with it."""
+    ls.require_initialized()
+    params = _parsed(parse_set_model_params, raw)
+    ls.check_session(params.session_id)
+    settings = resolve(from_environment(os.environ), ls.client_settings)
+    from harness9.lsp.agent_models import set_model
+
+    return set_model(ls.service, params, settings)
+
+
+@server.feature("agent/commands")
+async def agent_commands(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The slash commands: built in, the workspace's and the user's."""
+    ls.require_initialized()
+    session_id, folder = _parsed(parse_commands_params, raw)
+    if session_id is not None:
+        ls.check_session(session_id)
+    from harness9.lsp.agent_models import list_commands
+
+    return await list_commands(ls.resolve_root(folder))
 
 
 @server.feature("agent/cancel")

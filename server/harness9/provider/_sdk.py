@@ -15,21 +15,24 @@ import importlib
 import re
 import sys
 import weakref
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from types import ModuleType
 from typing import Any
 
+from harness9.provider.endpoints import auth_advice, model_advice, network_advice, path_advice
 from harness9.provider.limits import RequestLimits, connect_message
 from harness9.provider.provider_errors import (
     AuthError,
     ContextTooLongError,
     HTTPStatusError,
     MalformedResponseError,
+    ModelNotFoundError,
     NetworkError,
     ProviderError,
     RateLimitError,
 )
+from harness9.schema import Message, StreamChunk, ToolDefinition, Usage
 
 _loaded: dict[str, ModuleType] = {}
 
@@ -90,32 +93,38 @@ async def shared_client(
 
 
 @contextmanager
-def translated_errors(sdk: ModuleType, provider: str, limits: RequestLimits) -> Iterator[None]:
-    """Re-raise any SDK / HTTP-library failure inside the block as a `ProviderError`."""
+def translated_errors(
+    sdk: ModuleType, provider: str, limits: RequestLimits, base_url: str | None = None
+) -> Iterator[None]:
+    """Re-raise any SDK / HTTP-library failure inside the block as a `ProviderError`, saying
+    what to change where the failure names it (the key, the base URL, the network)."""
     try:
         yield
     except ProviderError:
         raise
     except Exception as exc:
-        error = translate(exc, sdk, provider, limits)
+        error = translate(exc, sdk, provider, limits, base_url)
         if error is None:
             raise
         raise error from exc
 
 
 def translate(
-    exc: Exception, sdk: ModuleType, provider: str, limits: RequestLimits
+    exc: Exception, sdk: ModuleType, provider: str, limits: RequestLimits,
+    base_url: str | None = None,
 ) -> ProviderError | None:
     """The provider error for `exc`, or None when it is not a model-call failure."""
     httpx = sys.modules.get("httpx2")
     if isinstance(exc, sdk.APIStatusError) and int(getattr(exc, "status_code", 0)) >= 400:
-        return _status_error(exc, provider)
+        return _status_error(exc, provider, base_url)
     if isinstance(exc, sdk.APITimeoutError):
         if httpx is not None and isinstance(exc.__cause__, httpx.ConnectTimeout):
-            return NetworkError(connect_message(provider, limits))
+            return NetworkError(connect_message(provider, limits)
+                                + network_advice(provider, base_url))
         return NetworkError(f"{provider}: the request timed out")
     if isinstance(exc, sdk.APIConnectionError):
-        return NetworkError(f"{provider}: cannot reach the service: {_cause(exc)}")
+        return NetworkError(f"{provider}: cannot reach the service: {_cause(exc)}"
+                            + network_advice(provider, base_url))
     if isinstance(exc, sdk.APIResponseValidationError):
         return MalformedResponseError(f"{provider}: malformed response: {exc}")
     if isinstance(exc, sdk.APIError):
@@ -129,10 +138,17 @@ def translate(
     return None
 
 
-def _status_error(exc: Exception, provider: str) -> ProviderError:
+def _status_error(exc: Exception, provider: str, base_url: str | None) -> ProviderError:
     status = int(getattr(exc, "status_code", 0))
     detail = getattr(exc, "message", str(exc))
-    return _classified(f"{provider}: HTTP {status}: {detail}", status)
+    text = f"{provider}: HTTP {status}: {detail}"
+    if status in (401, 403):
+        text += auth_advice(provider, base_url)
+    elif status == 404 and "model" in str(detail).lower():
+        return ModelNotFoundError(text, status=status)
+    elif status == 404:
+        text += path_advice(provider, base_url)
+    return _classified(text, status)
 
 
 def _stream_error(exc: Exception, provider: str) -> ProviderError:
@@ -162,3 +178,54 @@ def _cause(exc: BaseException) -> str:
     while exc.__cause__ is not None:
         exc = exc.__cause__
     return str(exc) or type(exc).__name__
+
+
+@asynccontextmanager
+async def model_advised(lister: Any) -> AsyncIterator[None]:
+    """A `ModelNotFoundError` inside the block names a few models the service does offer
+    (from `lister.list_models()`; left out when that fails too)."""
+    try:
+        yield
+    except ModelNotFoundError as exc:
+        try:
+            offered = [m.id for m in await lister.list_models()]
+        except ProviderError:
+            offered = []
+        raise ModelNotFoundError(exc.message + model_advice(lister.model, offered),
+                                 status=exc.status) from exc
+
+
+class AdvisedCalls:
+    """`generate` and `generate_stream` of an SDK adapter, around its own `_generate` and
+    `_generate_stream`: a model the service does not offer is named with a few it does."""
+
+    model: str
+
+    async def list_models(self) -> list[Any]:
+        """The service's models (the adapter's own)."""
+        raise NotImplementedError
+
+    async def _generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> tuple[Message, Usage]:
+        raise NotImplementedError
+
+    def _generate_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncIterator[StreamChunk]:
+        raise NotImplementedError
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> tuple[Message, Usage]:
+        """One call, answered whole."""
+        async with model_advised(self):
+            return await self._generate(messages, tools)
+
+    async def generate_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncIterator[StreamChunk]:
+        """One streamed call: text as it arrives, then the whole message."""
+        async with model_advised(self):
+            async for chunk in self._generate_stream(messages, tools):
+                yield chunk

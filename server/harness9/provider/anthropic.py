@@ -9,6 +9,9 @@ Conversions (where they differ from OpenAI's):
   argument text is not a JSON object, so a broken call never breaks the conversion).
 - ToolDefinition → `input_schema` with `properties` and `required`.
 - `max_tokens` is always sent.
+- A reasoning effort turns on extended thinking with a budget (`THINKING_BUDGETS`); the signed
+  thinking blocks of each assistant message (`Message.reasoning`) go back with it, first, as the
+  API requires while a tool loop runs; without an effort they are left out.
 
 Messages of the same role next to each other are merged, as the API requires alternating roles.
 A call with `tools=None` whose history already holds tool blocks (the thinking phase of a later
@@ -21,14 +24,22 @@ argument text reaches the tool as a failure the model can fix. Every call keeps 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from harness9.provider._sdk import shared_client, translated_errors
-from harness9.provider.anthropic_stream import StreamAssembler, dump_input, usage_of
+from harness9.provider._sdk import AdvisedCalls, shared_client, translated_errors
+from harness9.provider.anthropic_stream import (
+    StreamAssembler,
+    dump_input,
+    reasoning_block,
+    usage_of,
+)
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
+from harness9.provider.llm_provider import LIST_TIMEOUT
 from harness9.provider.message_cache import MessageCache
+from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import MalformedResponseError
 from harness9.schema import (
     Message,
@@ -41,6 +52,9 @@ from harness9.schema import (
 )
 
 DEFAULT_MAX_TOKENS = 8192
+# Extended thinking's token budget per reasoning effort; `max_tokens` must exceed it.
+THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 24576}
+_REASONING_BLOCKS = ("thinking", "redacted_thinking")
 
 
 BlocksOf = Callable[[Sequence[Message]], list[list[dict[str, Any]]]]
@@ -52,13 +66,16 @@ def blocks_of(messages: Sequence[Message]) -> list[list[dict[str, Any]]]:
 
 
 def to_messages(
-    messages: Sequence[Message], convert: BlocksOf = blocks_of
+    messages: Sequence[Message], convert: BlocksOf = blocks_of, thinking: bool = False
 ) -> list[dict[str, Any]]:
-    """The non-system conversation as alternating user/assistant messages of content blocks."""
+    """The non-system conversation as alternating user/assistant messages of content blocks;
+    the reasoning blocks only when the request thinks."""
     out: list[dict[str, Any]] = []
     for message, blocks in zip(messages, convert(messages), strict=True):
         if message.role is Role.SYSTEM:
             continue
+        if message.reasoning and not thinking:
+            blocks = [b for b in blocks if b["type"] not in _REASONING_BLOCKS]
         if not blocks:
             continue  # the API rejects empty content; dropping it keeps roles alternating
         role = "assistant" if message.role is Role.ASSISTANT else "user"
@@ -95,7 +112,7 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
                 "is_error": message.is_error,
             }
         ]
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = [dict(block) for block in message.reasoning]
     if message.content:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
@@ -149,15 +166,19 @@ def to_request(
     tools: Sequence[ToolDefinition] | None,
     run_tools: Sequence[ToolDefinition] | None = None,
     convert: BlocksOf = blocks_of,
+    reasoning_effort: str | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of `messages.create`; `run_tools` are the tools remembered for a
     call made with `tools=None` over a history that holds tool blocks; `convert` gives each
-    message's blocks."""
+    message's blocks; a reasoning effort turns on extended thinking."""
+    budget = THINKING_BUDGETS.get(reasoning_effort or "")
     request: dict[str, Any] = {
         "model": model,
-        "max_tokens": max_tokens,
-        "messages": to_messages(messages, convert),
+        "max_tokens": max_tokens if budget is None else max(max_tokens, budget + max_tokens),
+        "messages": to_messages(messages, convert, thinking=budget is not None),
     }
+    if budget is not None:
+        request["thinking"] = {"type": "enabled", "budget_tokens": budget}
     system = to_system(messages)
     if system is not None:
         request["system"] = system
@@ -202,12 +223,16 @@ def from_message(response: Any) -> tuple[Message, Usage]:
         raise MalformedResponseError("anthropic: the response has no content")
     text: list[str] = []
     calls: list[ToolCall] = []
+    reasoning: list[dict[str, Any]] = []
     for block in content:
         if block.type == "text":
             text.append(block.text)
         elif block.type == "tool_use":
             calls.append(ToolCall(id=block.id, name=block.name, arguments=dump_input(block.input)))
-    message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=tuple(calls))
+        elif block.type in _REASONING_BLOCKS:
+            reasoning.append(reasoning_block(block))
+    message = Message(role=Role.ASSISTANT, content="".join(text), tool_calls=tuple(calls),
+                      reasoning=tuple(reasoning))
     return message, usage_of(getattr(response, "usage", None))
 
 
@@ -216,7 +241,7 @@ def is_ping(event: Any) -> bool:
     return getattr(event, "type", None) == "ping"
 
 
-class AnthropicProvider:
+class AnthropicProvider(AdvisedCalls):
     """An `LLMProvider` for Anthropic-compatible Messages services."""
 
     name = "anthropic"
@@ -230,10 +255,12 @@ class AnthropicProvider:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         max_retries: int = 2,
         limits: RequestLimits = DEFAULT_LIMITS,
+        reasoning_effort: str | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
         self.max_tokens = max_tokens
+        self.reasoning_effort = reasoning_effort
         # The client's explicit timeout (from `limits`) also keeps a large `max_tokens` usable
         # without streaming: the SDK refuses such calls only under its own default timeout.
         self._options: dict[str, Any] = {
@@ -261,22 +288,31 @@ class AnthropicProvider:
         if tools is not None:
             self._run_tools = list(tools)
         return to_request(
-            self.model, self.max_tokens, messages, tools, self._run_tools, self._convert
+            self.model, self.max_tokens, messages, tools, self._run_tools, self._convert,
+            self.reasoning_effort,
         )
 
-    async def generate(
+    async def list_models(self) -> list[ModelInfo]:
+        """The service's models (`GET /v1/models`, every page), newest first as it lists them."""
+        client = await self._connect()
+        with translated_errors(self._sdk, self.name, self._limits, self.base_url):
+            async with asyncio.timeout(LIST_TIMEOUT):
+                return [ModelInfo(self.name, m.id, getattr(m, "display_name", None))
+                        async for m in client.models.list(limit=1000)]
+
+    async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
     ) -> tuple[Message, Usage]:
         """One non-streaming message."""
         client = await self._connect()
         request = self._request(messages, tools)
         with (
-            translated_errors(self._sdk, self.name, self._limits),
+            translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
             return from_message(await pacer.first(client.messages.create(**request)))
 
-    async def generate_stream(
+    async def _generate_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
     ) -> AsyncIterator[StreamChunk]:
         """One streamed message: text deltas as they arrive, then the assembled message."""
@@ -284,7 +320,7 @@ class AnthropicProvider:
         request = self._request(messages, tools)
         assembler = StreamAssembler()
         with (
-            translated_errors(self._sdk, self.name, self._limits),
+            translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
             stream = await pacer.first(client.messages.create(**request, stream=True))

@@ -2,8 +2,9 @@
 
 The sequence is `message_start` (input usage), then per content block `content_block_start`,
 `content_block_delta`s (`text_delta` or `input_json_delta`) and `content_block_stop`, then
-`message_delta` (output usage, cumulative) and `message_stop`. Other event and delta kinds
-(pings, thinking, signatures, citations) are skipped.
+`message_delta` (output usage, cumulative) and `message_stop`. Thinking blocks (`thinking_delta`,
+`signature_delta`; `redacted_thinking` whole) are kept for the history; other event and delta
+kinds (pings, citations) are skipped.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class StreamAssembler:
     def __init__(self) -> None:
         self._text: list[str] = []
         self._calls = ToolCallAccumulator()
+        self._reasoning: dict[int, dict[str, Any]] = {}
         self._input = Usage()
         self._output = 0
         self._stopped = False
@@ -52,6 +54,8 @@ class StreamAssembler:
         if block.type == "text" and block.text:
             self._text.append(block.text)
             return str(block.text)
+        if block.type in ("thinking", "redacted_thinking"):
+            self._reasoning[index] = reasoning_block(block)
         return ""
 
     def _delta(self, index: int, delta: Any) -> str:
@@ -60,6 +64,11 @@ class StreamAssembler:
             return str(delta.text)
         if delta.type == "input_json_delta":
             self._calls.add(index, arguments=delta.partial_json)
+        elif delta.type == "thinking_delta" and index in self._reasoning:
+            block = self._reasoning[index]
+            block["thinking"] = block.get("thinking", "") + str(delta.thinking)
+        elif delta.type == "signature_delta" and index in self._reasoning:
+            self._reasoning[index]["signature"] = str(delta.signature)
         return ""
 
     def _usage_delta(self, usage: Any) -> None:
@@ -73,11 +82,21 @@ class StreamAssembler:
         """The assembled message and the call's usage; the stream must have ended properly."""
         if not self._stopped:
             raise MalformedResponseError("anthropic: the stream ended before message_stop")
+        reasoning = tuple(self._reasoning[i] for i in sorted(self._reasoning))
         message = Message(
-            role=Role.ASSISTANT, content="".join(self._text), tool_calls=self._calls.calls()
+            role=Role.ASSISTANT, content="".join(self._text), tool_calls=self._calls.calls(),
+            reasoning=reasoning,
         )
         return message, Usage(input_tokens=self._input.input_tokens, output_tokens=self._output,
                               cached_input_tokens=self._input.cached_input_tokens)
+
+
+def reasoning_block(block: Any) -> dict[str, Any]:
+    """A thinking or redacted-thinking content block as the API takes it back."""
+    if block.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": str(block.data)}
+    return {"type": "thinking", "thinking": str(getattr(block, "thinking", "") or ""),
+            "signature": str(getattr(block, "signature", "") or "")}
 
 
 def dump_input(value: Any) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from harness9.provider.anthropic import AnthropicProvider
+from harness9.provider.endpoints import DEFAULT_BASE_URLS, KEY_VARIABLES, URL_VARIABLES
 from harness9.provider.limits import DEFAULT_LIMITS, RequestLimits
 from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.openai import OpenAIProvider
@@ -33,13 +34,8 @@ from harness9.provider.replay import ReplayProvider, load_script
 PROVIDERS = ("openai", "anthropic", "replay")
 DEFAULT_MODELS = {"openai": "gpt-5.4-mini", "anthropic": "claude-sonnet-4-6", "replay": "replay"}
 DEFAULT_MAX_TOKENS = 8192
-_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-_URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-# The services' own endpoints, as the SDKs default to them: a key alone is enough to start.
-DEFAULT_BASE_URLS = {
-    "openai": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com",
-}
+_KEYS = KEY_VARIABLES
+_URLS = URL_VARIABLES
 # The variables holding provider credentials: tool processes never get them.
 CREDENTIAL_VARIABLES = tuple(_KEYS.values())
 
@@ -56,6 +52,7 @@ class ProviderSettings:
     max_tokens: int = DEFAULT_MAX_TOKENS
     limits: RequestLimits = DEFAULT_LIMITS
     replay_file: str | None = None
+    reasoning_effort: str | None = None  # low | medium | high
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
 
@@ -65,6 +62,23 @@ def default_provider_name(env: Mapping[str, str] | None = None) -> str | None:
     if env.get("HARNESS9_PROVIDER"):
         return env["HARNESS9_PROVIDER"]
     return next((name for name, key in _KEYS.items() if env.get(key)), None)
+
+
+def keyed_providers(env: Mapping[str, str]) -> list[str]:
+    """The services whose API key is set, openai first."""
+    return [name for name, key in _KEYS.items() if env.get(key, "").strip()]
+
+
+def key_variable(provider: str) -> str | None:
+    """The variable holding the provider's API key (None for replay)."""
+    return _KEYS.get(provider)
+
+
+def base_url_of(provider: str, env: Mapping[str, str]) -> str | None:
+    """The base URL the provider talks to (its variable, else the service's own)."""
+    if provider not in _URLS:
+        return None
+    return env.get(_URLS[provider], "").strip() or DEFAULT_BASE_URLS[provider]
 
 
 def default_model(provider: str, env: Mapping[str, str] | None = None) -> str:
@@ -82,13 +96,14 @@ def create_provider(settings: ProviderSettings) -> LLMProvider:
     if name == "replay":
         return _replay(settings, model)
     api_key = _required(settings.env, _KEYS[name], name)
-    base_url = settings.env.get(_URLS[name], "").strip() or DEFAULT_BASE_URLS[name]
+    base_url = base_url_of(name, settings.env) or DEFAULT_BASE_URLS[name]
     if name == "openai":
         return OpenAIProvider(api_key=api_key, base_url=base_url, model=model,
-                              max_retries=settings.max_retries, limits=settings.limits)
+                              max_retries=settings.max_retries, limits=settings.limits,
+                              reasoning_effort=settings.reasoning_effort)
     return AnthropicProvider(api_key=api_key, base_url=base_url, model=model,
                              max_tokens=settings.max_tokens, max_retries=settings.max_retries,
-                             limits=settings.limits)
+                             limits=settings.limits, reasoning_effort=settings.reasoning_effort)
 
 
 def _required(env: Mapping[str, str], variable: str, provider: str) -> str:

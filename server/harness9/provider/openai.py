@@ -17,12 +17,15 @@ run's `RequestLimits` (a service's SSE comments are no sign of life: the SDK ski
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from harness9.provider._sdk import shared_client, translated_errors
+from harness9.provider._sdk import AdvisedCalls, shared_client, translated_errors
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
+from harness9.provider.llm_provider import LIST_TIMEOUT
 from harness9.provider.message_cache import MessageCache
+from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import MalformedResponseError
 from harness9.provider.tool_call_accumulator import ToolCallAccumulator
 from harness9.schema import (
@@ -78,12 +81,15 @@ def to_request(
     messages: Sequence[Message],
     tools: Sequence[ToolDefinition] | None,
     convert: Callable[[Sequence[Message]], list[dict[str, Any]]] | None = None,
+    reasoning_effort: str | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of `chat.completions.create` (without the streaming options);
     `convert` turns the messages into their wire form (default: `to_messages`)."""
     request: dict[str, Any] = {"model": model, "messages": (convert or to_messages)(messages)}
     if tools is not None:
         request["tools"] = to_tools(tools)
+    if reasoning_effort is not None:
+        request["reasoning_effort"] = reasoning_effort
     return request
 
 
@@ -118,7 +124,7 @@ def _usage(obj: Any) -> Usage:
     )
 
 
-class OpenAIProvider:
+class OpenAIProvider(AdvisedCalls):
     """An `LLMProvider` for OpenAI-compatible Chat Completions services."""
 
     name = "openai"
@@ -131,9 +137,11 @@ class OpenAIProvider:
         model: str,
         max_retries: int = 2,
         limits: RequestLimits = DEFAULT_LIMITS,
+        reasoning_effort: str | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
+        self.reasoning_effort = reasoning_effort
         self._options: dict[str, Any] = {
             "api_key": api_key,
             "base_url": base_url,
@@ -152,34 +160,42 @@ class OpenAIProvider:
             )
         return self._client
 
-    async def generate(
+    async def list_models(self) -> list[ModelInfo]:
+        """The service's models (`GET /models`), in its order."""
+        client = await self._connect()
+        with translated_errors(self._sdk, self.name, self._limits, self.base_url):
+            async with asyncio.timeout(LIST_TIMEOUT):
+                return [ModelInfo(self.name, m.id) async for m in client.models.list()]
+
+    async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
     ) -> tuple[Message, Usage]:
         """One non-streaming completion."""
         client = await self._connect()
         with (
-            translated_errors(self._sdk, self.name, self._limits),
+            translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
             completion = await pacer.first(client.post(
                 "/chat/completions",
-                body=to_request(self.model, messages, tools, self._convert),
+                body=to_request(self.model, messages, tools, self._convert,
+                                self.reasoning_effort),
                 cast_to=self._sdk.types.chat.ChatCompletion,
             ))
             return from_completion(completion)
 
-    async def generate_stream(
+    async def _generate_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
     ) -> AsyncIterator[StreamChunk]:
         """One streamed completion: text deltas as they arrive, then the assembled message."""
         client = await self._connect()
-        request = to_request(self.model, messages, tools, self._convert)
+        request = to_request(self.model, messages, tools, self._convert, self.reasoning_effort)
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage = Usage()
         answered = False
         with (
-            translated_errors(self._sdk, self.name, self._limits),
+            translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
             types = self._sdk.types.chat

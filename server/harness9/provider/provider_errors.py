@@ -5,7 +5,8 @@
     ├── AuthError         auth    401/403 from the service
     ├── RateLimitError    rate_limit  429 after the SDK's retries
     ├── HTTPStatusError   http    any other status after retries; `.status` holds the code
-    │   └── ContextTooLongError  http  the request is larger than the model's context window
+    │   ├── ContextTooLongError  http  the request is larger than the model's context window
+    │   └── ModelNotFoundError   http  404 naming the model: the service does not offer it
     ├── NetworkError      network connection refused/reset/dropped mid-stream, timeouts
     └── MalformedResponseError  malformed  a reply that does not fit the wire format
 """
@@ -54,6 +55,10 @@ class HTTPStatusError(ProviderError):
 class ContextTooLongError(HTTPStatusError):
     """The service refused the request for being longer than the model's context window
     (the engine compacts and retries once)."""
+
+
+class ModelNotFoundError(HTTPStatusError):
+    """The service does not offer the model asked for (the provider adds what it offers)."""
 
 
 class NetworkError(ProviderError):

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import ConfigError
 from harness9.schema import (
     Message,
@@ -141,6 +142,10 @@ class ReplayProvider:
         self.model = model
         self.script = script
         self._next = 0
+
+    async def list_models(self) -> list[ModelInfo]:
+        """A script has one model: the one it was given."""
+        return [ModelInfo(self.name, self.model)]
 
     def _answer(self, messages: Sequence[Message], tools: object) -> tuple[Message, Usage]:
         """The next answer: a thinking text (tools withheld) or the next scripted turn."""

@@ -21,10 +21,9 @@ from harness9.engine import EventBus
 from harness9.engine.compaction import Compaction
 from harness9.engine.compaction import compact as compact_history
 from harness9.engine.context import messages_tokens
-from harness9.engine.events import Event, RunFinished, Subscriber, ToolsWarning
+from harness9.engine.events import Event, Subscriber, ToolsWarning
 from harness9.provider.factory import create_provider
 from harness9.provider.provider_errors import ProviderError
-from harness9.schema import Usage
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
 from harness9.service.attachments import ContextItem, prompt_with_context
 from harness9.service.background import Background
@@ -32,8 +31,13 @@ from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.checkpoints.snapshots import Restored
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
+from harness9.service.command_runs import model_request, run_command
+from harness9.service.commands import invocation
 from harness9.service.mcp_servers import McpServers
+from harness9.service.model_choice import ModelChoice
+from harness9.service.models import ModelDirectory
 from harness9.service.planning import PLAN_MODE, prompt_for, run_settings
+from harness9.service.run_end import Finish, ended
 from harness9.service.run_request import (
     RunContext,
     RunIds,
@@ -44,11 +48,9 @@ from harness9.service.run_request import (
     Wire,
 )
 from harness9.service.service_errors import (
-    RunCancelled,
     RunError,
     UnknownSession,
     busy,
-    provider_status,
 )
 from harness9.service.session_queue import QueuedRun
 from harness9.service.session_turns import SessionTurns
@@ -78,6 +80,7 @@ class AgentService:
         self._checkpoints = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
         self._turns = SessionTurns()
+        self.models = ModelDirectory()
 
     # Sessions
 
@@ -147,11 +150,20 @@ class AgentService:
         session.approval_mode = mode
         self.sessions.save(session)
 
+    def set_model(self, session_id: str, choice: ModelChoice) -> None:
+        """The model of the session's next runs, stored with it. `UnknownSession`, or a `busy`
+        `RunError` when another daemon holds it."""
+        session = self.known_session(session_id)
+        session.model = choice
+        self.sessions.save(session)
+
     async def compact(self, session_id: str, settings: RunSettings) -> Compaction:
         """Compact a session now (prune, then a summary by the session's model).
         `UnknownSession`, a `busy` `RunError`, or a classified `RunError` from the provider."""
         session = self.session(session_id)
         session.rewriting = "compacted"
+        if session.model is not None:
+            settings = session.model.applied(settings)
         try:
             estimate = messages_tokens(session.history)
             provider = create_provider(provider_settings(settings))
@@ -203,12 +215,19 @@ class AgentService:
         """Run `request` in the current task (which cancelling the run cancels). On a session
         that is running (or has runs queued) the run waits its turn, unless `request.queue` is
         false (a `busy` `RunError`); a `busy` `RunError` while a restore or compaction is under
-        way on the session."""
+        way on the session. A prompt that invokes a slash command runs it: as the prompt it
+        stands for, or (a built-in that needs no model) as a run of its own."""
+        called = invocation(request.prompt)
+        if called is not None:
+            expanded = model_request(request, called)
+            if expanded is None:
+                return await run_command(self, request, called, wire)
+            request = expanded
         session = self._session_to_run(request)
         ids = RunIds(request.claim or new_id("r"), session.id)
         entry = self._turns.enter(ids, request.prompt, request.root, request.claim is not None)
         holding = entry is None
-        finish, turns, recorder = _Finish(), CallTurns(), _Later()
+        finish, turns, recorder = Finish(), CallTurns(), _Later()
         bus = EventBus(finish, turns, recorder)
         try:
             wiring = await wire(RunContext(ids, turns.turn_of))
@@ -220,7 +239,7 @@ class AgentService:
             recorder.target = SessionRecorder(self.sessions, session, ids.run_id, request.prompt)
             return await self._held_run(request, session, ids, bus, wiring, turns)
         except BaseException as exc:
-            raise _ended(exc, ids, bus, finish, request.root) from None
+            raise ended(exc, ids, bus, finish, request.root) from None
         finally:
             self._turns.leave(ids, entry, holding)
 
@@ -246,7 +265,10 @@ class AgentService:
         if request.execute_plan and session.approval_mode == PLAN_MODE:
             session.approval_mode = None  # the plan is approved: back to the normal mode
             self.sessions.save(session)
-        request = replace(request, settings=run_settings(request, session))
+        settings = run_settings(request, session)
+        if session.model is not None and not request.own_model:
+            settings = session.model.applied(settings)
+        request = replace(request, settings=settings)
         task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
         # Noted with checkpoints on or off: no restore may change the files under any run.
         workspace = self._checkpoints.run_started(request.root, ids.run_id, session.id)
@@ -365,55 +387,8 @@ class _Later:
             self.target(event)
 
 
-@dataclass(slots=True)
-class _Finish:
-    """Notes whether `RunFinished` went out, so the service can send it when the engine did not."""
-
-    sent: bool = False
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunFinished):
-            self.sent = True
-
-
 def _require_folder(root: str) -> None:
     """A `config` RunError when the workspace folder is gone (deleted, or its drive removed):
     nothing could run there, and the session must stay usable for when it comes back."""
     if not os.path.isdir(root):
         raise RunError(f"the workspace folder no longer exists: {root}", "config")
-
-
-def _ended(
-    exc: BaseException, ids: RunIds, bus: EventBus, finish: _Finish, root: str
-) -> BaseException:
-    """The error a run that did not finish raises, after its `run_finished` went out."""
-    if isinstance(exc, OSError) and not os.path.isdir(root):  # it went while the run ran
-        exc = RunError(f"the workspace folder no longer exists: {root}", "config")
-    if isinstance(exc, RunError):
-        _close(bus, finish, "error", {"kind": exc.kind, "message": exc.message})
-        exc.data.update(ids.as_data())
-        return exc
-    if isinstance(exc, asyncio.CancelledError):
-        _close(bus, finish, "cancelled")
-        return RunCancelled(ids.run_id, ids.session_id)
-    if isinstance(exc, RunCancelled):  # removed from the queue before it started
-        _close(bus, finish, "cancelled")
-        return exc
-    if isinstance(exc, ProviderError):
-        _close(bus, finish, "error", {"kind": exc.kind, "message": exc.message,
-                                      **provider_status(exc)})
-        return RunError.of_provider(exc, **ids.as_data())
-    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: not ours to translate
-        return exc
-    _log.exception("run %s failed", ids.run_id, exc_info=exc)
-    message = f"internal error: {type(exc).__name__}: {exc}"
-    _close(bus, finish, "error", {"kind": "internal", "message": message})
-    return RunError(message, "internal", **ids.as_data())
-
-
-def _close(
-    bus: EventBus, finish: _Finish, status: str, error: dict[str, Any] | None = None
-) -> None:
-    """Make sure `run_finished` went out (also for runs that failed before the engine ran)."""
-    if not finish.sent:
-        bus.emit(RunFinished(status, 0, 0, Usage(), 0, error=error))

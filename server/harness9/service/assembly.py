@@ -141,7 +141,8 @@ def provider_settings(settings: RunSettings) -> ProviderSettings:
         stream_idle=settings.stream_idle_timeout_ms / 1000,
     )
     return ProviderSettings(
-        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits
+        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits,
+        reasoning_effort=settings.reasoning_effort,
     )
 
 

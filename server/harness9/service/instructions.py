@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from harness9.schema import ToolCall, ToolError
+from harness9.service.state import config_dir
 from harness9.tools.approvals.policy import FILE_KINDS
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
@@ -30,9 +31,7 @@ MAX_BYTES = 32 * 1024
 def user_file(env: Mapping[str, str] | None = None) -> Path:
     """Where the user's own instructions live: `$XDG_CONFIG_HOME/harness9/AGENTS.md`, else
     `~/.config/harness9/AGENTS.md`."""
-    env = os.environ if env is None else env
-    config = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(config) / "harness9" / FILE_NAME
+    return config_dir(env) / FILE_NAME
 
 
 def project_instructions(root: str, env: Mapping[str, str] | None = None) -> str:

@@ -4,8 +4,8 @@ run gets, and what the front-end plugs into the run (observers, approver, worksp
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from harness9.service.attachments import ContextItem
 from harness9.service.settings import RunSettings
@@ -41,6 +41,7 @@ class RunRequest:
     plan: bool = False  # this run only plans (approval mode `plan`)
     execute_plan: bool = False  # carry out the stored plan, in the session's normal mode
     claim: str | None = None  # the run id of a slot reserved for this run (a left-over steer)
+    own_model: bool = False  # the request chose provider, model or effort: the session's waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,10 @@ class SteerOutcome:
 
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
-    """A finished run: its ids and the engine's result."""
+    """A finished run: its ids and the engine's result; a slash command's run adds the
+    command's name and the fields its answer adds."""
 
     ids: RunIds
     result: RunResult
+    command: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from harness9.process.sandbox import SandboxMode, SandboxPolicy, availability
 from harness9.tools.approvals.policy import MODES, ApprovalPolicy, PolicyError
 
 PROVIDERS = ("openai", "anthropic", "replay")
+REASONING_EFFORTS = ("low", "medium", "high")
 DEFAULT_SANDBOX = SandboxPolicy()
 
 
@@ -48,9 +49,10 @@ class RunSettings:
 
     provider: str | None = None
     model: str | None = None
-    max_turns: int = 20
+    max_turns: int = 100
     tool_timeout_ms: int = 60_000
     thinking: bool = False
+    reasoning_effort: str | None = None  # low | medium | high; None: the model's default
     stream: bool = True
     replay_file: str | None = None
     max_parallel_tools: int = 8
@@ -100,6 +102,13 @@ def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TypeError(f"must be an integer ≥ 1, got {value!r}")
     return value
+
+
+def _effort(value: Any) -> str:
+    if value not in REASONING_EFFORTS:
+        raise TypeError(f"must be one of {', '.join(repr(e) for e in REASONING_EFFORTS)}, "
+                        f"got {value!r}")
+    return str(value)
 
 
 def _boolean(value: Any) -> bool:
@@ -168,6 +177,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "maxTurns": ("max_turns", _positive_int),
     "toolTimeoutMs": ("tool_timeout_ms", _positive_int),
     "thinking": ("thinking", _boolean),
+    "reasoningEffort": ("reasoning_effort", _effort),
     "stream": ("stream", _boolean),
     "replayFile": ("replay_file", _string),
     "maxParallelTools": ("max_parallel_tools", _positive_int),
@@ -256,12 +266,14 @@ def client_section(settings: Any) -> Any:
 
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
-    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REPLAY, HARNESS9_APPROVALS
+    """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REASONING_EFFORT,
+    HARNESS9_REPLAY, HARNESS9_APPROVALS
     (the default approval mode), HARNESS9_SANDBOX (the sandbox's mode) and
     HARNESS9_MCP_SERVERS (`mcpServers` as JSON); invalid ones ignored."""
     raw = {
         "provider": env.get("HARNESS9_PROVIDER") or None,
         "model": env.get("HARNESS9_MODEL") or None,
+        "reasoningEffort": env.get("HARNESS9_REASONING_EFFORT") or None,
         "replayFile": env.get("HARNESS9_REPLAY") or None,
         "mcpServers": _json(env.get("HARNESS9_MCP_SERVERS")),
     }

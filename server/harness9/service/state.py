@@ -28,6 +28,14 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path.home() / ".local" / "state" / "harness9"
 
 
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's harness9 configuration: `$XDG_CONFIG_HOME/harness9`, else
+    `~/.config/harness9`."""
+    env = os.environ if env is None else env
+    config = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(config) / "harness9"
+
+
 def workspace_key(root: str) -> str:
     """A stable folder name for a workspace: its base name and a hash of its real path."""
     real = os.path.realpath(root)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness9.schema import ChangedFile, Message, Plan
+from harness9.service.model_choice import ModelChoice
 from harness9.tools.approvals.policy import SessionApprovals
 from harness9.workspace.seen_files import SeenFiles
 
@@ -70,6 +71,7 @@ class Session:
     # the settings' mode.
     approval_mode: str | None = None
     plan: Plan | None = None  # the model's latest plan (update_plan)
+    model: ModelChoice | None = None  # chosen for this session (None: the settings' model)
 
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested

@@ -17,6 +17,7 @@ from typing import Any
 from harness9.engine.call_ids import with_unique_ids
 from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.schema import ChangedFile, Message, Plan, Usage, shared_prefix
+from harness9.service.model_choice import ModelChoice
 from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.service.sessions.session_log import LoadedSession, SessionLog, SessionMeta, title_of
 from harness9.tools.approvals.policy import SessionApprovals
@@ -74,6 +75,7 @@ class SessionFile:
         self.meta.instructions_seen = sorted(session.instructions_seen)
         self.meta.approval_mode = session.approval_mode
         self.meta.plan = session.plan.as_dict() if session.plan is not None else None
+        self.meta.model = session.model.as_wire() if session.model is not None else None
         self.log.commit(self.meta)
 
     @property
@@ -158,4 +160,5 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
     if isinstance(meta.approval_mode, str):
         session.approval_mode = meta.approval_mode
     session.plan = Plan.from_dict(meta.plan)
+    session.model = ModelChoice.from_wire(meta.model)
     return session

@@ -58,6 +58,7 @@ class SessionMeta:
     instructions_seen: list[str] = field(default_factory=list)
     approval_mode: str | None = None  # a mode chosen for this session alone
     plan: dict[str, Any] | None = None  # the model's latest plan (`Plan.as_dict`)
+    model: dict[str, Any] | None = None  # the session's own model (`ModelChoice.as_wire`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,8 @@ def message_record(message: Message) -> dict[str, Any]:
         record["toolCallId"] = message.tool_call_id
     if message.is_error:
         record["isError"] = True
+    if message.reasoning:
+        record["reasoning"] = [dict(block) for block in message.reasoning]
     return record
 
 
@@ -105,6 +108,7 @@ def message_from(record: dict[str, Any]) -> Message:
         tool_calls=calls,
         tool_call_id=None if tool_call_id is None else str(tool_call_id),
         is_error=bool(record.get("isError", False)),
+        reasoning=tuple(dict(b) for b in record.get("reasoning", ()) if isinstance(b, dict)),
     )
 
 
