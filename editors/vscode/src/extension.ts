@@ -58,6 +58,8 @@ export function activate(context: vscode.ExtensionContext): void {
     newSessionParams: () => models.runParams(),
     sessionStarted: (id) => void models.sessionStarted(id),
     switchSession: (to) => (to.kind === 'clear' ? r.clearTo(to.sessionId) : void sessions.open(to.sessionId)),
+    // `/model …` set the session's model: the picker shows it.
+    commandRan: (name) => (name === 'model' ? void models.refresh() : undefined),
   });
   r.onDidChangeSession((kind, id) => void models.sessionChanged(kind, id));
   const newChat = (): void => {

@@ -47,6 +47,8 @@ export interface RunHooks {
   readonly sessionStarted?: (sessionId: string) => void;
   /** A command's answer moved the chat to another session (`/clear`, `/resume ID`). */
   readonly switchSession?: (to: SessionSwitch) => void;
+  /** A slash command ran without the model (`/model …` changed the session's model). */
+  readonly commandRan?: (name: string) => void;
 }
 
 /** The prompt `agent/run {executePlan: true}` gets when none is given. */
@@ -429,6 +431,9 @@ export class Runner {
   /** Tells the hooks of a session the run started, or of the session a command moved to. */
   private afterRun(before: string | undefined, result: Record<string, unknown> | undefined): void {
     const to = sessionSwitchOf(result, this.sessionId ?? before);
+    if (typeof result?.command === 'string') {
+      this.hooks.commandRan?.(result.command);
+    }
     if (to !== undefined) {
       this.hooks.switchSession?.(to);
     } else if (before === undefined && this.sessionId !== undefined) {
