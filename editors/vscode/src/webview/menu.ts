@@ -39,6 +39,14 @@ export class Menu {
   constructor(private readonly el: HTMLElement) {
     // A click on a row accepts it; mousedown keeps the focus where it is (the prompt box).
     el.addEventListener('mousedown', (event) => event.preventDefault());
+    // The pointer moves the highlight: one row is highlighted, the one Enter would take.
+    el.addEventListener('mousemove', (event) => {
+      const index = Number((event.target as HTMLElement).closest<HTMLElement>('[data-item]')?.dataset.item);
+      if (this.open && Number.isInteger(index) && index !== this.open.active) {
+        this.open.active = index;
+        this.paint();
+      }
+    });
     el.addEventListener('click', (event) => {
       const row = (event.target as HTMLElement).closest<HTMLElement>('[data-item]');
       if (row) {

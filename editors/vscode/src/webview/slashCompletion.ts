@@ -7,6 +7,8 @@ import type { Menu, MenuRow } from './menu';
 
 export class SlashCompletion {
   private commands: readonly SlashCommand[] = [];
+  /** True while the box names a command (the list is open, or waits for commands to show). */
+  private naming = false;
 
   constructor(
     private readonly menu: Menu,
@@ -16,16 +18,17 @@ export class SlashCompletion {
     prompt.addEventListener('input', () => this.update());
     prompt.addEventListener('click', () => this.update());
     prompt.addEventListener('blur', () => {
+      this.naming = false;
       if (menu.kind === 'slash') {
         menu.close();
       }
     });
   }
 
-  /** The commands the daemon listed; an open list shows them at once. */
+  /** The commands the daemon listed; a box naming one shows them at once. */
   setCommands(commands: readonly SlashCommand[]): void {
     this.commands = commands;
-    if (this.menu.kind === 'slash') {
+    if (this.naming) {
       this.update();
     }
   }
@@ -41,12 +44,14 @@ export class SlashCompletion {
     const { prompt, menu } = this;
     const query = slashQuery(prompt.value, prompt.selectionStart);
     if (query === undefined || prompt.selectionStart !== prompt.selectionEnd) {
+      this.naming = false;
       if (menu.kind === 'slash') {
         menu.close();
       }
       return;
     }
-    if (menu.kind !== 'slash') {
+    if (!this.naming) {
+      this.naming = true;
       this.post({ type: 'commands' }); // custom commands may have changed since
     }
     const shown = filterCommands(this.commands, query);

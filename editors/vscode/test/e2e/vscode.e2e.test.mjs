@@ -791,8 +791,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await row.waitFor({ timeout: 30_000 });
     assert.deepEqual(
       (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim()),
-      FAKE_MODELS,
-      'the models of GET /models',
+      [...FAKE_MODELS].sort(),
+      'the models of GET /models, by name',
     );
     assert.equal((await menu.locator('.menu-item.active .menu-label').textContent()).trim(), 'fake-model', 'the current model first highlighted');
     assert.equal((await menu.locator('.menu-item', { hasText: 'fake-model' }).first().locator('.menu-check').textContent()).trim(), '✓');
@@ -843,6 +843,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await page.keyboard.press('Enter');
     await menu.waitFor({ state: 'hidden', timeout: 5_000 });
     assert.equal(await box.inputValue(), '/compact ');
+    // The older part of the conversation becomes a summary the model writes.
+    await fakeLLM.script([{ text: 'The user asked which model answers; it was gpt-5-mini.' }]);
     const index = await frame.locator('article.run').count();
     await page.keyboard.press('Enter');
     await waitForRunStatus(frame, index, 'completed', 30_000);
