@@ -430,7 +430,8 @@ export class Runner {
 
   /** Tells the hooks of a session the run started, or of the session a command moved to. */
   private afterRun(before: string | undefined, result: Record<string, unknown> | undefined): void {
-    const to = sessionSwitchOf(result, this.sessionId ?? before);
+    // Compared with the session the run was asked for: `/clear` runs in the new one already.
+    const to = sessionSwitchOf(result, before);
     if (typeof result?.command === 'string') {
       this.hooks.commandRan?.(result.command);
     }

@@ -850,7 +850,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await waitForRunStatus(frame, index, 'completed', 30_000);
     const run = frame.locator('article.run').nth(index);
     assert.equal((await run.locator('.command-row').textContent()).trim(), '/compact');
-    assert.ok(((await run.locator('.final-text').textContent()) ?? '').trim() !== '', 'the command says what it did');
+    assert.match(await run.locator('.assistant').first().textContent(), /compact/i, 'the command says what it did');
+    assert.equal(await run.locator('.assistant').count(), 1, 'once');
     const log = (await waitFor(() => logsMentioning(profile.userData, '"kind": "command"'), (l) => l.length > 0, 10_000)).join('\n');
     assert.match(log, /"command": "compact"/);
     await run.scrollIntoViewIfNeeded();
@@ -887,6 +888,34 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       assert.match(content, /Review foo carefully and list any bugs\./);
     } finally {
       fs.rmSync(path.join(workspace, '.harness9'), { recursive: true, force: true });
+    }
+  });
+
+  it('models and commands: /resume lists the stored sessions; /resume ID shows that one in the chat, which continues on its model', async () => {
+    try {
+      const index = await frame.locator('article.run').count();
+      await sendFromChat(frame, '/resume');
+      await waitForRunStatus(frame, index, 'completed', 30_000);
+      const listing = (await frame.locator('article.run').nth(index).locator('.command-text').textContent()) ?? '';
+      const id = listing.match(/^\s*(\S+)\s.*Which model answers\?/m)?.[1];
+      assert.ok(id, `the session of the model test is listed:\n${listing}`);
+      await frame.locator('article.run').nth(index).scrollIntoViewIfNeeded();
+      await shot('30-resume-list');
+      await sendFromChat(frame, `/resume ${id}`);
+      // The chat is that conversation now, read back with agent/session.
+      await frame.locator('article.run .prompt', { hasText: 'Which model answers?' }).waitFor({ timeout: 15_000 });
+      assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Which model answers?');
+      assert.equal(await frame.locator('article.run .prompt', { hasText: '/review foo' }).count(), 0);
+      // The next prompt continues it, on the model stored with it.
+      await fakeLLM.script([{ text: 'Back in the first conversation.' }]);
+      const next = await frame.locator('article.run').count();
+      await sendFromChat(frame, 'Where are we?');
+      await waitForRunStatus(frame, next, 'completed', 30_000);
+      assert.equal((await readRun(frame, next)).finalText, 'Back in the first conversation.');
+      assert.equal((await fakeLLM.requests()).at(-1).body.model, 'gpt-5-mini');
+      const log = (await waitFor(() => logsMentioning(profile.userData, 'Where are we?'), (l) => l.length > 0, 10_000)).join('\n');
+      assert.match(log, new RegExp(`"sessionId": "${id}"`));
+    } finally {
       await leaveFakeLLM();
     }
   });

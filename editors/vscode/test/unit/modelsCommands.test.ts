@@ -105,12 +105,13 @@ describe('a command run', () => {
     const state = reduceAll(initialRunState('/compact'), [
       n('run_started', { provider: 'openai', model: 'gpt-5' }),
       n('command', { name: 'compact', arguments: '' }),
+      n('text_delta', { turn: 0, text: 'Compacted: 12 messages → 3.' }),
       n('run_finished', { status: 'completed', turns: 0, text: 'Compacted: 12 messages → 3.' }),
     ]);
     assert.deepEqual(state.command, { name: 'compact' });
     const html = renderRuns([state]);
     assert.match(html, /<div class="command-row"[^>]*>\/compact<\/div>/);
-    assert.match(html, /class="assistant markdown final-text command-text"><p>Compacted: 12 messages → 3\.<\/p>/);
+    assert.equal(html.split('Compacted: 12 messages → 3.').length, 2, 'the text once');
     assert.doesNotMatch(html, /class="usage"/);
     assert.doesNotMatch(html, /class="where"/, 'no model ran it');
   });
@@ -119,6 +120,11 @@ describe('a command run', () => {
     const state = applyResult(initialRunState('/help'), { status: 'completed', command: 'help', text: '/help lists the commands' });
     assert.deepEqual(state.command, { name: 'help' });
     assert.match(renderRuns([state]), /\/help lists the commands/);
+  });
+
+  it('keeps the lines of its text (a list of sessions), escaped', () => {
+    const state = applyResult(initialRunState('/resume'), { status: 'completed', command: 'resume', text: 'Sessions:\n  s-1  <first>\n  s-2  second' });
+    assert.match(renderRuns([state]), /<div class="assistant command-text">Sessions:\n {2}s-1 {2}&lt;first&gt;\n {2}s-2 {2}second<\/div>/);
   });
 
   it('shows the arguments after the name', () => {
