@@ -796,11 +796,20 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     );
     assert.equal((await menu.locator('.menu-item.active .menu-label').textContent()).trim(), 'fake-model', 'the current model first highlighted');
     assert.equal((await menu.locator('.menu-item', { hasText: 'fake-model' }).first().locator('.menu-check').textContent()).trim(), '✓');
-    await row.hover();
-    await shot('27-models', 'models');
     await row.click();
     await menu.waitFor({ state: 'hidden', timeout: 5_000 });
     await picker.filter({ hasText: 'openai/gpt-5-mini' }).waitFor({ timeout: 10_000 });
+    // A model that reasons gets the effort toggle beside it.
+    const effort = frame.locator('button#effort');
+    await effort.filter({ hasText: 'effort: default' }).waitFor({ timeout: 10_000 });
+    await effort.click();
+    await frame.locator('#menu[data-kind="effort"] .menu-item', { hasText: 'high' }).click();
+    await effort.filter({ hasText: 'effort: high' }).waitFor({ timeout: 10_000 });
+    await picker.click();
+    await menu.locator('.menu-item.active', { hasText: 'gpt-5-mini' }).waitFor({ timeout: 10_000 });
+    await shot('27-models', 'models');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
 
     // The new chat's first run goes to the picked model; the next one too (agent/setModel).
     await fakeLLM.script([{ text: 'The picked model answers.' }, { text: 'It still does.' }]);
@@ -810,8 +819,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await sendFromChat(frame, 'And now?');
     await waitForRunStatus(frame, index + 1, 'completed', 30_000);
     assert.equal((await readRun(frame, index + 1)).finalText, 'It still does.');
-    const models = (await fakeLLM.requests()).map((r) => r.body.model);
-    assert.deepEqual(models.slice(-2), ['gpt-5-mini', 'gpt-5-mini']);
+    const sent = (await fakeLLM.requests()).slice(-2).map((r) => [r.body.model, r.body.reasoning_effort]);
+    assert.deepEqual(sent, [['gpt-5-mini', 'high'], ['gpt-5-mini', 'high']]);
     const log = (await waitFor(() => logsMentioning(profile.userData, 'agent/setModel'), (l) => l.length > 0, 10_000)).join('\n');
     assert.match(log, /"model": "gpt-5-mini"/);
   });
