@@ -306,11 +306,12 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 </span>
 </div>
 <div id="menu" role="listbox" hidden></div>
-<div class="composer-foot"><button type="button" class="picker" id="model" title="The model of this chat (harness9: Select Model)" aria-haspopup="listbox">model ▾</button>
+<div class="composer-foot"><span class="foot-models"><button type="button" class="picker" id="model" title="The model of this chat (harness9: Select Model)" aria-haspopup="listbox">model ▾</button>
 <button type="button" class="picker" id="effort" hidden title="Reasoning effort of the model" aria-haspopup="listbox"></button>
-<span id="model-errors" hidden>⚠</span><span id="fill"></span><span class="spacer"></span>
+<span id="model-errors" hidden>⚠</span></span>
+<span class="foot-rest"><span id="fill"></span><span class="spacer"></span>
 <button type="button" class="link" id="sessions" hidden>Sessions</button>
-<button type="button" class="link" id="new-chat">New chat</button></div>
+<button type="button" class="link" id="new-chat">New chat</button></span></div>
 </footer>
 <script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
   }
