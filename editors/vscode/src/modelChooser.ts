@@ -8,11 +8,11 @@ import * as vscode from 'vscode';
 import type { Daemon } from './daemon';
 import {
   EFFORTS, type Effort, effortLabel, type ModelChoice, modelFacts, modelLabel, type ModelList, modelListFrom, runParamsOf,
-  sameModel, setModelParams, takesEffort,
+  sameModel, setModelParams, stillServed, takesEffort,
 } from './models';
 import type { RunView } from './runView';
 
-const EMPTY: ModelList = { models: [], current: undefined, errors: [] };
+const EMPTY: ModelList = { models: [], current: undefined, errors: [], providers: [] };
 
 interface ModelRow extends vscode.QuickPickItem {
   readonly choice?: ModelChoice;
@@ -59,10 +59,21 @@ export class ModelChooser {
     try {
       const result = await client.sendRequest('agent/models', sessionId !== undefined ? { sessionId } : {});
       this.list = modelListFrom(result);
+      this.forgetUnserved();
     } catch (err) {
       this.list = { ...EMPTY, errors: [`models: ${err instanceof Error ? err.message : String(err)}`] };
     }
     this.post();
+  }
+
+  /** A choice kept for new chats whose provider the daemon no longer serves gives way to its default. */
+  private forgetUnserved(): void {
+    if (this.last !== undefined && !stillServed(this.list, this.last)) {
+      this.last = undefined;
+    }
+    if (this.pending !== undefined && !stillServed(this.list, this.pending)) {
+      this.pending = undefined;
+    }
   }
 
   /** The user chose a model (and effort): the session's from now on, or the next new session's. */

@@ -32,6 +32,8 @@ export interface ModelList {
   readonly current: ModelChoice | undefined;
   /** One line per provider that could not be asked, e.g. `anthropic: authentication failed`. */
   readonly errors: readonly string[];
+  /** The providers the daemon serves: those listed, and those whose list failed. */
+  readonly providers: readonly string[];
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -75,8 +77,18 @@ export function modelListFrom(result: unknown): ModelList {
   if (current !== undefined && !models.some((m) => sameModel(m, current))) {
     models.unshift({ provider: current.provider, id: current.model });
   }
-  const errors = list(r.errors).map((e) => [str(e.provider), str(e.message) ?? str(e.kind)].filter((x) => x !== undefined).join(': '));
-  return { models, current, errors: errors.filter((e) => e !== '') };
+  const failed = list(r.errors);
+  const errors = failed.map((e) => [str(e.provider), str(e.message) ?? str(e.kind)].filter((x) => x !== undefined).join(': '));
+  const providers = [...models.map((m) => m.provider), ...failed.map((e) => str(e.provider) ?? '')].filter((p) => p !== '');
+  return { models, current, errors: errors.filter((e) => e !== ''), providers: [...new Set(providers)] };
+}
+
+/**
+ * True when a choice can still be made: the daemon serves its provider (a model the service does
+ * not list may still be one it takes). A daemon restarted without the provider's key does not.
+ */
+export function stillServed(list: ModelList, c: ModelChoice): boolean {
+  return list.providers.includes(c.provider);
 }
 
 /** True when the model is the one the choice names. */

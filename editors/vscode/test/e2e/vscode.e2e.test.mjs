@@ -927,6 +927,10 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     } finally {
       await leaveFakeLLM();
     }
+    // Without the fake service's key the daemon serves openai no more: a new chat runs on its
+    // default again (the replay model of the settings), which the tests after this one use.
+    await runCommand(page, 'harness9: New Chat');
+    await frame.locator('button#model').filter({ hasText: /^replay\// }).waitFor({ timeout: 30_000 });
   });
 
   it('a running command shows its output in the chat as it comes (tool_output)', async () => {

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { effortOf, modelListFrom, runParamsOf, setModelParams, takesEffort } from '../../src/models';
+import { effortOf, modelListFrom, runParamsOf, setModelParams, stillServed, takesEffort } from '../../src/models';
 import { renderRuns } from '../../src/render';
 import { applyResult, initialRunState, reduceAll } from '../../src/runState';
 import { acceptCommand, commandsFrom, filterCommands, sessionSwitchOf, slashQuery } from '../../src/slash';
@@ -36,8 +36,16 @@ describe('agent/models', () => {
     assert.equal(list.current?.reasoningEffort, 'default');
   });
 
+  it('keeps a choice while the daemon serves its provider, also when its list failed', () => {
+    const list = modelListFrom(answer);
+    assert.deepEqual(list.providers, ['openai', 'anthropic']);
+    assert.ok(stillServed(list, { provider: 'anthropic', model: 'claude-x', reasoningEffort: 'default' }));
+    const replayOnly = modelListFrom({ models: [{ provider: 'replay', id: 'script' }], current: null, errors: [] });
+    assert.ok(!stillServed(replayOnly, { provider: 'openai', model: 'gpt-5', reasoningEffort: 'high' }));
+  });
+
   it('survives a malformed answer', () => {
-    assert.deepEqual(modelListFrom(null), { models: [], current: undefined, errors: [] });
+    assert.deepEqual(modelListFrom(null), { models: [], current: undefined, errors: [], providers: [] });
   });
 
   it('sends the default effort as null to setModel and leaves it out of a run', () => {
