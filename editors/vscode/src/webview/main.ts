@@ -258,6 +258,10 @@ prompt.addEventListener('keydown', (event) => {
   // arrows, Enter, Tab and Escape first.
   if (menu.kind === 'slash' && event.key === 'Enter' && slash.complete()) {
     menu.close();
+  } else if (menu.kind === 'slash' && event.key === 'Escape') {
+    slash.dismiss();
+    menu.key(event);
+    return;
   } else if (menu.key(event)) {
     return;
   }

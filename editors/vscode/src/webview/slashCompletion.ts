@@ -33,6 +33,11 @@ export class SlashCompletion {
     }
   }
 
+  /** Escape closed the list: commands arriving now do not open it again (typing does). */
+  dismiss(): void {
+    this.naming = false;
+  }
+
   /** True when the box holds exactly `/name` of a known command: nothing left to complete. */
   complete(): boolean {
     const text = this.prompt.value.trim();
