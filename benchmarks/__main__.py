@@ -39,6 +39,7 @@ CASES = (
     "mcp",
     "steering",
     "caching",
+    "diagnostics",
 )
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -48,6 +49,7 @@ class RpcClient:
         self._next_id = 0
         self._waiters: list[tuple[str, asyncio.Future[Note]]] = []
         self.on_request: Callable[[str, Any], Any] | None = None
+        self._answering: set[asyncio.Future[None]] = set()
         self._reader = asyncio.ensure_future(self._read_loop())
 
     @classmethod
@@ -140,10 +142,15 @@ class RpcClient:
             else:
                 future.set_result(message.get("result"))
         elif "id" in message:
-            # A request from the server: `on_request` answers it, else it is accepted (progress
-            # token, configuration).
+            # A request from the server: `on_request` answers it (at once, or when the
+            # awaitable it returns is done), else it is accepted (progress token, configuration).
             answer = self.on_request(message["method"], message.get("params")) \
                 if self.on_request is not None else None
+            if inspect.isawaitable(answer):
+                task = asyncio.ensure_future(self._answer_later(message["id"], answer))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
+                return
             self._send({"jsonrpc": "2.0", "id": message["id"], "result": answer})
         else:
             note = Note(now(), message["method"], message.get("params"))
@@ -153,6 +160,9 @@ class RpcClient:
             else:
                 self._by_run.setdefault(run_id, []).append(note)
             self._wake(note)
+
+    async def _answer_later(self, msg_id: Any, answer: Awaitable[Any]) -> None:
+        self._send({"jsonrpc": "2.0", "id": msg_id, "result": await answer})
 
     def _wake(self, note: Note) -> None:
         if not self._waiters:

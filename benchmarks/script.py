@@ -9,6 +9,7 @@ serves any number of runs, concurrent or not, with no state. Scenarios:
 - `runs <tag> <turns> <path>`: read `path` on `turns` turns, then answer `answer <tag>`.
 - `parallel <k> <seconds>`: `k` bash calls of `sleep <seconds>` at once, then `done`.
 - `bash <command…>` / `read <path>`: one tool call, then `done`.
+- `write <path>`: one `write_file` of a short Python file at `path`, then `done`.
 - `stream <n> <delay>`: a text of `n` deltas, `delay` seconds apart (see `delta_text`).
 - `mcp <tool> <turns>`: call the MCP tool `tool` (no arguments but `text: "x"`) on `turns`
   turns, then `done`.
@@ -53,6 +54,8 @@ def respond(request: Request) -> Reply:
         return Reply(tool_calls=[Call("bash", {"command": " ".join(args)})])
     if scenario == "read":
         return _read(args[0])
+    if scenario == "write":
+        return Reply(tool_calls=[Call("write_file", {"path": args[0], "content": "x = 1\n"})])
     if scenario == "stream":
         text = delta_text(int(args[0]))
         return Reply(text, chunk_chars=DELTA_CHARS, chunk_delay=float(args[1]))

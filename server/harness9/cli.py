@@ -83,7 +83,16 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--provider", choices=["openai", "anthropic", "replay"], help="which model adapter"
     )
-    run.add_argument("--model", metavar="M", help="model name passed to the provider")
+    run.add_argument(
+        "--model",
+        metavar="[PROVIDER:]ID",
+        help="the model to ask for (with its provider: anthropic:claude-sonnet-4-5)",
+    )
+    run.add_argument(
+        "--reasoning-effort",
+        choices=["low", "medium", "high"],
+        help="how hard a reasoning model thinks (default: the model's own)",
+    )
     run.add_argument(
         "--session",
         metavar="ID",

@@ -92,6 +92,31 @@ class FileEdit:
 
 
 @dataclass(frozen=True, slots=True)
+class Problem:
+    """A problem the editor's language servers report in a file: its workspace-relative path,
+    1-based line and column, severity (`error`, `warning`, `information`, `hint`), message, and
+    the reporting `source` (`pyright`, `ruff`, `ts`) and `code` when given."""
+
+    path: str
+    line: int
+    column: int
+    severity: str
+    message: str
+    source: str | None = None
+    code: str | None = None
+
+    def key(self) -> tuple[str, str | None, str | None, str]:
+        """What stays the same when an edit moves the problem to another line."""
+        return self.severity, self.source, self.code, self.message
+
+    def shown(self) -> str:
+        """`path:line:column: severity: message (source code)`, as the model reads it."""
+        origin = " ".join(part for part in (self.source, self.code) if part)
+        tail = f" ({origin})" if origin else ""
+        return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}{tail}"
+
+
+@dataclass(frozen=True, slots=True)
 class ProcessExit:
     """How a command a tool ran (bash) ended: its exit `code`, or the `signal` that killed it
     (the signal's name, e.g. `SIGKILL`, or its number as text when it has none)."""
@@ -120,6 +145,7 @@ class ToolResult:
     exit: ProcessExit | None = None  # how the command of a call that ran one ended
     sandbox: str | None = None  # the OS sandbox that command ran in: bwrap, landlock, none
     plan: Plan | None = None  # the plan a plan tool recorded
+    problems: tuple[Problem, ...] | None = None  # new since an edit (None: not asked)
 
 
 class ToolKind(StrEnum):
@@ -210,12 +236,14 @@ class Usage:
     input_tokens: int = 0  # all of them, those read from the prompt cache included
     output_tokens: int = 0
     cached_input_tokens: int = 0  # of the input tokens, those the service read from its cache
+    cache_write_tokens: int = 0  # of the input tokens, those the service wrote to its cache
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 

@@ -33,3 +33,18 @@ def test_a_command_says_where_it_ran() -> None:
     assert update["rawOutput"] == {"output": "ok", "exitCode": 0, "sandbox": "bwrap"}
     texts = [c["content"]["text"] for c in update["content"] if c["type"] == "content"]
     assert texts == ["ok", "sandboxed (bwrap)"]
+
+
+def test_read_and_command_output_is_fenced_against_markdown() -> None:
+    from harness9.acp.updates import shown_output
+    from harness9.schema import ToolKind
+
+    text = "# a comment\n__init__ and ```code```\n"
+    shown = shown_output(text, ToolKind.EXECUTE)
+    assert shown == "````\n# a comment\n__init__ and ```code```\n````"
+    assert shown_output("x = 1\n", ToolKind.READ) == "```\nx = 1\n```"
+    assert shown_output("Edited a.py", ToolKind.EDIT) == "Edited a.py"
+    update = wire(finish_update(BASH, ToolResult("c1", "# hi", exit=ProcessExit(code=0)),
+                                kind=ToolKind.EXECUTE))
+    assert update["content"][0]["content"]["text"] == "```\n# hi\n```"
+    assert update["rawOutput"]["output"] == "# hi"  # the raw output stays raw

@@ -84,8 +84,8 @@ StartDaemon = Callable[..., Awaitable[Daemon]]
 @asynccontextmanager
 async def daemon_factory() -> AsyncIterator[StartDaemon]:
     """Yields `start(root, env=…, init=…, work_done=…, initialize=…, approval_requests=…,
-    apply_edit=…)`; stops them all. Daemons run with HARNESS9_APPROVALS=yolo unless `env` says
-    otherwise."""
+    apply_edit=…, diagnostics=…, language=…)`; stops them all. Daemons run with
+    HARNESS9_APPROVALS=yolo unless `env` says otherwise."""
     started: list[LanguageClient] = []
 
     async def start(
@@ -98,6 +98,8 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         initialize: bool = True,
         approval_requests: bool = False,
         apply_edit: bool = True,
+        diagnostics: bool = False,
+        language: list[str] | None = None,
     ) -> Daemon:
         config = ClientServerConfig(
             server_command=preloaded.command("serve"),
@@ -110,8 +112,13 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         daemon = Daemon(client)
         if initialize:
             params = _initialize_params(root, init, work_done, folders)
-            if approval_requests:
-                params.capabilities.experimental = {"harness9": {"approvalRequests": True}}
+            ours = {"approvalRequests": True} if approval_requests else {}
+            if diagnostics:
+                ours["diagnostics"] = True
+            if language is not None:
+                ours["languageFeatures"] = language
+            if ours:
+                params.capabilities.experimental = {"harness9": ours}
             if params.capabilities.workspace is not None:
                 params.capabilities.workspace.apply_edit = apply_edit
             daemon.initialized = await client.initialize_session(params)

@@ -339,7 +339,7 @@ async def test_prompt_cache_reads_are_reported(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path, provider: str
 ) -> None:
     fake_llm.script([Reply("", [Call("read_file", {"path": "a.txt"})], usage=(900, 10),
-                           cached=0),
+                           cached=0, cache_written=850),
                      Reply("done", usage=(1000, 5), cached=900)])
     daemon = await openai_daemon(start, fake_llm, workspace,
                                  env={"HARNESS9_PROVIDER": provider})
@@ -347,7 +347,9 @@ async def test_prompt_cache_reads_are_reported(
     usage = [n for n in daemon.of_run(result["runId"]) if n["kind"] == "usage"]
     assert [n["cachedInputTokens"] for n in usage] == [0, 900]
     assert usage[-1]["totalCachedInputTokens"] == 900
+    # Anthropic says what it wrote to the cache too; OpenAI does not.
+    written = 850 if provider == "anthropic" else 0
     assert result["usage"] == {"inputTokens": 1900, "outputTokens": 15,
-                               "cachedInputTokens": 900}
+                               "cachedInputTokens": 900, "cacheWriteInputTokens": written}
     marked = "cache_control" in str(fake_llm.requests[-1].body)
     assert marked is (provider == "anthropic")

@@ -163,6 +163,14 @@ async def test_a_custom_command_runs_as_its_prompt(
     assert result["text"] == "looks fine"
     users = [m for m in fake_llm.requests[0].messages if m["role"] == "user"]
     assert users[-1]["content"] == "Review app.py util.py for bugs, first app.py."
+    assert fake_llm.requests[0].body["model"] == "gpt-test"
+    write_command(workspace / ".harness9" / "commands", "quick",
+                  "---\nmodel: gpt-small\n---\nAnswer briefly:")
+    fake_llm.script([Reply("brief")])
+    await daemon.run(prompt="/quick what is 2+2", sessionId=result["sessionId"])
+    sent = fake_llm.requests[1]
+    assert sent.body["model"] == "gpt-small"
+    assert sent.messages[-1]["content"] == "Answer briefly:\n\nwhat is 2+2"
 
 
 async def test_builtins_act_without_the_model(

@@ -69,10 +69,12 @@ def stream_events(request: Request, reply: Reply, serial: int) -> list[bytes]:
 
 
 def _input_usage(inp: int, reply: Reply) -> dict[str, int]:
-    """Anthropic counts cache reads apart from the other input tokens."""
-    fields = {"input_tokens": inp - reply.cached}
+    """Anthropic counts cache reads and writes apart from the other input tokens."""
+    fields = {"input_tokens": inp - reply.cached - reply.cache_written}
     if reply.cached:
         fields["cache_read_input_tokens"] = reply.cached
+    if reply.cache_written:
+        fields["cache_creation_input_tokens"] = reply.cache_written
     return fields
 
 

@@ -53,6 +53,7 @@ class Reply:
     stall_after: int | None = None
     keepalive: float | None = None
     cached: int = 0  # of the input tokens, how many the service read from its prompt cache
+    cache_written: int = 0  # Anthropic: of the input tokens, how many it wrote to its cache
     reasoning: str = ""  # Anthropic: a signed thinking block before the text and tool calls
 
 

@@ -36,7 +36,8 @@ async def test_fast_deltas_are_merged_in_order_and_flushed_by_other_events() -> 
     assert sent[-1] == {
         "runId": "r-1", "sessionId": "s-1", "seq": len(sent), "kind": "run_finished",
         "status": "completed", "turns": 1, "toolCalls": 0,
-        "usage": {"inputTokens": 1, "outputTokens": 2, "cachedInputTokens": 0}, "text": "t",
+        "usage": {"inputTokens": 1, "outputTokens": 2, "cachedInputTokens": 0,
+                  "cacheWriteInputTokens": 0}, "text": "t",
     }  # fmt: skip
 
 

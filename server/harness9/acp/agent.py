@@ -181,6 +181,7 @@ class Harness9Agent:
                 output_tokens=usage.output_tokens,
                 total_tokens=usage.input_tokens + usage.output_tokens,
                 cached_read_tokens=usage.cached_input_tokens,
+                cached_write_tokens=usage.cache_write_tokens,
             ),
         )
 

@@ -14,6 +14,7 @@ Calls running at the same time on the same file may show each other's changes, a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from acp import (
@@ -93,10 +94,24 @@ def start_update(call: ToolCall, kind: ToolKind, root: str) -> Any:
     )
 
 
-def finish_update(call: ToolCall, result: ToolResult, diff: ToolContent | None = None) -> Any:
-    """The `tool_call_update` ending `call`: its status and output (and diff), and for a call
-    that ran a command (bash) its `rawOutput`."""
-    content: list[ToolContent] = [tool_content(text_block(result.output))]
+def shown_output(output: str, kind: ToolKind) -> str:
+    """A tool's output as a client renders it (Markdown): what a read or a command printed in
+    a fenced code block, whose fence is longer than any run of backticks inside, so `# a
+    comment` or `__init__` stay as they are; other output as it is."""
+    if kind not in (ToolKind.READ, ToolKind.EXECUTE) or not output:
+        return output
+    longest = max((len(run) for run in re.findall(r"`+", output)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{output.rstrip(chr(10))}\n{fence}"
+
+
+def finish_update(
+    call: ToolCall, result: ToolResult, diff: ToolContent | None = None,
+    kind: ToolKind = ToolKind.OTHER,
+) -> Any:
+    """The `tool_call_update` ending `call` (of a tool of `kind`): its status and output (and
+    diff), and for a call that ran a command (bash) its `rawOutput`."""
+    content: list[ToolContent] = [tool_content(text_block(shown_output(result.output, kind)))]
     if diff is not None:
         content.append(diff)
     if result.sandbox is not None:  # where the command ran, for the user to see
@@ -189,7 +204,7 @@ class RunUpdates:
         before = self._before.pop(call.unique_id, _UNREADABLE)
         path = self._edited_path(call, kind)
         diff = None if result.is_error or path is None else self._diff(path, before)
-        self._stream.push(finish_update(call, result, diff))
+        self._stream.push(finish_update(call, result, diff, kind))
 
     def _edited_path(self, call: ToolCall, kind: ToolKind) -> str | None:
         """The file an edit call changes (its diff is shown), or None for other calls."""

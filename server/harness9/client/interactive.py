@@ -5,7 +5,9 @@ cancels the run in flight; at the prompt it ends the session, as does Ctrl-D (en
 
 On a terminal the user can type while a run streams: Enter steers the run (`agent/steer`), Tab
 queues a prompt behind it (see `conversation`). `/plan PROMPT` runs in plan mode, `/go` carries
-out the plan. Without a terminal (or with `--json`) each line waits for the run before it.
+out the plan, `/model` lists or picks the model (see `slash`); every other `/name` is sent as a
+prompt, which the daemon runs as its command (`/clear` and `/resume ID` answer with the session
+to continue in). Without a terminal (or with `--json`) each line waits for the run before it.
 """
 
 from __future__ import annotations
@@ -19,16 +21,22 @@ from harness9.client.daemon_session import CtrlC, run_once
 from harness9.client.lines import read_line
 from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
+from harness9.client.slash import Slash, commands_text, install_completion
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from harness9.client.rpc import DaemonClient
 
 PROMPT = "› "
 QUIT = object()
+LOCAL_COMMANDS = ("/plan", "/go", "/model", "/help", "/unqueue")
 HELP = """\
   /plan PROMPT   investigate and write a plan, change nothing (approval mode plan)
   /go [PROMPT]   carry out the plan (with more instructions if given)
+  /model [provider:]ID [low|medium|high]
+                 pick the model (and its reasoning effort); /model alone lists them
   /help          this list
 While a run streams: type, then Enter to steer it (the agent reads it at its next step), or
 Tab to queue it as the next prompt; /unqueue takes the newest queued prompt back."""
@@ -47,9 +55,13 @@ async def converse(
     """Run prompt after prompt; returns the last run's exit code (130 if quit with Ctrl-C).
     With `typing`, what is typed while a run streams steers it or queues prompts."""
     session_id = options.run_params.get("sessionId")
+    base = dict(options.run_params)  # the params of every prompt (/model changes them)
     live = typing
     code, prefill = 0, ""
+    slash = Slash(client, options.workspace, as_json=options.json, say=_say)
+    await slash.load_commands(session_id)
     if not options.json:
+        install_completion(lambda: sorted({*LOCAL_COMMANDS, *slash.names()}))
         print(f"harness9 · {options.workspace} · /help · Ctrl-D or Ctrl-C to quit", flush=True)
     while True:
         line = await _read_line(ctrl_c, "" if options.json else PROMPT, prefill)
@@ -59,16 +71,18 @@ async def converse(
                 print(flush=True)  # end the prompt's line
             break
         assert isinstance(line, str)
-        params = prompt_params(options.run_params, line.strip(), session_id)
+        command, _, rest = line.strip().partition(" ")
+        if command == "/model":
+            base = await slash.model(rest, session_id, base)
+            continue
+        params = prompt_params(base, line.strip(), session_id)
         slot.planned = False
         if params is None:
             if line.strip():
-                print(HELP, flush=True)
+                _help(slash, options.json)
             continue
         if live:
-            conversation = Conversation(
-                client, slot, ctrl_c, options.run_params, session_id, typing=True
-            )
+            conversation = Conversation(client, slot, ctrl_c, base, session_id, typing=True)
             outcome = await conversation.run(params)
             session_id, prefill = conversation.session_id or session_id, conversation.editor.text
         else:
@@ -79,6 +93,8 @@ async def converse(
         if outcome is not None:
             code = outcome.exit_code
             _after(params, outcome, not options.json and slot.planned)
+            if not options.json:
+                await _moved(client, outcome, params.get("sessionId"))
     slot.notes(notes)
     return code
 
@@ -97,6 +113,41 @@ def prompt_params(base: dict[str, Any], line: str, session_id: str | None) -> di
     if not line or command in ("/help", "/plan"):
         return None
     return {**params, "prompt": line}
+
+
+def _help(slash: Slash, json: bool) -> None:
+    """`/help`: the prompt's own commands, then the daemon's (not in JSON mode)."""
+    print(HELP, flush=True)
+    if slash.commands and not json:
+        _say(commands_text(slash.commands))
+
+
+async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
+    """Say where the session went after `/clear` or `/resume ID` (the answer's `sessionId`):
+    a resumed one with a recap of what it was about (`agent/session`)."""
+    from pygls.exceptions import JsonRpcException
+
+    from harness9.client.stored_sessions import recap
+
+    command = (outcome.result or {}).get("command")
+    after = outcome.session_id
+    if command not in ("clear", "resume") or not after or after == before:
+        return
+    if command == "resume":
+        try:
+            shown = await client.request("agent/session", {"sessionId": after})
+        except JsonRpcException:
+            shown = None
+        if isinstance(shown, dict):
+            _say(recap(shown))
+    print(f"continuing in session {after}", flush=True)
+
+
+def _say(text: Text) -> None:
+    """Print a note between runs."""
+    from rich.console import Console
+
+    Console(highlight=False).print(text)
 
 
 def _after(params: dict[str, Any], outcome: Outcome, planned: bool) -> None:

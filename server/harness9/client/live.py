@@ -57,6 +57,7 @@ class LiveView:
         self._plan: Plan | None = None
         self._plan_shown: Plan | None = None  # the plan as last printed whole
         self._closed = False
+        self._command: str | None = None  # the slash command the daemon ran, if it did
         self._live.start()
         self._refresh()
 
@@ -113,6 +114,8 @@ class LiveView:
 
     def finished(self, outcome: Outcome, notes: list[tuple[str, Path]]) -> None:
         """Print the summary line and the notes, and end the live region."""
+        if self._command and not self._text and outcome.result:
+            self._text = str(outcome.result.get("text") or "")  # the command's answer
         self._flush_text()
         self._flush_rows()
         self._print_plan()
@@ -137,6 +140,12 @@ class LiveView:
         model = p.get("model") or "default model"
         header = f"harness9 · {p.get('provider')} · {model} · {p.get('workspaceRoot')}"
         self._emit(Text(header, style="dim"))
+
+    def _on_command(self, p: dict[str, Any]) -> None:
+        """A `/name` prompt the daemon runs as its command: a dim line, then its answer."""
+        self._command = str(p.get("name", ""))
+        arguments = visible(str(p.get("arguments") or ""))
+        self._emit(Text(f"/{self._command} {arguments}".rstrip(), style="dim"))
 
     def _on_turn_started(self, p: dict[str, Any]) -> None:
         self._flush_text()
@@ -232,7 +241,7 @@ class LiveView:
     # -- rendering ---------------------------------------------------------------------------
 
     def _flush_text(self) -> None:
-        if self._text_printed or not self._turn:
+        if self._text_printed or not (self._turn or self._command):
             return
         self._text_printed = True
         self._print_header()
@@ -324,6 +333,10 @@ class LiveView:
         glyph, style = STATUS_STYLE.get(outcome.status, ("✗", "red"))
         parts = [outcome.status.replace("_", " ")]
         result = outcome.result or {}
+        if result.get("command") and not result.get("turns"):  # the daemon acted alone
+            parts.append(f"/{result['command']}")
+            parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
+            return Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
         turns = result.get("turns", self._finished.get("turns"))
         calls = result.get("toolCalls", self._finished.get("toolCalls"))
         if turns is not None:

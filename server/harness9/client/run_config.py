@@ -69,7 +69,7 @@ def options_from_args(
     """Build the run's options; raises `UsageError` with the text to show."""
     env = dict(os.environ if env is None else env)
     replay = os.path.abspath(args.replay) if args.replay else None
-    provider = resolve_provider("replay" if replay else args.provider, env)
+    provider = resolve_provider("replay" if replay else _asked_provider(args), env)
     if provider is None:
         raise UsageError(NO_PROVIDER)
     if provider == "replay":
@@ -110,10 +110,28 @@ def approval_mode(args: argparse.Namespace) -> str | None:
     return mode
 
 
+def _asked_provider(args: argparse.Namespace) -> str | None:
+    """`--provider`, else the provider `--model PROVIDER:ID` names; raises `UsageError` when
+    they differ."""
+    from harness9.client.slash import split_model
+
+    named, _ = split_model(args.model or "")
+    if args.provider and named and named != args.provider:
+        raise UsageError(
+            f"harness9: --model {args.model} names provider {named}, --provider {args.provider}.\n"
+        )
+    explicit: str | None = args.provider or named
+    return explicit
+
+
 def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[str, Any]:
+    from harness9.client.slash import split_model
+
     params: dict[str, Any] = {"prompt": prompt, "provider": provider}
     if args.model:
-        params["model"] = args.model
+        params["model"] = split_model(args.model)[1]
+    if getattr(args, "reasoning_effort", None):
+        params["reasoningEffort"] = args.reasoning_effort
     if args.session:
         params["sessionId"] = args.session
     if args.max_turns:

@@ -23,6 +23,8 @@ from harness9.engine.events import (
 from harness9.engine.log import BlockLogger, format_event
 from harness9.lsp.approval_requests import EditorApprover, announces_approval_requests
 from harness9.lsp.documents import EditorWorkspace, applies_edits
+from harness9.lsp.editor_language import EditorLanguage, announced_features
+from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
@@ -115,7 +117,11 @@ async def execute_run(
         approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
         through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
         workspace = EditorWorkspace(root, ls, through_editor=through_editor)
-        return RunWiring(run_observers.subscribers(), approver, workspace)
+        problems = (EditorProblems(ls, root, workspace)
+                    if announces_diagnostics(ls.client_capabilities) else None)
+        features = announced_features(ls.client_capabilities)
+        language = EditorLanguage(ls, root, workspace, features) if features else None
+        return RunWiring(run_observers.subscribers(), approver, workspace, problems, language)
 
     try:
         with wire_errors():

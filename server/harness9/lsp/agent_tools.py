@@ -9,10 +9,15 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from harness9.lsp.documents import EditorWorkspace
+from harness9.lsp.editor_language import EditorLanguage, announced_features
+from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.schema import ToolDefinition
 from harness9.service.agent_service import AgentService
 from harness9.service.settings import RunSettings
 from harness9.tools import default_registry
+from harness9.tools.language import language_tools
+from harness9.tools.problems import DiagnosticsTool
 
 
 async def list_tools(
@@ -26,8 +31,17 @@ async def list_tools(
         )
         ls.window_show_message(params)
 
-    registry = default_registry(folders[0] if folders else os.getcwd(), sandbox=settings.sandbox)
+    root = folders[0] if folders else os.getcwd()
+    registry = default_registry(root, sandbox=settings.sandbox)
     tools = [wire_tool(definition) for definition in registry.available_tools()]
+    # Offered to this client's runs, as it announced them.
+    if announces_diagnostics(ls.client_capabilities):
+        tools.append(wire_tool(DiagnosticsTool(EditorProblems(ls, root), 0).definition()))
+    features = announced_features(ls.client_capabilities)
+    if features:
+        files = EditorWorkspace(root, ls, through_editor=False)
+        language = EditorLanguage(ls, root, files, features)
+        tools += [wire_tool(tool.definition()) for tool in language_tools(files, language)]
     for tool in await service.mcp_tools(settings, warn):
         server = getattr(tool, "server", None)
         entry = wire_tool(tool.definition())

@@ -13,7 +13,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 METHODS = [
     "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
     "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",

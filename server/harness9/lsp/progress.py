@@ -37,6 +37,7 @@ from harness9.schema import (
     ChangedFile,
     FileChanges,
     FileEdit,
+    Problem,
     ProcessExit,
     ToolCall,
     ToolKind,
@@ -60,9 +61,10 @@ def wire_arguments(arguments: str) -> Any:
 
 def wire_usage(usage: Usage) -> dict[str, int]:
     """Usage in the protocol's camelCase (`cachedInputTokens`: of the input tokens, those the
-    service read from its prompt cache)."""
+    service read from its prompt cache; `cacheWriteInputTokens`: those it wrote to it)."""
     return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-            "cachedInputTokens": usage.cached_input_tokens}
+            "cachedInputTokens": usage.cached_input_tokens,
+            "cacheWriteInputTokens": usage.cache_write_tokens}
 
 
 def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:
@@ -180,6 +182,20 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         fields.update(wire_exit(result.exit))
     if result.sandbox is not None:
         fields["sandbox"] = result.sandbox
+    if result.problems is not None:
+        fields["diagnostics"] = [wire_problem(p) for p in result.problems]
+    return fields
+
+
+def wire_problem(problem: Problem) -> dict[str, Any]:
+    """A problem on the wire: `{path, line, column, severity, message, source?, code?}`."""
+    fields: dict[str, Any] = {"path": problem.path, "line": problem.line,
+                              "column": problem.column, "severity": problem.severity,
+                              "message": problem.message}
+    if problem.source:
+        fields["source"] = problem.source
+    if problem.code:
+        fields["code"] = problem.code
     return fields
 
 

@@ -145,3 +145,31 @@ def _snap(old: str, new: str, edit: Replacement) -> Replacement:
     if end > 0 and old[end - 1 : end + 1] == "\r\n":
         end, text = end + 1, text + "\n"
     return Replacement(start, end, text)
+
+
+def units(text: str, encoding: str | None) -> int:
+    """How many position units of `encoding` the text spans (UTF-16 code units by default)."""
+    return _counter(encoding)(text)
+
+
+def column_of(line: str, count: int, encoding: str | None) -> int:
+    """The character index in `line` that `count` units of `encoding` reach (clamped)."""
+    measure = _counter(encoding)
+    spent = 0
+    for index, character in enumerate(line):
+        if spent >= count:
+            return index
+        spent += measure(character)
+    return len(line)
+
+
+def offset_at(text: str, line: int, count: int, encoding: str | None) -> int:
+    """The offset in `text` of an LSP position (0-based `line`, `count` units into it)."""
+    starts = [0] + [m.end() for m in _BREAK.finditer(text)]
+    if line >= len(starts):
+        return len(text)
+    start = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    body = text[start:end].rstrip("\r\n")
+    return start + column_of(body, count, encoding)
+

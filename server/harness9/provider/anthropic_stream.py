@@ -88,7 +88,8 @@ class StreamAssembler:
             reasoning=reasoning,
         )
         return message, Usage(input_tokens=self._input.input_tokens, output_tokens=self._output,
-                              cached_input_tokens=self._input.cached_input_tokens)
+                              cached_input_tokens=self._input.cached_input_tokens,
+                              cache_write_tokens=self._input.cache_write_tokens)
 
 
 def reasoning_block(block: Any) -> dict[str, Any]:
@@ -113,5 +114,6 @@ def usage_of(usage: Any) -> Usage:
     fields = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     inputs = sum(int(getattr(usage, name, None) or 0) for name in fields)
     cached = int(getattr(usage, "cache_read_input_tokens", None) or 0)
+    written = int(getattr(usage, "cache_creation_input_tokens", None) or 0)
     return Usage(input_tokens=inputs, output_tokens=int(usage.output_tokens or 0),
-                 cached_input_tokens=cached)
+                 cached_input_tokens=cached, cache_write_tokens=written)

@@ -61,6 +61,10 @@ from harness9.service.sessions.session_store import SessionLocked, SessionStore
 from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir
 from harness9.tools.contract import BaseTool
+from harness9.tools.language import language_tools
+from harness9.tools.problems import DiagnosticsTool, ProblemsStep
+from harness9.tools.registry import Middleware
+from harness9.workspace.port import DiskWorkspace
 
 if TYPE_CHECKING:
     from harness9.engine.agent_loop import AgentEngine
@@ -322,7 +326,8 @@ class AgentService:
     ) -> AgentEngine:
         """The run's engine: checkpoints around each batch (when on), the built-in and MCP
         tools behind the approval step."""
-        observer, steps = None, []
+        observer = None
+        steps: list[Middleware] = []
         if checkpoints is not None:
             observer = RunCheckpoints(checkpoints, session, ids.run_id, bus, len(session.history))
             steps = [FileChangesStep(checkpoints)]
@@ -330,6 +335,14 @@ class AgentService:
             request.settings, lambda message: bus.emit(ToolsWarning(message)),
             (session.id, request.mcp_servers),
         )
+        if wiring.problems is not None:
+            wait = request.settings.diagnostics_wait_ms / 1000
+            if request.settings.diagnostics_after_edit:
+                steps.append(ProblemsStep(wiring.problems, wait))
+            mcp_tools = [DiagnosticsTool(wiring.problems, wait), *mcp_tools]
+        if wiring.language is not None:
+            files = wiring.workspace or DiskWorkspace(request.root)
+            mcp_tools = [*language_tools(files, wiring.language), *mcp_tools]
         return build_engine(
             request.root, request.settings, session, bus, wiring.approver, turns,
             batch_observer=observer, middleware=steps, workspace=wiring.workspace,

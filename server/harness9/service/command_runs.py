@@ -61,7 +61,11 @@ def model_request(request: RunRequest, called: Invocation) -> RunRequest | None:
     command = _custom(request.root, called.name)
     if command is None:
         return None
-    return replace(request, prompt=expand(command, called.arguments))
+    request = replace(request, prompt=expand(command, called.arguments))
+    if command.model is None:
+        return request
+    settings = replace(request.settings, model=command.model)
+    return replace(request, settings=settings, own_model=True)
 
 
 async def run_command(

@@ -3,7 +3,8 @@
 A prompt that starts with `/name` (letters, digits, `-`, `_`, `:`; then a space or the end)
 invokes a command. Custom commands are Markdown files in `.harness9/commands/` of the
 workspace, then of the user's config folder, in the format Claude Code users already write:
-optional front matter between `---` lines (`description:`, `argument-hint:`), then the prompt,
+optional front matter between `---` lines (`description:`, `argument-hint:`, `model:` for a
+model of the provider in use that this command runs on), then the prompt,
 where `$ARGUMENTS` stands for what follows the name and `$1`…`$9` for its words.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness9.service.state import config_dir
+from harness9.tools.approvals.policy import MODES
 
 COMMANDS_FOLDER = Path(".harness9") / "commands"
 MAX_COMMAND_BYTES = 64 * 1024
@@ -33,6 +35,7 @@ class Command:
     source: str  # builtin | workspace | user
     argument_hint: str | None = None
     body: str | None = None
+    model: str | None = None  # a custom command's own model (front matter `model:`)
 
     def as_wire(self) -> dict[str, str]:
         """`{name, description, argumentHint?, source}`."""
@@ -54,7 +57,7 @@ BUILTINS = (
     Command("model", "Show the models, or choose the session's model and reasoning effort",
             "builtin", "[provider:]model [low|medium|high]"),
     Command("approvals", "Show or set the session's approval mode", "builtin",
-            "[ask|auto|edits|yolo|plan]"),
+            f"[{'|'.join(MODES)}]"),
     Command("plan", "Plan first: investigate and write a plan without changing anything",
             "builtin", "<what to plan>"),
     Command("init", "Have the agent write an AGENTS.md describing this project", "builtin"),
@@ -134,7 +137,8 @@ def _parsed(name: str, source: str, text: str) -> Command:
             body = "\n".join(lines[end + 1:])
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     description = meta.get("description") or first_line[:80] or f"/{name}"
-    return Command(name, description, source, meta.get("argument-hint") or None, body.strip())
+    return Command(name, description, source, meta.get("argument-hint") or None, body.strip(),
+                   meta.get("model") or None)
 
 
 def _front_matter(lines: list[str]) -> dict[str, str]:

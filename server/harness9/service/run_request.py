@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from harness9.engine.events import Subscriber
     from harness9.mcp.server_config import McpServerConfig
     from harness9.tools.approvals.step import Approver
+    from harness9.tools.language import LanguageQueries
+    from harness9.tools.problems import ProblemSource
     from harness9.workspace.port import Workspace
 
 
@@ -67,12 +69,14 @@ class RunContext:
 @dataclass(slots=True)
 class RunWiring:
     """What a front-end plugs into one run: event subscribers, the approver (None: nobody
-    can be asked, so a call that needs asking is rejected) and the workspace the file tools
-    read and write through (None: the disk)."""
+    can be asked, so a call that needs asking is rejected), the workspace the file tools
+    read and write through (None: the disk), and where the editor's problems come from."""
 
     subscribers: Sequence[Subscriber] = ()
     approver: Approver | None = None
     workspace: Workspace | None = None
+    problems: ProblemSource | None = None  # the editor's problems (None: it tells none)
+    language: LanguageQueries | None = None  # the editor's language servers (None: none)
 
 
 Wire = Callable[[RunContext], Awaitable[RunWiring]]

@@ -69,6 +69,8 @@ class RunSettings:
     auto_compact: bool = True
     compact_at: float = 0.8  # the fraction of the window that triggers compaction
     edits_through_editor: bool = True  # edits of open documents go through the editor
+    diagnostics_after_edit: bool = True  # an edit's result lists the problems it brought
+    diagnostics_wait_ms: int = 2000  # how long the editor may take to report them
     instructions: bool = True  # read AGENTS.md files into the conversation
     mcp_servers: tuple[McpServerConfig, ...] = ()  # daemon-wide: client settings only
 
@@ -190,6 +192,8 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "autoCompact": ("auto_compact", _boolean),
     "compactAt": ("compact_at", _fraction),
     "editsThroughEditor": ("edits_through_editor", _boolean),
+    "diagnosticsAfterEdit": ("diagnostics_after_edit", _boolean),
+    "diagnosticsWaitMs": ("diagnostics_wait_ms", _positive_int),
     "instructions": ("instructions", _boolean),
     "sandbox": ("sandbox", _sandbox),
 }

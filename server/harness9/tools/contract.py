@@ -18,6 +18,7 @@ from harness9.schema import (
     FileChanges,
     FileEdit,
     Plan,
+    Problem,
     ProcessExit,
     ToolDefinition,
     ToolError,
@@ -113,6 +114,7 @@ class ToolOutput:
     # None: the approval step offers to run it again outside.
     sandbox_denied: str | None = None
     plan: Plan | None = None  # the plan the call recorded (update_plan)
+    problems: tuple[Problem, ...] | None = None  # new since the edit, as the editor reports
 
 
 # A file larger than this is shown as a diff only, never as its whole text before and after.

@@ -260,6 +260,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         exit=out.exit,
         sandbox=out.sandbox,
         plan=out.plan,
+        problems=out.problems,
     )
 
 

@@ -2,6 +2,7 @@
 -- prompt ("» "); Enter sends it, CTRL-C stops the run, and the lines above show the session's
 -- conversation (chat_view.lua), redrawn as events arrive without touching what is being typed.
 local chat_view = require("harness9.chat_view")
+local commands = require("harness9.commands")
 
 local M = {}
 
@@ -48,6 +49,16 @@ local function prompt_text(buf)
   return last
 end
 
+--- The chat's 'omnifunc': `/name` of the daemon's slash commands at the start of the prompt.
+function M.omnifunc(findstart, base)
+  return commands.omnifunc(findstart, base, M.prompt)
+end
+
+--- Puts `text` on the prompt line (replacing what was typed there).
+function M.set_prompt(buf, text)
+  api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt .. text })
+end
+
 --- The tool block shown on line `line` (1-based) of the chat, if any.
 function M.row(line)
   return rows[line]
@@ -73,6 +84,15 @@ function M.get(actions)
     actions.submit(text)
   end)
   vim.fn.prompt_setinterrupt(buf, actions.interrupt)
+  vim.bo[buf].omnifunc = "v:lua.require'harness9.chat'.omnifunc"
+  -- <Tab> after `/` at the start of the prompt completes the command's name (run as the key is
+  -- reached, after the text typed before it is in the line).
+  vim.keymap.set("i", "<Tab>", function()
+    local keys = vim.fn.pumvisible() == 1 and "<C-n>" or not commands.complete_here(M.prompt) and "<Tab>"
+    if keys then
+      api.nvim_feedkeys(api.nvim_replace_termcodes(keys, true, false, true), "n", false)
+    end
+  end, { buffer = buf, desc = "harness9: complete the /command's name" })
   local function map(lhs, fn, desc)
     vim.keymap.set("n", lhs, fn, { buffer = buf, desc = desc, nowait = true })
   end

@@ -115,6 +115,9 @@ local function footer(run)
   if run.error then
     parts[1] = parts[1] .. ": " .. run.error
   end
+  if view.acted_alone(run) then -- a command the daemon carried out: no turns, no tokens
+    return "  ── " .. parts[1]
+  end
   if run.turn_count then
     table.insert(parts, string.format("%d turn%s", run.turn_count, run.turn_count == 1 and "" or "s"))
   end
@@ -187,6 +190,11 @@ local function add_run(out, run, state)
   for _, block in ipairs(run.blocks) do
     if block.kind == "steer" then
       add_steer(out, block)
+    elseif block.kind == "command" then
+      out.add(view.command_line(block), "harness9ChatDim")
+      for _, line in ipairs(block.text ~= "" and split((block.text:gsub("\n+$", ""))) or {}) do
+        out.add(line)
+      end
     elseif block.kind == "tool" and view.is_plan_call(block) and block.status ~= "failed" then
       -- update_plan changes nothing: its work is the checklist above
       out.add("  (updated the plan)", "harness9ChatDim")
@@ -233,6 +241,7 @@ function M.header(state)
   for i = #state.runs, 1, -1 do
     session = session or state.runs[i].session_id
   end
+  session = session or state.session_id -- an empty session the chat moved to (/clear)
   local parts = { "harness9 chat", session and ("session " .. session) or "new session" }
   local fill = summary.context(context_of(state))
   if fill then

@@ -8,8 +8,10 @@ local client_mod = require("harness9.client")
 local context = require("harness9.context")
 local buffer = require("harness9.buffer")
 local chat = require("harness9.chat")
+local commands = require("harness9.commands")
 local diff = require("harness9.diff")
 local files = require("harness9.files")
+local models = require("harness9.models")
 local restore = require("harness9.restore")
 local sessions_ui = require("harness9.sessions")
 local view = require("harness9.view")
@@ -65,6 +67,9 @@ local state = view.new({ clock = vim.loop.now })
 local inflight = {}
 local sessions = {} -- client id -> sessionId of its last run
 local log = {}
+-- The model picked (:Harness9Model) for sessions still to start: sent as the first run's
+-- provider/model/reasoningEffort, then made the new session's own (agent/setModel).
+local chosen_model = nil
 local render_pending = false
 local report_later -- report(), defined below
 
@@ -173,9 +178,20 @@ local function on_progress(_, params, ctx)
     end
   end
   if run and params.kind == "run_finished" then
-    sessions[ctx.client_id] = params.sessionId
+    if not (run.command == "clear" or run.command == "resume") then -- (answered: moved already)
+      sessions[ctx.client_id] = params.sessionId
+    end
     -- Neovim never passes a RequestCancelled reply to the handler: the run ends here.
     land(run)
+  end
+  if run and params.kind == "run_started" and run.model_choice and params.sessionId then
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if client then
+      local choice = run.model_choice
+      run.model_choice = nil
+      client_mod.call(client, "request", "agent/setModel", vim.tbl_extend("force", choice,
+        { sessionId = params.sessionId }), function() end)
+    end
   end
   if run and params.sessionId and not sessions[ctx.client_id] then
     sessions[ctx.client_id] = params.sessionId -- a prompt queued now joins this session
@@ -193,11 +209,17 @@ local function on_log_message(err, params, ctx, cfg)
   end
 end
 
+local switch_session -- defined below
+
 local function on_reply(run, client_id)
   return function(err, result)
     view.finish(run, err, result)
     if result and result.sessionId then
       sessions[client_id] = result.sessionId
+    end
+    if result and result.sessionId and result.sessionId ~= run.sent_session
+      and (result.command == "clear" or result.command == "resume") then
+      switch_session(client_id, run, result)
     end
     if err then
       append_log(string.format("[agent/run] error %s: %s", err.code, err.message))
@@ -291,6 +313,11 @@ function M.run(prompt, opts)
     if not opts.new_session then
       params.sessionId = sessions[client.id]
     end
+    if chosen_model and not params.sessionId then
+      params = vim.tbl_extend("force", params, chosen_model)
+      run.model_choice = chosen_model
+    end
+    run.sent_session = params.sessionId
     params.plan = opts.plan or nil
     params.executePlan = opts.execute_plan or nil
     send_run(client, entry, params)
@@ -526,6 +553,7 @@ function M.chat()
   end
   render()
   vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+  commands.refresh() -- the /names the prompt line completes (with a daemon running)
   return buf
 end
 
@@ -535,8 +563,119 @@ function M.new_session()
     return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
   end
   state.runs = {}
+  state.session_id = nil
   sessions = {}
   render()
+  return true
+end
+
+-- The runs still in flight but `done` (queued behind a command, say): kept when the chat
+-- changes session.
+local function runs_in_flight(done)
+  local runs = {}
+  for _, entry in ipairs(inflight) do
+    if entry.run ~= done then
+      table.insert(runs, entry.run)
+    end
+  end
+  return runs
+end
+
+--- The chat continues in the session the daemon answered `run`, a `/clear` (a new, empty one)
+--- or `/resume ID` (a stored one, shown with `agent/session`), with.
+switch_session = function(client_id, run, result)
+  local session_id = result.sessionId
+  sessions[client_id] = session_id
+  state.session_id = session_id
+  if result.command == "clear" then
+    state.runs = runs_in_flight(run)
+    return schedule_render()
+  end
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client then
+    return
+  end
+  client_mod.call(client, "request", "agent/session", { sessionId = session_id }, function(err, stored)
+    if err or type(stored) ~= "table" then
+      return vim.notify("harness9: could not load session " .. session_id .. ": "
+        .. tostring(err and err.message or "no answer"), vim.log.levels.WARN)
+    end
+    local pending = runs_in_flight(run)
+    view.load_session(state, stored)
+    vim.list_extend(state.runs, pending)
+    schedule_render()
+  end)
+end
+
+local function announce(choice, where)
+  vim.notify(string.format("harness9: model %s (%s)", models.describe(choice), where), vim.log.levels.INFO)
+end
+
+--- Makes `choice` ({provider?, model, reasoningEffort?}) the model of the chat: of its session
+--- (`agent/setModel`), or, before it has one, of the next run's new session.
+function M.set_model(choice)
+  chosen_model = choice
+  local client = client_mod.find(M.config)
+  local session_id = client and sessions[client.id]
+  if not session_id then
+    announce(choice, "for the next session")
+    return true
+  end
+  local params = vim.tbl_extend("force", choice, { sessionId = session_id })
+  client_mod.call(client, "request", "agent/setModel", params, function(err, result)
+    if err or type(result) ~= "table" then
+      return vim.notify("harness9: agent/setModel failed: " .. tostring(err and err.message or "no answer"),
+        vim.log.levels.WARN)
+    end
+    announce({ provider = result.provider, model = result.model, reasoningEffort = result.reasoningEffort },
+      "session " .. session_id)
+  end)
+  return true
+end
+
+--- The model picked for sessions still to start (nil: the daemon's default).
+function M.chosen_model()
+  return chosen_model
+end
+
+--- Lists the models (`agent/models`, the one in use marked) to pick the chat's model and, for a
+--- model that takes one, its reasoning effort.
+function M.pick_model()
+  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+    models.pick(client, sessions[client.id], function(choice)
+      M.set_model(choice)
+    end)
+  end)
+  if not ok then
+    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
+  end
+  return true
+end
+
+-- The client and agent/commands params the command list comes from (the session's workspace).
+local function commands_source()
+  local client = client_mod.find(M.config)
+  if not client or not client.initialized or not sessions_ui.supports(client, "agent/commands") then
+    return nil
+  end
+  local params = { workspaceFolder = vim.uri_from_fname(client.config.root_dir or vim.fn.getcwd()) }
+  params.sessionId = sessions[client.id]
+  return client, params
+end
+
+--- Lists the daemon's slash commands (`vim.ui.select`); the one picked goes on the chat's prompt.
+function M.pick_command()
+  local ok, err = pcall(client_mod.with_client, M.config, function()
+    commands.pick(function(command)
+      local buf = M.chat()
+      chat.set_prompt(buf, "/" .. command.name .. " ")
+      vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+      vim.cmd("startinsert!")
+    end)
+  end)
+  if not ok then
+    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
+  end
   return true
 end
 
@@ -551,6 +690,7 @@ function M.sessions()
       resume = function(session)
         view.load_session(state, session)
         sessions[client.id] = session.sessionId
+        state.session_id = session.sessionId
         M.chat()
       end,
       deleted = function(session, deleted)
@@ -667,6 +807,27 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Diff", function()
     report(M.diff())
   end, { desc = "Show the newest change of the agent beside the text before it" })
+  commands.set_source(commands_source)
+  vim.api.nvim_create_user_command("Harness9Model", function(args)
+    if args.args == "" then
+      return report(M.pick_model())
+    end
+    local choice, message = models.parse(args.args)
+    if not choice then
+      return report(false, "harness9: " .. message)
+    end
+    report(M.set_model(choice))
+  end, { nargs = "?", complete = function(lead, line)
+    if line:match("^%S+%s+%S+%s") then -- the second word: the reasoning effort
+      return vim.tbl_filter(function(effort)
+        return effort:sub(1, #lead) == lead
+      end, { "low", "medium", "high" })
+    end
+    return models.complete(client_mod.find(M.config), lead)
+  end, desc = "Choose the harness9 chat's model (provider:model [low|medium|high]; none: pick from a list)" })
+  vim.api.nvim_create_user_command("Harness9Commands", function()
+    report(M.pick_command())
+  end, { desc = "List the harness9 slash commands; the one picked goes on the chat's prompt line" })
   vim.api.nvim_create_user_command("Harness9Log", function()
     M.open_log()
   end, { desc = "Show the harness9 notification log" })

@@ -334,7 +334,22 @@ function M.go_run(state)
   return nil
 end
 
+-- A command's own answer (a `/name` run that acts without the model) comes as text outside any
+-- turn: it goes under the command's line.
+local function command_text(run, ev)
+  local turn = tonumber(ev.turn)
+  if run.command_block and (turn == nil or turn == 0) then
+    return run.command_block
+  end
+  return nil
+end
+
 local handlers = {
+  command = function(run, ev)
+    run.command_block = { kind = "command", name = tostring(ev.name or ""), text = "",
+                          arguments = type(ev.arguments) == "string" and ev.arguments or "" }
+    table.insert(run.blocks, run.command_block)
+  end,
   queued = function(run, ev)
     run.queued = { id = ev.queueId, position = tonumber(ev.position) }
   end,
@@ -358,10 +373,15 @@ local handlers = {
     turn_block(run, ev.turn).thinking = ev.text
   end,
   text_delta = function(run, ev)
-    local block = turn_block(run, ev.turn)
+    local block = command_text(run, ev) or turn_block(run, ev.turn)
     block.text = block.text .. (ev.text or "")
   end,
   assistant_message = function(run, ev)
+    local own = command_text(run, ev)
+    if own then
+      own.text = ev.text or own.text
+      return
+    end
     turn_block(run, ev.turn).text = ev.text or ""
     -- The calls' arguments, for the lines of calls that never start (refused before they ran).
     run.call_args = run.call_args or {}
@@ -482,6 +502,17 @@ function M.load_session(state, session)
   end
 end
 
+--- True for a run of a slash command the daemon carried out without the model (no turns).
+function M.acted_alone(run)
+  return run.command_block ~= nil and tonumber(run.turn_count) == 0
+end
+
+--- The line of a slash command the daemon ran: `  command /resume s-1a2b` (shown muted).
+function M.command_line(block)
+  local args = block.arguments ~= "" and (" " .. (block.arguments:gsub("\n", " ⏎ "))) or ""
+  return "  command /" .. block.name .. args
+end
+
 --- Adds a line of its own after the runs (e.g. that a checkpoint was restored).
 function M.note(state, text)
   -- run_id false: events never bind to a note (find_run binds only to nil).
@@ -514,6 +545,12 @@ function M.finish(run, err, result)
     run.status = run.status or result.status
     run.turn_count, run.tool_count = result.turns, result.toolCalls
     run.usage = result.usage or run.usage
+    run.command = type(result.command) == "string" and result.command or nil
+    -- A command's answer as the result's text, when no event carried it.
+    local own = run.command_block
+    if own and own.text == "" and type(result.text) == "string" then
+      own.text = result.text
+    end
   elseif err and err.code ~= -32800 and run.status == nil then
     run.status = "error"
     run.error = err.message
@@ -598,6 +635,9 @@ local function footer(run)
   if run.error then
     parts[1] = parts[1] .. ": " .. run.error
   end
+  if M.acted_alone(run) then
+    return parts[1]
+  end
   if run.turn_count then
     table.insert(parts, plural(run.turn_count, "turn"))
   end
@@ -632,6 +672,11 @@ local function run_lines(run, max_output)
       table.insert(lines, (block.pending and "  ↪ (on its way) " or "  ↪ ") .. (block.text:gsub("\n", " ⏎ ")))
     elseif block.kind == "tool" and M.is_plan_call(block) and block.status ~= "failed" then
       table.insert(lines, "  (updated the plan)")
+    elseif block.kind == "command" then
+      table.insert(lines, M.command_line(block))
+      if block.text ~= "" then
+        add_all(lines, split((block.text:gsub("\n+$", ""))))
+      end
     elseif block.kind == "turn" then
       table.insert(lines, string.format("── turn %d", block.turn))
       if block.thinking then

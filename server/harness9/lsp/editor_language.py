@@ -1,0 +1,190 @@
+"""The editor's language servers (`harness9/languageQuery`), for clients that announce
+`experimental.harness9.languageFeatures: ["definition", "references", "symbols", "hover",
+"rename"]` (any of them).
+
+The daemon asks `harness9/languageQuery {kind, uri, position?, query?, newName?}`; the client
+answers `{locations: [Location]}` (definition, references), `{symbols: [{name, kind,
+location}]}` (symbols), `{hover: string}` or `{edit: WorkspaceEdit}` (rename). Positions are
+in the position encoding the two sides agreed on; the conversion to and from the model's
+lines and names is done here, with each file's text as the editor holds it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from harness9.lsp.client_requests import ask_client, field_of
+from harness9.lsp.documents import EditorWorkspace
+from harness9.lsp.text_edits import Replacement, apply_replacements, column_of, offset_at, units
+from harness9.schema import ToolError
+from harness9.tools.language import Place, RenamedFile, SymbolFound
+from harness9.workspace.paths import relative_path
+from harness9.workspace.safe_path import safe_path
+
+METHOD = "harness9/languageQuery"
+FEATURES = ("definition", "references", "symbols", "hover", "rename")
+TIMEOUT = 10.0  # a language server indexing a large workspace answers slowly
+
+
+def announced_features(capabilities: Any) -> frozenset[str]:
+    """The kinds of `experimental.harness9.languageFeatures` this daemon knows."""
+    experimental = getattr(capabilities, "experimental", None)
+    ours = experimental.get("harness9") if isinstance(experimental, dict) else None
+    listed = ours.get("languageFeatures") if isinstance(ours, dict) else None
+    if not isinstance(listed, list):
+        return frozenset()
+    return frozenset(kind for kind in listed if kind in FEATURES)
+
+
+class EditorLanguage:
+    """`LanguageQueries` answered by the editor."""
+
+    def __init__(self, server: LanguageServer, root: str, workspace: EditorWorkspace,
+                 kinds: frozenset[str]) -> None:
+        self.kinds = kinds
+        self._server = server
+        self._root = root
+        self._workspace = workspace
+
+    @property
+    def _encoding(self) -> str | None:
+        encoding = self._server.workspace.position_encoding
+        return str(encoding) if encoding is not None else None
+
+    async def places(self, kind: str, path: str, line: int, character: int) -> list[Place]:
+        """Definition or references, as the editor answers them."""
+        answer = await self._ask(kind, path, line, character)
+        found = field_of(answer, "locations")
+        if isinstance(field_of(answer, "uri"), str):  # one Location instead of a list
+            found = [answer]
+        places = [await self._place(location) for location in found or []
+                  if isinstance(location, dict)]
+        return [p for p in places if p is not None]
+
+    async def symbols(self, query: str) -> list[SymbolFound]:
+        """Workspace symbols matching `query`."""
+        answer = await self._query({"kind": "symbols", "uri": _uri(self._root), "query": query})
+        found = []
+        for item in field_of(answer, "symbols") or []:
+            name, place = field_of(item, "name"), await self._place(field_of(item, "location"))
+            if isinstance(name, str) and place is not None:
+                found.append(SymbolFound(name, _kind_name(field_of(item, "kind")), place))
+        return found
+
+    async def hover(self, path: str, line: int, character: int) -> str | None:
+        """The hover text, as plain text or Markdown."""
+        text = field_of(await self._ask("hover", path, line, character), "hover")
+        return text if isinstance(text, str) else None
+
+    async def rename(
+        self, path: str, line: int, character: int, new_name: str
+    ) -> list[RenamedFile]:
+        """The renamed files' texts; `ToolError` when the editor refuses or the edit reaches
+        outside the workspace or creates, moves or deletes files."""
+        answer = await self._ask("rename", path, line, character, newName=new_name)
+        edits = _edits_by_uri(field_of(answer, "edit"))
+        renamed = []
+        for uri, changes in edits.items():
+            shown = self._inside(uri)
+            if shown is None:
+                raise ToolError(f"Error: the rename would change {uri}, outside the workspace; "
+                                "nothing was renamed")
+            base = await self._workspace.read_text(shown)
+            if base is None:
+                raise ToolError(f"Error: the rename would change {shown}, which does not exist")
+            spans = sorted((self._span(base.text, change) for change in changes),
+                           key=lambda r: (r.start, r.end))
+            renamed.append(RenamedFile(shown, base, apply_replacements(base.text, spans)))
+        return renamed
+
+    async def _ask(self, kind: str, path: str, line: int, character: int,
+                   **extra: Any) -> Any:
+        found = await self._workspace.read_text(path)
+        text = found.text.splitlines()[line] if found is not None else ""
+        position = {"line": line, "character": units(text[:character], self._encoding)}
+        params = {"kind": kind, "uri": _uri(str(safe_path(self._root, path))),
+                  "position": position, **extra}
+        return await self._query(params)
+
+    async def _query(self, params: dict[str, Any]) -> Any:
+        try:
+            return await ask_client(self._server.protocol, METHOD, params, "harness9-language",
+                                    TIMEOUT)
+        except TimeoutError:
+            raise ToolError(f"Error: the editor's language server did not answer within "
+                            f"{TIMEOUT:g} s") from None
+        except Exception as exc:  # the client's error answer
+            raise ToolError(f"Error: the editor could not answer: {exc}") from None
+
+    async def _place(self, location: Any) -> Place | None:
+        uri = field_of(location, "uri") or field_of(location, "targetUri")
+        start = field_of(field_of(location, "range") or field_of(location, "targetRange"),
+                         "start")
+        line, count = field_of(start, "line"), field_of(start, "character")
+        if not isinstance(uri, str) or not isinstance(line, int) or not isinstance(count, int):
+            return None
+        shown = self._inside(uri)
+        if shown is None:  # outside the workspace: the place only, never its text
+            return Place(to_fs_path(uri) or uri, line + 1, count + 1)
+        found = await self._workspace.read_text(shown)
+        lines = found.text.splitlines() if found is not None else []
+        text = lines[line] if line < len(lines) else None
+        column = column_of(text, count, self._encoding) if text is not None else count
+        return Place(shown, line + 1, column + 1, text)
+
+    def _span(self, text: str, change: Any) -> Replacement:
+        start, end = field_of(field_of(change, "range"), "start"), field_of(
+            field_of(change, "range"), "end")
+        new = field_of(change, "newText")
+        if not isinstance(new, str) or not _position(start) or not _position(end):
+            raise ToolError("Error: the editor's rename edit is malformed; nothing was renamed")
+        return Replacement(offset_at(text, start["line"], start["character"], self._encoding),
+                           offset_at(text, end["line"], end["character"], self._encoding), new)
+
+    def _inside(self, uri: str) -> str | None:
+        """The workspace-relative path of a file URI, or None outside the workspace."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path:
+            return None
+        root, real = os.path.realpath(self._root), os.path.realpath(path)
+        return relative_path(real, root) if os.path.commonpath([real, root]) == root else None
+
+
+def _uri(path: str) -> str:
+    return Path(path).as_uri()
+
+
+def _position(value: Any) -> bool:
+    return isinstance(field_of(value, "line"), int) and isinstance(
+        field_of(value, "character"), int)
+
+
+def _kind_name(kind: Any) -> str:
+    if isinstance(kind, str):
+        return kind
+    try:
+        return types.SymbolKind(kind).name.lower()
+    except ValueError:
+        return "symbol"
+
+
+def _edits_by_uri(edit: Any) -> dict[str, list[Any]]:
+    """A WorkspaceEdit's text edits per document; `ToolError` for file operations."""
+    if not isinstance(edit, dict):
+        return {}
+    found: dict[str, list[Any]] = {}
+    for uri, edits in (field_of(edit, "changes") or {}).items():
+        found.setdefault(uri, []).extend(edits or [])
+    for change in field_of(edit, "documentChanges") or []:
+        uri = field_of(field_of(change, "textDocument"), "uri")
+        if not isinstance(uri, str):
+            raise ToolError("Error: the rename would create, move or delete files; nothing was "
+                            "renamed (do that with bash, then rename)")
+        found.setdefault(uri, []).extend(field_of(change, "edits") or [])
+    return found

@@ -1,0 +1,138 @@
+"""The editor's problems (`harness9/diagnostics`), for clients that announce
+`experimental.harness9.diagnostics: true`.
+
+The daemon asks `harness9/diagnostics {uri, version?, timeoutMs}`; the client answers
+`{diagnostics: [LSP Diagnostic], version?}` for a file, or, asked for the workspace folder's
+URI, `{items: [{uri, diagnostics}]}` for every file it knows problems of. `version` (the open
+document's version after an edit) asks for the problems of that version; `timeoutMs` bounds how
+long the client waits for them (0: what it has now).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from harness9.lsp.client_requests import ask_client, field_of
+from harness9.lsp.documents import EditorWorkspace
+from harness9.schema import Problem, ToolError
+from harness9.workspace.paths import relative_path
+from harness9.workspace.safe_path import safe_path
+
+METHOD = "harness9/diagnostics"
+# Beyond the wait the client is given: the answer's own way back.
+MARGIN = 0.5
+SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+
+_log = logging.getLogger("harness9.lsp")
+
+
+def announces_diagnostics(capabilities: Any) -> bool:
+    """Whether the client's `experimental.harness9.diagnostics` is true."""
+    experimental = getattr(capabilities, "experimental", None)
+    ours = experimental.get("harness9") if isinstance(experimental, dict) else None
+    return isinstance(ours, dict) and ours.get("diagnostics") is True
+
+
+class EditorProblems:
+    """A `ProblemSource` answered by the editor."""
+
+    def __init__(
+        self, server: LanguageServer, root: str, workspace: EditorWorkspace | None = None
+    ) -> None:
+        self._server = server
+        self._root = root
+        self._workspace = workspace  # where the open documents are found
+
+    async def problems(
+        self, path: str | None, *, settled: bool, timeout: float
+    ) -> list[Problem] | None:
+        """Ask the editor; None when it does not answer in time or answers nonsense."""
+        try:
+            uri = self._uri(path)
+        except ToolError:
+            return None
+        params: dict[str, Any] = {"uri": uri, "timeoutMs": round(timeout * 1000)}
+        version = self._version(path) if settled and path is not None else None
+        if version is not None:
+            params["version"] = version
+        try:
+            answer = await ask_client(self._server.protocol, METHOD, params, "harness9-problems",
+                                      timeout + MARGIN)
+        except TimeoutError:
+            return None
+        except Exception as exc:  # the client's error answer
+            _log.info("%s for %s failed: %s", METHOD, uri, exc)
+            return None
+        return self._parsed(uri, answer)
+
+    def _uri(self, path: str | None) -> str:
+        if path is None:
+            return Path(self._root).as_uri()
+        return Path(safe_path(self._root, path)).as_uri()
+
+    def _version(self, path: str) -> int | None:
+        """The open document's version now (the edit has been synced back by then)."""
+        if self._workspace is None:
+            return None
+        try:
+            document = self._workspace.document(path)
+        except ToolError:
+            return None
+        return document.version if document is not None else None
+
+    def _parsed(self, uri: str, answer: Any) -> list[Problem] | None:
+        items = field_of(answer, "items")
+        if isinstance(items, list):
+            found = []
+            for item in items:
+                item_uri = field_of(item, "uri")
+                if isinstance(item_uri, str):
+                    found += self._problems(item_uri, field_of(item, "diagnostics"))
+            return found
+        diagnostics = field_of(answer, "diagnostics")
+        if not isinstance(diagnostics, list):
+            return None
+        return self._problems(uri, diagnostics)
+
+    def _problems(self, uri: str, diagnostics: Any) -> list[Problem]:
+        shown = self._shown(uri)
+        if shown is None or not isinstance(diagnostics, list):
+            return []
+        return [p for d in diagnostics if (p := _problem(shown, d)) is not None]
+
+    def _shown(self, uri: str) -> str | None:
+        """The workspace-relative path of a file URI (None: not a file of the workspace)."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path:
+            return None
+        root = os.path.realpath(self._root)
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, root]) != root:
+            return None
+        return relative_path(real, root)
+
+
+def _problem(path: str, raw: Any) -> Problem | None:
+    """An LSP Diagnostic as a problem (None when it is not one)."""
+    message = field_of(raw, "message")
+    start = field_of(field_of(raw, "range"), "start")
+    line, character = field_of(start, "line"), field_of(start, "character")
+    if not isinstance(message, str) or not isinstance(line, int):
+        return None
+    severity = field_of(raw, "severity")
+    source, code = field_of(raw, "source"), field_of(raw, "code")
+    return Problem(
+        path=path,
+        line=line + 1,
+        column=(character if isinstance(character, int) else 0) + 1,
+        severity=SEVERITIES.get(severity, "error") if isinstance(severity, int) else "error",
+        message=message.strip(),
+        source=source if isinstance(source, str) and source else None,
+        code=str(code) if isinstance(code, str | int) and not isinstance(code, bool) else None,
+    )

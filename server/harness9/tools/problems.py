@@ -1,0 +1,143 @@
+"""Problems the editor's language servers report: after each edit, and on the model's request.
+
+A front-end that knows an editor able to tell its problems plugs in a `ProblemSource`. Then:
+
+- `ProblemsStep` (registry middleware) asks for a file's problems before and after each call of
+  an edit tool and appends to the result what is new (at most `MAX_SHOWN`, errors first), or
+  says there is nothing new; the result carries them for the editors too.
+- `DiagnosticsTool` gives the model the current problems of a file or of the workspace.
+
+Problems are matched across an edit by what they say (severity, source, code, message), not by
+line: an edit that moves code moves its old problems, which are not new.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from harness9.schema import Problem, ToolCall, ToolDefinition, ToolKind
+from harness9.tools.contract import (
+    BaseTool,
+    ToolOutput,
+    as_output,
+    parse_arguments,
+    string_property,
+    tool_definition,
+)
+from harness9.tools.registry import Proceed
+
+MAX_SHOWN = 20
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+# Of the problems after an edit, those the model is told about.
+REPORTED = ("error", "warning")
+
+
+class ProblemSource(Protocol):
+    """Where the problems of the workspace's files come from (the editor)."""
+
+    async def problems(
+        self, path: str | None, *, settled: bool, timeout: float
+    ) -> list[Problem] | None:
+        """The problems of the file at `path` (None: every file the editor knows of); with
+        `settled`, once they are for the file's current text (after an edit). The editor may
+        wait `timeout` seconds for them (0: it answers with what it has now); None when it did
+        not answer in time."""
+        ...
+
+
+def new_problems(before: Sequence[Problem], after: Sequence[Problem]) -> list[Problem]:
+    """The problems of `after` that `before` did not have (as many times as they repeat), the
+    errors and warnings only, most severe first."""
+    known = Counter(p.key() for p in before)
+    fresh = []
+    for problem in sorted(after, key=lambda p: (_SEVERITY_ORDER.get(p.severity, 9), p.line)):
+        if known[problem.key()] > 0:
+            known[problem.key()] -= 1
+        elif problem.severity in REPORTED:
+            fresh.append(problem)
+    return fresh
+
+
+def listing(problems: Sequence[Problem], limit: int = MAX_SHOWN) -> str:
+    """Problems one a line, at most `limit`, then how many more there are."""
+    lines = [p.shown() for p in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"… and {len(problems) - limit} more")
+    return "\n".join(lines)
+
+
+class ProblemsStep:
+    """Registry middleware: an edit's result ends with the problems it brought (or says there
+    are none new), from the editor's language servers once they have seen the edit."""
+
+    def __init__(self, source: ProblemSource, wait: float) -> None:
+        self._source = source
+        self._wait = wait
+
+    async def __call__(
+        self, call: ToolCall, tool: BaseTool, arguments: dict[str, Any], proceed: Proceed
+    ) -> str | ToolOutput:
+        """Run the call; when it edited a file, add the file's new problems."""
+        path = arguments.get("path")
+        if tool.definition().kind is not ToolKind.EDIT or not isinstance(path, str):
+            return await proceed()
+        # What the editor shows now, at once: asking must not hold the edit up.
+        before = await self._source.problems(path, settled=False, timeout=0)
+        output = as_output(await proceed())
+        shown = output.edit.path if output.edit is not None else path
+        after = await self._source.problems(path, settled=True, timeout=self._wait)
+        if after is None:
+            note = (f"(The editor reported no problems for {shown} within {self._wait:g} s; "
+                    "call diagnostics later to check.)")
+            return _noted(output, note, None)
+        fresh = new_problems(before or [], after)
+        if not fresh:
+            return _noted(output, f"No new problems in {shown}.", ())
+        note = f"New problems in {shown} after this edit:\n{listing(fresh)}"
+        return _noted(output, note, tuple(fresh))
+
+
+def _noted(output: ToolOutput, note: str, problems: tuple[Problem, ...] | None) -> ToolOutput:
+    text = f"{output.text.rstrip()}\n\n{note}"
+    return replace(output, text=text, bytes=output.bytes + len(note.encode()) + 2,
+                   problems=problems)
+
+
+_DESCRIPTION = """\
+The problems (errors and warnings) the editor's language servers report now, with their \
+lines: of one file, or of every file the editor has checked when path is left out. Edits \
+already report the problems they bring; call this to see a file's problems before you change \
+it, or after commands changed files."""
+
+
+class DiagnosticsTool:
+    """The editor's current problems, for the model."""
+
+    name = "diagnostics"
+
+    def __init__(self, source: ProblemSource, wait: float) -> None:
+        self._source = source
+        self._wait = wait
+
+    def definition(self) -> ToolDefinition:
+        """The description and JSON Schema offered to the model."""
+        path = string_property("File path relative to the workspace root; omit for all files")
+        return tool_definition(self.name, _DESCRIPTION, {"path": path}, [], kind=ToolKind.READ)
+
+    async def execute(self, arguments: str) -> str:
+        """List the problems, most severe first."""
+        path = parse_arguments(arguments).get("path")
+        if path is not None and not isinstance(path, str):
+            path = None
+        found = await self._source.problems(path or None, settled=False, timeout=self._wait)
+        where = path or "the workspace"
+        if found is None:
+            return f"The editor did not report the problems of {where} within {self._wait:g} s."
+        if not found:
+            return f"No problems reported in {where}."
+        ordered = sorted(found, key=lambda p: (_SEVERITY_ORDER.get(p.severity, 9), p.path,
+                                               p.line))
+        return f"{len(found)} problems in {where}:\n{listing(ordered, 50)}"

@@ -1,0 +1,164 @@
+"""The editor's language servers as tools (`harness9/languageQuery`): definition, references,
+workspace symbols, hover and rename, offered for the kinds a client announces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.daemon import Daemon, StartDaemon
+from tests.e2e.editor import Editor
+from tests.fakellm import Call, FakeLLM, Reply
+
+pytestmark = pytest.mark.timeout(60)
+ALL = ["definition", "references", "symbols", "hover", "rename"]
+LIB = "def helper():\n    return 1\n"
+USE = "from lib import helper\nx = '😀'; y = helper()\n"
+
+
+def spot(path: Path, line: int, character: int, length: int = 6) -> dict[str, Any]:
+    return {"uri": path.as_uri(), "range": {
+        "start": {"line": line, "character": character},
+        "end": {"line": line, "character": character + length}}}
+
+
+class Server:
+    """The client's language server, faked: it knows `helper`, defined in lib.py and used in
+    use.py (and in a library outside the workspace)."""
+
+    def __init__(self, daemon: Daemon, root: Path, outside: Path) -> None:
+        self.asked: list[dict[str, Any]] = []
+        self.rename_reaches_outside = False
+        lib, use = root / "lib.py", root / "use.py"
+
+        @daemon.client.feature("harness9/languageQuery")
+        def _query(ls: Any, params: Any) -> Any:
+            params = dict(params)
+            self.asked.append(params)
+            kind = params["kind"]
+            if kind == "definition":
+                return {"locations": [spot(lib, 0, 4)]}
+            if kind == "references":
+                return {"locations": [spot(lib, 0, 4), spot(use, 0, 16), spot(use, 1, 14),
+                                      spot(outside, 3, 0)]}
+            if kind == "symbols":
+                return {"symbols": [{"name": "helper", "kind": 12,
+                                     "location": spot(lib, 0, 4)}]}
+            if kind == "hover":
+                return {"hover": "```python\ndef helper() -> int\n```"}
+            new = params["newName"]
+            changes = {lib.as_uri(): [{**spot(lib, 0, 4), "newText": new}],
+                       use.as_uri(): [{**spot(use, 0, 16), "newText": new},
+                                      {**spot(use, 1, 14), "newText": new}]}
+            if self.rename_reaches_outside:
+                changes[outside.as_uri()] = [{**spot(outside, 3, 0), "newText": new}]
+            return {"edit": {"changes": changes}}
+
+
+async def setup(start: StartDaemon, fake: FakeLLM, root: Path, tmp_path: Path,
+                kinds: list[str]) -> tuple[Daemon, Server, Editor]:
+    (root / "lib.py").write_text(LIB)
+    (root / "use.py").write_text(USE)
+    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test"}
+    daemon = await start(root, env=env, language=kinds)
+    editor = Editor(daemon)
+    editor.open(root / "use.py", USE)
+    return daemon, Server(daemon, root, tmp_path / "site" / "other.py"), editor
+
+
+def tool_texts(fake: FakeLLM, index: int) -> list[str]:
+    return [str(m["content"]) for m in fake.requests[index].messages if m["role"] == "tool"]
+
+
+async def test_queries_speak_paths_lines_and_names(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    at = {"path": "use.py", "line": 2, "symbol": "helper"}
+    fake_llm.script([
+        Reply("", [Call("find_definition", at), Call("find_references", at),
+                   Call("workspace_symbols", {"query": "help"}), Call("hover", at)]),
+        Reply("understood"),
+    ])
+    daemon, server, _ = await setup(start, fake_llm, workspace, tmp_path, ALL)
+    await daemon.run(prompt="where is helper?")
+    definition, references, symbols, hover = tool_texts(fake_llm, 1)
+    assert definition == "1 definitions:\nlib.py:1:5: def helper():"
+    outside = tmp_path / "site" / "other.py"
+    assert references.splitlines() == [
+        "4 references:", "lib.py:1:5: def helper():", "use.py:1:17: from lib import helper",
+        "use.py:2:14: x = '😀'; y = helper()", f"{outside}:4:1"]
+    assert symbols == "1 symbols:\nhelper (function) lib.py:1:5: def helper():"
+    assert hover == "```python\ndef helper() -> int\n```"
+    # The position went out in UTF-16 code units: the emoji counts two.
+    asked = next(a for a in server.asked if a["kind"] == "definition")
+    assert asked["uri"] == (workspace / "use.py").as_uri()
+    assert asked["position"] == {"line": 1, "character": 14}
+
+
+async def test_a_symbol_off_its_line_is_found_near_or_named(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("find_definition", {"path": "use.py", "line": 1, "symbol": "y"}),
+                   Call("find_definition", {"path": "lib.py", "line": 2, "symbol": "nowhere"})]),
+        Reply("ok"),
+    ])
+    daemon, server, _ = await setup(start, fake_llm, workspace, tmp_path, ALL)
+    await daemon.run(prompt="look")
+    near, missing = tool_texts(fake_llm, 1)
+    assert near.startswith("1 definitions")
+    assert server.asked[0]["position"] == {"line": 1, "character": 10}
+    assert "'nowhere' is not on line 2 of lib.py" in missing and "return 1" in missing
+
+
+async def test_rename_changes_every_file_through_the_editor(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("rename_symbol", {"path": "lib.py", "line": 1, "symbol": "helper",
+                                          "newName": "assist"})]),
+        Reply("renamed"),
+    ])
+    daemon, _, editor = await setup(start, fake_llm, workspace, tmp_path, ALL)
+    await daemon.run(prompt="rename helper")
+    assert tool_texts(fake_llm, 1)[0] == "Renamed to assist in 2 files: lib.py, use.py"
+    assert (workspace / "lib.py").read_text() == "def assist():\n    return 1\n"
+    expected = "from lib import assist\nx = '😀'; y = assist()\n"
+    assert editor.text(workspace / "use.py") == expected  # the open buffer, undoable there
+    assert (workspace / "use.py").read_text() == expected
+    assert [e["label"] for e in editor.edits] == ["harness9: rename_symbol use.py"]
+
+
+async def test_a_rename_reaching_outside_changes_nothing(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("rename_symbol", {"path": "lib.py", "line": 1, "symbol": "helper",
+                                          "newName": "assist"})]),
+        Reply("refused"),
+    ])
+    daemon, server, editor = await setup(start, fake_llm, workspace, tmp_path, ALL)
+    server.rename_reaches_outside = True
+    await daemon.run(prompt="rename helper")
+    assert "outside the workspace; nothing was renamed" in tool_texts(fake_llm, 1)[0]
+    assert (workspace / "lib.py").read_text() == LIB
+    assert editor.text(workspace / "use.py") == USE and editor.edits == []
+
+
+async def test_only_the_announced_kinds_are_offered(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([Reply("ok"), Reply("ok")])
+    daemon, _, _ = await setup(start, fake_llm, workspace, tmp_path, ["definition", "teleport"])
+    await daemon.run(prompt="hi")
+    offered = {t["function"]["name"] for t in fake_llm.requests[0].body["tools"]}
+    assert "find_definition" in offered
+    assert not offered & {"find_references", "workspace_symbols", "hover", "rename_symbol"}
+    listed = {t["name"] for t in (await daemon.request("agent/tools", {}))["tools"]}
+    assert "find_definition" in listed and "rename_symbol" not in listed
+    plain, _, _ = await setup(start, fake_llm, workspace, tmp_path, [])
+    await plain.run(prompt="hi")
+    assert "find_definition" not in {t["function"]["name"]
+                                     for t in fake_llm.requests[1].body["tools"]}
