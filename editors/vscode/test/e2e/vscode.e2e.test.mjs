@@ -900,7 +900,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     }
   });
 
-  it('models and commands: /resume lists the stored sessions; /resume ID shows that one in the chat, which continues on its model', async () => {
+  it('models and commands: /resume lists the stored sessions; /resume ID shows that one in the chat, which continues on its model; "Select Model" lists the models', async () => {
     try {
       const index = await frame.locator('article.run').count();
       await sendFromChat(frame, '/resume');
@@ -931,6 +931,14 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     // default again (the replay model of the settings), which the tests after this one use.
     await runCommand(page, 'harness9: New Chat');
     await frame.locator('button#model').filter({ hasText: /^replay\// }).waitFor({ timeout: 30_000 });
+    // The palette's "Select Model" lists the same, the model in use checked.
+    await runCommand(page, 'harness9: Select Model');
+    const pick = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'harness9: Select Model' }) });
+    const current = pick.locator('.quick-input-list .monaco-list-row', { hasText: /replay\// }).first();
+    await current.waitFor({ timeout: 15_000 });
+    assert.equal(await current.locator('.codicon-check').count(), 1);
+    await page.keyboard.press('Escape');
+    await pick.waitFor({ state: 'hidden', timeout: 5_000 });
   });
 
   it('a running command shows its output in the chat as it comes (tool_output)', async () => {
