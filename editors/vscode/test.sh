@@ -5,7 +5,8 @@
 # Installs what it needs (npm packages, Debian's chromium and ripgrep, a compiler for
 # code-server's native modules) and caches code-server outside the repo, under
 # $HARNESS9_CI_CACHE (default /var/cache/harness9-ci). Idempotent: a second run reuses it all.
-# HARNESS9_SKIP_E2E=1 runs everything but the end-to-end test.
+# HARNESS9_SKIP_E2E=1 runs everything but the end-to-end test; E2E_ONLY=pattern runs only its tests
+# whose name matches (node's --test-name-pattern), e.g. E2E_ONLY="models and commands".
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -99,5 +100,5 @@ CODE_SERVER="$code_server/out/node/entry.js" \
   HARNESS9_BIN="$root/.venv/bin/harness9" \
   VSIX="$here/dist/harness9.vsix" \
   E2E_ARTIFACTS="$artifacts" \
-  node --test --test-timeout=300000 --test-reporter=spec test/e2e/vscode.e2e.test.mjs
+  node --test --test-timeout=900000 --test-reporter=spec ${E2E_ONLY:+"--test-name-pattern=$E2E_ONLY"} test/e2e/vscode.e2e.test.mjs
 log "done in $((SECONDS - start)) s; screenshots in $artifacts"

@@ -8,8 +8,10 @@ import * as vscode from 'vscode';
 import { Approver } from './approver';
 import { ChangeViewer } from './changes';
 import { ContextChips } from './contextChips';
+import { CommandList } from './commandList';
 import { Daemon } from './daemon';
 import { onEditedThroughEditor } from './editedDocuments';
+import { ModelChooser } from './modelChooser';
 import { initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
 import { Restorer } from './restorer';
 import { Runner } from './runner';
@@ -50,6 +52,16 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionPicker(d, r, view);
   new Restorer(d, view, () => r.workspaceRoot());
   const changes = new ChangeViewer(view, () => r.workspaceRoot());
+  const models = new ModelChooser(d, view, () => r.sessionId);
+  const commands = new CommandList(d, view, () => r.sessionId, () => r.workspaceRoot());
+  r.setHooks({
+    newSessionParams: () => models.runParams(),
+    sessionStarted: (id) => void models.sessionStarted(id),
+    switchSession: (to) => (to.kind === 'clear' ? r.clearTo(to.sessionId) : void sessions.open(to.sessionId)),
+    // `/model …` set the session's model: the picker shows it.
+    commandRan: (name) => (name === 'model' ? void models.refresh() : undefined),
+  });
+  r.onDidChangeSession((kind, id) => void models.sessionChanged(kind, id));
   const newChat = (): void => {
     if (r.newSession()) {
       chips.take();
@@ -105,6 +117,15 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'removeChip':
         chips.remove(a.index);
         break;
+      case 'setModel':
+        void models.choose(a);
+        break;
+      case 'models':
+        void models.refresh();
+        break;
+      case 'commands':
+        void commands.refresh();
+        break;
     }
   });
   // The demo's window: the chat comes to the front and runs the demo's prompt once it is ready.
@@ -145,6 +166,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('harness9.storeApiKey', storeApiKey),
     vscode.commands.registerCommand('harness9.tryDemo', startDemo),
     vscode.commands.registerCommand('harness9.restartDaemon', () => d.restart()),
+    vscode.commands.registerCommand('harness9.selectModel', () => models.pick()),
   );
 }
 

@@ -5,7 +5,7 @@
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
 import {
-  type ApprovalView, type ChangedFile, type CheckpointView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
+  type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
 } from './runState';
 import { plural, summarize } from './summary';
 
@@ -313,10 +313,13 @@ function renderFooter(s: RunState): string {
   ].filter((x) => x !== '');
   // The answer is the last turn's text, already shown; only one that came without it shows here.
   const shown = s.turns.some((t) => t.text !== '' && t.text === s.finalText);
+  const error = s.error ? `<div class="error">${esc(s.error)}</div>` : '';
+  if (s.command !== undefined) {
+    return error; // no model, no tokens: the command's text is the whole of it
+  }
   const answer = s.finalText && !shown && (s.status === 'completed' || s.status === 'max_turns')
     ? `<div class="assistant markdown final-text">${renderMarkdown(s.finalText)}</div>`
     : '';
-  const error = s.error ? `<div class="error">${esc(s.error)}</div>` : '';
   const off = s.checkpointsOff ? `<div class="checkpoints-off">checkpoints off: ${esc(s.checkpointsOff)}</div>` : '';
   return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
 }
@@ -341,10 +344,22 @@ function modeBadge(s: RunState): string {
   return s.executePlan ? '<div class="mode-badge" title="Asked to carry out the plan">carrying out the plan</div>' : '';
 }
 
+/**
+ * A command the daemon ran itself: a muted row naming it (`/compact`, `/resume 1234`), then its
+ * text, plain and laid out as written (lists of commands, sessions, models are lines).
+ */
+function renderCommand(s: RunState, c: CommandView): string {
+  const args = c.arguments !== undefined ? ` ${c.arguments}` : '';
+  const text = s.finalText ?? s.turns.map((t) => t.text).join('');
+  const body = text !== '' ? `<div class="assistant command-text">${esc(text)}</div>` : '';
+  return `<div class="command-row" title="a command run by harness9 itself, without the model">/${esc(c.name)}${esc(args)}</div>${body}`;
+}
+
 /** The HTML of one run: prompt, plan, turns with their tool rows, status and usage. */
 export function renderRun(s: RunState, index: number, now?: number, go = false): string {
   const runKey = s.runId ?? `run-${index}`;
-  const where = [s.provider, s.model].filter((x) => x).join(' · ');
+  // A command the daemon ran itself used no model: naming one would mislead.
+  const where = s.command === undefined ? [s.provider, s.model].filter((x) => x).join(' · ') : '';
   const turns = new Set(s.turns.map((t) => t.turn));
   // Messages still on their way, or delivered at a turn not shown: after the turns.
   const loose = (s.steers ?? []).filter((m) => m.turn === undefined || !turns.has(m.turn));
@@ -353,7 +368,7 @@ export function renderRun(s: RunState, index: number, now?: number, go = false):
 <div class="status">${esc(STATUS_LABEL[s.status] ?? s.status)}</div>${modeBadge(s)}
 ${where ? `<div class="where">${esc(where)}</div>` : ''}</header>
 ${s.plan !== undefined && s.plan.items.length > 0 ? renderPlan(s.plan, go) : ''}
-${s.turns.map((t) => renderTurn(s, runKey, t, now)).join('\n')}
+${s.command !== undefined ? renderCommand(s, s.command) : s.turns.map((t) => renderTurn(s, runKey, t, now)).join('\n')}
 ${loose.map(renderSteer).join('\n')}
 ${renderFooter(s)}
 </article>`;

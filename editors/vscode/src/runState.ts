@@ -195,6 +195,14 @@ export interface RunState {
   readonly planMode?: boolean;
   /** Asked with `executePlan: true`: the agent carries out the session's plan. */
   readonly executePlan?: boolean;
+  /** A slash command that acted without the model (`command` progress, or the answer's `command`). */
+  readonly command?: CommandView;
+}
+
+/** A slash command the daemon ran itself: its name (no slash) and what followed it. */
+export interface CommandView {
+  readonly name: string;
+  readonly arguments?: string;
 }
 
 /** One `agent/progress` notification, as loosely typed as the wire allows. */
@@ -315,6 +323,11 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     };
   },
   steered: onSteered,
+  command: (s, n) => {
+    const name = str(n.name);
+    const args = str(n.arguments)?.trim();
+    return name === undefined ? s : { ...s, command: { name, ...(args ? { arguments: args } : {}) } };
+  },
   plan: (s, n) => {
     const plan = planOf(n, num(n.turn));
     return plan ? { ...s, plan } : s;
@@ -676,8 +689,10 @@ function describeError(e: unknown): string | undefined {
 export function applyResult(s: RunState, r: Readonly<Record<string, unknown>>): RunState {
   const usage = r.usage && typeof r.usage === 'object' ? (r.usage as Record<string, unknown>) : {};
   const status = str(r.status);
+  const command = str(r.command);
   return {
     ...s,
+    ...(command !== undefined && s.command === undefined ? { command: { name: command } } : {}),
     runId: s.runId ?? str(r.runId),
     sessionId: s.sessionId ?? str(r.sessionId),
     status: status !== undefined ? asFinalStatus(status) : s.status,

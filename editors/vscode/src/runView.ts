@@ -8,7 +8,9 @@ import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ApprovalCard } from './approvals';
 import type { ChipView } from './chips';
+import { type Effort, effortOf, type ModelChoice, type ModelInfo } from './models';
 import type { RunState } from './runState';
+import type { SlashCommand } from './slash';
 
 /** The view's id (package.json `views`); `<id>.focus` is VS Code's command that reveals it. */
 export const CHAT_VIEW_ID = 'harness9.chat';
@@ -37,7 +39,25 @@ export type ChatAction =
   | { readonly type: 'newChat' }
   | { readonly type: 'sessions' }
   | { readonly type: 'attach'; readonly kind: string }
-  | { readonly type: 'removeChip'; readonly index: number };
+  | { readonly type: 'removeChip'; readonly index: number }
+  /** The footer's model picker: a model (and effort) chosen, or the list wanted again. */
+  | { readonly type: 'setModel'; readonly provider: string; readonly model: string; readonly reasoningEffort: Effort }
+  | { readonly type: 'models' }
+  /** The prompt box started a slash command: the list wanted again. */
+  | { readonly type: 'commands' };
+
+/** What the footer's model picker shows. */
+export interface ModelsState {
+  readonly models: readonly ModelInfo[];
+  /** The chat's model, marked in the list (undefined: not known yet). */
+  readonly current: ModelChoice | undefined;
+  /** Providers whose list could not be read, one line each. */
+  readonly errors: readonly string[];
+  /** The current model takes a reasoning effort: the effort toggle shows. */
+  readonly effort: boolean;
+  /** False when the daemon that runs has no `agent/models`: no picker. */
+  readonly available: boolean;
+}
 
 /** The composer's state: busy (a run is in progress), the chips, what the daemon can do. */
 export interface ComposerState {
@@ -59,6 +79,8 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   private runs: RunState[] = [];
   private approvals: readonly ApprovalCard[] = [];
   private composer: ComposerState = { busy: false, chips: [], sessions: false, steering: false, planning: true };
+  private models: ModelsState = { models: [], current: undefined, errors: [], effort: false, available: true };
+  private commands: readonly SlashCommand[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly actionListeners: Listener<ApprovalAction>[] = [];
   private readonly runActionListeners: Listener<RunAction>[] = [];
@@ -161,6 +183,18 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
     void this.view?.webview.postMessage({ type: 'composer', ...this.composer });
   }
 
+  /** What the footer's model picker lists and marks. */
+  setModels(state: ModelsState): void {
+    this.models = state;
+    void this.view?.webview.postMessage({ type: 'models', ...state });
+  }
+
+  /** The slash commands the prompt box completes. */
+  setCommands(commands: readonly SlashCommand[]): void {
+    this.commands = commands;
+    void this.view?.webview.postMessage({ type: 'commands', commands });
+  }
+
   /** The runs shown, oldest first. */
   get shownRuns(): readonly RunState[] {
     return this.runs;
@@ -208,6 +242,8 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
       this.post();
       this.postApprovals();
       void this.view?.webview.postMessage({ type: 'composer', ...this.composer });
+      void this.view?.webview.postMessage({ type: 'models', ...this.models });
+      void this.view?.webview.postMessage({ type: 'commands', commands: this.commands });
       this.readyListeners.forEach((l) => l());
       return;
     }
@@ -269,9 +305,13 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 <button type="button" id="send" class="primary">Send</button>
 </span>
 </div>
-<div class="composer-foot"><span id="fill"></span><span class="spacer"></span>
+<div id="menu" role="listbox" hidden></div>
+<div class="composer-foot"><span class="foot-models"><button type="button" class="picker" id="model" title="The model of this chat (harness9: Select Model)" aria-haspopup="listbox">model ▾</button>
+<button type="button" class="picker" id="effort" hidden title="Reasoning effort of the model" aria-haspopup="listbox"></button>
+<span id="model-errors" hidden>⚠</span></span>
+<span class="foot-rest"><span id="fill"></span><span class="spacer"></span>
 <button type="button" class="link" id="sessions" hidden>Sessions</button>
-<button type="button" class="link" id="new-chat">New chat</button></div>
+<button type="button" class="link" id="new-chat">New chat</button></span></div>
 </footer>
 <script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
   }
@@ -291,7 +331,13 @@ function chatActionFrom(m: Record<string, unknown>): ChatAction | undefined {
     case 'stop':
     case 'newChat':
     case 'sessions':
+    case 'models':
+    case 'commands':
       return { type: m.type };
+    case 'setModel':
+      return typeof m.provider === 'string' && typeof m.model === 'string'
+        ? { type: 'setModel', provider: m.provider, model: m.model, reasoningEffort: effortOf(m.reasoningEffort) }
+        : undefined;
     case 'attach':
       return typeof m.kind === 'string' ? { type: 'attach', kind: m.kind } : undefined;
     case 'removeChip':

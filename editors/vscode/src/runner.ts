@@ -19,6 +19,7 @@ import {
   type RunState,
 } from './runState';
 import type { RunView } from './runView';
+import { type SessionSwitch, sessionSwitchOf } from './slash';
 import type { StatusItem } from './status';
 
 /** A run the chat follows: asked with `agent/run` (answered when it ends), or a steer's next run. */
@@ -36,6 +37,18 @@ export interface RunOptions {
   readonly queue?: boolean;
   readonly plan?: boolean;
   readonly executePlan?: boolean;
+}
+
+/** What others add to runs and learn of sessions: the model chosen, a new session, a switch. */
+export interface RunHooks {
+  /** Params for a run that starts a new session (the model chosen before it). */
+  readonly newSessionParams?: () => Record<string, unknown>;
+  /** A run started the chat's session. */
+  readonly sessionStarted?: (sessionId: string) => void;
+  /** A command's answer moved the chat to another session (`/clear`, `/resume ID`). */
+  readonly switchSession?: (to: SessionSwitch) => void;
+  /** A slash command ran without the model (`/model …` changed the session's model). */
+  readonly commandRan?: (name: string) => void;
 }
 
 /** The prompt `agent/run {executePlan: true}` gets when none is given. */
@@ -56,6 +69,8 @@ export class Runner {
   /** The runs in progress or queued, oldest first. */
   private runs: ActiveRun[] = [];
   private readonly orphans = new Map<string, ProgressNotification[]>();
+  private hooks: RunHooks = {};
+  private readonly sessionListeners: ((kind: 'new' | 'clear' | 'resume', sessionId?: string) => void)[] = [];
 
   constructor(
     private readonly daemon: Daemon,
@@ -80,6 +95,16 @@ export class Runner {
         }
       }
     });
+  }
+
+  /** What others add to runs and learn of sessions. */
+  setHooks(hooks: RunHooks): void {
+    this.hooks = hooks;
+  }
+
+  /** Called when the chat moves to another session: a new chat, a cleared one, a resumed one. */
+  onDidChangeSession(listener: (kind: 'new' | 'clear' | 'resume', sessionId?: string) => void): void {
+    this.sessionListeners.push(listener);
   }
 
   /** The session the next run continues (undefined: a new one). */
@@ -235,7 +260,15 @@ export class Runner {
     }
     this.sessionId = undefined;
     this.view.clear();
+    this.sessionListeners.forEach((l) => l('new'));
     return true;
+  }
+
+  /** `/clear` answered with a new, empty session: the chat continues there, empty. */
+  clearTo(sessionId: string): void {
+    this.sessionId = sessionId;
+    this.view.clear();
+    this.sessionListeners.forEach((l) => l('clear', sessionId));
   }
 
   /** Shows `runs` as the chat and continues their session with the next prompt. */
@@ -246,6 +279,7 @@ export class Runner {
     }
     this.sessionId = sessionId;
     this.view.setRuns(runs);
+    this.sessionListeners.forEach((l) => l('resume', sessionId));
     return true;
   }
 
@@ -362,6 +396,8 @@ export class Runner {
     }
     if (sessionId !== undefined) {
       params.sessionId = sessionId;
+    } else {
+      Object.assign(params, this.hooks.newSessionParams?.());
     }
     if (context.length > 0) {
       params.context = context;
@@ -378,8 +414,9 @@ export class Runner {
       }
     });
     const cancel = run.cancel as vscode.CancellationTokenSource;
+    let result: Record<string, unknown> | undefined;
     try {
-      const result = await client.sendRequest<Record<string, unknown>>('agent/run', params, cancel.token);
+      result = await client.sendRequest<Record<string, unknown>>('agent/run', params, cancel.token);
       this.settle(run, applyResult(run.state, result));
     } catch (err) {
       this.failed(run, err);
@@ -387,6 +424,21 @@ export class Runner {
       progress.dispose();
       cancel.dispose();
       this.untrack(run);
+    }
+    this.afterRun(sessionId, result);
+  }
+
+  /** Tells the hooks of a session the run started, or of the session a command moved to. */
+  private afterRun(before: string | undefined, result: Record<string, unknown> | undefined): void {
+    // Compared with the session the run was asked for: `/clear` runs in the new one already.
+    const to = sessionSwitchOf(result, before);
+    if (typeof result?.command === 'string') {
+      this.hooks.commandRan?.(result.command);
+    }
+    if (to !== undefined) {
+      this.hooks.switchSession?.(to);
+    } else if (before === undefined && this.sessionId !== undefined) {
+      this.hooks.sessionStarted?.(this.sessionId);
     }
   }
 

@@ -83,7 +83,8 @@ export class SessionPicker {
     }
   }
 
-  private async open(sessionId: string, quiet = false): Promise<void> {
+  /** Shows the stored session in the chat and continues it (`quiet`: no error message). */
+  async open(sessionId: string, quiet = false): Promise<void> {
     const client = await this.daemon.ensureStarted();
     if (!client) {
       return;

@@ -7,7 +7,12 @@ import type { ApprovalCard } from '../approvals';
 import type { ChipView } from '../chips';
 import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
 import type { RunState } from '../runState';
+import type { ModelsState } from '../runView';
+import type { SlashCommand } from '../slash';
 import { formatDuration } from '../summary';
+import { Menu } from './menu';
+import { ModelPicker } from './modelPicker';
+import { SlashCompletion } from './slashCompletion';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -21,7 +26,9 @@ type Incoming =
   | { type: 'approvals'; approvals: ApprovalCard[] }
   | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean }
   | { type: 'focusApproval' }
-  | { type: 'focusPrompt' };
+  | { type: 'focusPrompt' }
+  | ({ type: 'models' } & ModelsState)
+  | { type: 'commands'; commands: SlashCommand[] };
 
 const vscode = acquireVsCodeApi();
 const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -36,6 +43,14 @@ const fill = byId<HTMLElement>('fill');
 const sessions = byId<HTMLButtonElement>('sessions');
 const queue = byId<HTMLButtonElement>('queue');
 const planToggle = byId<HTMLButtonElement>('plan-toggle');
+const menu = new Menu(byId<HTMLElement>('menu'));
+const post = (message: unknown): void => vscode.postMessage(message);
+const slash = new SlashCompletion(menu, prompt, post);
+const picker = new ModelPicker(menu, {
+  model: byId<HTMLButtonElement>('model'),
+  effort: byId<HTMLButtonElement>('effort'),
+  errors: byId<HTMLElement>('model-errors'),
+}, post);
 
 /** Prompts sent in this view, oldest first (Up walks back through them). */
 const history: string[] = ((vscode.getState() as { history?: string[] } | undefined)?.history ?? []).slice(-50);
@@ -178,6 +193,7 @@ function submit(toQueue = false): void {
   vscode.setState({ history: history.slice(-50) });
   const plan = planToggle.getAttribute('aria-pressed') === 'true' && !busy;
   vscode.postMessage({ type: 'send', prompt: text, queue: busy && toQueue, plan });
+  menu.close();
   if (plan) {
     setPlanFirst(false); // for one prompt
   }
@@ -238,6 +254,17 @@ questions.addEventListener('keydown', (event) => {
 
 // Enter sends, Shift+Enter is a new line, Up on the first line recalls earlier prompts.
 prompt.addEventListener('keydown', (event) => {
+  // A command typed in full runs on Enter; otherwise an open list (commands, models) takes the
+  // arrows, Enter, Tab and Escape first.
+  if (menu.kind === 'slash' && event.key === 'Enter' && slash.complete()) {
+    menu.close();
+  } else if (menu.kind === 'slash' && event.key === 'Escape') {
+    slash.dismiss();
+    menu.key(event);
+    return;
+  } else if (menu.key(event)) {
+    return;
+  }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     submit(event.ctrlKey || event.metaKey); // Ctrl+Enter queues while a run goes
@@ -283,6 +310,10 @@ window.addEventListener('message', (event: MessageEvent<Incoming>) => {
     }
   } else if (m?.type === 'focusPrompt') {
     prompt.focus();
+  } else if (m?.type === 'models' && Array.isArray(m.models)) {
+    picker.paint(m);
+  } else if (m?.type === 'commands' && Array.isArray(m.commands)) {
+    slash.setCommands(m.commands);
   }
 });
 

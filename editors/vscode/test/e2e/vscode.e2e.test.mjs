@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import {
   freePort, installExtension, makeProfile, startCodeServer, stopProcessGroup,
 } from './codeServer.mjs';
-import { startFakeLLM } from './fakeLlm.mjs';
+import { FAKE_MODELS, startFakeLLM } from './fakeLlm.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
   answerInputBox, approvalNote, editorLines, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
@@ -123,6 +123,8 @@ const PLANT_TURNS = [
   { text: 'Planted.' },
 ];
 const greetFile = path.join(workspace, 'greet.txt');
+// A custom slash command of the workspace (.harness9/commands/review.md).
+const REVIEW_COMMAND = '---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully and list any bugs.\n';
 // A command that prints a line now and then, for its live output.
 const COUNT_TURNS = [
   {
@@ -436,7 +438,7 @@ async function editUnsavedBuffer(storyFile) {
   await shot('19-undone');
 }
 
-describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
+describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
   before(async () => {
     profile = makeProfile(path.join(tmp, 'profile'), userSettings);
     setUserSettings({});
@@ -765,6 +767,178 @@ describe('harness9 in VS Code (code-server)', { timeout: 300_000 }, () => {
       // Whatever happened, the tests after this one get the replay model back.
       await leaveFakeLLM();
     }
+  });
+
+  it('models and commands: the footer picker lists the service\'s models; the one picked answers the new chat\'s runs', async () => {
+    // Alone (`--test-name-pattern "models and commands"`), the tests before it did not link the daemon.
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    fs.mkdirSync(path.join(workspace, '.harness9', 'commands'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.harness9', 'commands', 'review.md'), REVIEW_COMMAND);
+    await fakeLLM?.stop();
+    fakeLLM = await startFakeLLM(PYTHON, REPO);
+    await useFakeLLM(fakeLLM);
+    await runCommand(page, 'harness9: New Chat');
+    frame = await runViewFrame(page);
+    await widenSideBar(520);
+    const picker = frame.locator('button#model');
+    // The settings' model, before anything is picked.
+    await picker.filter({ hasText: 'openai/fake-model' }).waitFor({ timeout: 30_000 });
+    await picker.click();
+    const menu = frame.locator('#menu[data-kind="model"]');
+    const row = menu.locator('.menu-item', { has: frame.locator('.menu-label', { hasText: /^gpt-5-mini$/ }) });
+    await row.waitFor({ timeout: 30_000 });
+    assert.deepEqual(
+      (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim()),
+      [...FAKE_MODELS].sort(),
+      'the models of GET /models, by name',
+    );
+    assert.equal((await menu.locator('.menu-item.active .menu-label').textContent()).trim(), 'fake-model', 'the current model first highlighted');
+    assert.equal((await menu.locator('.menu-item', { hasText: 'fake-model' }).first().locator('.menu-check').textContent()).trim(), '✓');
+    await row.click();
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    await picker.filter({ hasText: 'openai/gpt-5-mini' }).waitFor({ timeout: 10_000 });
+    // A model that reasons gets the effort toggle beside it.
+    const effort = frame.locator('button#effort');
+    await effort.filter({ hasText: 'effort: default' }).waitFor({ timeout: 10_000 });
+    await effort.click();
+    await frame.locator('#menu[data-kind="effort"] .menu-item', { hasText: 'high' }).click();
+    await effort.filter({ hasText: 'effort: high' }).waitFor({ timeout: 10_000 });
+    await picker.click();
+    await menu.locator('.menu-item.active', { hasText: 'gpt-5-mini' }).waitFor({ timeout: 10_000 });
+    await shot('27-models', 'models');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+
+    // The new chat's first run goes to the picked model; the next one too (agent/setModel).
+    await fakeLLM.script([{ text: 'The picked model answers.' }, { text: 'It still does.' }]);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Which model answers?');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    await sendFromChat(frame, 'And now?');
+    await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+    assert.equal((await readRun(frame, index + 1)).finalText, 'It still does.');
+    const sent = (await fakeLLM.requests()).slice(-2).map((r) => [r.body.model, r.body.reasoning_effort]);
+    assert.deepEqual(sent, [['gpt-5-mini', 'high'], ['gpt-5-mini', 'high']]);
+    const log = (await waitFor(() => logsMentioning(profile.userData, 'agent/setModel'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"model": "gpt-5-mini"/);
+  });
+
+  it('models and commands: "/" lists the commands; /compact picked from the list runs and shows its result', async () => {
+    const box = frame.locator('textarea#prompt');
+    await box.click();
+    await box.fill('');
+    await page.keyboard.type('/');
+    const menu = frame.locator('#menu[data-kind="slash"]');
+    await menu.locator('.menu-item', { hasText: '/review' }).waitFor({ timeout: 15_000 });
+    const names = (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim());
+    for (const name of ['/clear', '/compact', '/help', '/resume', '/review']) {
+      assert.ok(names.includes(name), `${name} is listed: ${names.join(' ')}`);
+    }
+    await shot('28-commands', 'commands');
+    // Escape closes the list without touching the box.
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.equal(await box.inputValue(), '/');
+    // Filtered as the name is typed; Down and Enter accept the highlighted one, Enter then sends it.
+    await page.keyboard.type('c');
+    await menu.locator('.menu-item', { hasText: '/review' }).waitFor({ state: 'detached', timeout: 5_000 });
+    const filtered = (await menu.locator('.menu-label').allTextContents()).map((t) => t.trim());
+    assert.ok(filtered.length > 1 && filtered.every((n) => n.includes('c')), filtered.join(' '));
+    while ((await menu.locator('.menu-item.active .menu-label').textContent()).trim() !== '/compact') {
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.equal(await box.inputValue(), '/compact ');
+    // The older part of the conversation becomes a summary the model writes.
+    await fakeLLM.script([{ text: 'The user asked which model answers; it was gpt-5-mini.' }]);
+    const index = await frame.locator('article.run').count();
+    await page.keyboard.press('Enter');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    const run = frame.locator('article.run').nth(index);
+    assert.equal((await run.locator('.command-row').textContent()).trim(), '/compact');
+    assert.match(await run.locator('.assistant').first().textContent(), /compact/i, 'the command says what it did');
+    assert.equal(await run.locator('.assistant').count(), 1, 'once');
+    const log = (await waitFor(() => logsMentioning(profile.userData, '"kind": "command"'), (l) => l.length > 0, 10_000)).join('\n');
+    assert.match(log, /"command": "compact"/);
+    await run.scrollIntoViewIfNeeded();
+    await shot('29-compact');
+
+    // /clear typed in full runs on Enter: the chat empties and goes on in the session it names.
+    await sendFromChat(frame, '/clear');
+    await frame.locator('p.empty').waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('article.run').count(), 0);
+  });
+
+  it('models and commands: a custom command of .harness9/commands runs its prompt with the arguments', async () => {
+    try {
+      await fakeLLM.script([{ text: 'foo has no bugs.' }]);
+      const box = frame.locator('textarea#prompt');
+      await box.click();
+      await box.fill('');
+      await page.keyboard.type('/rev');
+      const menu = frame.locator('#menu[data-kind="slash"]');
+      const row = menu.locator('.menu-item', { hasText: '/review' });
+      await row.waitFor({ timeout: 15_000 });
+      assert.equal((await row.locator('.menu-detail').textContent()).trim(), 'Review a file for bugs');
+      assert.equal((await row.locator('.menu-tag').textContent()).trim(), 'workspace');
+      await page.keyboard.press('Tab');
+      assert.equal(await box.inputValue(), '/review ');
+      await page.keyboard.type('foo');
+      const index = await frame.locator('article.run').count();
+      await page.keyboard.press('Enter');
+      await waitForRunStatus(frame, index, 'completed', 30_000);
+      assert.equal((await readRun(frame, index)).finalText, 'foo has no bugs.');
+      assert.equal(await frame.locator('article.run').count(), 1, 'the first run of the session /clear started');
+      const last = (await fakeLLM.requests()).at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
+      const content = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
+      assert.match(content, /Review foo carefully and list any bugs\./);
+    } finally {
+      fs.rmSync(path.join(workspace, '.harness9'), { recursive: true, force: true });
+    }
+  });
+
+  it('models and commands: /resume lists the stored sessions; /resume ID shows that one in the chat, which continues on its model; "Select Model" lists the models', async () => {
+    try {
+      const index = await frame.locator('article.run').count();
+      await sendFromChat(frame, '/resume');
+      await waitForRunStatus(frame, index, 'completed', 30_000);
+      const listing = (await frame.locator('article.run').nth(index).locator('.command-text').textContent()) ?? '';
+      const id = listing.match(/^\s*(\S+)\s.*Which model answers\?/m)?.[1];
+      assert.ok(id, `the session of the model test is listed:\n${listing}`);
+      await frame.locator('article.run').nth(index).scrollIntoViewIfNeeded();
+      await shot('30-resume-list');
+      await sendFromChat(frame, `/resume ${id}`);
+      // The chat is that conversation now, read back with agent/session.
+      await frame.locator('article.run .prompt', { hasText: 'Which model answers?' }).waitFor({ timeout: 15_000 });
+      assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Which model answers?');
+      assert.equal(await frame.locator('article.run .prompt', { hasText: '/review foo' }).count(), 0);
+      // The next prompt continues it, on the model stored with it.
+      await fakeLLM.script([{ text: 'Back in the first conversation.' }]);
+      const next = await frame.locator('article.run').count();
+      await sendFromChat(frame, 'Where are we?');
+      await waitForRunStatus(frame, next, 'completed', 30_000);
+      assert.equal((await readRun(frame, next)).finalText, 'Back in the first conversation.');
+      assert.equal((await fakeLLM.requests()).at(-1).body.model, 'gpt-5-mini');
+      const log = (await waitFor(() => logsMentioning(profile.userData, 'Where are we?'), (l) => l.length > 0, 10_000)).join('\n');
+      assert.match(log, new RegExp(`"sessionId": "${id}"`));
+    } finally {
+      await leaveFakeLLM();
+    }
+    // Without the fake service's key the daemon serves openai no more: a new chat runs on its
+    // default again (the replay model of the settings), which the tests after this one use.
+    await runCommand(page, 'harness9: New Chat');
+    await frame.locator('button#model').filter({ hasText: /^replay\// }).waitFor({ timeout: 30_000 });
+    // The palette's "Select Model" lists the same, the model in use checked.
+    await runCommand(page, 'harness9: Select Model');
+    const pick = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'harness9: Select Model' }) });
+    const current = pick.locator('.quick-input-list .monaco-list-row', { hasText: /replay\// }).first();
+    await current.waitFor({ timeout: 15_000 });
+    assert.equal(await current.locator('.codicon-check').count(), 1);
+    await page.keyboard.press('Escape');
+    await pick.waitFor({ state: 'hidden', timeout: 5_000 });
   });
 
   it('a running command shows its output in the chat as it comes (tool_output)', async () => {

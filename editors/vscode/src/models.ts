@@ -1,0 +1,133 @@
+/**
+ * Choosing the model, the pure part: the answer of `agent/models` as what the chat's picker and
+ * the quick pick show, the choice the user made, and how it travels (`agent/setModel`, or the
+ * params of a session's first `agent/run`). No `vscode` import: the webview bundles it too.
+ */
+
+/** The reasoning efforts the daemon takes; `default` leaves it to the model (sent as null). */
+export const EFFORTS = ['default', 'low', 'medium', 'high'] as const;
+export type Effort = (typeof EFFORTS)[number];
+
+/** One model of `agent/models`. */
+export interface ModelInfo {
+  readonly provider: string;
+  readonly id: string;
+  readonly name?: string;
+  readonly contextWindow?: number;
+  readonly images?: boolean;
+  /** It accepts a reasoning effort. */
+  readonly reasoning?: boolean;
+}
+
+/** The model a session uses or a choice names. */
+export interface ModelChoice {
+  readonly provider: string;
+  readonly model: string;
+  readonly reasoningEffort: Effort;
+}
+
+/** The `agent/models` answer, checked. */
+export interface ModelList {
+  readonly models: readonly ModelInfo[];
+  readonly current: ModelChoice | undefined;
+  /** One line per provider that could not be asked, e.g. `anthropic: authentication failed`. */
+  readonly errors: readonly string[];
+  /** The providers the daemon serves: those listed, and those whose list failed. */
+  readonly providers: readonly string[];
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map(obj) : []);
+
+/** `low`, `medium` or `high` as an effort; anything else (null, absent) is the default. */
+export function effortOf(v: unknown): Effort {
+  return v === 'low' || v === 'medium' || v === 'high' ? v : 'default';
+}
+
+function modelOf(m: Record<string, unknown>): ModelInfo | undefined {
+  const provider = str(m.provider);
+  const id = str(m.id);
+  if (provider === undefined || id === undefined) {
+    return undefined;
+  }
+  const name = str(m.name);
+  return {
+    provider,
+    id,
+    ...(name !== undefined && name !== id ? { name } : {}),
+    ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}),
+    ...(m.images === true ? { images: true } : {}),
+    ...(m.reasoning === true ? { reasoning: true } : {}),
+  };
+}
+
+function choiceOf(v: unknown): ModelChoice | undefined {
+  const c = obj(v);
+  const provider = str(c.provider);
+  const model = str(c.model);
+  return provider !== undefined && model !== undefined ? { provider, model, reasoningEffort: effortOf(c.reasoningEffort) } : undefined;
+}
+
+/** The answer of `agent/models`; the current model is listed even when the service's list lacks it. */
+export function modelListFrom(result: unknown): ModelList {
+  const r = obj(result);
+  const models = list(r.models).map(modelOf).filter((m): m is ModelInfo => m !== undefined);
+  const current = choiceOf(r.current);
+  if (current !== undefined && !models.some((m) => sameModel(m, current))) {
+    models.unshift({ provider: current.provider, id: current.model });
+  }
+  const failed = list(r.errors);
+  const errors = failed.map((e) => [str(e.provider), str(e.message) ?? str(e.kind)].filter((x) => x !== undefined).join(': '));
+  const providers = [...models.map((m) => m.provider), ...failed.map((e) => str(e.provider) ?? '')].filter((p) => p !== '');
+  return { models, current, errors: errors.filter((e) => e !== ''), providers: [...new Set(providers)] };
+}
+
+/**
+ * True when a choice can still be made: the daemon serves its provider (a model the service does
+ * not list may still be one it takes). A daemon restarted without the provider's key does not.
+ */
+export function stillServed(list: ModelList, c: ModelChoice): boolean {
+  return list.providers.includes(c.provider);
+}
+
+/** True when the model is the one the choice names. */
+export function sameModel(m: ModelInfo, c: { provider: string; model: string }): boolean {
+  return m.provider === c.provider && m.id === c.model;
+}
+
+/** How a model is named in the picker: `provider/id`. */
+export function modelLabel(c: { provider: string; model: string }): string {
+  return `${c.provider}/${c.model}`;
+}
+
+/** The effort as the picker shows it next to the model. */
+export function effortLabel(e: Effort): string {
+  return e === 'default' ? 'effort: default' : `effort: ${e}`;
+}
+
+/** True when the chosen model takes a reasoning effort (per the list's `reasoning`). */
+export function takesEffort(models: readonly ModelInfo[], c: { provider: string; model: string } | undefined): boolean {
+  return c !== undefined && models.some((m) => sameModel(m, c) && m.reasoning === true);
+}
+
+/** The params of `agent/setModel` for a session (the default effort is null: the settings'). */
+export function setModelParams(sessionId: string, c: ModelChoice): Record<string, unknown> {
+  return { sessionId, provider: c.provider, model: c.model, reasoningEffort: c.reasoningEffort === 'default' ? null : c.reasoningEffort };
+}
+
+/** The `agent/run` params that run a new session's first prompt on the chosen model. */
+export function runParamsOf(c: ModelChoice): Record<string, unknown> {
+  return { provider: c.provider, model: c.model, ...(c.reasoningEffort !== 'default' ? { reasoningEffort: c.reasoningEffort } : {}) };
+}
+
+/** The facts of a model for a quick-pick row or a tooltip: context window, images, reasoning. */
+export function modelFacts(m: ModelInfo): string {
+  const facts = [
+    m.name ?? '',
+    m.contextWindow !== undefined ? `${Math.round(m.contextWindow / 1000)}k context` : '',
+    m.images ? 'images' : '',
+    m.reasoning ? 'reasoning' : '',
+  ];
+  return facts.filter((f) => f !== '').join(' · ');
+}
