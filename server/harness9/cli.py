@@ -171,6 +171,36 @@ def file_context(text: str) -> dict[str, Any]:
     return {"uri": Path(path).absolute().as_uri(), "kind": "selection", "range": line_range}
 
 
+def _login(provider: str | None, remove: bool) -> int:
+    """`harness9 login`: read a service's key (without echo on a terminal; from stdin for
+    scripts) and store it 0600 in the config folder, or forget it."""
+    import getpass
+
+    from harness9.provider.endpoints import KEY_VARIABLES
+    from harness9.service.credentials import store_key
+
+    if provider is None:
+        print(f"Service ({' or '.join(KEY_VARIABLES)}): ", end="", flush=True)
+        provider = sys.stdin.readline().strip() or "openai"
+    variable = KEY_VARIABLES.get(provider)
+    if variable is None:
+        print(f"harness9 login: unknown service {provider!r}: use "
+              f"{' or '.join(KEY_VARIABLES)}", file=sys.stderr)
+        return 2
+    if remove:
+        print(f"Forgot the {provider} key ({store_key(variable, None)}).")
+        return 0
+    key = (getpass.getpass(f"{variable}: ") if sys.stdin.isatty()
+           else sys.stdin.readline()).strip()
+    if not key:
+        print("harness9 login: no key given; nothing stored", file=sys.stderr)
+        return 1
+    path = store_key(variable, key)
+    print(f"Stored the {provider} key in {path} (only you can read it); {variable} in the "
+          "environment still wins over it.")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -194,9 +224,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
     if args.command == "login":
-        from harness9.client.login import login_command
-
-        sys.exit(login_command(args.provider, args.remove))
+        sys.exit(_login(args.provider, args.remove))
     if args.command == "doctor":
         from harness9.service.doctor import doctor_report
 
