@@ -11,7 +11,6 @@ lines and names is done here, with each file's text as the editor holds it.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,10 @@ from pygls.uris import to_fs_path
 
 from harness9.lsp.client_requests import ask_client, field_of
 from harness9.lsp.documents import EditorWorkspace
+from harness9.lsp.editor_problems import workspace_path
 from harness9.lsp.text_edits import Replacement, apply_replacements, column_of, offset_at, units
 from harness9.schema import ToolError
 from harness9.tools.language import Place, RenamedFile, SymbolFound
-from harness9.workspace.paths import relative_path
 from harness9.workspace.safe_path import safe_path
 
 METHOD = "harness9/languageQuery"
@@ -149,11 +148,7 @@ class EditorLanguage:
 
     def _inside(self, uri: str) -> str | None:
         """The workspace-relative path of a file URI, or None outside the workspace."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
-        if not path:
-            return None
-        root, real = os.path.realpath(self._root), os.path.realpath(path)
-        return relative_path(real, root) if os.path.commonpath([real, root]) == root else None
+        return workspace_path(uri, self._root)
 
 
 def _uri(path: str) -> str:

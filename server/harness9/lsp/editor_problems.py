@@ -101,21 +101,19 @@ class EditorProblems:
         return self._problems(uri, diagnostics)
 
     def _problems(self, uri: str, diagnostics: Any) -> list[Problem]:
-        shown = self._shown(uri)
+        shown = workspace_path(uri, self._root)
         if shown is None or not isinstance(diagnostics, list):
             return []
         return [p for d in diagnostics if (p := _problem(shown, d)) is not None]
 
-    def _shown(self, uri: str) -> str | None:
-        """The workspace-relative path of a file URI (None: not a file of the workspace)."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
-        if not path:
-            return None
-        root = os.path.realpath(self._root)
-        real = os.path.realpath(path)
-        if os.path.commonpath([real, root]) != root:
-            return None
-        return relative_path(real, root)
+
+def workspace_path(uri: str, root: str) -> str | None:
+    """The workspace-relative path of a file URI (None: not a file of the workspace)."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if not path:
+        return None
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return relative_path(real, top) if os.path.commonpath([real, top]) == top else None
 
 
 def _problem(path: str, raw: Any) -> Problem | None:

@@ -70,6 +70,15 @@ def _server(name: str, entry: Any) -> McpServerConfig:
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
         raise TypeError(f"{name}.env must be an object of strings, got {env!r}")
+    enabled, timeout = _switches(name, entry)
+    return McpServerConfig(
+        name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout,
+        _sandbox(name, entry.get("sandbox", False)),
+    )
+
+
+def _switches(name: str, entry: Mapping[str, Any]) -> tuple[bool, int | None]:
+    """`enabled` (default true) and `toolTimeoutMs` (default none) of any server."""
     enabled = entry.get("enabled", True)
     if not isinstance(enabled, bool):
         raise TypeError(f"{name}.enabled must be true or false, got {enabled!r}")
@@ -78,10 +87,7 @@ def _server(name: str, entry: Any) -> McpServerConfig:
         isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
     ):
         raise TypeError(f"{name}.toolTimeoutMs must be an integer ≥ 1, got {timeout!r}")
-    return McpServerConfig(
-        name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout,
-        _sandbox(name, entry.get("sandbox", False)),
-    )
+    return enabled, timeout
 
 
 def _remote(name: str, entry: Mapping[str, Any]) -> McpServerConfig:
@@ -101,14 +107,7 @@ def _remote(name: str, entry: Mapping[str, Any]) -> McpServerConfig:
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
         raise TypeError(f"{name}.headers must be an object of strings, got {headers!r}")
-    enabled = entry.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise TypeError(f"{name}.enabled must be true or false, got {enabled!r}")
-    timeout = entry.get("toolTimeoutMs")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1
-    ):
-        raise TypeError(f"{name}.toolTimeoutMs must be an integer ≥ 1, got {timeout!r}")
+    enabled, timeout = _switches(name, entry)
     return McpServerConfig(name, "", enabled=enabled, tool_timeout_ms=timeout,
                            transport=str(transport), url=url,
                            headers=tuple(sorted(headers.items())))

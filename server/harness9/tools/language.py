@@ -156,36 +156,37 @@ class _AtSymbol:
         return path, index, character
 
 
-class FindDefinitionTool(_AtSymbol):
+class _PlacesTool(_AtSymbol):
+    """A tool answering with the places of a symbol (`kind` of query, `what` they are)."""
+
+    what = "places"
+
+    async def execute(self, arguments: str) -> str:
+        """The places, one a line."""
+        path, line, character = await self._where(arguments)
+        return _places(await self._queries.places(self.kind, path, line, character), self.what)
+
+
+class FindDefinitionTool(_PlacesTool):
     """Where a symbol is defined."""
 
     name = "find_definition"
     kind = "definition"
+    what = "definitions"
     description = ("Where a symbol is defined, as the editor's language server resolves it "
                    "(imports, overloads and all): give the file, the line where the symbol is "
                    "used and its name.")
 
-    async def execute(self, arguments: str) -> str:
-        """The definitions, one a line."""
-        path, line, character = await self._where(arguments)
-        return _places(await self._queries.places("definition", path, line, character),
-                       "definitions")
 
-
-class FindReferencesTool(_AtSymbol):
+class FindReferencesTool(_PlacesTool):
     """Where a symbol is used."""
 
     name = "find_references"
     kind = "references"
+    what = "references"
     description = ("Every place a symbol is used in the workspace, as the editor's language "
                    "server finds them (not a text search): give the file, a line where the "
                    "symbol is and its name.")
-
-    async def execute(self, arguments: str) -> str:
-        """The references, one a line."""
-        path, line, character = await self._where(arguments)
-        return _places(await self._queries.places("references", path, line, character),
-                       "references")
 
 
 class HoverTool(_AtSymbol):
