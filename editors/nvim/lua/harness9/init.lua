@@ -638,18 +638,23 @@ function M.chosen_model()
   return chosen_model
 end
 
---- Lists the models (`agent/models`, the one in use marked) to pick the chat's model and, for a
---- model that takes one, its reasoning effort.
-function M.pick_model()
-  local ok, err = pcall(client_mod.with_client, M.config, function(client)
-    models.pick(client, sessions[client.id], function(choice)
-      M.set_model(choice)
-    end)
-  end)
+-- Runs fn(client) with the daemon's client; true, or false and the error for the user.
+local function with_client(fn)
+  local ok, err = pcall(client_mod.with_client, M.config, fn)
   if not ok then
     return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
   end
   return true
+end
+
+--- Lists the models (`agent/models`, the one in use marked) to pick the chat's model and, for a
+--- model that takes one, its reasoning effort.
+function M.pick_model()
+  return with_client(function(client)
+    models.pick(client, sessions[client.id], function(choice)
+      M.set_model(choice)
+    end)
+  end)
 end
 
 -- The client and agent/commands params the command list comes from (the session's workspace).
@@ -665,7 +670,7 @@ end
 
 --- Lists the daemon's slash commands (`vim.ui.select`); the one picked goes on the chat's prompt.
 function M.pick_command()
-  local ok, err = pcall(client_mod.with_client, M.config, function()
+  return with_client(function()
     commands.pick(function(command)
       local buf = M.chat()
       chat.set_prompt(buf, "/" .. command.name .. " ")
@@ -673,10 +678,6 @@ function M.pick_command()
       vim.cmd("startinsert!")
     end)
   end)
-  if not ok then
-    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
-  end
-  return true
 end
 
 --- Lists the stored sessions of the workspace (`vim.ui.select`) to resume one in the chat or
@@ -685,7 +686,7 @@ function M.sessions()
   if #inflight > 0 then
     return false, "harness9: a run is in progress; pick a session once it ends (:Harness9Cancel stops it)"
   end
-  local ok, err = pcall(client_mod.with_client, M.config, function(client)
+  return with_client(function(client)
     sessions_ui.pick(client, {
       resume = function(session)
         view.load_session(state, session)
@@ -704,10 +705,6 @@ function M.sessions()
       end,
     })
   end)
-  if not ok then
-    return false, "harness9: " .. tostring(err):gsub("^[^:]*:%d+: ", "")
-  end
-  return true
 end
 
 --- Opens the log buffer: every agent/progress notification and daemon log message.
