@@ -33,7 +33,7 @@ from acp.schema import (
 from harness9.acp.acp_errors import invalid_params, wire_errors
 from harness9.acp.config_options import NOT_OFFERED, chosen, commands_update, options
 from harness9.acp.files import ClientWorkspace, FsOffer
-from harness9.acp.hello import INITIALIZE_RESULT
+from harness9.acp.hello import AUTH_VARIABLES, INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.listing import page_of
 from harness9.acp.modes import default_mode, is_mode, mode_state
@@ -59,8 +59,6 @@ from harness9.tools import default_registry
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
 
-# Each authentication method of `initialize` and the variable it needs.
-AUTH_VARIABLES = {"openai-api-key": "OPENAI_API_KEY", "anthropic-api-key": "ANTHROPIC_API_KEY"}
 _STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
 
 

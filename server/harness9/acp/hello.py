@@ -15,8 +15,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness9 import __version__
+from harness9.provider.endpoints import KEY_VARIABLES, URL_VARIABLES
 
 PROTOCOL_VERSION = 1
+_SERVICES = {"openai": ("OpenAI", "https://platform.openai.com/api-keys"),
+             "anthropic": ("Anthropic", "https://console.anthropic.com/settings/keys")}
+# Each environment-variable authentication method and the key variable it needs.
+AUTH_VARIABLES = {f"{provider}-api-key": variable for provider, variable in KEY_VARIABLES.items()}
+
+
+def _key_method(provider: str) -> dict[str, Any]:
+    """The `env_var` method of a service: its key, and its base URL for a compatible one."""
+    name, link = _SERVICES[provider]
+    url = URL_VARIABLES[provider]
+    return {"type": "env_var", "id": f"{provider}-api-key", "name": f"{name} API key",
+            "description": f"{name} or a compatible service ({url} for another)", "link": link,
+            "vars": [{"name": KEY_VARIABLES[provider], "label": "API key"},
+                     {"name": url, "label": "Base URL", "secret": False, "optional": True}]}
+
 
 INITIALIZE_RESULT: dict[str, Any] = {
     "protocolVersion": PROTOCOL_VERSION,
@@ -27,20 +43,10 @@ INITIALIZE_RESULT: dict[str, Any] = {
         "mcpCapabilities": {"http": True, "sse": True},  # and stdio, ACP's baseline
         "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
     },
-    # The API keys come from the environment the client starts the agent with.
+    # The API keys come from the environment the client starts the agent with, or from
+    # `harness9 login` run in a terminal.
     "authMethods": [
-        {"type": "env_var", "id": "openai-api-key", "name": "OpenAI API key",
-         "description": "An OpenAI or OpenAI-compatible service (OPENAI_BASE_URL for another)",
-         "link": "https://platform.openai.com/api-keys",
-         "vars": [{"name": "OPENAI_API_KEY", "label": "API key"},
-                  {"name": "OPENAI_BASE_URL", "label": "Base URL", "secret": False,
-                   "optional": True}]},
-        {"type": "env_var", "id": "anthropic-api-key", "name": "Anthropic API key",
-         "description": "Anthropic or an Anthropic-compatible service (ANTHROPIC_BASE_URL)",
-         "link": "https://console.anthropic.com/settings/keys",
-         "vars": [{"name": "ANTHROPIC_API_KEY", "label": "API key"},
-                  {"name": "ANTHROPIC_BASE_URL", "label": "Base URL", "secret": False,
-                   "optional": True}]},
+        *(_key_method(provider) for provider in KEY_VARIABLES),
         {"type": "terminal", "id": "login", "name": "Log in in a terminal",
          "description": "Store an OpenAI or Anthropic API key for harness9 (harness9 login)",
          "args": ["login"]},
