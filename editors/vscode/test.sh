@@ -5,8 +5,10 @@
 # Installs what it needs (npm packages, Debian's chromium and ripgrep, a compiler for
 # code-server's native modules) and caches code-server outside the repo, under
 # $HARNESS9_CI_CACHE (default /var/cache/harness9-ci). Idempotent: a second run reuses it all.
-# HARNESS9_SKIP_E2E=1 runs everything but the end-to-end test; E2E_ONLY=pattern runs only its tests
-# whose name matches (node's --test-name-pattern), e.g. E2E_ONLY="models and commands".
+# `test.sh build` stops before the end-to-end test, having installed what it needs; `test.sh e2e`
+# runs only the end-to-end test, against what `build` left (scripts/test runs them apart, the
+# build beside the Python tests). HARNESS9_SKIP_E2E=1 is `build`. E2E_ONLY=pattern runs only the
+# end-to-end tests whose name matches (node's --test-name-pattern), e.g. E2E_ONLY="models and commands".
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -70,27 +72,34 @@ install_code_server() {
   echo "$dir/node_modules/code-server"
 }
 
+stage="${1:-all}"
+[ "${HARNESS9_SKIP_E2E:-}" = "1" ] && stage=build
+case "$stage" in all | build | e2e) ;; *) echo "usage: test.sh [build|e2e]" >&2; exit 2 ;; esac
 cd "$here"
 start=$SECONDS
-install_node_modules
-log "type check, unit tests"
-npm test
-log "bundle and package"
-npm run build
-npm run bundle-daemon
-log "the bundled daemon under each Python found"
-npm run test-bundle
-npm run package >/dev/null
-ls -l dist/harness9.vsix >&2
-
-if [ "${HARNESS9_SKIP_E2E:-}" = "1" ]; then
-  log "end-to-end test skipped (HARNESS9_SKIP_E2E=1)"
+if [ "$stage" != e2e ]; then
+  install_node_modules
+  log "type check, unit tests"
+  npm test
+  log "bundle and package"
+  npm run build
+  npm run bundle-daemon
+  log "the bundled daemon under each Python found"
+  npm run test-bundle
+  npm run package >/dev/null
+  ls -l dist/harness9.vsix >&2
+  install_debian_packages
+  install_code_server >/dev/null
+fi
+if [ "$stage" = build ]; then
+  log "built in $((SECONDS - start)) s; the end-to-end test is next (test.sh e2e)"
   exit 0
 fi
 if [ ! -x "$root/.venv/bin/harness9" ]; then
   log "no daemon at $root/.venv/bin/harness9: run scripts/bootstrap first"
   exit 1
 fi
+[ -f dist/harness9.vsix ] || { log "no dist/harness9.vsix: run test.sh build first"; exit 1; }
 install_debian_packages
 code_server="$(install_code_server)"
 log "end-to-end test in code-server $cs_version (setup took $((SECONDS - start)) s)"
