@@ -1,8 +1,9 @@
 """Case 2: what the daemon adds to each turn, on top of the model and the tool.
 
 A run of N turns, each one `read_file` call, against the instant fake LLM, for both providers,
-streaming and not, with checkpoints off. Floor: the same N requests made directly with the same
-SDK to the same fake server, plus N direct `read_file` calls (`benchmarks.direct`).
+streaming and not, with checkpoints on (the user's default; a batch that only reads needs no
+snapshot), and once with them off. Floor: the same N requests made directly with the same SDK to
+the same fake server, plus N direct `read_file` calls (`benchmarks.direct`).
 
 Then what checkpoints add to a turn: runs of N turns, each a bash call appending to a file,
 with checkpoints on and off on the same daemon and workspace (a checkpoint before the first
@@ -27,14 +28,15 @@ COMBOS = (("openai", False), ("anthropic", True), ("openai", True), ("anthropic"
 
 
 async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
-                  turns: int, reps: int) -> Row:
+                  turns: int, reps: int, checkpoints: bool = True) -> Row:
     """One provider/stream combination: ms per turn, ours and floor."""
     direct = DirectLoop(provider, url, stream, str(daemon.workspace))
     cpu: tuple[list[float], list[float]] = ([], [])
 
     async def ours() -> float:
         started_cpu = daemon.cpu_seconds()
-        out = await daemon.run(PROMPT, provider=provider, stream=stream, maxTurns=turns)
+        out = await daemon.run(PROMPT, provider=provider, stream=stream, maxTurns=turns,
+                               checkpoints=checkpoints)
         cpu[0].append(daemon.cpu_seconds() - started_cpu)
         if (out.result["turns"], out.result["toolCalls"]) != (turns, turns):
             raise RuntimeError(f"expected {turns} turns and tool calls, got {out.result}")
@@ -55,6 +57,7 @@ async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
     finally:
         await direct.close()
     mode = "stream" if stream else "no stream"
+    mode += "" if checkpoints else ", checkpoints off"
     row = margin_row(f"turn overhead, {provider}, {mode}", median(mine) / turns * 1000,
                      median(base) / turns * 1000, "ms/turn", BUDGET_MS)
     row.notes.append(f"{turns} turns: ours {median(mine):.3f} s, floor {median(base):.3f} s; "
@@ -98,6 +101,8 @@ async def run(config: Config) -> list[Row]:
             for provider, stream in COMBOS[:2] if config.quick else COMBOS:
                 rows.append(await measure(daemon, fake.url, provider, stream, turns,
                                           config.reps))
+            rows.append(await measure(daemon, fake.url, *COMBOS[0], turns, config.reps,
+                                      checkpoints=False))
             rows.append(await checkpoint_overhead(daemon, config.size(20, 5, smoke=2),
                                                      config.reps))
     return rows

@@ -27,6 +27,9 @@ _GUARD = {
     # expect (their commands reach the test's loopback servers and temp folders); the sandbox's
     # own tests switch it on (tests/process, tests/e2e/test_sandbox.py).
     "HARNESS9_SANDBOX": "off",
+    # Daemons do not load the engine and the SDK ahead of a prompt most of them never get (the
+    # CPU it takes would slow the whole suite); tests/e2e/test_warm_up.py switches it on.
+    "HARNESS9_WARM_UP": "0",
 }
 
 

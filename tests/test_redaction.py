@@ -37,3 +37,16 @@ def test_the_log_filter_redacts_arguments_and_tracebacks(
     line = logging.Formatter().format(record)
     assert "sk-ant-abcdefgh12345" not in line and "pw123456" not in line
     assert f"sent {REDACTED} to http://u:{REDACTED}@h/" in line
+
+
+def test_a_secret_set_or_changed_after_a_line_was_redacted_is_redacted_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HARNESS9_TEST_TOKEN", "first-secret-1234")
+    assert redact("a first-secret-1234 b") == f"a {REDACTED} b"
+    monkeypatch.setenv("HARNESS9_TEST_TOKEN", "second-secret-5678")
+    monkeypatch.setenv("OTHER_API_KEY", "third-secret-9012")
+    assert redact("first-secret-1234 second-secret-5678 third-secret-9012") == (
+        f"first-secret-1234 {REDACTED} {REDACTED}")
+    monkeypatch.delenv("OTHER_API_KEY")
+    assert redact("third-secret-9012") == "third-secret-9012"

@@ -32,10 +32,32 @@ def secrets_of(env: Mapping[str, str]) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+class _EnvironSecrets:
+    """The secrets of the process's environment, found again only when it changed: every log
+    line is redacted, and decoding the whole environment for each would cost more than
+    writing the line."""
+
+    def __init__(self) -> None:
+        self._seen: dict[bytes, bytes] | None = None
+        self._secrets: list[str] = []
+
+    def get(self) -> list[str]:
+        """`secrets_of(os.environ)`, as it is now."""
+        data = getattr(os.environ, "_data", None)  # CPython's raw mapping behind os.environ
+        if not isinstance(data, dict):
+            return secrets_of(os.environ)
+        if data != self._seen:
+            self._secrets, self._seen = secrets_of(os.environ), dict(data)
+        return self._secrets
+
+
+_ENVIRON_SECRETS = _EnvironSecrets()
+
+
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     """`text` with every secret of `env` (default: the process's environment) and every URL
     password replaced by `[redacted]`."""
-    for secret in secrets_of(os.environ if env is None else env):
+    for secret in _ENVIRON_SECRETS.get() if env is None else secrets_of(env):
         if secret in text:
             text = text.replace(secret, REDACTED)
     return _URL_PASSWORD.sub(lambda m: m.group("head") + REDACTED, text)

@@ -12,7 +12,7 @@ import pytest
 
 from harness9.engine import AgentEngine, EventBus
 from harness9.engine.tool_pairing import pair_tool_calls
-from harness9.schema import Message, Role, ToolCall, ToolResult
+from harness9.schema import Message, Role, ToolCall, ToolKind, ToolResult
 from harness9.tools import default_registry
 from tests.engine.scripted import Reply, ScriptedProvider
 
@@ -42,11 +42,15 @@ class _Stalls:
     def __init__(self) -> None:
         self.entered = asyncio.Event()
 
-    async def before_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
+    async def before_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
         self.entered.set()
         await asyncio.sleep(30)
 
-    async def after_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
+    async def after_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
         return None
 
 

@@ -13,6 +13,7 @@ from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
 from harness9.service.settings import merge_client
+from harness9.service.warm_up import wanted, warm_up
 
 _log = logging.getLogger("harness9.acp")
 
@@ -73,9 +74,13 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
         agent.service.close()  # release the stored sessions this process holds
 
 
-def _load() -> None:
-    """Import the SDK and the agent while the client's `initialize` is answered without them."""
+def _load(provider: str | None) -> None:
+    """Import the SDK and the agent while the client's `initialize` is answered without them,
+    then what the first prompt needs (unless warming up is off)."""
     import harness9.acp.agent  # noqa: F401
+
+    if wanted():
+        warm_up(provider)
 
 
 def main(raw_settings: str | None = None) -> None:
@@ -84,7 +89,10 @@ def main(raw_settings: str | None = None) -> None:
     settings = read_settings(raw_settings)
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
-    threading.Thread(target=_load, name="harness9-acp-load", daemon=True).start()
+    stdio.reap_children_without_threads()
+    provider = settings.get("provider")
+    threading.Thread(target=_load, args=(provider if isinstance(provider, str) else None,),
+                     name="harness9-acp-load", daemon=True).start()
     hello = answer_initialize(rpc_in, rpc_out)
     try:
         asyncio.run(serve(rpc_in, rpc_out, settings, hello))

@@ -261,9 +261,10 @@ class AgentEngine:
         """Phase 2's tools: run concurrently (up to the cap), then inject the observations in call
         order."""
         calls = message.tool_calls
+        kinds = self._kinds(calls)
         before = len(history)
         if self.batch_observer is not None:
-            await self.batch_observer.before_batch(turn, calls, turn_start)
+            await self.batch_observer.before_batch(turn, calls, kinds, turn_start)
         state.tool_calls += len(calls)
         results: list[ToolResult | None] = [None] * len(calls)
         try:
@@ -281,7 +282,7 @@ class AgentEngine:
         ids = tuple(call.unique_id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
         if self.batch_observer is not None:
-            await self.batch_observer.after_batch(turn, calls, self._kinds(calls), len(history))
+            await self.batch_observer.after_batch(turn, calls, kinds, len(history))
 
     def _kinds(self, calls: Sequence[ToolCall]) -> tuple[ToolKind, ...]:
         """The kind of each call's tool, in call order."""

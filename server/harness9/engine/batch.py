@@ -16,9 +16,12 @@ from harness9.schema import ToolCall, ToolKind
 class BatchObserver(Protocol):
     """Hears each tool batch of a run, with the history length at that point."""
 
-    async def before_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
-        """The turn's `calls` are about to start; `history_len` is the history's length before
-        the turn's model call (its thinking and assistant messages come after)."""
+    async def before_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
+        """The turn's `calls` are about to start; `kinds` holds the kind of each call's tool, in
+        call order; `history_len` is the history's length before the turn's model call (its
+        thinking and assistant messages come after)."""
         ...
 
     async def after_batch(

@@ -36,6 +36,7 @@ def main() -> None:
     configure_logging()
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
+    stdio.reap_children_without_threads()
     from harness9.lsp.server import server
     from harness9.lsp.transport import serve_stdio
 

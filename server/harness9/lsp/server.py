@@ -45,6 +45,7 @@ from harness9.lsp.params import (
 )
 from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
+from harness9.service.warm_up import start_warm_up
 
 if TYPE_CHECKING:
     from harness9.service.agent_service import AgentService
@@ -181,10 +182,11 @@ def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
 
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: Harness9Server, params: types.InitializedParams) -> None:
-    """Clean up after a daemon that was killed mid-write, off the event loop; say once when
-    bash cannot be sandboxed on this machine."""
+    """Clean up after a daemon that was killed mid-write, off the event loop; load what the
+    first prompt needs meanwhile; say once when bash cannot be sandboxed on this machine."""
     threading.Thread(target=_sweep_temp_files, args=(ls.folders(),), daemon=True).start()
     settings = resolve(from_environment(os.environ), ls.client_settings)
+    start_warm_up(settings.provider)
     if settings.sandbox.mode is SandboxMode.OFF:
         return
     found = await asyncio.to_thread(availability)  # probing bwrap runs it once

@@ -3,8 +3,12 @@ a SIGTERM that takes the tool processes with it."""
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
+import logging.handlers
 import os
+import queue
 import signal
 import sys
 from types import FrameType
@@ -14,19 +18,33 @@ from harness9.redaction import RedactingFilter
 
 def configure_logging(level: str | None = None) -> None:
     """Everything to stderr, secrets redacted; the engine's block log without a prefix, as the
-    seed prints it."""
+    seed prints it.
+
+    The event loop only queues a record: a thread redacts, formats and writes it, so a slow
+    reader of stderr (an editor's log view) or a long line never holds up a turn. What is
+    queued is written before the process exits (not on SIGTERM, which leaves at once).
+    """
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     stderr.addFilter(RedactingFilter())
-    root = logging.getLogger()
-    root.handlers[:] = [stderr]
-    root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
-    engine = logging.getLogger("harness9.engine")
     plain = logging.StreamHandler(sys.stderr)
     plain.setFormatter(logging.Formatter("%(message)s"))
     plain.addFilter(RedactingFilter())
-    engine.handlers[:] = [plain]
+    root = logging.getLogger()
+    root.handlers[:] = [_queued(stderr)]
+    root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
+    engine = logging.getLogger("harness9.engine")
+    engine.handlers[:] = [_queued(plain)]
     engine.propagate = False
+
+
+def _queued(handler: logging.Handler) -> logging.Handler:
+    """A handler that queues records for `handler`, which a thread of its own writes."""
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    listener = logging.handlers.QueueListener(records, handler)
+    listener.start()
+    atexit.register(listener.stop)
+    return logging.handlers.QueueHandler(records)
 
 
 def claim_stdio() -> tuple[int, int]:
@@ -43,6 +61,19 @@ def claim_stdio() -> tuple[int, int]:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return rpc_in, rpc_out
+
+
+def reap_children_without_threads() -> None:
+    """Python 3.11's asyncio starts a thread to wait for each child process (every bash call,
+    every git of a checkpoint): there, wait through a pidfd on the event loop instead, as 3.12
+    does by default. Call before the event loop starts."""
+    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
+        return
+    try:
+        os.close(os.pidfd_open(os.getpid()))  # a kernel older than 5.3 has no pidfds
+    except OSError:
+        return
+    asyncio.set_child_watcher(asyncio.PidfdChildWatcher())
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:

@@ -18,12 +18,13 @@ from harness9.tools import Registry, default_registry
 pytestmark = pytest.mark.timeout(60)
 
 READ = ToolCall("c1", "read_file", '{"path": "a.txt"}')
+EDIT = ToolCall("c2", "write_file", '{"path": "a.txt", "content": "x"}')
 
 
 async def run_checkpoints(workspace: Path) -> tuple[RunCheckpoints, Session]:
     session = Session("s-1")
-    keeper = RunCheckpoints(WorkspaceCheckpoints(str(workspace)), session, "r-1", EventBus(), 0)
-    await keeper.before_batch(1, [READ], 0)
+    keeper = RunCheckpoints(WorkspaceCheckpoints(str(workspace)), session, "r-1", EventBus(), 2)
+    await keeper.before_batch(1, [EDIT], [ToolKind.EDIT], 3)
     return keeper, session
 
 
@@ -37,6 +38,24 @@ async def test_a_batch_of_reads_keeps_no_checkpoint_after_it(workspace: Path) ->
     await keeper.after_batch(2, [READ], [ToolKind.OTHER], 5)
     assert [c.turn for c in session.checkpoints] == [1, 2]
     assert [f.path for f in session.checkpoints[-1].files] == ["a.txt"]
+
+
+async def test_batches_that_only_read_keep_nothing_and_the_first_other_one_keeps_the_start(
+    workspace: Path,
+) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    session = Session("s-1")
+    keeper = RunCheckpoints(WorkspaceCheckpoints(str(workspace)), session, "r-1", EventBus(), 2)
+    for turn in (1, 2):
+        await keeper.before_batch(turn, [READ, READ], [ToolKind.READ, ToolKind.READ], 1 + turn)
+        await keeper.after_batch(turn, [READ, READ], [ToolKind.READ, ToolKind.READ], 3 + turn)
+    assert session.checkpoints == []
+    # The run's first checkpoint comes before its first batch that may change files, and a
+    # restore to it cuts the history back to before the run's prompt: the reads changed nothing.
+    await keeper.before_batch(3, [READ, EDIT], [ToolKind.READ, ToolKind.EDIT], 7)
+    assert [(c.turn, c.history_len) for c in session.checkpoints] == [(3, 2)]
+    await keeper.before_batch(4, [EDIT], [ToolKind.EDIT], 9)  # nothing changed since
+    assert len(session.checkpoints) == 1
 
 
 async def test_the_changes_of_execute_calls_are_measured_and_reads_are_left_alone(

@@ -1,10 +1,12 @@
 """One run's checkpoints: the engine's `BatchObserver`, and the step that measures what each
 bash call changed.
 
-Before a run's first tool batch a checkpoint is always kept; before every later batch and after
-every batch that may have changed files, one is kept when something changed. Each goes into the
-session's list with the history length a restore cuts back to: for a run's first checkpoint, the
-length before the run's prompt; otherwise the history as it was when the snapshot was taken
+A batch whose calls only read (every tool of kind `read`) changes nothing and costs nothing here:
+no snapshot before it or after it. Before a run's first other batch a checkpoint is always kept;
+before every later one and after each of them, one is kept when something changed (the user's
+own edits between turns included). Each goes into the session's list with the history length a
+restore cuts back to: for a run's first checkpoint, the length before the run's prompt (the
+reads before it changed nothing); otherwise the history as it was when the snapshot was taken
 (never ending in tool calls without results). When checkpoints cannot work the run goes on
 without them, and the first run to find out says so with a `CheckpointsUnavailable` event.
 """
@@ -43,8 +45,13 @@ class RunCheckpoints:
         self._history_at_start = history_at_start
         self._first = True
 
-    async def before_batch(self, turn: int, calls: Sequence[ToolCall], history_len: int) -> None:
-        """Keep the workspace as it is before the batch (always for the run's first)."""
+    async def before_batch(
+        self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
+    ) -> None:
+        """Keep the workspace as it is before a batch that may change it (always for the run's
+        first such batch)."""
+        if _only_reads(kinds):
+            return
         first, self._first = self._first, False
         cut = self._history_at_start if first else history_len
         await self._snapshot(turn, f"before turn {turn}", cut, force=first)
@@ -53,7 +60,7 @@ class RunCheckpoints:
         self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
     ) -> None:
         """Keep what the batch changed (nothing to look at when it only read files)."""
-        if all(kind is ToolKind.READ for kind in kinds):
+        if _only_reads(kinds):
             return
         await self._snapshot(turn, f"after turn {turn}", history_len, force=False)
 
@@ -85,6 +92,11 @@ class RunCheckpoints:
         message = self._workspace.tell()
         if message is not None:
             self._bus.emit(CheckpointsUnavailable(message))
+
+
+def _only_reads(kinds: Sequence[ToolKind]) -> bool:
+    """Whether a batch's calls all only read (it changes nothing a checkpoint keeps)."""
+    return all(kind is ToolKind.READ for kind in kinds)
 
 
 class FileChangesStep:

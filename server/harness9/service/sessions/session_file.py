@@ -2,8 +2,8 @@
 
 The history is append-only on disk, but in memory it can shrink (a restore) or change in the
 middle (a compaction). Each save finds the prefix the history shares with what the file holds
-(`shared_prefix`), writes a cut back to it when they differ, then the new messages, and makes
-it durable.
+(`shared_prefix`), writes a cut back to it when they differ, then the new messages; a save
+with the metadata (a run's end) makes it durable.
 Checkpoints, "allow for this session" answers and what the stale guard knows go into the
 metadata beside it.
 """
@@ -49,10 +49,10 @@ class SessionFile:
         return self._log
 
     def save(self, session: Session, *, meta: bool = True) -> None:
-        """Write what changed in the session since the last save, durably; the metadata too
-        unless `meta` is False (the end of a turn inside a run: the history is what must
-        survive a crash, and the run's end writes the metadata), but always the first time,
-        so that a session is listed from its first turn on."""
+        """Write what changed in the session since the last save; the metadata too (and
+        durably) unless `meta` is False (the end of a turn inside a run: the history is what
+        must survive the daemon's crash, and the run's end writes the metadata), but always the
+        first time, so that a session is listed from its first turn on."""
         history = session.history
         if not history and not self._meta_written:
             return  # nothing to keep yet: a session is listed from its first turn on

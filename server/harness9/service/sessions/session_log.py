@@ -3,8 +3,10 @@
 Under the state directory, `sessions/<workspace key>/<session id>.jsonl` holds the history
 exactly as it goes to the model, one record a line: a message, or a cut (a restore shortened
 the history). Every line is JSON escaped to ASCII, so no character in a message (a raw U+2028, a
-NUL) can break a line or a reader. Lines are flushed and fsynced when the caller says a turn is
-complete: a daemon that dies loses at most the turn in flight. Loading skips what it cannot read
+NUL) can break a line or a reader. Lines are written when the caller says a turn is complete (a
+daemon that dies loses at most the turn in flight), and fsynced with the metadata at a run's end
+(the machine losing power costs at most the run in flight; an fsync a turn would cost every
+turn a disk flush). Loading skips what it cannot read
 (a torn last line, a damaged line in the middle) and says how many lines it skipped; it never
 drops what follows. `<session id>.meta.json` (replaced atomically) keeps the title, times,
 counts and usage for listings. While a daemon holds a session, the session's file is locked: a
@@ -127,6 +129,7 @@ class SessionLog:
             message = f"session {session_id} is open in another harness9 daemon"
             raise SessionLocked(message) from None
         self._pending: list[bytes] = []
+        self._unsynced = False
         self._end_torn_line()
 
     def _end_torn_line(self) -> None:
@@ -154,21 +157,28 @@ class SessionLog:
         self._pending.append(_line({**fields, "type": kind}))
 
     def commit(self, meta: SessionMeta | None = None) -> None:
-        """Write what is queued and make it durable (the end of a turn); then the metadata."""
+        """Write what is queued (the end of a turn); with `meta`, make it durable and replace
+        the metadata (the end of a run)."""
         if self._pending:
             data, self._pending = b"".join(self._pending), []
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view):]
+            self._unsynced = True
+        if meta is not None and self._unsynced:
             os.fsync(self._fd)
+            self._unsynced = False
         if meta is not None:
             meta.updated_at = time.time()
             atomic_write_bytes(self.meta_path, json.dumps(asdict(meta)).encode(), 0o600)
 
     def close(self) -> None:
-        """Write what is queued and release the session (its lock goes with the descriptor)."""
+        """Write what is queued, durably, and release the session (its lock goes with the
+        descriptor)."""
         with contextlib.suppress(OSError):
             self.commit()
+            if self._unsynced:
+                os.fsync(self._fd)
         os.close(self._fd)
 
 

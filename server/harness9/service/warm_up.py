@@ -1,0 +1,61 @@
+"""Loading what the first prompt needs while the user is still typing it.
+
+A daemon answers `initialize` (and ACP's `session/new`) without the engine, the tools or a
+provider's SDK: importing them takes most of a second. Right after, `start_warm_up` imports them
+in a thread of its own, so the first prompt finds them loaded. It imports the same top module
+the first request does (`harness9.service.agent_service`), so a request arriving meanwhile
+waits for that import to finish instead of racing it.
+
+`HARNESS9_WARM_UP=0` turns it off (the test suite's daemons, which mostly never prompt, use it
+to spare the CPU).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Mapping
+
+_log = logging.getLogger("harness9.warm_up")
+
+SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider → its SDK's module
+
+
+def wanted(env: Mapping[str, str] | None = None) -> bool:
+    """Whether warming up is on (`HARNESS9_WARM_UP` is not `0`)."""
+    return (os.environ if env is None else env).get("HARNESS9_WARM_UP", "1").strip() != "0"
+
+
+def start_warm_up(provider: str | None) -> threading.Thread | None:
+    """Import the engine, the tools and `provider`'s SDK (or the default provider's) in a
+    daemon thread; None when warming up is off."""
+    if not wanted():
+        return None
+    thread = threading.Thread(target=warm_up, args=(provider,), name="harness9-warm-up",
+                              daemon=True)
+    thread.start()
+    return thread
+
+
+def warm_up(provider: str | None) -> None:
+    """`start_warm_up`'s work, in the calling thread; a failure is only logged (the first
+    prompt then imports, and reports, as it would have)."""
+    started = time.monotonic()
+    try:
+        importlib.import_module("harness9.service.agent_service")
+        from harness9.provider.factory import default_provider_name
+        from harness9.service.credentials import provider_environment
+
+        name = provider or default_provider_name(provider_environment())
+        sdk = SDK_MODULES.get(name or "")
+        if sdk is not None:
+            importlib.import_module(sdk)
+            importlib.import_module(f"harness9.provider.{name}")
+    except Exception as exc:  # whatever it is, the first prompt meets it again and says so
+        _log.debug("warm-up stopped: %s", exc)
+        return
+    _log.debug("warmed up in %.0f ms (provider SDK: %s)",
+               (time.monotonic() - started) * 1000, sdk or "none")
