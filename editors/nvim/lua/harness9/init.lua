@@ -10,6 +10,7 @@ local buffer = require("harness9.buffer")
 local chat = require("harness9.chat")
 local commands = require("harness9.commands")
 local diff = require("harness9.diff")
+local editor = require("harness9.editor")
 local files = require("harness9.files")
 local models = require("harness9.models")
 local restore = require("harness9.restore")
@@ -749,7 +750,10 @@ function M.setup(opts)
     ["window/logMessage"] = on_log_message,
     ["agent/requestApproval"] = approval.handler,
     ["$/cancelRequest"] = approval.on_cancel,
+    ["harness9/diagnostics"] = editor.on_diagnostics,
+    ["harness9/languageQuery"] = editor.on_language_query,
   }
+  editor.track()
   client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
   if M.config.sync_buffers ~= false then
