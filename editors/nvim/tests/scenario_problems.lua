@@ -89,10 +89,25 @@ h.main(function()
   -- The chat shows the problem under the edit that brought it, and that the fix brought none.
   local chat = harness9.chat()
   vim.cmd("stopinsert")
-  local lines = table.concat(h.normalized(chat), "\n")
-  for _, want in ipairs({ "    ✗ main.py:3 error: Undefined name `valeu` (Ruff F821)", "    ✓ no new problems" }) do
-    if not lines:find(want, 1, true) then
-      error("the chat lacks " .. want .. ":\n" .. lines)
-    end
-  end
+  local lines = h.normalized(chat)
+  local first = vim.fn.index(lines, "harness9")
+  h.expect_lines("the chat's run", {
+    "harness9",
+    "  ✓ edited main.py +1 −1 · N ms",
+    "    ┆ @@ -1,3 +1,3 @@",
+    "    ┆  import os  # noqa: F401",
+    "    ┆  value = 1",
+    "    ┆ -print(value)",
+    "    ┆ +print(valeu)",
+    "    ✗ main.py:3 error: Undefined name `valeu` (Ruff F821)",
+    "  ✓ edited main.py +1 −1 · N ms",
+    "    ┆ @@ -1,3 +1,3 @@",
+    "    ┆  import os  # noqa: F401",
+    "    ┆  value = 1",
+    "    ┆ -print(valeu)",
+    "    ┆ +print(value)",
+    "    ✓ no new problems",
+    "  ✓ hover main.py · N ms",
+    "  ✗ find_definition main.py (failed) · N ms",
+  }, vim.list_slice(lines, first + 1, first + 17))
 end)
