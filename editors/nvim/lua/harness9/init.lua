@@ -172,6 +172,9 @@ local function on_progress(_, params, ctx)
     local root = client and client.config.root_dir or vim.fn.getcwd()
     local block = run and run.tools[params.toolCallId]
     files.settle(root, params, block and block.args)
+    if params.tool == "rename_symbol" then
+      files.settle_workspace(root)
+    end
     local kept = files.reload(root, files.changed_by(params, block and block.args))
     if #kept > 0 then
       vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
