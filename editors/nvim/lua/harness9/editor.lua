@@ -311,6 +311,31 @@ local function workspace_items(folder, skip, encoding)
   return items
 end
 
+-- Whether anything but harness9 checks each file (by its real path), as last asked.
+local checked = {}
+
+--- True when something besides harness9 checks `buf`: another language client is attached, or
+--- another source has reported problems for it.
+local function checker_of(buf, own_id)
+  for _, client in ipairs(clients_of(buf)) do
+    if is_other(client, own_id) then
+      return true
+    end
+  end
+  local skip = own_namespaces(own_id)
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if not skip[d.namespace] then
+      return true
+    end
+  end
+  return false
+end
+
+--- True when the file at `path` had a checker (see above) when its problems were last asked for.
+function M.checked(path)
+  return checked[real(path)] == true
+end
+
 --- The `harness9/diagnostics` handler: `{diagnostics, version?}` for a file, `{items}` for the
 --- workspace folder. With `version`, waits (up to `timeoutMs`) for the problems of that version.
 function M.on_diagnostics(_, params, ctx)
@@ -327,6 +352,7 @@ function M.on_diagnostics(_, params, ctx)
     return { items = workspace_items(path, own_namespaces(own_id), encoding) }
   end
   local buf = buffer_of(uri)
+  checked[real(path)] = buf ~= nil and checker_of(buf, own_id)
   if not buf then
     return { diagnostics = {} } -- not open: no server reports its problems here
   end

@@ -172,6 +172,12 @@ local function on_progress(_, params, ctx)
     local root = client and client.config.root_dir or vim.fn.getcwd()
     local block = run and run.tools[params.toolCallId]
     files.settle(root, params, block and block.args)
+    -- "No new problems" from a file nothing checks (no other language server) says nothing.
+    local path = params.path or (block and type(block.args) == "table" and block.args.path)
+    if block and type(params.diagnostics) == "table" and #params.diagnostics == 0
+        and not (type(path) == "string" and editor.checked(root .. "/" .. path)) then
+      block.problems = nil
+    end
     if params.tool == "rename_symbol" then
       files.settle_workspace(root)
     end
