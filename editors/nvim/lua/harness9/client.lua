@@ -45,11 +45,14 @@ local function root_of(opts)
   return path
 end
 
---- Neovim's client capabilities plus `experimental.harness9.approvalRequests`: the daemon then
---- asks through `agent/requestApproval` (with the diff) instead of `window/showMessageRequest`.
+--- Neovim's client capabilities plus `experimental.harness9`: `approvalRequests` (the daemon
+--- asks through `agent/requestApproval`, with the diff, instead of `window/showMessageRequest`),
+--- `diagnostics` and `languageFeatures` (it asks for the other language servers' problems and
+--- answers, see editor.lua).
 function M.capabilities()
-  local ours = { experimental = { harness9 = { approvalRequests = true } } }
-  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), ours)
+  local harness9 = vim.tbl_extend("force", { approvalRequests = true }, require("harness9.editor").capabilities())
+  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(),
+    { experimental = { harness9 = harness9 } })
 end
 
 --- The initializationOptions: `opts.init_options` with `opts.approvals` as its `approvals`.

@@ -75,6 +75,27 @@ function M.settle(root, ev, args)
   end
 end
 
+--- After a rename (`rename_symbol`, whose completion names no files): the renamed files open in
+--- the editor got the rename through it and the daemon wrote them to disk, the others only on
+--- disk. Each loaded buffer of the workspace whose text now equals its file is settled as above;
+--- the unmodified ones are checked (`:checktime`) and so reloaded when the disk changed.
+function M.settle_workspace(root)
+  local top = (vim.loop.fs_realpath(root) or root):gsub("/$", "") .. "/"
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(buf)
+    local file = name ~= "" and (vim.loop.fs_realpath(name) or name) or ""
+    if api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" and file:sub(1, #top) == top
+        and vim.fn.filereadable(name) == 1 then
+      if not vim.bo[buf].modified then
+        vim.cmd("checktime " .. buf)
+      elseif vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then
+        adopt_timestamp(buf)
+        vim.bo[buf].modified = false
+      end
+    end
+  end
+end
+
 --- The workspace-relative paths a finished tool changed on disk: bash's `changedFiles`, or the
 --- path of an edit tool's call that did not go through the editor (`via: "disk"`, or a daemon
 --- that does not say; with `via: "editor"` the buffer already has the edit). `args`: the call's
@@ -87,7 +108,7 @@ function M.changed_by(ev, args)
         table.insert(paths, file.path)
       end
     end
-  elseif ev.toolKind == "edit" and ev.via ~= "editor" then
+  elseif ev.toolKind == "edit" and ev.via ~= "editor" and ev.tool ~= "rename_symbol" then
     local path = ev.path or (type(args) == "table" and args.path)
     if type(path) == "string" then
       table.insert(paths, path)

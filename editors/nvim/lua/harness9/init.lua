@@ -10,6 +10,7 @@ local buffer = require("harness9.buffer")
 local chat = require("harness9.chat")
 local commands = require("harness9.commands")
 local diff = require("harness9.diff")
+local editor = require("harness9.editor")
 local files = require("harness9.files")
 local models = require("harness9.models")
 local restore = require("harness9.restore")
@@ -171,6 +172,15 @@ local function on_progress(_, params, ctx)
     local root = client and client.config.root_dir or vim.fn.getcwd()
     local block = run and run.tools[params.toolCallId]
     files.settle(root, params, block and block.args)
+    -- "No new problems" from a file nothing checks (no other language server) says nothing.
+    local path = params.path or (block and type(block.args) == "table" and block.args.path)
+    if block and type(params.diagnostics) == "table" and #params.diagnostics == 0
+        and not (type(path) == "string" and editor.checked(root .. "/" .. path)) then
+      block.problems = nil
+    end
+    if params.tool == "rename_symbol" then
+      files.settle_workspace(root)
+    end
     local kept = files.reload(root, files.changed_by(params, block and block.args))
     if #kept > 0 then
       vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
@@ -749,7 +759,10 @@ function M.setup(opts)
     ["window/logMessage"] = on_log_message,
     ["agent/requestApproval"] = approval.handler,
     ["$/cancelRequest"] = approval.on_cancel,
+    ["harness9/diagnostics"] = editor.on_diagnostics,
+    ["harness9/languageQuery"] = editor.on_language_query,
   }
+  editor.track()
   client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
   if M.config.sync_buffers ~= false then

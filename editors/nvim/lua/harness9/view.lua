@@ -174,6 +174,38 @@ local function on_tool_ended(run, ev)
   -- A file tool's change (protocol 1.1): what the chat shows and :Harness9Diff opens.
   block.path, block.diff, block.diff_truncated = ev.path, ev.diff, ev.diffTruncated
   block.added, block.removed, block.via = ev.added, ev.removed, ev.via
+  -- The problems an edit brought, as the editor's language servers report them (none: `{}`;
+  -- nil: not asked).
+  block.problems = type(ev.diagnostics) == "table" and ev.diagnostics or nil
+end
+
+--- The lines under an edit's row listing the problems it brought: "✗ main.py:3 error: undefined
+--- name 'x' (ruff F821)" each (at most `limit`), or "✓ no new problems"; {} when not asked.
+--- Each is { text, severity } (severity nil for the "no new problems" line).
+function M.problem_lines(block, indent, limit)
+  local problems = block.problems
+  if type(problems) ~= "table" then
+    return {}
+  end
+  if #problems == 0 then
+    return { { indent .. "✓ no new problems" } }
+  end
+  local out = {}
+  for i, p in ipairs(problems) do
+    if i > (limit or 5) then
+      table.insert(out, { string.format("%s… and %d more new problems", indent, #problems - i + 1), "warning" })
+      break
+    end
+    local origin = table.concat(vim.tbl_filter(function(part)
+      return type(part) == "string" and part ~= ""
+    end, { p.source, p.code ~= nil and tostring(p.code) or nil }), " ")
+    local severity = type(p.severity) == "string" and p.severity or "error"
+    local message = tostring(p.message or ""):gsub("\n.*", "")
+    table.insert(out, { string.format("%s%s %s:%s %s: %s%s", indent, severity == "error" and "✗" or "!",
+      tostring(p.path), tostring(p.line), severity, message, origin ~= "" and (" (" .. origin .. ")") or ""),
+      severity })
+  end
+  return out
 end
 
 local function on_tool_output(run, ev, state)
@@ -615,6 +647,9 @@ local function tool_lines(block, max_output)
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
   local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }
   add_all(lines, changed_lines(block))
+  for _, problem in ipairs(M.problem_lines(block, "    ")) do
+    table.insert(lines, problem[1])
+  end
   local text = (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)
   for i = 1, math.min(#out, max_output) do
