@@ -3,8 +3,10 @@
 One shadow repository per workspace lives under the state directory. A snapshot is `git add -A`
 into the shadow index, `write-tree`, and `commit-tree` when the tree changed: nothing is checked
 out, the user's own `.git` is never opened, and the workspace's `.gitignore` rules apply
-(plus a default exclude list of dependency and build folders). When nothing changed, a
-snapshot costs one status pass over the files.
+(plus a default exclude list of dependency and build folders). When nothing changed since the
+index was last written (this daemon wrote it, and no one has since), a snapshot costs one
+`git ls-files` pass that compares the files' stat with the index and lists new ones, and
+writes nothing.
 
 Nested repositories (a folder with a `.git` of its own, submodules included) are not
 snapshotted: git would only record which commit they are at, which cannot bring their files
@@ -14,7 +16,6 @@ back. They are left out, and named in `ShadowRepo.skipped`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import time
@@ -56,6 +57,7 @@ __all__ = [
     "Restored",
     "ShadowRepo",
 ]
+_MAX_NAMED_PATHS = 1000  # more changed files than this are added by walking the tree
 _LOCK_RETRIES = 20  # another daemon's git holds the shadow index: wait up to about a second
 
 
@@ -99,6 +101,10 @@ class ShadowRepo:
     skipped: list[str] = field(default_factory=list)
     _last: Checkpoint | None = None
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The tree this daemon last wrote the index as, and the index file's stat just after.
+    _index: tuple[str, tuple[int, int, int]] | None = None
+    # The size of each file the last size check counted (what a snapshot would copy).
+    _sizes: dict[bytes, int] | None = None
 
     @classmethod
     async def open(
@@ -123,8 +129,12 @@ class ShadowRepo:
 
     async def _take(self, message: str, *, force: bool) -> Checkpoint | None:
         """`snapshot`, the lock held."""
-        await self._check_size()
-        tree = await self._write_tree()
+        changed = await self._changed_since_index()
+        if changed == [] and self._index is not None:
+            tree = self._index[0]
+        else:
+            await self._check_size(changed)
+            tree = await self._write_tree(changed)
         last = self._last or await self._head()
         if last is not None and last.tree == tree and not force:
             return None
@@ -132,8 +142,8 @@ class ShadowRepo:
         # No parent: each checkpoint stands alone, so pruning one frees its objects.
         commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
         name = f"{_REF_PREFIX}{await self._next_number():09d}"
-        await self.git.run("update-ref", name, commit)
-        await self.git.run("update-ref", "refs/harness9/head", commit)
+        updates = f"update {name} {commit}\nupdate refs/harness9/head {commit}\n"
+        await self.git.run("update-ref", "--stdin", stdin=updates.encode())
         self._last = Checkpoint(commit, tree, time.time(), tuple(files))
         return self._last
 
@@ -141,7 +151,10 @@ class ShadowRepo:
         """The tree of the workspace as it is now, without keeping a checkpoint (for telling
         what one tool call changed)."""
         async with self._lock:
-            return await self._write_tree()
+            changed = await self._changed_since_index()
+            if changed == [] and self._index is not None:
+                return self._index[0]
+            return await self._write_tree(changed)
 
     async def changes(self, older: str, newer: str) -> list[ChangedFile]:
         """What differs between two checkpoints (ids or trees), by path."""
@@ -166,6 +179,7 @@ class ShadowRepo:
                 exc.undo = undo.id
                 raise
             self._last = None  # the next snapshot compares against the shadow's head again
+            self._index = None
             return Restored(tuple(paths), undo.id)
 
     async def checkpoint_ids(self) -> list[str]:
@@ -200,10 +214,56 @@ class ShadowRepo:
                 await self.git.run("gc", "--quiet", "--prune=now")
         return len(dropped)
 
-    async def _write_tree(self) -> str:
-        await self._git_locked("add", "--all", "--ignore-errors", "--", ".", ok=(0, 1))
-        await self._drop_nested_repositories()
-        return (await self._git_locked("write-tree")).decode().strip()
+    async def _write_tree(self, changed: list[bytes] | None = None) -> str:
+        """Bring the index up to the workspace and write its tree. With `changed` (the paths
+        that differ from the index), only those are added; else the whole tree is."""
+        self._index = None
+        if changed is None or not await self._add_only(changed):
+            await self._git_locked("add", "--all", "--ignore-errors", "--", ".", ok=(0, 1))
+            await self._drop_nested_repositories()
+        tree = (await self._git_locked("write-tree")).decode().strip()
+        stamp = self._index_stamp()
+        if stamp is not None:
+            self._index = (tree, stamp)
+        return tree
+
+    async def _add_only(self, changed: list[bytes]) -> bool:
+        """Add just `changed` to the index; False when git must look at the whole tree instead
+        (a new nested repository, too many paths for one command line, or a path git refuses
+        alone: one beneath a folder that became a link)."""
+        if len(changed) > _MAX_NAMED_PATHS or any(path.endswith(b"/") for path in changed):
+            return False
+        try:
+            # The paths as git listed them: literal, even when they hold `*` or `:(`.
+            await self._git_locked("--literal-pathspecs", "add", "--all", "--ignore-errors",
+                                   "--", *(_text(path) for path in changed), ok=(0, 1))
+        except GitError:
+            return False
+        return True
+
+    async def _changed_since_index(self) -> list[bytes] | None:
+        """The paths that differ from the index this daemon last wrote (modified, deleted or
+        new files; a nested repository's folder is listed only when it is new), from one
+        `ls-files` pass over the files' stat; None when that cannot be told (no index of ours,
+        or another process wrote it since)."""
+        if self._index is None:
+            return None
+        stamp = self._index[1]
+        if self._index_stamp() != stamp:
+            return None
+        out = await self.git.run("--no-optional-locks", "ls-files", "-z", "--modified",
+                                 "--deleted", "--others", "--exclude-standard")
+        skipped = set(self.skipped)
+        changed = sorted({p for p in out.split(b"\0") if p and _text(p).rstrip("/") not in skipped})
+        return None if self._index_stamp() != stamp else changed
+
+    def _index_stamp(self) -> tuple[int, int, int] | None:
+        """The index file's modification time, size and inode; None when there is none."""
+        try:
+            found = os.stat(self.git.git_dir / "index")
+        except OSError:
+            return None
+        return found.st_mtime_ns, found.st_size, found.st_ino
 
     async def _git_locked(self, *args: str, ok: tuple[int, ...] = (0,)) -> bytes:
         """Run git, waiting briefly while another daemon's git holds the shadow index."""
@@ -260,16 +320,26 @@ class ShadowRepo:
         except GitError:
             raise KeyError(checkpoint_id) from None
 
-    async def _check_size(self) -> None:
-        """Refuse a workspace too big to snapshot, before git copies any of it."""
-        out = await self.git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        paths = [p for p in out.split(b"\0") if p]
-        if len(paths) > self.limits.max_files:
+    async def _check_size(self, changed: list[bytes] | None = None) -> None:
+        """Refuse a workspace too big to snapshot, before git copies any of it. With `changed`
+        (the paths that differ from the last snapshot's), only those are looked at again."""
+        if changed is None or self._sizes is None or any(p.endswith(b"/") for p in changed):
+            out = await self.git.run("ls-files", "-z", "--cached", "--others",
+                                     "--exclude-standard")
+            paths = [p for p in out.split(b"\0") if p]
+            self._sizes = await asyncio.to_thread(_sizes_of, self.git.work_tree, paths)
+        else:
+            self._sizes.update(_sizes_of(self.git.work_tree, changed))
+            for path in changed:
+                if self._sizes[path] < 0:
+                    del self._sizes[path]
+        count = sum(1 for size in self._sizes.values() if size >= 0)
+        if count > self.limits.max_files:
             raise CheckpointsOff(
-                f"checkpoints are off for this workspace: {len(paths)} files are more than "
+                f"checkpoints are off for this workspace: {count} files are more than "
                 f"{self.limits.max_files} (add the large folders to .gitignore)"
             )
-        total = await asyncio.to_thread(_total_size, self.git.work_tree, paths)
+        total = sum(size for size in self._sizes.values() if size > 0)
         if total > self.limits.max_bytes:
             raise CheckpointsOff(
                 f"checkpoints are off for this workspace: its files take {total >> 20} MB, more "
@@ -283,13 +353,16 @@ def _real_folder(workspace: str) -> str:
     return os.path.realpath(workspace)
 
 
-def _total_size(root: str, paths: list[bytes]) -> int:
-    total = 0
+def _sizes_of(root: str, paths: list[bytes]) -> dict[bytes, int]:
+    """The size of each path under `root` (not following a link); -1 for one that is gone."""
+    sizes = {}
     base = root.encode("utf-8", "surrogateescape")
     for path in paths:
-        with contextlib.suppress(OSError):
-            total += os.lstat(os.path.join(base, path)).st_size
-    return total
+        try:
+            sizes[path] = os.lstat(os.path.join(base, path)).st_size
+        except OSError:
+            sizes[path] = -1
+    return sizes
 
 
 def _text(path: bytes) -> str:
