@@ -4,7 +4,6 @@ index was written: one `ls-files` pass) or the long one, on real git and real fi
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -71,8 +70,7 @@ async def test_an_index_written_by_another_process_is_not_trusted(repo: ShadowRe
     root = _root(repo)
     (root / "a.txt").write_text("changed by the user\n")
     # Another daemon on this workspace snapshots it: the shared index now holds the change.
-    env = repo.git.environment()
-    subprocess.run(["git", "add", "--all"], cwd=root, env=env, check=True, timeout=30)
+    await repo.git.run("add", "--all")
     assert await _changed(repo) == [("a.txt", "modified")]
 
 

@@ -40,7 +40,7 @@ async def test_a_batch_of_reads_keeps_no_checkpoint_after_it(workspace: Path) ->
     assert [f.path for f in session.checkpoints[-1].files] == ["a.txt"]
 
 
-async def test_batches_that_only_read_keep_nothing_and_the_first_other_one_keeps_the_start(
+async def test_after_the_runs_first_batch_batches_that_only_read_keep_nothing(
     workspace: Path,
 ) -> None:
     (workspace / "a.txt").write_text("one\n")
@@ -49,13 +49,15 @@ async def test_batches_that_only_read_keep_nothing_and_the_first_other_one_keeps
     for turn in (1, 2):
         await keeper.before_batch(turn, [READ, READ], [ToolKind.READ, ToolKind.READ], 1 + turn)
         await keeper.after_batch(turn, [READ, READ], [ToolKind.READ, ToolKind.READ], 3 + turn)
-    assert session.checkpoints == []
-    # The run's first checkpoint comes before its first batch that may change files, and a
-    # restore to it cuts the history back to before the run's prompt: the reads changed nothing.
-    await keeper.before_batch(3, [READ, EDIT], [ToolKind.READ, ToolKind.EDIT], 7)
-    assert [(c.turn, c.history_len) for c in session.checkpoints] == [(3, 2)]
-    await keeper.before_batch(4, [EDIT], [ToolKind.EDIT], 9)  # nothing changed since
+    # The one before the run, whatever its first batch does: a restore to it cuts the history
+    # back to before the run's prompt.
+    assert [(c.turn, c.history_len) for c in session.checkpoints] == [(1, 2)]
+    (workspace / "a.txt").write_text("changed by the user meanwhile\n")
+    await keeper.before_batch(3, [READ], [ToolKind.READ], 7)  # reading it changes nothing
     assert len(session.checkpoints) == 1
+    await keeper.before_batch(4, [READ, EDIT], [ToolKind.READ, ToolKind.EDIT], 9)
+    assert [(c.turn, c.history_len) for c in session.checkpoints] == [(1, 2), (4, 9)]
+    assert [f.path for f in session.checkpoints[-1].files] == ["a.txt"]
 
 
 async def test_the_changes_of_execute_calls_are_measured_and_reads_are_left_alone(

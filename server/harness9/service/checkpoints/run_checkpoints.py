@@ -1,13 +1,13 @@
 """One run's checkpoints: the engine's `BatchObserver`, and the step that measures what each
 bash call changed.
 
-A batch whose calls only read (every tool of kind `read`) changes nothing and costs nothing here:
-no snapshot before it or after it. Before a run's first other batch a checkpoint is always kept;
-before every later one and after each of them, one is kept when something changed (the user's
-own edits between turns included). Each goes into the session's list with the history length a
-restore cuts back to: for a run's first checkpoint, the length before the run's prompt (the
-reads before it changed nothing); otherwise the history as it was when the snapshot was taken
-(never ending in tool calls without results). When checkpoints cannot work the run goes on
+Before a run's first tool batch a checkpoint is always kept (the contract's "before this run").
+A later batch whose calls only read (every tool of kind `read`) changes nothing and costs nothing
+here: no snapshot before it or after it. Before and after every other batch, one is kept when
+something changed (the user's own edits between turns included). Each goes into the session's
+list with the history length a restore cuts back to: for a run's first checkpoint, the length
+before the run's prompt; otherwise the history as it was when the snapshot was taken (never
+ending in tool calls without results). When checkpoints cannot work the run goes on
 without them, and the first run to find out says so with a `CheckpointsUnavailable` event.
 """
 
@@ -48,9 +48,9 @@ class RunCheckpoints:
     async def before_batch(
         self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
     ) -> None:
-        """Keep the workspace as it is before a batch that may change it (always for the run's
-        first such batch)."""
-        if _only_reads(kinds):
+        """Keep the workspace as it is before the batch: always before the run's first, then
+        before a batch that may change files, when something changed."""
+        if not self._first and _only_reads(kinds):
             return
         first, self._first = self._first, False
         cut = self._history_at_start if first else history_len
