@@ -32,14 +32,16 @@ from acp.schema import (
 
 from harness9.acp.acp_errors import invalid_params, wire_errors
 from harness9.acp.config_options import NOT_OFFERED, chosen, commands_update, options
+from harness9.acp.early_session import EarlySession
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import AUTH_VARIABLES, INITIALIZE_RESULT
 from harness9.acp.history import replay
 from harness9.acp.listing import page_of
-from harness9.acp.modes import default_mode, is_mode, mode_state
+from harness9.acp.modes import is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt_blocks import prompt_text
 from harness9.acp.session_mcp import SessionServers, session_servers
+from harness9.acp.session_wire import default_mode
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import RunUpdates, plan_update, warning_text
 from harness9.engine.events import Subscriber
@@ -80,10 +82,21 @@ class Harness9Agent:
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
         self._announcing: set[asyncio.Task[None]] = set()
+        self._adopted: list[str] = []  # sessions answered before the SDK loaded
+
+    def adopt(self, early: EarlySession) -> None:
+        """Take on a session whose `session/new` was answered before the SDK loaded (on this
+        agent's service); what follows a new session's answer is sent once connected."""
+        self._roots[early.session_id] = early.root
+        self._servers[early.session_id] = SessionServers()
+        self._adopted.append(early.session_id)
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection: updates and permission requests go through it."""
         self._client = conn
+        for session_id in self._adopted:
+            self._announce(self._known_session(session_id))
+        self._adopted.clear()
 
     @property
     def client(self) -> Client:

@@ -11,49 +11,26 @@ from acp.schema import (
     AvailableCommandsUpdate,
     SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
-    SessionConfigSelectOption,
     UnstructuredCommandInput,
 )
 
+from harness9.acp import session_wire
+from harness9.acp.session_wire import DEFAULT_EFFORT, EFFORT_OPTION, MODEL_OPTION
 from harness9.provider.model_catalog import ModelInfo
 from harness9.service.commands import Command
 from harness9.service.model_choice import ModelChoice
 from harness9.service.settings import REASONING_EFFORTS
 
-MODEL_OPTION = "model"
-EFFORT_OPTION = "reasoning_effort"
-DEFAULT_EFFORT = "default"
 # Commands that move the client to another session: an ACP client does that with its own UI.
 NOT_OFFERED = frozenset({"clear", "resume"})
-
-
-def model_value(provider: str, model: str) -> str:
-    """An option value naming a model of a provider."""
-    return f"{provider}:{model}"
 
 
 def options(
     models: list[ModelInfo], current: ModelChoice | None
 ) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
     """The session's config options: its model among `models`, and its reasoning effort."""
-    choices = [SessionConfigSelectOption(value=model_value(m.provider, m.id),
-                                         name=m.name or m.id, description=m.provider)
-               for m in models]
-    value = model_value(current.provider, current.model) if current is not None else ""
-    if current is not None and all(c.value != value for c in choices):
-        choices.insert(0, SessionConfigSelectOption(value=value, name=current.model,
-                                                    description=current.provider))
-    efforts = [SessionConfigSelectOption(value=DEFAULT_EFFORT, name="Default",
-                                         description="The model's own default")]
-    efforts += [SessionConfigSelectOption(value=e, name=e.title()) for e in REASONING_EFFORTS]
-    effort = current.reasoning_effort if current is not None else None
-    return [
-        SessionConfigOptionSelect(id=MODEL_OPTION, name="Model", category="model",
-                                  type="select", current_value=value, options=choices),
-        SessionConfigOptionSelect(id=EFFORT_OPTION, name="Reasoning effort",
-                                  category="thought_level", type="select",
-                                  current_value=effort or DEFAULT_EFFORT, options=efforts),
-    ]
+    return [SessionConfigOptionSelect.model_validate(option)
+            for option in session_wire.config_options(models, current)]
 
 
 def chosen(config_id: str, value: str, current: ModelChoice | None) -> ModelChoice:

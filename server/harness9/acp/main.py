@@ -7,8 +7,10 @@ import json
 import logging
 import os
 import threading
+from dataclasses import replace
 from typing import Any, cast
 
+from harness9.acp.early_session import EarlySession, answer_new_session
 from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
@@ -55,9 +57,10 @@ def read_settings(raw: str | None) -> dict[str, Any]:
     return settings
 
 
-async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hello) -> None:
-    """Serve one client until it closes the connection (`hello`: what reading its first line
-    left)."""
+async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hello,
+                early: EarlySession | None = None) -> None:
+    """Serve one client until it closes the connection (`hello`: what reading its first lines
+    left; `early`: the session answered before the SDK loaded)."""
     from acp import Agent, run_agent
 
     from harness9.acp.agent import Harness9Agent
@@ -65,7 +68,10 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
     reader, writer = await _pipes(rpc_in, rpc_out, hello.unread)
     # The SDK's `Agent` protocol lists every optional method; the router answers "method not
     # found" for those an agent leaves out, as we do for session modes, forks and the like.
-    agent = Harness9Agent(settings=settings, client_capabilities=hello.client_capabilities)
+    agent = Harness9Agent(service=early.service if early is not None else None,
+                          settings=settings, client_capabilities=hello.client_capabilities)
+    if early is not None:
+        agent.adopt(early)
     try:
         # session/close and session/resume are stable in the protocol, unstable in this SDK.
         await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
@@ -75,9 +81,11 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
 
 
 def _load(provider: str | None) -> None:
-    """Import the SDK and the agent while the client's `initialize` is answered without them,
-    then what the first prompt needs (unless warming up is off)."""
-    import harness9.acp.agent  # noqa: F401
+    """Import the service (what an early `session/new` needs), then the SDK and the agent,
+    while the client's `initialize` is answered without them; then what the first prompt needs
+    (unless warming up is off)."""
+    import harness9.acp.agent
+    import harness9.service.agent_service  # noqa: F401
 
     if wanted():
         warm_up(provider)
@@ -94,8 +102,12 @@ def main(raw_settings: str | None = None) -> None:
     threading.Thread(target=_load, args=(provider if isinstance(provider, str) else None,),
                      name="harness9-acp-load", daemon=True).start()
     hello = answer_initialize(rpc_in, rpc_out)
+    early = None
+    if hello.client_capabilities is not None:  # `initialize` was answered here: what is next?
+        unread, early = answer_new_session(rpc_in, rpc_out, hello.unread, settings)
+        hello = replace(hello, unread=unread)
     try:
-        asyncio.run(serve(rpc_in, rpc_out, settings, hello))
+        asyncio.run(serve(rpc_in, rpc_out, settings, hello, early))
     finally:
         from harness9.process.reaper import kill_all_groups
 
