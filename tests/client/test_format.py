@@ -80,12 +80,12 @@ def test_rows_say_what_a_call_did_in_english() -> None:
     assert summary.finished("read_file", {"path": "big"}, page, ok=True) == (
         "read big · 50 lines of 12.0 kB"
     )
-    edit = {"output": "成功修改文件: p.py", "durationMs": 4}
+    edit = {"output": "Edited p.py", "durationMs": 4}
     args = {"path": "p.py", "source_text": "a\nb\n", "target_text": "a\nB\nc\n"}
     assert summary.finished("edit_file", args, edit, ok=True) == "edited p.py +2 −1"
     told = {**edit, "added": 7, "removed": 3, "diff": "…"}
     assert summary.finished("edit_file", args, told, ok=True) == "edited p.py +7 −3"
-    wrote = {"output": "成功将 4 字节写入到文件: n.txt"}
+    wrote = {"output": "Wrote 4 bytes to n.txt"}
     assert summary.finished("write_file", {"path": "n.txt", "content": "a\nb\n"}, wrote,
                             ok=True) == "wrote n.txt · 2 lines"
     ran = {"output": "F\nFAILED\nexit status 1", "exitCode": 1, "durationMs": 291.4}

@@ -56,7 +56,7 @@ def test_rows_speak_english_and_answers_are_markdown(
     lines = done.json_lines()
     notes, result = lines[:-1], lines[-1]["result"]
     edit = next(n for n in notes if n.get("tool") == "edit_file" and n["kind"] == "tool_completed")
-    assert "成功修改文件" in edit["output"]  # the model still reads the seed's message
+    assert edit["output"].startswith("Edited ")  # what the model reads
     text = record(notes, Outcome("completed", result=result), tmp_path / "transcript.svg")
     assert "✓ read pager.py · 2 lines" in text
     assert "✓ edited pager.py +1 −1" in text
@@ -71,7 +71,7 @@ def test_rows_speak_english_and_answers_are_markdown(
 
 def _edit_completed(diff: str, added: int, removed: int) -> dict[str, Any]:
     return {"kind": "tool_completed", "turn": 1, "toolCallId": "c1", "tool": "edit_file",
-            "toolKind": "edit", "output": "成功修改文件: app.py", "bytes": 30, "truncated": False,
+            "toolKind": "edit", "output": "Edited app.py", "bytes": 30, "truncated": False,
             "durationMs": 4.2,
             "path": "app.py", "diff": diff, "added": added, "removed": removed, "via": "disk"}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from harness9.engine.events import (
     ApprovalRequested,
@@ -17,21 +18,26 @@ from harness9.engine.events import (
     ToolStarted,
     TurnStarted,
 )
-from harness9.engine.log import format_event
+from harness9.engine.log import ENGLISH, SEED, format_event, log_words
 from harness9.schema import ToolCall, ToolFailure, ToolKind, ToolResult, Usage
 
 NOW = time.mktime((2026, 4, 29, 15, 11, 30, 0, 0, -1))
 STAMP = "2026/04/29 15:11:30 [engine]"
 
 
+def seed_format(event: Any, now: float) -> str | None:
+    """The seed's own layout and labels (`HARNESS9_LOG_LANG=zh`), as these golden tests fix."""
+    return format_event(event, now, SEED)
+
+
 def started(arguments: str, name: str = "bash", id_: str = "call_xyz") -> str | None:
-    return format_event(ToolStarted(1, ToolCall(id_, name, arguments), ToolKind.EXECUTE), NOW)
+    return seed_format(ToolStarted(1, ToolCall(id_, name, arguments), ToolKind.EXECUTE), NOW)
 
 
 def finished(output: str, **kw: object) -> str | None:
     result = ToolResult("call_xyz", output, **kw)  # type: ignore[arg-type]
     call = ToolCall("call_xyz", "bash", "{}")
-    return format_event(ToolFinished(1, call, result, ToolKind.EXECUTE), NOW)
+    return seed_format(ToolFinished(1, call, result, ToolKind.EXECUTE), NOW)
 
 
 def test_short_arguments_inline_without_html_escaping() -> None:
@@ -106,33 +112,33 @@ def test_timeout_failure_names_reason() -> None:
 
 def test_other_nodes_of_the_coverage_table() -> None:
     start = RunStarted("/ws", "openai", "gpt", 20, 60000, False, True)
-    assert format_event(start, NOW) == (
+    assert seed_format(start, NOW) == (
         f"{STAMP} 引擎启动 │ workdir=/ws provider=openai model=gpt thinking=false "
         "maxTurns=20 toolTimeout=60s"
     )
-    assert format_event(TurnStarted(2, 5), NOW) == f"{STAMP} Turn 2 │ 开始 │ messages=5"
-    assert format_event(LLMCallStarted(2, "thinking", None), NOW) == (
+    assert seed_format(TurnStarted(2, 5), NOW) == f"{STAMP} Turn 2 │ 开始 │ messages=5"
+    assert seed_format(LLMCallStarted(2, "thinking", None), NOW) == (
         f"{STAMP} Turn 2 │ Phase 1 (Thinking) │ 禁用工具 (tools=nil)"
     )
-    assert format_event(LLMCallStarted(2, "action", 4), NOW) == (
+    assert seed_format(LLMCallStarted(2, "action", 4), NOW) == (
         f"{STAMP} Turn 2 │ Phase 2 (Action) │ 恢复工具 (tools=4)"
     )
-    assert format_event(ObservationAdded(2, ("a", "b"), 3, 5), NOW) == (
+    assert seed_format(ObservationAdded(2, ("a", "b"), 3, 5), NOW) == (
         f"{STAMP} Turn 2 │ Observation 注入 │ results=2 messages 3 → 5"
     )
     end = RunFinished("completed", 3, 4, Usage(100, 20), 9)
-    assert format_event(end, NOW) == (
+    assert seed_format(end, NOW) == (
         f"{STAMP} 循环结束 │ status=completed turns=3 toolCalls=4 messages=9 tokens=100/20"
     )
-    assert format_event(TextDelta(1, "x"), NOW) is None
+    assert seed_format(TextDelta(1, "x"), NOW) is None
 
 
 def test_approval_lines_say_who_decided_what() -> None:
     call = ToolCall(id="c1", name="bash", arguments='{"command": "rm -rf build"}')
-    asked = format_event(
+    asked = seed_format(
         ApprovalRequested(2, call, "bash: rm -rf build", ToolKind.EXECUTE), 0
     )
-    resolved = format_event(
+    resolved = seed_format(
         ApprovalResolved(turn=2, call=call, decision="deny", by="rule", rule="bash(rm *)"), 0
     )
     assert asked is not None and resolved is not None
@@ -143,3 +149,13 @@ def test_approval_lines_say_who_decided_what() -> None:
     assert resolved.split(" [engine] ")[1] == (
         "Turn 2 │ 审批结果 │ tool=bash id=c1 decision=deny by=rule rule=bash(rm *)"
     )
+
+
+def test_the_labels_are_english_unless_chinese_is_asked_for() -> None:
+    event = ToolStarted(1, ToolCall("call_xyz", "bash", "{}"), ToolKind.EXECUTE)
+    assert format_event(event, NOW, ENGLISH) == (
+        f"{STAMP} Turn 1 │ Tool start │ tool=bash id=call_xyz\n        arguments: {{}}")
+    assert log_words({}) is ENGLISH
+    assert log_words({"HARNESS9_LOG_LANG": "zh_CN.UTF-8"}) is SEED
+    assert log_words({"HARNESS9_LOG_LANG": "en"}) is ENGLISH
+    assert set(ENGLISH) == set(SEED) and all(label.isascii() for label in ENGLISH.values())

@@ -125,7 +125,7 @@ async def test_empty_command_runs_nothing(workspace: Path, command: str) -> None
     before = REAPER.groups
     with pytest.raises(ToolError) as caught:
         await run(workspace, command)
-    assert str(caught.value) == "Error: 命令为空字符串"
+    assert str(caught.value) == "Error: the command is empty"
     assert not isinstance(caught.value, ToolTimeoutError)
     assert before == REAPER.groups
 

@@ -47,11 +47,11 @@ def test_definition_names_what_is_refused(workspace: Path) -> None:
 
 async def test_success_text_names_the_level_when_not_exact(workspace: Path) -> None:
     (workspace / "a.py").write_text("def f():\n    return 1\n")
-    assert await edit(workspace, "a.py", "return 1", "return 2") == "成功修改文件: a.py"
+    assert await edit(workspace, "a.py", "return 1", "return 2") == "Edited a.py"
     out = await edit(workspace, "a.py", "def f():\n  return 2", "def f():\n  return 3")
-    assert out == "成功修改文件: a.py\n(matched at level 4: indentation-insensitive; re-indented)"
+    assert out == "Edited a.py\n(matched at level 4: indentation-insensitive; re-indented)"
     out = await edit(workspace, "a.py", "  return 3  ", "return 4")
-    assert out == "成功修改文件: a.py\n(matched at level 3: trimmed)"
+    assert out == "Edited a.py\n(matched at level 3: trimmed)"
     assert (workspace / "a.py").read_text() == "def f():\n    return 4\n"
 
 

@@ -127,7 +127,7 @@ async def test_two_sessions_editing_one_file_lose_nothing(workspace: Path) -> No
     edited = range(0, 400, 10)
     calls = [edit(sessions[n % 2], i) for n, i in enumerate(edited)]  # 20 edits per session
     results = await asyncio.gather(*calls)
-    assert all(r.text.startswith("成功修改文件") for r in results)
+    assert all(r.text.startswith("Edited ") for r in results)
     text = (workspace / "p.txt").read_text()
     missing = [i for i in edited if f"line_{i} = -{i}\n" not in text]
     assert missing == []

@@ -56,12 +56,12 @@ def test_definition_requires_path_and_content(workspace: Path) -> None:
 
 
 async def test_creates_the_file_with_the_seed_message(workspace: Path) -> None:
-    assert await write(workspace, "hello.txt", "hi\n") == "成功将 3 字节写入到文件: hello.txt"
+    assert await write(workspace, "hello.txt", "hi\n") == "Wrote 3 bytes to hello.txt"
     assert (workspace / "hello.txt").read_text() == "hi\n"
 
 
 async def test_counts_utf8_bytes(workspace: Path) -> None:
-    assert await write(workspace, "zh.txt", "中文") == "成功将 6 字节写入到文件: zh.txt"
+    assert await write(workspace, "zh.txt", "中文") == "Wrote 6 bytes to zh.txt"
     assert (workspace / "zh.txt").read_bytes() == "中文".encode()
 
 
@@ -84,7 +84,7 @@ async def test_overwrite_keeps_the_mode(workspace: Path, mode: int) -> None:
 
 async def test_creates_parent_folders_0755(workspace: Path) -> None:
     message = await write(workspace, "a/b/c/d.txt", "")
-    assert message == "成功将 0 字节写入到文件: a/b/c/d.txt"
+    assert message == "Wrote 0 bytes to a/b/c/d.txt"
     assert (workspace / "a/b/c/d.txt").read_bytes() == b""
     for folder in ("a", "a/b", "a/b/c"):
         assert stat.S_IMODE((workspace / folder).stat().st_mode) == 0o755
@@ -92,7 +92,7 @@ async def test_creates_parent_folders_0755(workspace: Path) -> None:
 
 async def test_absolute_path_inside_is_accepted(workspace: Path) -> None:
     path = str(workspace / "abs.txt")
-    assert await write(workspace, path, "x") == f"成功将 1 字节写入到文件: {path}"
+    assert await write(workspace, path, "x") == f"Wrote 1 byte to {path}"
 
 
 async def test_folder_target_is_an_error(workspace: Path) -> None:

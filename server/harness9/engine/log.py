@@ -1,19 +1,21 @@
 """The seed's block-style logs: a one-line greppable header, then indented blocks.
 
-    2026/04/29 15:11:30 [engine] Turn 1 │ 工具启动 │ tool=bash id=call_xyz
+    2026/04/29 15:11:30 [engine] Turn 1 │ Tool start │ tool=bash id=call_xyz
             arguments: {"command":"go version && pwd && ls -la"}
 
 Continuation lines are indented 8 spaces; arguments are inline up to 80 bytes and pretty-printed
 above; JSON is written without HTML or non-ASCII escaping; output lines carry a `│ ` prefix and are
-cut at 512 bytes, which the header says with `(truncated to 512)`.
+cut at 512 bytes, which the header says with `(truncated to 512)`. The phase labels are English;
+`HARNESS9_LOG_LANG=zh` gives the seed's own Chinese ones (`Turn 1 │ 工具启动 │ …`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness9.engine.events import (
@@ -39,6 +41,31 @@ ARG_INLINE_THRESHOLD = 80
 _MAX_ARG_STRING = 80  # long string values inside pretty-printed arguments end in "..."
 
 Clock = Callable[[], float]
+# Each phase's label, keyed by the seed's own (Chinese) label.
+Words = Mapping[str, str]
+ENGLISH: Words = {
+    "引擎启动": "Engine start",
+    "开始": "Start",
+    "禁用工具": "tools off",
+    "恢复工具": "tools on",
+    "思考完成": "Thinking done",
+    "工具启动": "Tool start",
+    "审批请求": "Approval asked",
+    "审批结果": "Approval answered",
+    "工具失败": "Tool failed",
+    "工具完成": "Tool done",
+    "Observation 注入": "Observation added",
+    "检查点": "Checkpoint",
+    "上下文压缩": "Context compacted",
+    "循环结束": "Loop end",
+}
+SEED: Words = {label: label for label in ENGLISH}
+
+
+def log_words(env: Mapping[str, str] | None = None) -> Words:
+    """The labels `HARNESS9_LOG_LANG` asks for: the seed's with `zh`, else English."""
+    language = (os.environ if env is None else env).get("HARNESS9_LOG_LANG", "")
+    return SEED if language.strip().lower().startswith("zh") else ENGLISH
 
 
 def utf8_prefix(text: str, limit: int) -> str:
@@ -49,76 +76,81 @@ def utf8_prefix(text: str, limit: int) -> str:
 class BlockLogger:
     """An event subscriber that writes the seed's block logs to a `logging.Logger`."""
 
-    def __init__(self, logger: logging.Logger, clock: Clock = time.time) -> None:
+    def __init__(self, logger: logging.Logger, clock: Clock = time.time,
+                 words: Words | None = None) -> None:
         self._logger = logger
         self._clock = clock
+        self._words = log_words() if words is None else words
 
     def __call__(self, event: Event) -> None:
-        text = format_event(event, self._clock())
+        text = format_event(event, self._clock(), self._words)
         if text is not None:
             self._logger.info(text)
 
 
-def format_event(event: Event, now: float) -> str | None:
-    """The log block for `event` at time `now`, or None for events the log does not show."""
+def format_event(event: Event, now: float, words: Words | None = None) -> str | None:
+    """The log block for `event` at time `now` with the labels `words` (default: those
+    `HARNESS9_LOG_LANG` asks for), or None for events the log does not show."""
     formatter = _FORMATTERS.get(type(event))
     if formatter is None:
         return None
     stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now))
-    return f"{stamp} [engine] {formatter(event)}"
+    return f"{stamp} [engine] {formatter(event, log_words() if words is None else words)}"
 
 
-def _run_started(event: Any) -> str:
+def _run_started(event: Any, words: Words) -> str:
     return (
-        f"引擎启动 │ workdir={event.workspace_root} provider={event.provider} "
+        f"{words['引擎启动']} │ workdir={event.workspace_root} provider={event.provider} "
         f"model={event.model} thinking={str(event.thinking).lower()} "
         f"maxTurns={event.max_turns} toolTimeout={event.tool_timeout_ms / 1000:g}s"
     )
 
 
-def _turn_started(event: Any) -> str:
-    return f"Turn {event.turn} │ 开始 │ messages={event.messages}"
+def _turn_started(event: Any, words: Words) -> str:
+    return f"Turn {event.turn} │ {words['开始']} │ messages={event.messages}"
 
 
-def _llm_call(event: Any) -> str:
+def _llm_call(event: Any, words: Words) -> str:
     if event.phase == "thinking":
-        return f"Turn {event.turn} │ Phase 1 (Thinking) │ 禁用工具 (tools=nil)"
-    return f"Turn {event.turn} │ Phase 2 (Action) │ 恢复工具 (tools={event.tools})"
+        return f"Turn {event.turn} │ Phase 1 (Thinking) │ {words['禁用工具']} (tools=nil)"
+    return f"Turn {event.turn} │ Phase 2 (Action) │ {words['恢复工具']} (tools={event.tools})"
 
 
-def _thinking(event: Any) -> str:
-    return f"Turn {event.turn} │ 思考完成 │ bytes={len(event.text.encode())}" + _output_block(
-        event.text
-    )
+def _thinking(event: Any, words: Words) -> str:
+    size = len(event.text.encode())
+    return f"Turn {event.turn} │ {words['思考完成']} │ bytes={size}" + _output_block(event.text)
 
 
-def _tool_started(event: Any) -> str:
+def _tool_started(event: Any, words: Words) -> str:
     call: ToolCall = event.call
-    header = f"Turn {event.turn} │ 工具启动 │ tool={call.name} id={call.unique_id}"
+    header = f"Turn {event.turn} │ {words['工具启动']} │ tool={call.name} id={call.unique_id}"
     return header + "\n" + format_arguments(call.arguments)
 
 
-def _approval_requested(event: Any) -> str:
+def _approval_requested(event: Any, words: Words) -> str:
     reason = f"\n{LOG_INDENT}reason: {event.reason}" if event.reason else ""
     return (
-        f"Turn {event.turn} │ 审批请求 │ tool={event.call.name} id={event.call.unique_id}\n"
+        f"Turn {event.turn} │ {words['审批请求']} │ tool={event.call.name} "
+        f"id={event.call.unique_id}\n"
         f"{LOG_INDENT}title: {utf8_prefix(event.title, MAX_LOG_OUTPUT)}{reason}\n"
         + format_arguments(event.call.arguments)
     )
 
 
-def _approval_resolved(event: Any) -> str:
+def _approval_resolved(event: Any, words: Words) -> str:
     line = (
-        f"Turn {event.turn} │ 审批结果 │ tool={event.call.name} id={event.call.unique_id} "
+        f"Turn {event.turn} │ {words['审批结果']} │ tool={event.call.name} "
+        f"id={event.call.unique_id} "
         f"decision={event.decision} by={event.by}"
     )
     return line + (f" rule={event.rule}" if event.rule else "")
 
 
-def _tool_finished(event: Any) -> str:
+def _tool_finished(event: Any, words: Words) -> str:
     result = event.result
     size = len(result.output.encode("utf-8", "replace"))
-    label, status = ("工具失败", "error") if result.is_error else ("工具完成", "ok")
+    failed = result.is_error
+    label, status = (words["工具失败"], "error") if failed else (words["工具完成"], "ok")
     header = (
         f"Turn {event.turn} │ {label} │ tool={event.call.name} id={event.call.unique_id} "
         f"status={status} bytes={size}"
@@ -130,27 +162,29 @@ def _tool_finished(event: Any) -> str:
     return header + _output_block(utf8_prefix(result.output, MAX_LOG_OUTPUT))
 
 
-def _observation(event: Any) -> str:
+def _observation(event: Any, words: Words) -> str:
     return (
-        f"Turn {event.turn} │ Observation 注入 │ results={len(event.tool_call_ids)} "
+        f"Turn {event.turn} │ {words['Observation 注入']} │ results={len(event.tool_call_ids)} "
         f"messages {event.messages_before} → {event.messages}"
     )
 
 
-def _checkpoint(event: Any) -> str:
-    return f"Turn {event.turn} │ 检查点 │ id={event.checkpoint_id[:12]} files={len(event.files)}"
+def _checkpoint(event: Any, words: Words) -> str:
+    return (f"Turn {event.turn} │ {words['检查点']} │ id={event.checkpoint_id[:12]} "
+            f"files={len(event.files)}")
 
 
-def _compacted(event: Any) -> str:
+def _compacted(event: Any, words: Words) -> str:
     return (
-        f"Turn {event.turn} │ 上下文压缩 │ method={event.method} "
+        f"Turn {event.turn} │ {words['上下文压缩']} │ method={event.method} "
         f"tokens {event.before_tokens} → {event.after_tokens}"
     )
 
 
-def _run_finished(event: Any) -> str:
+def _run_finished(event: Any, words: Words) -> str:
     line = (
-        f"循环结束 │ status={event.status} turns={event.turns} toolCalls={event.tool_calls} "
+        f"{words['循环结束']} │ status={event.status} turns={event.turns} "
+        f"toolCalls={event.tool_calls} "
         f"messages={event.messages} tokens={event.usage.input_tokens}/{event.usage.output_tokens}"
     )
     if event.error:
@@ -158,7 +192,7 @@ def _run_finished(event: Any) -> str:
     return line
 
 
-_FORMATTERS: dict[type[Event], Callable[[Any], str]] = {
+_FORMATTERS: dict[type[Event], Callable[[Any, Words], str]] = {
     RunStarted: _run_started,
     TurnStarted: _turn_started,
     LLMCallStarted: _llm_call,

@@ -170,7 +170,7 @@ class BashTool:
         """Run the command; a non-zero exit is a normal result, a timeout a `ToolTimeoutError`."""
         command: str = parse_arguments(arguments)["command"]
         if not command.strip():
-            raise ToolError("Error: 命令为空字符串")
+            raise ToolError("Error: the command is empty")
         if "\x00" in command:  # exec cannot pass it; the model gets a reason, not a crash
             raise ToolError("Error: the command contains a NUL character (\\u0000), which a "
                             "command line cannot carry; write the text without it")

@@ -85,7 +85,7 @@ class EditFileTool(FileTool):
         )
 
     async def execute(self, arguments: str) -> ToolOutput:
-        """Apply the edit and report `成功修改文件: <path>` (plus the level when not exact),
+        """Apply the edit and report `Edited <path>` (plus the level when not exact),
         with the change as a diff."""
         args = parse_arguments(arguments)
         path, source, target = (_text(args, key) for key in ("path", "source_text", "target_text"))
@@ -95,7 +95,7 @@ class EditFileTool(FileTool):
             before, outcome, written = await self._edit(path, source, target)
         self._seen.saw(key, written.fingerprint)
         note = outcome.note()
-        done = f"成功修改文件: {path}"
+        done = f"Edited {path}"
         text = done if note is None else f"{done}\n{note}"
         if written.note is not None:
             text += f"\n[{written.note}]"

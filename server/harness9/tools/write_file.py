@@ -74,7 +74,7 @@ class WriteFileTool(FileTool):
                 path, content, tool=self.name, base=before
             )
         self._seen.saw(key, written.fingerprint)
-        text = f"成功将 {len(data)} 字节写入到文件: {path}"
+        text = f"Wrote {len(data)} byte{'' if len(data) == 1 else 's'} to {path}"
         if written.note is not None:
             text += f"\n[{written.note}]"
         shown = relative_path(path, os.fspath(self._workdir))

@@ -64,7 +64,7 @@ async def test_each_level_on_a_big_file(workspace: Path, name: str) -> None:
     arguments = json.dumps({"path": "big.py", "source_text": source, "target_text": target})
     output = (await EditFileTool(workspace).execute(arguments)).text
     assert (workspace / "big.py").read_bytes() == expected
-    assert output.startswith("成功修改文件: big.py")
+    assert output.startswith("Edited big.py")
     assert (f"(matched at level {level}" in output) == (level > 1)
     text = data.decode()
     assert _best_ms(lambda: apply_edit(text, source, target)) < BOUND_MS

@@ -37,11 +37,11 @@ async def test_case(case: Case, workspace: Path) -> None:
         return
     output = (await tool.execute(arguments)).text
     assert file.read_bytes() == case.expect_bytes
-    assert output.splitlines()[0] == f"成功修改文件: {case.path}"
+    assert output.splitlines()[0] == f"Edited {case.path}"
     if case.message is not None:
         assert output == case.message
     elif case.level == 1:
-        assert output == f"成功修改文件: {case.path}"
+        assert output == f"Edited {case.path}"
     else:
         assert output.splitlines()[1].startswith(
             f"(matched at level {case.level}: {LEVELS[case.level]}"

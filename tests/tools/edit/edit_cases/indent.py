@@ -189,7 +189,7 @@ PARTIAL_INDENTATION = [
     Case("one-line source inside the file's indentation", "class A:\n    def f(self):\n"
          "        return 1\n", "  return 1", "  if x:\n    return 2\n  return 1",
          "class A:\n    def f(self):\n        if x:\n            return 2\n        return 1\n",
-         message="成功修改文件: file.txt\n(matched at level 1: exact; re-indented)"),
+         message="Edited file.txt\n(matched at level 1: exact; re-indented)"),
     Case("first line drifted, inner lines unindented", "if a:\n    b()\nc()\n",
          "\tb()\nc()", "\tb()\n\tb2()\nc()", "if a:\n    b()\n    b2()\nc()\n", level=3),
     Case("first line slip, indented inner lines exact", "def f():\n    return 1\n",
