@@ -122,8 +122,11 @@ async def test_rename_changes_every_file_through_the_editor(
         Reply("renamed"),
     ])
     daemon, _, editor = await setup(start, fake_llm, workspace, tmp_path, ALL)
-    await daemon.run(prompt="rename helper")
+    ran = await daemon.run(prompt="rename helper")
     assert tool_texts(fake_llm, 1)[0] == "Renamed to assist in 2 files: lib.py, use.py"
+    done = [p for p in daemon.of_run(ran["runId"]) if p["kind"] == "tool_completed"]
+    assert done[0]["changedFiles"] == [{"path": "lib.py", "status": "modified"},
+                                       {"path": "use.py", "status": "modified"}]
     assert (workspace / "lib.py").read_text() == "def assist():\n    return 1\n"
     expected = "from lib import assist\nx = '😀'; y = assist()\n"
     assert editor.text(workspace / "use.py") == expected  # the open buffer, undoable there

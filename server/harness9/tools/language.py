@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from harness9.schema import ToolDefinition, ToolError, ToolKind
+from harness9.schema import ChangedFile, FileChanges, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
     BaseTool,
+    ToolOutput,
     parse_arguments,
     string_property,
     tool_definition,
@@ -146,7 +147,7 @@ class _AtSymbol:
         return tool_definition(self.name, self.description, properties,
                                ["path", "line", "symbol"], kind=ToolKind.READ)
 
-    async def execute(self, arguments: str) -> str:
+    async def execute(self, arguments: str) -> str | ToolOutput:
         """Answer the model (each tool its own)."""
         raise NotImplementedError
 
@@ -251,8 +252,8 @@ class RenameSymbolTool(_AtSymbol):
         return tool_definition(self.name, self.description, properties,
                                ["path", "line", "symbol", "newName"], kind=ToolKind.EDIT)
 
-    async def execute(self, arguments: str) -> str:
-        """Write every renamed file, or none."""
+    async def execute(self, arguments: str) -> str | ToolOutput:
+        """Write every renamed file, or none; the result names the files it changed."""
         new_name = parse_arguments(arguments).get("newName")
         if not isinstance(new_name, str) or not new_name.strip():
             raise ToolError("Error: newName is required")
@@ -262,7 +263,9 @@ class RenameSymbolTool(_AtSymbol):
             return "The language server changed nothing: no rename was made."
         await self._write_all(files)
         names = ", ".join(f.path for f in files)
-        return f"Renamed to {new_name.strip()} in {len(files)} files: {names}"
+        text = f"Renamed to {new_name.strip()} in {len(files)} files: {names}"
+        changed = tuple(ChangedFile(f.path, "modified") for f in files)
+        return ToolOutput(text, len(text.encode()), changes=FileChanges(changed))
 
     async def _write_all(self, files: Sequence[RenamedFile]) -> None:
         written: list[RenamedFile] = []
