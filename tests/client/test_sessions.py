@@ -3,6 +3,8 @@ sessions (each test has its own HARNESS9_STATE_DIR), and `harness9 --version`.""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,26 @@ def test_resume_continues_the_newest_session_and_recalls_it(
     assert again["sessionId"] == older["sessionId"]
     runs = {s["sessionId"]: s["runs"] for s in listed()}
     assert runs == {older["sessionId"]: 2, newer["sessionId"]: 2}
+
+
+def test_the_readmes_resume_form_takes_its_value_as_the_prompt(
+    workspace: Path, replay: Any, listed: Any
+) -> None:
+    listed()
+    first, _ = _run(workspace, replay([{"text": "Found three lint errors."}]), "lint it")
+    done = run_harness9("run", "--resume", "now the lint errors", "--workspace", str(workspace),
+                        "--replay", str(replay([{"text": "Fixed."}])), "--json")
+    assert done.code == 0, done.err
+    assert done.json_lines()[-1]["result"]["sessionId"] == first["sessionId"]
+    stored = next(Path(os.environ["HARNESS9_STATE_DIR"]).rglob(f"{first['sessionId']}.jsonl"))
+    prompts = [json.loads(line)["message"]["content"] for line in stored.read_text().splitlines()
+               if '"role":"user"' in line]
+    assert [p.endswith(text) for p, text in zip(prompts, ["lint it", "now the lint errors"],
+                                                 strict=True)] == [True, True]
+    # A value shaped like a session id is one: an unknown one is an error, not a prompt.
+    wrong = run_harness9("run", "--resume", "s-0123456789ab", "go on", "--workspace",
+                         str(workspace), "--replay", str(replay([{"text": "never"}])))
+    assert wrong.code == 1 and "cannot resume s-0123456789ab" in wrong.out
 
 
 def test_the_live_view_shows_the_recap_above_the_run(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,21 @@ def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None
     if env.get("ANTHROPIC_API_KEY"):
         return "anthropic"
     return None
+
+
+# A session id as the daemon makes them (`s-` and 12 hex digits): what `--resume` takes as one.
+_SESSION_ID = re.compile(r"s-[0-9a-f]{6,32}")
+
+
+def resume_or_prompt(args: argparse.Namespace) -> None:
+    """`--resume` takes an optional session id, so `run --resume "now the lint errors"` would
+    read the prompt as one: a value that is not shaped like a session id is the prompt (before
+    any other prompt words), and the newest session is resumed."""
+    value = getattr(args, "resume", None)
+    if not value or _SESSION_ID.fullmatch(value):
+        return
+    args.prompt = value if args.prompt is None else f"{value} {args.prompt}"
+    args.resume = ""
 
 
 def options_from_args(

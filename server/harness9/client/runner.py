@@ -15,7 +15,12 @@ from typing import IO, TYPE_CHECKING
 
 from harness9.client.log_folder import open_daemon_log
 from harness9.client.process import spawn_daemon
-from harness9.client.run_config import RunOptions, UsageError, options_from_args
+from harness9.client.run_config import (
+    RunOptions,
+    UsageError,
+    options_from_args,
+    resume_or_prompt,
+)
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
@@ -36,6 +41,7 @@ NO_PROMPT = (
 def run_command(args: argparse.Namespace) -> int:
     """The whole `harness9 run` command; returns the process exit code."""
     notes: list[tuple[str, Path]] = []
+    resume_or_prompt(args)
     try:
         prompt = _prompt(args)
         if args.demo:
