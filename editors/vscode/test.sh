@@ -72,6 +72,17 @@ install_code_server() {
   echo "$dir/node_modules/code-server"
 }
 
+# The TypeScript that code-server's built-in TypeScript and JavaScript support runs (its
+# extensions' shared node_modules, left out above with the install scripts), for the test of the
+# editor's problems and language features. Its version is the one code-server pins.
+install_code_server_typescript() {
+  local extensions="$1/lib/vscode/extensions"
+  if [ ! -f "$extensions/node_modules/typescript/lib/tsserver.js" ]; then
+    log "installing the TypeScript of code-server's extensions"
+    (cd "$extensions" && npm install --ignore-scripts --omit=dev --no-audit --no-fund >&2)
+  fi
+}
+
 stage="${1:-all}"
 [ "${HARNESS9_SKIP_E2E:-}" = "1" ] && stage=build
 case "$stage" in all | build | e2e) ;; *) echo "usage: test.sh [build|e2e]" >&2; exit 2 ;; esac
@@ -89,7 +100,8 @@ if [ "$stage" != e2e ]; then
   npm run package >/dev/null
   ls -l dist/harness9.vsix >&2
   install_debian_packages
-  install_code_server >/dev/null
+  code_server="$(install_code_server)"
+  install_code_server_typescript "$code_server"
 fi
 if [ "$stage" = build ]; then
   log "built in $((SECONDS - start)) s; the end-to-end test is next (test.sh e2e)"
@@ -102,6 +114,7 @@ fi
 [ -f dist/harness9.vsix ] || { log "no dist/harness9.vsix: run test.sh build first"; exit 1; }
 install_debian_packages
 code_server="$(install_code_server)"
+install_code_server_typescript "$code_server"
 log "end-to-end test in code-server $cs_version (setup took $((SECONDS - start)) s)"
 artifacts="${E2E_ARTIFACTS:-${TMPDIR:-/tmp}/harness9-vscode-e2e}"
 rm -rf "$artifacts" && mkdir -p "$artifacts"

@@ -1,7 +1,8 @@
 /**
  * The harness9 daemon as a language client: starts `harness9 serve` (or `harness9.serverCommand`),
  * says clearly when it cannot, restarts it when it crashes, keeps its settings in step and stops it.
- * It announces that it answers `agent/requestApproval` and passes those questions on.
+ * It announces that it answers `agent/requestApproval` and passes those questions on, and answers
+ * the daemon's questions about what the editor knows: problems and language features.
  */
 import * as vscode from 'vscode';
 import {
@@ -21,6 +22,7 @@ import {
 } from 'vscode-languageclient/node';
 import { bundledDaemon } from './bundled';
 import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom, syncedDocuments } from './config';
+import { answerLanguageQuery, EditorKnowledgeFeature, ProblemsAnswerer } from './editorKnowledge';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -97,13 +99,15 @@ export class Daemon implements vscode.Disposable {
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
   /** The daemon bundled with the extension (dist/daemon), run when `harness9` is not on PATH, and where it is unpacked. */
   private bundle: { readonly dir: string; readonly storage: string } | undefined;
+  /** Answers `harness9/diagnostics`; watches problems and documents from the start. */
+  private readonly problems = new ProblemsAnswerer();
 
   constructor(
     readonly output: vscode.OutputChannel,
     private readonly onNotification: (method: string, params: unknown) => void,
     private readonly onApprovalRequest: ApprovalHandler,
   ) {
-    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => this.configChanged(e)));
+    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => this.configChanged(e)), this.problems);
   }
 
   /** Called with false whenever the daemon stops (its sessions are gone), true when it runs. */
@@ -220,7 +224,10 @@ export class Daemon implements vscode.Disposable {
     };
     const client = new LanguageClient('harness9', 'harness9', serverOptions, clientOptions);
     client.registerFeature(new ApprovalRequestsFeature());
+    client.registerFeature(new EditorKnowledgeFeature());
     client.onRequest('agent/requestApproval', (params: unknown, token) => this.onApprovalRequest(params, token));
+    client.onRequest('harness9/diagnostics', (params: unknown, token) => this.problems.answer(params, client.code2ProtocolConverter, token));
+    client.onRequest('harness9/languageQuery', (params: unknown) => answerLanguageQuery(params, client.code2ProtocolConverter));
     client.onNotification('agent/progress', (params: unknown) => this.onNotification('agent/progress', params));
     // The daemon's log messages repeat lines of its stderr, which the log already shows.
     client.onNotification('window/logMessage', () => undefined);

@@ -5,7 +5,8 @@
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
 import {
-  type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type RunState, type SteerView, type ToolItem, type TurnView,
+  type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type ProblemView, type RunState, type SteerView,
+  type ToolItem, type TurnView,
 } from './runState';
 import { plural, summarize } from './summary';
 
@@ -190,6 +191,34 @@ function renderChangeLink(t: ToolItem): string {
   return `<div class="change-link"><button type="button" class="link" data-action="open-change" data-call="${esc(t.id)}">Open diff</button><span class="meta">${esc(via)}</span></div>`;
 }
 
+/** How many of an edit's new problems the row lists; the rest are counted. */
+export const PROBLEMS_SHOWN = 10;
+
+function renderProblem(p: ProblemView): string {
+  const severity = ['error', 'warning', 'information', 'hint'].includes(p.severity) ? p.severity : 'error';
+  const where = `${p.path}:${p.line}`;
+  const origin = [p.source, p.code].filter((x) => x !== undefined && x !== '').join(' ');
+  return `<li class="problem ${severity}"><button type="button" class="link path" data-action="open-file" data-path="${esc(p.path)}" data-line="${p.line}" data-column="${p.column}" title="Open ${esc(where)}">${esc(where)}</button> <span class="severity">${esc(severity)}</span> <span class="problem-message">${esc(p.message)}</span>${origin !== '' ? ` <span class="meta">${esc(origin)}</span>` : ''}</li>`;
+}
+
+/**
+ * The problems the editor reported that an edit brought (`tool_completed` `diagnostics`), under
+ * its row: `path:line severity message`, or that there are none; nothing when none were asked.
+ */
+export function renderProblems(t: ToolItem): string {
+  const problems = t.problems;
+  if (problems === undefined || t.status !== 'ok') {
+    return '';
+  }
+  if (problems.length === 0) {
+    return '<div class="problems none" title="The editor reports no new errors or warnings after this edit">✓ no new problems</div>';
+  }
+  const more = problems.length > PROBLEMS_SHOWN ? `<li class="meta">… and ${problems.length - PROBLEMS_SHOWN} more</li>` : '';
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const head = errors > 0 ? `${plural(errors, 'new error')}${problems.length > errors ? `, ${plural(problems.length - errors, 'other problem')}` : ''}` : plural(problems.length, 'new problem');
+  return `<div class="problems${errors > 0 ? ' has-errors' : ''}" aria-label="new problems after this edit"><div class="problems-head">${errors > 0 ? '✗' : '⚠'} ${esc(head)}</div><ul>${problems.slice(0, PROBLEMS_SHOWN).map(renderProblem).join('')}${more}</ul></div>`;
+}
+
 /** The newest output of a running call, its tail, under the row. */
 function renderLiveOutput(t: ToolItem): string {
   if (t.status !== 'running' || !t.liveOutput) {
@@ -209,7 +238,7 @@ function renderTool(runKey: string, t: ToolItem, now: number | undefined): strin
   return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
 <summary>${renderSummary(t, now)}</summary>
 ${renderToolBody(t)}
-</details>${renderApproval(t.approval, t.status === 'waiting')}${renderLiveOutput(t)}${renderChangeLink(t)}${renderChangedFiles(t)}`;
+</details>${renderApproval(t.approval, t.status === 'waiting')}${renderLiveOutput(t)}${renderChangeLink(t)}${renderProblems(t)}${renderChangedFiles(t)}`;
 }
 
 function renderCompaction(t: TurnView): string {

@@ -1,6 +1,7 @@
 /**
- * The run view's actions on what a run changed: opens a file a bash call changed, and restores
- * a checkpoint (`agent/restore`) after a modal confirmation, showing the outcome in the view.
+ * The run view's actions on what a run changed: opens a file a bash call changed (or an edit's
+ * problem, at its line), and restores a checkpoint (`agent/restore`) after a modal confirmation,
+ * showing the outcome in the view.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -21,13 +22,14 @@ export class Restorer {
 
   private async act(action: RunAction): Promise<void> {
     if (action.type === 'openFile') {
-      await this.openFile(action.run, action.path);
+      await this.openFile(action.run, action.path, action.line, action.column);
     } else if (action.type === 'restore') {
       await this.restore(action.run, action.checkpointId);
     }
   }
 
-  private async openFile(run: number, relative: string): Promise<void> {
+  /** Opens a file of the run's workspace, at a 1-based line and column when given (a problem's place). */
+  private async openFile(run: number, relative: string, line?: number, column?: number): Promise<void> {
     const root = this.view.shownRuns[run]?.workspaceRoot;
     const base = root !== undefined ? vscode.Uri.file(root) : this.fallbackRoot();
     if (!base || path.isAbsolute(relative)) {
@@ -37,7 +39,9 @@ export class Restorer {
     // Beside the run view, which stays in sight, rather than over it.
     const viewColumn = this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Beside : vscode.ViewColumn.One;
     try {
-      await vscode.window.showTextDocument(uri, { preview: true, viewColumn });
+      const at = line !== undefined ? new vscode.Position(line - 1, (column ?? 1) - 1) : undefined;
+      const selection = at !== undefined ? new vscode.Range(at, at) : undefined;
+      await vscode.window.showTextDocument(uri, { preview: true, viewColumn, selection });
     } catch (err) {
       void vscode.window.showErrorMessage(`harness9: cannot open ${relative}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -93,6 +93,23 @@ export interface ToolItem {
   readonly neverRan?: boolean;
   /** write_file and edit_file: the change made (`tool_completed`, editor-true files). */
   readonly change?: FileChange;
+  /**
+   * write_file and edit_file: the problems the editor reported that the change brought
+   * (`tool_completed` `diagnostics`); empty: none new; absent: not asked.
+   */
+  readonly problems?: readonly ProblemView[];
+}
+
+/** A problem an edit brought, as the editor's language server reported it (1-based). */
+export interface ProblemView {
+  readonly path: string;
+  readonly line: number;
+  readonly column: number;
+  /** `error`, `warning`, `information` or `hint`. */
+  readonly severity: string;
+  readonly message: string;
+  readonly source?: string;
+  readonly code?: string;
 }
 
 /** What write_file or edit_file changed, from its `tool_completed`. */
@@ -558,6 +575,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,
     changedFilesSharedWith: stringsOf(n.changedFilesSharedWith) ?? old.changedFilesSharedWith,
     change: fileChangeOf(n) ?? old.change,
+    problems: problemsOf(n.diagnostics) ?? old.problems,
     sandbox: sandboxOf(n) ?? old.sandbox,
     liveOutput: undefined,
     neverRan: neverRan(old),
@@ -611,6 +629,25 @@ function changedFilesOf(v: unknown): ChangedFile[] | undefined {
     .map((f: unknown) => (f && typeof f === 'object' ? (f as Record<string, unknown>) : {}))
     .filter((f) => str(f.path) !== undefined)
     .map((f) => ({ path: str(f.path) as string, status: str(f.status) ?? 'modified' }));
+}
+
+/** The `diagnostics` of a `tool_completed`: the problems an edit brought (undefined: not asked). */
+function problemsOf(v: unknown): ProblemView[] | undefined {
+  if (!Array.isArray(v)) {
+    return undefined;
+  }
+  return v
+    .map((p: unknown) => (p && typeof p === 'object' ? (p as Record<string, unknown>) : {}))
+    .filter((p) => str(p.path) !== undefined && str(p.message) !== undefined)
+    .map((p) => ({
+      path: str(p.path) as string,
+      line: num(p.line) ?? 1,
+      column: num(p.column) ?? 1,
+      severity: str(p.severity) ?? 'error',
+      message: str(p.message) as string,
+      ...(str(p.source) !== undefined ? { source: str(p.source) } : {}),
+      ...(str(p.code) !== undefined ? { code: str(p.code) } : {}),
+    }));
 }
 
 function stringsOf(v: unknown): string[] | undefined {

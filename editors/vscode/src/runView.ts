@@ -22,7 +22,7 @@ export type ApprovalAction =
 
 /** What the webview sends when the user acts on a run: open a file or a change, restore a checkpoint. */
 export type RunAction =
-  | { readonly type: 'openFile'; readonly run: number; readonly path: string }
+  | { readonly type: 'openFile'; readonly run: number; readonly path: string; readonly line?: number; readonly column?: number }
   | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
   | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string }
   | { readonly type: 'unqueue'; readonly run: number }
@@ -353,7 +353,10 @@ function runActionFrom(m: Record<string, unknown>): RunAction | undefined {
     return undefined;
   }
   if (m.type === 'openFile' && typeof m.path === 'string') {
-    return { type: 'openFile', run, path: m.path };
+    const at = typeof m.line === 'number' && m.line > 0
+      ? { line: m.line, column: typeof m.column === 'number' && m.column > 0 ? m.column : 1 }
+      : {};
+    return { type: 'openFile', run, path: m.path, ...at };
   }
   if (m.type === 'openChange' && typeof m.toolCallId === 'string') {
     return { type: 'openChange', run, toolCallId: m.toolCallId };

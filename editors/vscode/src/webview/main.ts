@@ -214,7 +214,12 @@ root.addEventListener('click', (event) => {
   }
   const action = target.dataset.action;
   if (action === 'open-file') {
-    vscode.postMessage({ type: 'openFile', run: index, path: target.dataset.path });
+    const line = Number(target.dataset.line);
+    const column = Number(target.dataset.column);
+    vscode.postMessage({
+      type: 'openFile', run: index, path: target.dataset.path,
+      ...(Number.isInteger(line) && line > 0 ? { line, column: Number.isInteger(column) && column > 0 ? column : 1 } : {}),
+    });
   } else if (action === 'open-change') {
     vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
   } else if (action === 'restore') {

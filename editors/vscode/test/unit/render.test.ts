@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { approvalCardFrom } from '../../src/approvals';
-import { argSummary, esc, renderApprovalCard, renderDiff, renderRuns } from '../../src/render';
+import { argSummary, esc, PROBLEMS_SHOWN, renderApprovalCard, renderDiff, renderRuns } from '../../src/render';
 import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
 
 const FIXTURES = path.join(__dirname, '..', '..', '..', 'test', 'fixtures');
@@ -88,6 +88,45 @@ describe('renderRuns', () => {
     assert.match(html, /<pre><code class="language-python"><span class="hljs-keyword">def<\/span>/);
     assert.doesNotMatch(html, /<img/);
     assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+  });
+});
+
+describe('problems after an edit', () => {
+  /** A run with one edit_file whose `tool_completed` carries `diagnostics` (left out when undefined). */
+  function edited(diagnostics: unknown): string {
+    const s = reduceAll(initialRunState('edit it'), [
+      { runId: 'r', sessionId: 's', seq: 1, kind: 'tool_started', turn: 1, toolCallId: 'c1', tool: 'edit_file', toolKind: 'edit',
+        arguments: { path: 'src/greet.ts', source_text: 'a', target_text: 'b' } },
+      { runId: 'r', sessionId: 's', seq: 2, kind: 'tool_completed', turn: 1, toolCallId: 'c1', tool: 'edit_file', toolKind: 'edit',
+        durationMs: 40, output: 'Edited src/greet.ts.', path: 'src/greet.ts', added: 1, removed: 1, via: 'editor',
+        ...(diagnostics !== undefined ? { diagnostics } : {}) },
+    ]);
+    return renderRuns([s]);
+  }
+
+  it('lists the new problems under the edit: path:line as a link to the place, severity, message', () => {
+    const html = edited([
+      { path: 'src/greet.ts', line: 3, column: 7, severity: 'error', message: "Type 'string' is not assignable to type 'number'.", source: 'ts', code: '2322' },
+      { path: 'src/greet.ts', line: 1, column: 1, severity: 'warning', message: 'unused <T>' },
+    ]);
+    assert.match(html, /<div class="problems has-errors"[^>]*><div class="problems-head">✗ 1 new error, 1 other problem<\/div>/);
+    assert.match(html, /<li class="problem error"><button type="button" class="link path" data-action="open-file" data-path="src\/greet\.ts" data-line="3" data-column="7"[^>]*>src\/greet\.ts:3<\/button> <span class="severity">error<\/span> <span class="problem-message">Type &#39;string&#39; is not assignable to type &#39;number&#39;\.<\/span> <span class="meta">ts 2322<\/span><\/li>/);
+    assert.match(html, /<li class="problem warning">.*<span class="problem-message">unused &lt;T&gt;<\/span><\/li>/);
+    // Under the row and its diff link.
+    assert.ok(html.indexOf('open-change') < html.indexOf('class="problems'));
+  });
+
+  it('says "no new problems" when the editor found none, and nothing when it was not asked', () => {
+    assert.match(edited([]), /<div class="problems none"[^>]*>✓ no new problems<\/div>/);
+    assert.doesNotMatch(edited(undefined), /problems/);
+  });
+
+  it('warnings alone are counted as problems, and a long list is cut', () => {
+    const many = Array.from({ length: PROBLEMS_SHOWN + 3 }, (_, i) => ({ path: 'a.ts', line: i + 1, column: 1, severity: 'warning', message: `w${i}` }));
+    const html = edited(many);
+    assert.match(html, /<div class="problems"[^>]*><div class="problems-head">⚠ 13 new problems<\/div>/);
+    assert.equal(html.split('<li class="problem warning">').length - 1, PROBLEMS_SHOWN);
+    assert.match(html, /… and 3 more/);
   });
 });
 
