@@ -70,18 +70,48 @@ const VERBS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   read_file: { waiting: 'wants to read', running: 'reading', ok: 'read', failed: 'could not read', refused: 'did not read' },
   write_file: { waiting: 'wants to write', running: 'writing', ok: 'wrote', failed: 'could not write', refused: 'did not write' },
   edit_file: { waiting: 'wants to edit', running: 'editing', ok: 'edited', failed: 'could not edit', refused: 'did not edit' },
+  // The editor's language servers, asked about a symbol (its name is the subject).
+  find_definition: { waiting: 'wants to find the definition of', running: 'finding the definition of', ok: 'found the definition of', failed: 'could not find the definition of', refused: 'did not look up' },
+  find_references: { waiting: 'wants to find the references to', running: 'finding the references to', ok: 'found the references to', failed: 'could not find the references to', refused: 'did not look up' },
+  hover: { waiting: 'wants to look up', running: 'looking up', ok: 'looked up', failed: 'could not look up', refused: 'did not look up' },
+  rename_symbol: { waiting: 'wants to rename', running: 'renaming', ok: 'renamed', failed: 'could not rename', refused: 'did not rename' },
+  workspace_symbols: { waiting: 'wants to search the symbols for', running: 'searching the symbols for', ok: 'searched the symbols for', failed: 'could not search the symbols for', refused: 'did not search the symbols for' },
+  diagnostics: { waiting: 'wants to check the problems of', running: 'checking the problems of', ok: 'checked the problems of', failed: 'could not check the problems of', refused: 'did not check the problems of' },
 };
+
+/**
+ * What a call acts on, and where, when it is not its path or command: a symbol (with its place,
+ * `main.ts:3`), a rename (`greet → welcome`), a search's query, the workspace's problems.
+ */
+function subjectOf(t: ToolItem, args: Readonly<Record<string, unknown>>): { subject: string; where?: string } | undefined {
+  const where = typeof args.path === 'string' ? `${args.path}${typeof args.line === 'number' ? `:${args.line}` : ''}` : undefined;
+  switch (t.name) {
+    case 'find_definition':
+    case 'find_references':
+    case 'hover':
+      return typeof args.symbol === 'string' ? { subject: args.symbol, where } : undefined;
+    case 'rename_symbol':
+      return typeof args.symbol === 'string' && typeof args.newName === 'string' ? { subject: `${args.symbol} → ${args.newName}`, where } : undefined;
+    case 'workspace_symbols':
+      return typeof args.query === 'string' ? { subject: args.query } : undefined;
+    case 'diagnostics':
+      return { subject: typeof args.path === 'string' ? args.path : 'the workspace' };
+    default:
+      return undefined;
+  }
+}
 
 /** The summary of a call; `now` (ms since the epoch) gives a running call its elapsed time. */
 export function summarize(t: ToolItem, now?: number): ToolSummary {
   const args = argsOf(t);
   const known = VERBS[t.name];
-  const subjectText = t.kind === 'execute' ? args.command : t.change?.path ?? args.path;
+  const special = subjectOf(t, args);
+  const subjectText = special?.subject ?? (t.kind === 'execute' ? args.command : t.change?.path ?? args.path);
   const subject = typeof subjectText === 'string' ? oneLine(subjectText) : oneLine(JSON.stringify(t.arguments ?? ''));
   const verb = t.status === 'failed' && t.reason === 'cancelled' && known
     ? t.neverRan ? known.refused : 'stopped'
     : known?.[t.status] ?? 'called';
-  const facts: string[] = [];
+  const facts: string[] = special?.where !== undefined ? [special.where] : [];
   const exit = exitOf(t);
   if (exit !== undefined) {
     facts.push(exit);

@@ -158,6 +158,19 @@ describe('tool summaries', () => {
     assert.deepEqual([done.tools.k.kind, done.tools.k.signal, done.tools.k.exitCode], ['execute', 'SIGTERM', undefined]);
   });
 
+  it('name the symbol the editor was asked about, and where', () => {
+    const at = { path: 'main.ts', line: 3, symbol: 'greet' };
+    const read = (name: string, args: Record<string, unknown>, fields: Partial<ToolItem> = {}): string =>
+      summaryLine(tool({ name, kind: 'read', arguments: args, durationMs: 8, ...fields }));
+    assert.equal(read('find_definition', at), 'found the definition of greet · main.ts:3 · 8 ms');
+    assert.equal(read('find_references', at), 'found the references to greet · main.ts:3 · 8 ms');
+    assert.equal(read('hover', at, { status: 'failed', reason: 'error' }), 'could not look up greet · main.ts:3 · failed · 8 ms');
+    assert.equal(read('workspace_symbols', { query: 'gre' }), 'searched the symbols for gre · 8 ms');
+    assert.equal(read('diagnostics', {}), 'checked the problems of the workspace · 8 ms');
+    assert.equal(read('rename_symbol', { ...at, newName: 'welcome' }, { kind: 'edit', status: 'waiting' }),
+      'wants to rename greet → welcome · main.ts:3 · waiting for approval');
+  });
+
   it('durations read as ms, seconds, then minutes', () => {
     assert.deepEqual([formatDuration(291), formatDuration(2_400), formatDuration(185_000)], ['291 ms', '2.4 s', '3 min 05 s']);
   });
