@@ -198,7 +198,7 @@ function renderProblem(p: ProblemView): string {
   const severity = ['error', 'warning', 'information', 'hint'].includes(p.severity) ? p.severity : 'error';
   const where = `${p.path}:${p.line}`;
   const origin = [p.source, p.code].filter((x) => x !== undefined && x !== '').join(' ');
-  return `<li class="problem ${severity}"><button type="button" class="link path" data-action="open-file" data-path="${esc(p.path)}" data-line="${p.line}" data-column="${p.column}" title="Open ${esc(where)}">${esc(where)}</button> <span class="severity">${esc(severity)}</span> <span class="problem-message">${esc(p.message)}</span>${origin !== '' ? ` <span class="meta">${esc(origin)}</span>` : ''}</li>`;
+  return `<li class="problem severity-${severity}"><button type="button" class="link path" data-action="open-file" data-path="${esc(p.path)}" data-line="${p.line}" data-column="${p.column}" title="Open ${esc(where)}">${esc(where)}</button> <span class="severity">${esc(severity)}</span> <span class="problem-message">${esc(p.message)}</span>${origin !== '' ? ` <span class="meta">${esc(origin)}</span>` : ''}</li>`;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 import { FAKE_MODELS, startFakeLLM } from './fakeLlm.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
-  answerInputBox, approvalNote, editorLines, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
+  answerInputBox, approvalNote, editorLines, hoverUntil, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
   sendFromChat, stopFromChat, waitForRunStatus,
 } from './workbench.mjs';
 
@@ -189,6 +189,34 @@ const GO_TURNS = [
   },
   { text: 'Saying so.', tool_calls: [{ name: 'update_plan', arguments: { items: [{ text: 'Write done.txt', status: 'done' }, { text: 'Say so', status: 'done' }] } }] },
   { text: 'Done as planned: done.txt is written.' },
+];
+// What the editor knows: a TypeScript workspace the workbench's own TypeScript service checks.
+const GREET_TS = 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n';
+const MAIN_TS = "import { greet } from './lib/greet';\n\nconst count: number = 3;\nexport const shown = [greet('world'), count];\n";
+// Without the browser's library and @types the service loads the project in a moment.
+const TSCONFIG = { compilerOptions: { strict: true, target: 'es2022', module: 'es2022', lib: ['es2022'], types: [] }, include: ['**/*.ts'] };
+// The hover asks the TypeScript service what greet is; the edit then brings a type error on line 3.
+const TYPE_ERROR_TURNS = [
+  { text: 'First, what greet gives.', tool_calls: [{ name: 'hover', arguments: { path: 'main.ts', line: 4, symbol: 'greet' } }] },
+  {
+    text: 'Counting with the greeting.',
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'main.ts', source_text: 'const count: number = 3;', target_text: "const count: number = greet('three');" } }],
+  },
+  { text: 'count is a number and greet gives a string: line 3 has a type error now.' },
+];
+const TYPE_FIX_TURNS = [
+  {
+    text: 'Counting its letters instead.',
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'main.ts', source_text: "greet('three');", target_text: "greet('three').length;" } }],
+  },
+  {
+    text: 'Where greet is defined and used.',
+    tool_calls: [
+      { name: 'find_definition', arguments: { path: 'main.ts', line: 3, symbol: 'greet' } },
+      { name: 'find_references', arguments: { path: 'lib/greet.ts', line: 1, symbol: 'greet' } },
+    ],
+  },
+  { text: 'Fixed: count is the length of the greeting. greet is defined in lib/greet.ts and used twice in main.ts.' },
 ];
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
@@ -765,6 +793,82 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await editUnsavedBuffer(storyFile);
     } finally {
       // Whatever happened, the tests after this one get the replay model back.
+      await leaveFakeLLM();
+    }
+  });
+
+  it('what the editor knows: an edit\'s type error shows on its row, the fix\'s row has none; definition and references come from the TypeScript service', async () => {
+    // Alone (E2E_ONLY), the tests before it did not link the daemon.
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    const mainFile = path.join(workspace, 'main.ts');
+    fs.mkdirSync(path.join(workspace, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, 'lib', 'greet.ts'), GREET_TS);
+    fs.writeFileSync(mainFile, MAIN_TS);
+    fs.writeFileSync(path.join(workspace, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    try {
+      // Opened first, the TypeScript service loads the project while the daemon restarts.
+      await openFile(page, 'main.ts');
+      fakeLLM ??= await startFakeLLM(PYTHON, REPO);
+      await useFakeLLM(fakeLLM);
+      await runCommand(page, 'harness9: New Chat');
+      frame = await runViewFrame(page);
+      await widenSideBar(520);
+      // The TypeScript service has loaded the project once its hover knows greet's type.
+      const started = Date.now();
+      await hoverUntil(page, 'greet', 'greet(name: string): string');
+      console.log(`the TypeScript service was ready after ${Date.now() - started} ms`);
+      const before = (await fakeLLM.requests()).length;
+      /** The tool results the model was sent with the `i`-th request of these runs. */
+      const toolResults = async (i) => (await fakeLLM.requests())[before + i].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+      const squiggle = page.locator('.editor-group-container.active .monaco-editor .squiggly-error');
+
+      // The edit brings a type error: the model reads it with its line, the row lists it.
+      await fakeLLM.script(TYPE_ERROR_TURNS);
+      const broke = await frame.locator('article.run').count();
+      await sendFromChat(frame, 'Make count the greeting.');
+      await waitForRunStatus(frame, broke, 'completed', 30_000);
+      assert.match((await toolResults(1)).at(-1), /^```typescript\n\(alias\) greet\(name: string\): string\nimport greet\n```$/, 'the hover of the TypeScript service');
+      assert.match((await toolResults(2)).at(-1),
+        /\nNew problems in main\.ts after this edit:\nmain\.ts:3:7: error: Type 'string' is not assignable to type 'number'\. \(ts 2322\)$/);
+      const brokeRun = frame.locator('article.run').nth(broke);
+      const problem = brokeRun.locator('.problems li.problem.severity-error');
+      assert.equal(await problem.count(), 1);
+      assert.equal((await problem.textContent()).replace(/\s+/g, ' ').trim(), "main.ts:3 error Type 'string' is not assignable to type 'number'. ts 2322");
+      assert.equal((await brokeRun.locator('.problems-head').textContent()).trim(), '✗ 1 new error');
+      await squiggle.first().waitFor({ timeout: 10_000 });
+      await brokeRun.locator('.problems').scrollIntoViewIfNeeded();
+      await shot('31-edit-brings-a-type-error');
+
+      // The next edit fixes it: "No new problems", and the editor's squiggle goes.
+      await fakeLLM.script(TYPE_FIX_TURNS);
+      const fixed = broke + 1;
+      await sendFromChat(frame, 'Fix the type error.');
+      await waitForRunStatus(frame, fixed, 'completed', 30_000);
+      assert.match((await toolResults(4)).at(-1), /\nNo new problems in main\.ts\.$/);
+      const fixedRun = frame.locator('article.run').nth(fixed);
+      assert.equal((await fixedRun.locator('.problems').textContent()).trim(), '✓ no new problems');
+      assert.equal(await fixedRun.locator('.problem').count(), 0);
+      await squiggle.first().waitFor({ state: 'detached', timeout: 10_000 });
+      assert.equal(fs.readFileSync(mainFile, 'utf8'), MAIN_TS.replace('= 3;', "= greet('three').length;"));
+      // Definition and references, as the TypeScript service resolves them, in the model's terms.
+      const [definition, references] = (await toolResults(5)).slice(-2);
+      assert.equal(definition, '1 definitions:\nlib/greet.ts:1:17: export function greet(name: string): string {');
+      assert.deepEqual(references.split('\n').map((l) => l.split(': ')[0]).sort(),
+        ['4 references:', 'lib/greet.ts:1:17', 'main.ts:1:10', 'main.ts:3:23', 'main.ts:4:23'].sort(), references);
+      assert.deepEqual((await readRun(frame, fixed)).tools.map((t) => [t.icon, t.verb, t.args]), [
+        ['✓', 'edited', 'main.ts'],
+        ['✓', 'found the definition of', 'greet'],
+        ['✓', 'found the references to', 'greet'],
+      ]);
+      await fixedRun.locator('.usage').scrollIntoViewIfNeeded();
+      await shot('32-fix-brings-no-new-problems', 'problems');
+    } finally {
+      await runCommand(page, 'View: Close All Editors');
+      fs.rmSync(path.join(workspace, 'lib'), { recursive: true, force: true });
+      fs.rmSync(mainFile, { force: true });
+      fs.rmSync(path.join(workspace, 'tsconfig.json'), { force: true });
       await leaveFakeLLM();
     }
   });

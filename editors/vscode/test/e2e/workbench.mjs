@@ -160,3 +160,21 @@ export async function editorLines(page) {
   const tops = await lines.evaluateAll((els) => els.map((e) => [parseFloat(e.style.top), e.textContent ?? '']));
   return tops.sort((a, b) => a[0] - b[0]).map(([, t]) => t.replace(/\u00a0/g, ' '));
 }
+
+/**
+ * Points at `word` in the active editor until its hover shows `text` (a language server still
+ * loading its project answers with less); returns the hover's text.
+ */
+export async function hoverUntil(page, word, text, timeoutMs = 60_000) {
+  const token = page.locator('.editor-group-container.active .monaco-editor .view-line span', { hasText: new RegExp(`^${word}$`) }).first();
+  const hover = page.locator('.monaco-hover', { hasText: text }).first();
+  await retry(timeoutMs, async () => {
+    await page.mouse.move(0, 0);
+    await token.hover({ timeout: 3_000 });
+    await hover.waitFor({ state: 'visible', timeout: 3_000 });
+  });
+  const shown = (await hover.textContent()) ?? '';
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('Escape');
+  return shown;
+}

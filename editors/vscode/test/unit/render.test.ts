@@ -110,8 +110,8 @@ describe('problems after an edit', () => {
       { path: 'src/greet.ts', line: 1, column: 1, severity: 'warning', message: 'unused <T>' },
     ]);
     assert.match(html, /<div class="problems has-errors"[^>]*><div class="problems-head">✗ 1 new error, 1 other problem<\/div>/);
-    assert.match(html, /<li class="problem error"><button type="button" class="link path" data-action="open-file" data-path="src\/greet\.ts" data-line="3" data-column="7"[^>]*>src\/greet\.ts:3<\/button> <span class="severity">error<\/span> <span class="problem-message">Type &#39;string&#39; is not assignable to type &#39;number&#39;\.<\/span> <span class="meta">ts 2322<\/span><\/li>/);
-    assert.match(html, /<li class="problem warning">.*<span class="problem-message">unused &lt;T&gt;<\/span><\/li>/);
+    assert.match(html, /<li class="problem severity-error"><button type="button" class="link path" data-action="open-file" data-path="src\/greet\.ts" data-line="3" data-column="7"[^>]*>src\/greet\.ts:3<\/button> <span class="severity">error<\/span> <span class="problem-message">Type &#39;string&#39; is not assignable to type &#39;number&#39;\.<\/span> <span class="meta">ts 2322<\/span><\/li>/);
+    assert.match(html, /<li class="problem severity-warning">.*<span class="problem-message">unused &lt;T&gt;<\/span><\/li>/);
     // Under the row and its diff link.
     assert.ok(html.indexOf('open-change') < html.indexOf('class="problems'));
   });
@@ -125,7 +125,7 @@ describe('problems after an edit', () => {
     const many = Array.from({ length: PROBLEMS_SHOWN + 3 }, (_, i) => ({ path: 'a.ts', line: i + 1, column: 1, severity: 'warning', message: `w${i}` }));
     const html = edited(many);
     assert.match(html, /<div class="problems"[^>]*><div class="problems-head">⚠ 13 new problems<\/div>/);
-    assert.equal(html.split('<li class="problem warning">').length - 1, PROBLEMS_SHOWN);
+    assert.equal(html.split('<li class="problem severity-warning">').length - 1, PROBLEMS_SHOWN);
     assert.match(html, /… and 3 more/);
   });
 });
