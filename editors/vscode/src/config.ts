@@ -25,6 +25,8 @@ export interface DaemonSettings {
   stream: boolean | null;
   replayFile: string | null;
   editsThroughEditor: boolean | null;
+  diagnosticsAfterEdit: boolean | null;
+  diagnosticsWaitMs: number | null;
   approvals: ApprovalsSetting | null;
 }
 
@@ -99,6 +101,8 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
     stream: boolean(get('stream')),
     replayFile: nonEmpty(get('replayFile')),
     editsThroughEditor: boolean(get('editsThroughEditor')),
+    diagnosticsAfterEdit: boolean(get('diagnosticsAfterEdit')),
+    diagnosticsWaitMs: positiveInteger(get('diagnosticsWaitMs')),
     approvals: approvalsFrom(get),
   };
 }

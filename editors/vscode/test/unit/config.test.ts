@@ -33,21 +33,21 @@ describe('daemonSettingsFrom', () => {
   it('sends what is set and null for the "daemon default" values, so a cleared one resets', () => {
     const values: Record<string, unknown> = {
       provider: 'auto', model: ' ', maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: '',
-      editsThroughEditor: false,
+      editsThroughEditor: false, diagnosticsAfterEdit: false, diagnosticsWaitMs: 500,
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
-      editsThroughEditor: false, approvals: null,
+      editsThroughEditor: false, diagnosticsAfterEdit: false, diagnosticsWaitMs: 500, approvals: null,
     });
   });
 
   it('passes provider, model and replay file, and sends invalid numbers as null', () => {
     const values: Record<string, unknown> = {
-      provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json', maxTurns: 0, toolTimeoutMs: 1.5,
+      provider: 'replay', model: 'gpt-x', replayFile: '/tmp/s.json', maxTurns: 0, toolTimeoutMs: 1.5, diagnosticsWaitMs: 0,
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
-      replayFile: '/tmp/s.json', editsThroughEditor: null, approvals: null,
+      replayFile: '/tmp/s.json', editsThroughEditor: null, diagnosticsAfterEdit: null, diagnosticsWaitMs: null, approvals: null,
     });
   });
 
