@@ -27,6 +27,8 @@ export const LANGUAGE_FEATURES: readonly string[] = ['definition', 'references',
 const SETTLE_MS = 400;
 /** With no change of its problems since the edit: how long to wait for one before answering. */
 const NO_NEWS_MS = 1000;
+/** The same for a file the editor does not have open, which few language servers check. */
+const NO_NEWS_CLOSED_MS = 250;
 
 /** Announces `diagnostics: true` and `languageFeatures` in `capabilities.experimental.harness9`. */
 export class EditorKnowledgeFeature implements StaticFeature {
@@ -102,7 +104,8 @@ function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
 /**
  * Answers `harness9/diagnostics` from `vscode.languages.getDiagnostics`. With a `version` it waits
  * (at most `timeoutMs`) for the document to reach it and for its problems to settle after it:
- * once they changed, until they stay the same a moment; when they do not change, a little longer.
+ * once they changed, until they stay the same a moment; when they do not change, a little longer
+ * (a moment only for a file that is not open).
  */
 export class ProblemsAnswerer implements vscode.Disposable {
   /** When each document's problems last changed (ms since the epoch), by URI. */
@@ -183,7 +186,7 @@ export class ProblemsAnswerer implements vscode.Disposable {
       }
       if (since !== undefined) {
         const last = this.problemsChanged.get(key) ?? 0;
-        const quietUntil = last >= since ? last + SETTLE_MS : since + NO_NEWS_MS;
+        const quietUntil = last >= since ? last + SETTLE_MS : since + (document !== undefined ? NO_NEWS_MS : NO_NEWS_CLOSED_MS);
         if (now >= quietUntil) {
           return;
         }
