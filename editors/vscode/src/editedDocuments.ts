@@ -22,31 +22,49 @@ async function diskText(uri: vscode.Uri): Promise<string | undefined> {
   }
 }
 
-/**
- * Saves the document of `path` (workspace-relative) under `root` when the agent's edit left it
- * modified with the text the file on disk has; true when it did. A document the user changed
- * since, or one in another encoding, is left alone.
- */
-export async function settleEditedDocument(root: vscode.Uri, path: string): Promise<boolean> {
-  const uri = vscode.Uri.joinPath(root, ...path.split('/'));
-  const document = openDocument(uri);
-  if (document === undefined || !document.isDirty) {
+/** Saves `document` when it is modified with the text its file on disk has; true when it did. */
+async function settle(document: vscode.TextDocument): Promise<boolean> {
+  if (!document.isDirty) {
     return false;
   }
-  const disk = await diskText(uri);
+  const disk = await diskText(document.uri);
   if (disk === undefined || disk !== document.getText()) {
     return false;
   }
   return document.save();
 }
 
-/** Follows `agent/progress`: each `tool_completed` with `via: "editor"` settles its document. */
+/**
+ * Saves the document of `path` (workspace-relative) under `root` when the agent's edit left it
+ * modified with the text the file on disk has; true when it did. A document the user changed
+ * since, or one in another encoding, is left alone.
+ */
+export async function settleEditedDocument(root: vscode.Uri, path: string): Promise<boolean> {
+  const document = openDocument(vscode.Uri.joinPath(root, ...path.split('/')));
+  return document !== undefined ? settle(document) : false;
+}
+
+/**
+ * Follows `agent/progress`: each `tool_completed` with `via: "editor"` settles its document; a
+ * rename (`rename_symbol`, which names no one file) settles every document of the workspace it
+ * left modified as its file.
+ */
 export function onEditedThroughEditor(params: unknown, root: vscode.Uri | undefined): void {
   if (root === undefined || params === null || typeof params !== 'object') {
     return;
   }
   const n = params as Record<string, unknown>;
-  if (n.kind === 'tool_completed' && n.via === 'editor' && typeof n.path === 'string') {
+  if (n.kind !== 'tool_completed') {
+    return;
+  }
+  if (n.via === 'editor' && typeof n.path === 'string') {
     void settleEditedDocument(root, n.path).catch(() => false);
+  } else if (n.tool === 'rename_symbol') {
+    const top = `${root.path.replace(/\/+$/, '')}/`;
+    for (const document of vscode.workspace.textDocuments) {
+      if (document.uri.scheme === root.scheme && document.uri.path.startsWith(top)) {
+        void settle(document).catch(() => false);
+      }
+    }
   }
 }

@@ -214,9 +214,11 @@ const TYPE_FIX_TURNS = [
     tool_calls: [
       { name: 'find_definition', arguments: { path: 'main.ts', line: 3, symbol: 'greet' } },
       { name: 'find_references', arguments: { path: 'lib/greet.ts', line: 1, symbol: 'greet' } },
+      { name: 'workspace_symbols', arguments: { query: 'greet' } },
     ],
   },
-  { text: 'Fixed: count is the length of the greeting. greet is defined in lib/greet.ts and used twice in main.ts.' },
+  { text: 'A clearer name for it.', tool_calls: [{ name: 'rename_symbol', arguments: { path: 'lib/greet.ts', line: 1, symbol: 'greet', newName: 'welcome' } }] },
+  { text: 'Fixed: count is the length of the greeting, and greet is welcome now, in lib/greet.ts and main.ts.' },
 ];
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
@@ -848,19 +850,30 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await waitForRunStatus(frame, fixed, 'completed', 30_000);
       assert.match((await toolResults(4)).at(-1), /\nNo new problems in main\.ts\.$/);
       const fixedRun = frame.locator('article.run').nth(fixed);
-      assert.equal((await fixedRun.locator('.problems').textContent()).trim(), '✓ no new problems');
+      assert.equal((await fixedRun.locator('.problems').first().textContent()).trim(), '✓ no new problems');
       assert.equal(await fixedRun.locator('.problem').count(), 0);
       await squiggle.first().waitFor({ state: 'detached', timeout: 10_000 });
-      assert.equal(fs.readFileSync(mainFile, 'utf8'), MAIN_TS.replace('= 3;', "= greet('three').length;"));
       // Definition and references, as the TypeScript service resolves them, in the model's terms.
-      const [definition, references] = (await toolResults(5)).slice(-2);
+      const [definition, references, symbols] = (await toolResults(5)).slice(-3);
       assert.equal(definition, '1 definitions:\nlib/greet.ts:1:17: export function greet(name: string): string {');
       assert.deepEqual(references.split('\n').map((l) => l.split(': ')[0]).sort(),
         ['4 references:', 'lib/greet.ts:1:17', 'main.ts:1:10', 'main.ts:3:23', 'main.ts:4:23'].sort(), references);
+      // (VS Code's TypeScript names a function `greet()` and places it at its whole declaration.)
+      assert.match(symbols, /^greet(\(\))? \(function\) lib\/greet\.ts:1:\d+: export function greet\(name: string\): string \{$/m);
+      // The service's rename, written by the daemon: main.ts through the editor, lib/greet.ts too.
+      assert.match((await toolResults(6)).at(-1), /^Renamed to welcome in 2 files: lib\/greet\.ts, main\.ts\n/);
+      assert.equal(fs.readFileSync(path.join(workspace, 'lib', 'greet.ts'), 'utf8'), GREET_TS.replace('greet', 'welcome'));
+      const renamed = "import { welcome } from './lib/greet';\n\nconst count: number = welcome('three').length;\nexport const shown = [welcome('world'), count];\n";
+      assert.equal(fs.readFileSync(mainFile, 'utf8'), renamed);
+      // The open main.ts has the same text and is saved: not left modified.
+      await page.locator('.tab.active:not(.dirty)', { hasText: 'main.ts' }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(await editorLines(page), renamed.split('\n'));
       assert.deepEqual((await readRun(frame, fixed)).tools.map((t) => [t.icon, t.verb, t.args]), [
         ['✓', 'edited', 'main.ts'],
         ['✓', 'found the definition of', 'greet'],
         ['✓', 'found the references to', 'greet'],
+        ['✓', 'searched the symbols for', 'greet'],
+        ['✓', 'renamed', 'greet → welcome'],
       ]);
       await fixedRun.locator('.usage').scrollIntoViewIfNeeded();
       await shot('32-fix-brings-no-new-problems', 'problems');
