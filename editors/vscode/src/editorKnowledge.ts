@@ -27,8 +27,11 @@ export const LANGUAGE_FEATURES: readonly string[] = ['definition', 'references',
 const SETTLE_MS = 400;
 /** With no change of its problems since the edit: how long to wait for one before answering. */
 const NO_NEWS_MS = 1000;
-/** The same for a file the editor does not have open, which few language servers check. */
-const NO_NEWS_CLOSED_MS = 250;
+/**
+ * The same for a file few language servers check: one the editor does not have open, or plain
+ * text no server has reported problems of.
+ */
+const NO_NEWS_UNCHECKED_MS = 250;
 
 /** Announces `diagnostics: true` and `languageFeatures` in `capabilities.experimental.harness9`. */
 export class EditorKnowledgeFeature implements StaticFeature {
@@ -105,7 +108,7 @@ function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
  * Answers `harness9/diagnostics` from `vscode.languages.getDiagnostics`. With a `version` it waits
  * (at most `timeoutMs`) for the document to reach it and for its problems to settle after it:
  * once they changed, until they stay the same a moment; when they do not change, a little longer
- * (a moment only for a file that is not open).
+ * (a moment only for a file that is not open, or plain text no server reported on).
  */
 export class ProblemsAnswerer implements vscode.Disposable {
   /** When each document's problems last changed (ms since the epoch), by URI. */
@@ -185,8 +188,9 @@ export class ProblemsAnswerer implements vscode.Disposable {
         since = document.version >= version ? this.versionsReached.get(key)?.get(version) ?? asked : undefined;
       }
       if (since !== undefined) {
-        const last = this.problemsChanged.get(key) ?? 0;
-        const quietUntil = last >= since ? last + SETTLE_MS : since + (document !== undefined ? NO_NEWS_MS : NO_NEWS_CLOSED_MS);
+        const last = this.problemsChanged.get(key);
+        const unchecked = document === undefined || (document.languageId === 'plaintext' && last === undefined);
+        const quietUntil = last !== undefined && last >= since ? last + SETTLE_MS : since + (unchecked ? NO_NEWS_UNCHECKED_MS : NO_NEWS_MS);
         if (now >= quietUntil) {
           return;
         }
