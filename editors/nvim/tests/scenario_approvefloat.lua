@@ -1,7 +1,8 @@
 -- Approvals in the focused floating window (Neovim 0.10+, the default when vim.ui.select is
 -- Neovim's own): the diff of an edit_file with its keys, `a` allows it once; the command of a
 -- bash call, `r` rejects it with a reason; the focus comes back; nothing is left open. Then a
--- run cancelled while its question is open: the daemon withdraws it and the float closes.
+-- run cancelled while its question is open: the daemon withdraws it and the float closes. Then a
+-- question that comes while the user types opens in Normal mode: its keys answer it.
 local h = dofile(os.getenv("H9_TESTS") .. "/helpers.lua")
 local harness9 = require("harness9")
 
@@ -59,4 +60,28 @@ h.main(function()
   end)
   h.expect_equal("the window after the withdrawn question", start_win, vim.api.nvim_get_current_win())
   h.expect_equal("planted.txt (never allowed)", nil, h.workspace_file("planted.txt"))
+
+  -- A question that arrives while the user types (here from an Insert-mode key, as the daemon's
+  -- request arrives while the chat's prompt line is being edited): the next key answers it.
+  local float = require("harness9.approval_float")
+  local picked, mode_in_question = {}, nil
+  local spec = { lines = { "echo hi" }, title = " bash ", filetype = "sh", max_height = 0.5,
+    options = { { id = "allow_once", label = "Allow once" }, { id = "reject", label = "Reject" } } }
+  vim.cmd("enew")
+  local typing_win = vim.api.nvim_get_current_win()
+  vim.keymap.set("i", "<F2>", function()
+    float.open(spec, function(option)
+      table.insert(picked, option and option.id or "none")
+    end)
+  end, { buffer = 0 })
+  vim.keymap.set("n", "<F3>", function()
+    mode_in_question = vim.api.nvim_get_mode().mode
+  end)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("ityped<F2><F3>a", true, false, true), "tx!", false)
+  h.expect_equal("the answer typed while inserting", { "allow_once" }, picked)
+  h.expect_equal("the mode the question was answered in", "n", mode_in_question)
+  h.expect_equal("the window after it", typing_win, vim.api.nvim_get_current_win())
+  h.expect_equal("the text typed before it (no key went astray)", { "typed" },
+    vim.api.nvim_buf_get_lines(0, 0, -1, false))
+  h.expect_equal("floating windows after it", {}, h.floats())
 end)

@@ -26,6 +26,9 @@ local function size(lines, title, max_height)
   return width, math.min(#lines, math.max(math.floor(vim.o.lines * max_height), 3))
 end
 
+local open_questions = 0 -- questions on screen (one at a time, but one may open as one closes)
+local resume_insert = false -- a question came while the user typed: Insert mode comes back
+
 --- Opens the question and calls `answer(option)` once: the option picked, or nil (rejected
 --- without a reason: `q`, `<Esc>`, the window closed). Returns a function that closes it.
 function M.open(spec, answer)
@@ -37,18 +40,37 @@ function M.open(spec, answer)
   vim.bo[buf].filetype = spec.filetype
   local width, height = size(lines, spec.title, spec.max_height)
   local previous = api.nvim_get_current_win()
+  -- Asked while typing (the chat's prompt line is in Insert mode): the keys must answer, not be
+  -- typed into the question, so it opens in Normal mode; Insert mode comes back after the last.
+  if api.nvim_get_mode().mode:sub(1, 1) == "i" then
+    resume_insert = true
+  end
   local win = api.nvim_open_win(buf, true, {
     relative = "editor", row = 1, col = math.max(math.floor((vim.o.columns - width) / 2) - 1, 0),
     width = width, height = height, style = "minimal", border = "rounded", title = spec.title,
   })
   api.nvim_win_set_cursor(win, { #lines, 0 }) -- the keys are on the last line
-  local answered = false
+  vim.cmd("stopinsert")
+  open_questions = open_questions + 1
+  local answered, closed = false, false
   local function close()
+    if not closed then
+      closed, open_questions = true, open_questions - 1
+    end
     if api.nvim_win_is_valid(win) then
       api.nvim_win_close(win, true)
     end
     if api.nvim_win_is_valid(previous) then
       api.nvim_set_current_win(previous)
+      if resume_insert then
+        vim.schedule(function()
+          -- Not while another question is open (it would take the keys again).
+          if resume_insert and open_questions == 0 and api.nvim_get_current_win() == previous then
+            resume_insert = false
+            vim.cmd("startinsert!") -- back at the end of the line being typed
+          end
+        end)
+      end
     end
   end
   local function pick(option)
