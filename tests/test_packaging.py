@@ -23,12 +23,14 @@ pytestmark = pytest.mark.timeout(300)
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     # The build runs as pip runs it for a user: isolated, with the build backend pyproject asks
-    # for. The source is copied first so that nothing of this working tree (bytecode, a build
-    # folder) can leak in.
+    # for, on a copy of the files git tracks (as they are now), so that nothing else in this
+    # working tree (bytecode, a build folder) can leak in.
     source = out / "source"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o",
-                    str(out / "source.tar"), "HEAD"], check=True, timeout=60)
     source.mkdir()
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True,
+                             timeout=60, capture_output=True).stdout
+    subprocess.run(["tar", "--null", "-T", "-", "-cf", str(out / "source.tar")], cwd=ROOT,
+                   input=tracked, check=True, timeout=60)
     subprocess.run(["tar", "-xf", str(out / "source.tar"), "-C", str(source)], check=True,
                    timeout=60)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
