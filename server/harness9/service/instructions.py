@@ -73,17 +73,20 @@ class NestedInstructions:
         path = arguments.get("path")
         if tool.definition().kind not in FILE_KINDS or not isinstance(path, str):
             return output
-        extra = await asyncio.to_thread(self._instructions_for, path)
+        # Finding the closest AGENTS.md is a few stat calls, cheaper than a thread hop on every
+        # file call; reading one, once a session, goes to a thread.
+        found = self._closest(path)
+        if found is None or found in self._seen:
+            return output
+        self._seen.add(found)
+        extra = await asyncio.to_thread(self._instructions_in, found)
         if extra is None:
             return output
         out = as_output(output)
         return replace(out, text=f"{out.text}\n\n{extra}")  # the rest of the report stays
 
-    def _instructions_for(self, path: str) -> str | None:
-        found = self._closest(path)
-        if found is None or found in self._seen:
-            return None
-        self._seen.add(found)
+    def _instructions_in(self, found: str) -> str | None:
+        """The text added for the AGENTS.md at `found` (workspace-relative); None if unread."""
         text = _read(lambda: _open_in(self._root, found))
         if text is None:
             return None
