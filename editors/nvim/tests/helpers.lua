@@ -123,6 +123,19 @@ function M.write_workspace_file(name, text)
 end
 
 --- The floating windows open now, as { filetype, lines }.
+--- The agent/progress events of `kind` for `tool`, from the plugin's log (every event, as sent).
+function M.progress_events(kind, tool)
+  local found = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(require("harness9").open_log(), 0, -1, false)) do
+    local json = line:match("^%[[^%]]*%] " .. kind .. " (.*)$")
+    local event = json and vim.fn.json_decode(json)
+    if event and event.tool == tool then
+      table.insert(found, event)
+    end
+  end
+  return found
+end
+
 function M.floats()
   local out = {}
   for _, win in ipairs(vim.api.nvim_list_wins()) do

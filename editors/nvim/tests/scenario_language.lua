@@ -12,17 +12,7 @@ local SERVER = os.getenv("H9_BASEDPYRIGHT")
 local LIB = { "def helper():", "    return 1" }
 local USE = { "from lib import helper", "x = '😀'; y = helper()" }
 
-local function events(kind, tool)
-  local found = {}
-  for _, line in ipairs(vim.api.nvim_buf_get_lines(harness9.open_log(), 0, -1, false)) do
-    local json = line:match("^%[[^%]]*%] " .. kind .. " (.*)$")
-    local event = json and vim.fn.json_decode(json)
-    if event and event.tool == tool then
-      table.insert(found, event)
-    end
-  end
-  return found
-end
+local events = h.progress_events
 
 local function output_of(tool)
   local done = events("tool_completed", tool)

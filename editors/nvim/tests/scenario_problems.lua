@@ -12,18 +12,7 @@ local editor = require("harness9.editor")
 local RUFF = vim.fn.fnamemodify(h.daemon, ":h") .. "/ruff"
 local TEXT = { "import os  # noqa: F401", "value = 1", "print(value)" }
 
--- The agent/progress events of `kind` for `tool`, from the log (every event, as sent).
-local function events(kind, tool)
-  local found = {}
-  for _, line in ipairs(vim.api.nvim_buf_get_lines(harness9.open_log(), 0, -1, false)) do
-    local json = line:match("^%[[^%]]*%] " .. kind .. " (.*)$")
-    local event = json and vim.fn.json_decode(json)
-    if event and event.tool == tool then
-      table.insert(found, event)
-    end
-  end
-  return found
-end
+local events = h.progress_events
 
 h.main(function()
   if vim.fn.executable(RUFF) == 0 then

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness9.acp import session_wire
+from harness9.acp.hello import request_line
 
 if TYPE_CHECKING:
     from harness9.service.agent_service import AgentService
@@ -35,18 +36,10 @@ class EarlySession:
 
 def plain_new_session(line: bytes) -> dict[str, Any] | None:
     """The request `line` holds if it is a `session/new` that can be answered early."""
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
+    message = request_line(line, "session/new")
+    if message is None or message["params"].get("mcpServers") != []:
         return None
-    if not isinstance(message, dict) or message.get("method") != "session/new":
-        return None
-    params, request_id = message.get("params"), message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        return None
-    if not isinstance(params, dict) or params.get("mcpServers") != []:
-        return None
-    cwd = params.get("cwd")
+    cwd = message["params"].get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         return None
     return message

@@ -55,19 +55,26 @@ INITIALIZE_RESULT: dict[str, Any] = {
 }
 
 
-def well_formed_initialize(line: bytes) -> dict[str, Any] | None:
-    """The request `line` holds if it is a well-formed `initialize`, else None."""
+def request_line(line: bytes, method: str) -> dict[str, Any] | None:
+    """The request `line` holds if it is a `method` request with an id (an int or a string)
+    and object params, else None (the SDK answers whatever it is)."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or message.get("method") != "initialize":
+    if not isinstance(message, dict) or message.get("method") != method:
         return None
-    params, request_id = message.get("params"), message.get("id")
-    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), int):
-        return None  # the SDK answers it with the right error
+    request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         return None
+    return message if isinstance(message.get("params"), dict) else None
+
+
+def well_formed_initialize(line: bytes) -> dict[str, Any] | None:
+    """The request `line` holds if it is a well-formed `initialize`, else None."""
+    message = request_line(line, "initialize")
+    if message is None or not isinstance(message["params"].get("protocolVersion"), int):
+        return None  # the SDK answers it with the right error
     return message
 
 
