@@ -129,12 +129,7 @@ class ShadowRepo:
 
     async def _take(self, message: str, *, force: bool) -> Checkpoint | None:
         """`snapshot`, the lock held."""
-        changed = await self._changed_since_index()
-        if changed == [] and self._index is not None:
-            tree = self._index[0]
-        else:
-            await self._check_size(changed)
-            tree = await self._write_tree(changed)
+        tree = await self._tree_now(sized=True)
         last = self._last or await self._head()
         if last is not None and last.tree == tree and not force:
             return None
@@ -151,10 +146,7 @@ class ShadowRepo:
         """The tree of the workspace as it is now, without keeping a checkpoint (for telling
         what one tool call changed)."""
         async with self._lock:
-            changed = await self._changed_since_index()
-            if changed == [] and self._index is not None:
-                return self._index[0]
-            return await self._write_tree(changed)
+            return await self._tree_now(sized=False)
 
     async def changes(self, older: str, newer: str) -> list[ChangedFile]:
         """What differs between two checkpoints (ids or trees), by path."""
@@ -213,6 +205,17 @@ class ShadowRepo:
                 await self.git.run("reflog", "expire", "--expire=now", "--all")
                 await self.git.run("gc", "--quiet", "--prune=now")
         return len(dropped)
+
+    async def _tree_now(self, *, sized: bool) -> str:
+        """The workspace's tree as it is now: the index's when nothing changed since this
+        daemon wrote it, else the index brought up to date (`sized`: refusing, first, a
+        workspace beyond the limits)."""
+        changed = await self._changed_since_index()
+        if changed == [] and self._index is not None:
+            return self._index[0]
+        if sized:
+            await self._check_size(changed)
+        return await self._write_tree(changed)
 
     async def _write_tree(self, changed: list[bytes] | None = None) -> str:
         """Bring the index up to the workspace and write its tree. With `changed` (the paths
