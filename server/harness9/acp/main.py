@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import os
@@ -84,9 +85,8 @@ def _load(provider: str | None) -> None:
     """Import the service (what an early `session/new` needs), then the SDK and the agent,
     while the client's `initialize` is answered without them; then what the first prompt needs
     (unless warming up is off)."""
-    import harness9.acp.agent
-    import harness9.service.agent_service  # noqa: F401
-
+    for module in ("harness9.service.agent_service", "harness9.acp.agent"):  # in this order
+        importlib.import_module(module)
     if wanted():
         warm_up(provider)
 
