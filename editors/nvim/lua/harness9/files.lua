@@ -52,46 +52,37 @@ local function adopt_timestamp(buf)
   pcall(api.nvim_del_autocmd, id)
 end
 
---- After an edit tool's call (`toolKind: "edit"`: write_file, edit_file) that went through the
---- editor (`via: "editor"`), the daemon has also written the buffer's new text to disk: a
---- buffer whose text now equals the file takes the file's timestamp and is marked unmodified,
---- so a later reload (after bash changed the file) is not held back by it, and the agent's
---- edit stays the buffer's last undo step.
+-- The files an edit tool's call (`toolKind: "edit"`) wrote through the editor and then to disk:
+-- write_file's and edit_file's own path when it went `via: "editor"`, every file a rename
+-- changed (`changedFiles`: its open documents got the rename through the editor).
+local function through_editor(ev, args)
+  if ev.toolKind ~= "edit" then
+    return {}
+  end
+  if ev.via == "editor" then
+    local path = ev.path or (type(args) == "table" and args.path)
+    return type(path) == "string" and { path } or {}
+  end
+  local paths = {}
+  if ev.via == nil and type(ev.changedFiles) == "table" then
+    for _, file in ipairs(ev.changedFiles) do
+      table.insert(paths, file.path)
+    end
+  end
+  return paths
+end
+
+--- After an edit that went through the editor, the daemon has also written the buffer's new
+--- text to disk: a buffer whose text now equals the file takes the file's timestamp and is
+--- marked unmodified, so a later reload (after bash changed the file) is not held back by it,
+--- and the agent's edit stays the buffer's last undo step.
 function M.settle(root, ev, args)
-  if not (ev.toolKind == "edit" and ev.via == "editor") then
-    return
-  end
-  local path = ev.path or (type(args) == "table" and args.path)
-  if type(path) ~= "string" then
-    return
-  end
-  for buf, _ in pairs(buffers_of(root, { path })) do
+  for buf, _ in pairs(buffers_of(root, through_editor(ev, args))) do
     local name = api.nvim_buf_get_name(buf)
     if vim.bo[buf].modified and vim.fn.filereadable(name) == 1
         and vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then
       adopt_timestamp(buf)
       vim.bo[buf].modified = false
-    end
-  end
-end
-
---- After a rename (`rename_symbol`, whose completion names no files): the renamed files open in
---- the editor got the rename through it and the daemon wrote them to disk, the others only on
---- disk. Each loaded buffer of the workspace whose text now equals its file is settled as above;
---- the unmodified ones are checked (`:checktime`) and so reloaded when the disk changed.
-function M.settle_workspace(root)
-  local top = (vim.loop.fs_realpath(root) or root):gsub("/$", "") .. "/"
-  for _, buf in ipairs(api.nvim_list_bufs()) do
-    local name = api.nvim_buf_get_name(buf)
-    local file = name ~= "" and (vim.loop.fs_realpath(name) or name) or ""
-    if api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" and file:sub(1, #top) == top
-        and vim.fn.filereadable(name) == 1 then
-      if not vim.bo[buf].modified then
-        vim.cmd("checktime " .. buf)
-      elseif vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then
-        adopt_timestamp(buf)
-        vim.bo[buf].modified = false
-      end
     end
   end
 end

@@ -178,9 +178,6 @@ local function on_progress(_, params, ctx)
         and not (type(path) == "string" and editor.checked(root .. "/" .. path)) then
       block.problems = nil
     end
-    if params.tool == "rename_symbol" then
-      files.settle_workspace(root)
-    end
     local kept = files.reload(root, files.changed_by(params, block and block.args))
     if #kept > 0 then
       vim.notify("harness9: changed on disk, not reloaded (unsaved changes): " .. table.concat(kept, ", "),
