@@ -29,15 +29,12 @@ def wanted(env: Mapping[str, str] | None = None) -> bool:
     return (os.environ if env is None else env).get("HARNESS9_WARM_UP", "1").strip() != "0"
 
 
-def start_warm_up(provider: str | None) -> threading.Thread | None:
+def start_warm_up(provider: str | None) -> None:
     """Import the engine, the tools and `provider`'s SDK (or the default provider's) in a
-    daemon thread; None when warming up is off."""
-    if not wanted():
-        return None
-    thread = threading.Thread(target=warm_up, args=(provider,), name="harness9-warm-up",
-                              daemon=True)
-    thread.start()
-    return thread
+    daemon thread, unless warming up is off."""
+    if wanted():
+        threading.Thread(target=warm_up, args=(provider,), name="harness9-warm-up",
+                         daemon=True).start()
 
 
 def warm_up(provider: str | None) -> None:
