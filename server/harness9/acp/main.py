@@ -15,6 +15,7 @@ from harness9.acp.early_session import EarlySession, answer_new_session
 from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
+from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
 from harness9.service.settings import merge_client
 from harness9.service.warm_up import wanted, warm_up
 
@@ -93,10 +94,13 @@ def _load(provider: str | None) -> None:
 
 def main(raw_settings: str | None = None) -> None:
     """`harness9 acp`: an ACP agent on stdin/stdout; logs go to stderr."""
+    parent = parent_to_watch()  # first: it may end while we start
     stdio.configure_logging()
     settings = read_settings(raw_settings)
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
+    if parent is not None:  # its stdin may stay open: a pipe another of its processes inherited
+        terminate_when_process_ends(parent, "the process that started the agent")
     stdio.reap_children_without_threads()
     provider = settings.get("provider")
     threading.Thread(target=_load, args=(provider if isinstance(provider, str) else None,),

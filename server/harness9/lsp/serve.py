@@ -8,6 +8,7 @@ import sys
 from pygls.exceptions import JsonRpcException
 
 from harness9.process import stdio_channel as stdio
+from harness9.process.process_end import parent_to_watch
 
 
 class _AnsweredErrors(logging.Filter):
@@ -30,9 +31,11 @@ def configure_logging(level: str | None = None) -> None:
 def main() -> None:
     """Serve the protocol on stdin/stdout until the client exits or the connection ends.
 
-    Exit code 0 after `shutdown` and `exit`, or when stdin closes; 1 for `exit` without
+    Exit code 0 after `shutdown` and `exit`, when stdin closes or when the editor's process
+    ends (the `processId` of `initialize`, or the daemon's parent); 1 for `exit` without
     `shutdown`, a frame that cannot be read, or a client that stopped taking our output.
     """
+    parent = parent_to_watch()  # first: it may end while we start
     configure_logging()
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
@@ -40,5 +43,5 @@ def main() -> None:
     from harness9.lsp.server import server
     from harness9.lsp.transport import serve_stdio
 
-    code = serve_stdio(server.protocol, rpc_in, rpc_out, server.report_server_error)
+    code = serve_stdio(server.protocol, rpc_in, rpc_out, server.report_server_error, parent)
     sys.exit(code)

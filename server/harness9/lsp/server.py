@@ -43,6 +43,7 @@ from harness9.lsp.params import (
     parse_steer_params,
     parse_unqueue_params,
 )
+from harness9.lsp.transport import end_with_process
 from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
 from harness9.service.warm_up import start_warm_up
@@ -175,9 +176,12 @@ def _parsed(parse: Callable[[Any], _P], raw: Any) -> _P:
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
-    """Take the client's settings; pygls has already set up the workspace folders."""
+    """Take the client's settings, and end with the client's process (the protocol asks a
+    server to exit when it ends); pygls has already set up the workspace folders."""
     ls.initialized_ = True
     ls.apply_client_settings(params.initialization_options)
+    if params.process_id is not None and params.process_id not in (os.getpid(), 0):
+        end_with_process(params.process_id, "the editor")
 
 
 @server.feature(types.INITIALIZED)

@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import JsonRPCProtocol
 
 from harness9.lsp.framing import BodyError, FrameError, FrameParser, decode_body
+from harness9.process.process_end import when_process_ends
 
 _log = logging.getLogger(__name__)
 
@@ -145,7 +146,14 @@ class _LostClient:
     """Writing to the client failed."""
 
 
-_Item = bytes | FrameError | _EndOfInput | _LostClient
+class _EditorGone:
+    """The editor's process ended (while stdin may stay open)."""
+
+    def __init__(self, pid: int, who: str) -> None:
+        self.pid, self.who = pid, who
+
+
+_Item = bytes | FrameError | _EndOfInput | _LostClient | _EditorGone
 
 
 class _Inbox:
@@ -166,11 +174,19 @@ class _Inbox:
             return False
         return True
 
+    def put(self, item: _Item) -> None:
+        """Queue `item` from the loop itself, without taking a body's slot."""
+        self._queue.put_nowait(item)
+
     async def get(self) -> _Item:
         item = await self._queue.get()
-        if not isinstance(item, _LostClient):
+        if not isinstance(item, _LostClient | _EditorGone):
             self._slots.release()
         return item
+
+
+# While serving: the inbox, and what stops each watch of a process the daemon ends with.
+_watches: tuple[_Inbox, list[Callable[[], None]]] | None = None
 
 
 def _read_frames(fd: int, inbox: _Inbox) -> None:
@@ -188,6 +204,16 @@ def _read_frames(fd: int, inbox: _Inbox) -> None:
         for item in parser.feed(data):
             if not inbox.put_from_thread(item) or isinstance(item, FrameError):
                 return
+
+
+def end_with_process(pid: int, who: str) -> None:
+    """Stop serving (exit code 0, as when stdin closes) once process `pid` has ended; `who`
+    names it in the log. Outside `serve_stdio`, nothing."""
+    if _watches is None:
+        return
+    inbox, stops = _watches
+    loop = asyncio.get_running_loop()
+    stops.append(when_process_ends(loop, pid, lambda: inbox.put(_EditorGone(pid, who))))
 
 
 def dispatch(protocol: JsonRPCProtocol, body: bytes, on_error: ErrorHandler) -> None:
@@ -209,7 +235,7 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes, on_error: ErrorHandler) -> 
 
 
 async def _serve(protocol: JsonRPCProtocol, in_fd: int, writer: FrameWriter,
-                 on_error: ErrorHandler) -> int:
+                 on_error: ErrorHandler, parent: int | None) -> int:
     """Dispatch bodies until the client exits or the connection ends; the exit code."""
     inbox = _Inbox(asyncio.get_running_loop())
 
@@ -221,9 +247,28 @@ async def _serve(protocol: JsonRPCProtocol, in_fd: int, writer: FrameWriter,
         target=_read_frames, args=(in_fd, inbox), name="harness9-reader", daemon=True
     )
     reader.start()
+    global _watches
+    stops: list[Callable[[], None]] = []
+    _watches = (inbox, stops)
+    if parent is not None:
+        end_with_process(parent, "the process that started the daemon")
+    try:
+        return await _dispatch_until_the_end(protocol, inbox, on_error)
+    finally:
+        for stop in stops:
+            stop()
+        _watches = None
+
+
+async def _dispatch_until_the_end(protocol: JsonRPCProtocol, inbox: _Inbox,
+                                  on_error: ErrorHandler) -> int:
+    """Dispatch what the inbox gets until something ends the connection; the exit code."""
     while True:
         item = await inbox.get()
         if isinstance(item, _EndOfInput):
+            return 0
+        if isinstance(item, _EditorGone):
+            _log.info("%s (pid %d) has ended: the daemon stops", item.who, item.pid)
             return 0
         if isinstance(item, FrameError):
             _log.error("bad frame from the client, closing the connection: %s", item)
@@ -237,8 +282,9 @@ async def _serve(protocol: JsonRPCProtocol, in_fd: int, writer: FrameWriter,
 
 
 def serve_stdio(protocol: JsonRPCProtocol, in_fd: int, out_fd: int,
-                on_error: ErrorHandler) -> int:
-    """Serve one client on these descriptors until it leaves; returns the process exit code.
+                on_error: ErrorHandler, parent: int | None = None) -> int:
+    """Serve one client on these descriptors until it leaves or process `parent` (the one that
+    started the daemon) ends; returns the process exit code.
 
     When the loop ends, pending runs are cancelled (their tool processes killed) and the output
     still queued gets `EXIT_FLUSH_SECONDS` to reach a client that may have stopped reading.
@@ -248,7 +294,7 @@ def serve_stdio(protocol: JsonRPCProtocol, in_fd: int, out_fd: int,
     protocol.set_writer(writer)
     _current = writer
     try:
-        code = asyncio.run(_serve(protocol, in_fd, writer, on_error))
+        code = asyncio.run(_serve(protocol, in_fd, writer, on_error, parent))
     finally:
         _current = None
         writer.close()

@@ -44,7 +44,20 @@ def _queued(handler: logging.Handler) -> logging.Handler:
     listener = logging.handlers.QueueListener(records, handler)
     listener.start()
     atexit.register(listener.stop)
+    _listeners.append(listener)
     return logging.handlers.QueueHandler(records)
+
+
+_listeners: list[logging.handlers.QueueListener] = []
+
+
+def write_queued_logs() -> None:
+    """Write what the log queues hold now, before a process leaves without its exit handlers
+    (later records are dropped). Not from a signal handler: it waits for the writer threads."""
+    while _listeners:
+        listener = _listeners.pop()
+        atexit.unregister(listener.stop)
+        listener.stop()
 
 
 def claim_stdio() -> tuple[int, int]:
