@@ -159,17 +159,26 @@ async def test_a_stored_session_is_listed_and_replayed_before_load_answers_after
     assert any("what is in a.txt?" in str(m.get("content")) for m in sent)
 
 
-async def test_a_session_another_process_holds_is_busy(
+async def test_a_session_another_process_runs_is_busy_and_an_idle_one_is_taken_over(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script([Reply("hi")])
+    fake_llm.script([Reply("hi"), Reply("slow", first_byte_delay=1.5), Reply("over here")])
     first = await start(env=openai_env(fake_llm))
     session = await first.new_session(workspace)
     await first.prompt(session, "hello")
+    running = asyncio.create_task(first.prompt(session, "more"))
+    while fake_llm.requests[-1].messages[-1]["content"] != "more":
+        await asyncio.sleep(0.02)
     second = await start(env=openai_env(fake_llm))
     with pytest.raises(RequestError) as info:
         await second.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     assert info.value.code == -32803 and info.value.data["kind"] == "busy"
+    assert (await running).stop_reason == "end_turn"
+    # Idle in the first process now: the second takes it over, with every turn so far.
+    await second.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    assert (await second.prompt(session, "from the second")).stop_reason == "end_turn"
+    users = [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user"]
+    assert [str(u) for u in users][-3:] == ["hello", "more", "from the second"]
 
 
 async def test_images_are_refused_naming_the_prompt(

@@ -65,23 +65,36 @@ async def test_a_killed_daemon_loses_only_the_turn_in_flight(
     assert shown["runs"][0]["status"] == "completed"
 
 
-async def test_two_daemons_never_share_a_session(
+async def test_two_daemons_take_turns_on_a_session(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    fake_llm.script([Reply("first")])
+    # Two windows on one workspace (or a window whose old daemon lives on): a session is
+    # refused to the other daemon only while a run uses it, and each sees the other's turns.
+    fake_llm.script([Reply("first"), Reply("second", first_byte_delay=1.5)])
     one = await daemon_on(start, fake_llm, workspace)
     two = await daemon_on(start, fake_llm, workspace)
     session_id = (await one.run(prompt="hello"))["sessionId"]
+    running = asyncio.create_task(one.run(prompt="more", sessionId=session_id))
+    while fake_llm.requests[-1].messages[-1]["content"] != "more":
+        await asyncio.sleep(0.02)
     for method, params in [("agent/run", {"prompt": "x", "sessionId": session_id}),
                            ("agent/deleteSession", {"sessionId": session_id})]:
         with pytest.raises(JsonRpcException) as busy:
             await two.request(method, params)
         assert busy.value.code == -32803 and busy.value.data["kind"] == "busy"
-    # Reading is allowed, and the first daemon goes on.
+        assert "in use by another harness9 daemon" in busy.value.message
+    # Reading is allowed meanwhile.
     shown = await two.request("agent/session", {"sessionId": session_id})
     assert shown["messages"][-1]["content"] == "first"
-    fake_llm.script([Reply("again")])
-    assert (await one.run(prompt="more", sessionId=session_id))["text"] == "again"
+    assert (await running)["text"] == "second"
+
+    fake_llm.script([Reply("third"), Reply("fourth")])
+    assert (await two.run(prompt="from two", sessionId=session_id))["text"] == "third"
+    assert (await one.run(prompt="back in one", sessionId=session_id))["text"] == "fourth"
+    users = [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user"]
+    assert users[-4:] == ["hello", "more", "from two", "back in one"]
+    shown = await one.request("agent/session", {"sessionId": session_id})
+    assert [r["prompt"] for r in shown["runs"]] == ["hello", "more", "from two", "back in one"]
 
 
 async def test_session_methods_on_the_wire(

@@ -266,6 +266,10 @@ class AgentService:
         turns: CallTurns,
     ) -> RunOutcome:
         """The run, once it holds its session."""
+        try:  # a run that waited in the queue: another daemon may have continued the session
+            self.sessions.take(session)
+        except SessionLocked as exc:
+            raise busy(str(exc), sessionId=session.id) from None
         if request.execute_plan and session.approval_mode == PLAN_MODE:
             session.approval_mode = None  # the plan is approved: back to the normal mode
             self.sessions.save(session)

@@ -89,7 +89,7 @@ def test_a_second_daemon_cannot_open_a_session_in_use(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True,
                          text=True, timeout=20, cwd=ROOT, check=True).stdout
-    assert "open in another harness9 daemon" in out
+    assert "in use by another harness9 daemon" in out
     with pytest.raises(SessionLocked):
         SessionLog(tmp_path, "s-1")  # a second handle in this process too
     first.close()

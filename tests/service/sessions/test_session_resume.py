@@ -3,6 +3,7 @@ directory) continues a session exactly where the last one left it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -47,21 +48,49 @@ async def test_a_resumed_session_sends_the_same_request_as_an_unbroken_one(
     assert "\u2028" in json.dumps(unbroken, ensure_ascii=False)
 
 
-async def test_a_session_held_by_another_daemon_is_busy(fake: FakeLLM, tmp_path: Path) -> None:
-    fake.script([Reply("one"), Reply("two")])
+async def test_a_session_running_in_another_daemon_is_busy(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    fake.script([Reply("one"), Reply("slow", first_byte_delay=1.0)])
     first = AgentService()
     outcome = await first.run(request(tmp_path), Recorder().wire)
+    session_id = outcome.ids.session_id
+    running = asyncio.create_task(
+        first.run(request(tmp_path, "more", session_id), Recorder().wire))
+    while fake.requests[-1].body["messages"][-1]["content"] != "more":
+        await asyncio.sleep(0.01)
     other = AgentService()
     with pytest.raises(RunError) as busy:
-        await other.run(request(tmp_path, "x", outcome.ids.session_id), Recorder().wire)
+        await other.run(request(tmp_path, "x", session_id), Recorder().wire)
     assert busy.value.kind == "busy" and "another harness9 daemon" in busy.value.message
     with pytest.raises(RunError):
-        other.delete_session(outcome.ids.session_id)
+        other.delete_session(session_id)
     # Reading it for a view needs no lock.
-    view, skipped = other.session_view(outcome.ids.session_id)
+    view, skipped = other.session_view(session_id)
     assert [m.content for m in view.history][-1] == "one" and skipped == 0
+    assert (await running).result.text == "slow"
     first.close()
-    await other.run(request(tmp_path, "x", outcome.ids.session_id), Recorder().wire)
+    other.close()
+
+
+async def test_an_idle_session_is_taken_over_and_each_daemon_sees_the_others_turns(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    # A window closed while its daemon lives on (a remote editor keeps its extension host):
+    # the new window's daemon continues the session, and the old one, used again, too.
+    fake.script([Reply("one"), Reply("two"), Reply("three")])
+    old, new = AgentService(), AgentService()
+    session_id = (await old.run(request(tmp_path, "a"), Recorder().wire)).ids.session_id
+    await asyncio.sleep(0)  # the run's end lets the idle session go
+    await new.run(request(tmp_path, "b", session_id), Recorder().wire)
+    await asyncio.sleep(0)
+    await old.run(request(tmp_path, "c", session_id), Recorder().wire)
+    sent = [m["content"] for m in fake.requests[-1].body["messages"] if m["role"] == "user"]
+    assert sent == ["a", "b", "c"]  # the old daemon read the new one's turn again
+    view, _ = new.session_view(session_id)
+    assert [m.content for m in view.history][-2:] == ["c", "three"]
+    old.close()
+    new.close()
 
 
 async def test_a_torn_last_line_is_skipped_and_the_next_turn_is_not_lost(

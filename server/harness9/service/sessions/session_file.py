@@ -18,8 +18,16 @@ from harness9.engine.call_ids import with_unique_ids
 from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.schema import ChangedFile, Message, Plan, Usage, shared_prefix
 from harness9.service.model_choice import ModelChoice
+from harness9.service.sessions import session_log
 from harness9.service.sessions.session import Session, SessionCheckpoint
-from harness9.service.sessions.session_log import LoadedSession, SessionLog, SessionMeta, title_of
+from harness9.service.sessions.session_log import (
+    LoadedSession,
+    SessionLog,
+    SessionMeta,
+    Stamp,
+    stamp,
+    title_of,
+)
 from harness9.tools.approvals.policy import SessionApprovals
 from harness9.workspace.seen_files import SeenFiles
 
@@ -35,6 +43,7 @@ class SessionFile:
         self.meta = meta
         self._stored = list(stored)
         self._meta_written = bool(stored)
+        self._let_go_at: Stamp | None = None  # the stored state when this daemon let it go
 
     @classmethod
     def create(cls, folder: Path, session_id: str, root: str) -> SessionFile:
@@ -47,6 +56,37 @@ class SessionFile:
         if self._log is None:
             self._log = SessionLog(self._folder, self.meta.session_id)
         return self._log
+
+    def let_go(self) -> None:
+        """Release the file (and its lock) while the session is idle, so another daemon can
+        take the session over; what the file holds now is remembered (`changed_since`)."""
+        if self._log is None:
+            return
+        self._log.close()
+        self._log = None
+        self._let_go_at = stamp(self._folder, self.meta.session_id)
+
+    def outdated(self) -> bool:
+        """Whether another daemon wrote the session since this one let it go (what is in
+        memory is then out of date until `take`)."""
+        return (self._let_go_at is not None
+                and self._let_go_at != stamp(self._folder, self.meta.session_id))
+
+    def take(self) -> LoadedSession | None:
+        """Open and lock the file again after `let_go`: None when it is as this daemon left
+        it, else what another daemon made of it meanwhile (what is in memory is then out of
+        date). `SessionLocked` while another daemon uses it."""
+        if self._log is None:
+            self._log = SessionLog(self._folder, self.meta.session_id)
+        outdated = self.outdated()
+        self._let_go_at = None
+        if not outdated:
+            return None
+        loaded = session_log.load(self._folder, self.meta.session_id)  # we hold the lock
+        self.meta = loaded.meta or SessionMeta(self.meta.session_id, self.meta.workspace_root)
+        self._stored = list(loaded.messages)
+        self._meta_written = True
+        return loaded
 
     def save(self, session: Session, *, meta: bool = True) -> None:
         """Write what changed in the session since the last save; the metadata too (and

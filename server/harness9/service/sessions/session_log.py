@@ -9,9 +9,10 @@ daemon that dies loses at most the turn in flight), and fsynced with the metadat
 turn a disk flush). Loading skips what it cannot read
 (a torn last line, a damaged line in the middle) and says how many lines it skipped; it never
 drops what follows. `<session id>.meta.json` (replaced atomically) keeps the title, times,
-counts and usage for listings. While a daemon holds a session, the session's file is locked: a
-second daemon gets `SessionLocked`. Both files are 0600 in 0700 folders: a conversation is the
-user's alone.
+counts and usage for listings. While a daemon uses a session (a run, a restore, a compaction),
+the session's file is locked: a second daemon gets `SessionLocked`. An idle session is let go,
+so another daemon can take it over (`stamp` tells the first that it changed meanwhile). Both
+files are 0600 in 0700 folders: a conversation is the user's alone.
 """
 
 from __future__ import annotations
@@ -34,6 +35,23 @@ TITLE_CHARS = 80
 
 class SessionLocked(Exception):
     """Another daemon holds this session."""
+
+
+Stamp = tuple[int, ...]
+
+
+def stamp(folder: Path, session_id: str) -> Stamp:
+    """What identifies the stored state of a session: its files' identities, sizes and times
+    (the metadata is replaced as a whole, so its inode changes with every write)."""
+    parts: list[int] = []
+    for name in (f"{session_id}.jsonl", f"{session_id}.meta.json"):
+        try:
+            info = os.stat(folder / name)
+        except FileNotFoundError:
+            parts += [0, 0, 0]
+            continue
+        parts += [info.st_ino, info.st_size, info.st_mtime_ns]
+    return tuple(parts)
 
 
 @dataclass
@@ -126,7 +144,8 @@ class SessionLog:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._fd)
-            message = f"session {session_id} is open in another harness9 daemon"
+            message = (f"session {session_id} is in use by another harness9 daemon (a run, a "
+                       "restore or a compaction there); try again when it has finished")
             raise SessionLocked(message) from None
         self._pending: list[bytes] = []
         self._unsynced = False

@@ -29,7 +29,10 @@ from harness9.service.sessions.session_log import (
 from harness9.service.state import private_folder, workspace_key
 
 _log = logging.getLogger("harness9.sessions")
-HELD = 32  # stored sessions a daemon keeps open (and locked) at most; the idle rest are let go
+HELD = 32  # stored sessions a daemon keeps in memory at most; the idle rest are forgotten
+# What a session keeps on disk, read again when another daemon changed it.
+_STORED_FIELDS = ("history", "runs", "root", "checkpoints", "approvals", "seen_files",
+                  "instructions_seen", "approval_mode", "plan", "model")
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
@@ -72,6 +75,8 @@ class SessionStore:
         session = self._sessions.pop(session_id, None)
         if session is not None:
             self._sessions[session_id] = session  # the most recently used last
+            self.take(session)
+            self._let_go_soon(session_id)
             return session
         folder = self._where(session_id)
         if folder is None or self._state is None:
@@ -90,7 +95,37 @@ class SessionStore:
         self._sessions[session_id] = session
         self._files[session_id] = file
         self._let_go()
+        self._let_go_soon(session_id)
         return session
+
+    def take(self, session: Session) -> None:
+        """Hold a session this daemon let go while it was idle (a run starts on it, or a
+        request reads it), bringing it up to date when another daemon wrote it meanwhile.
+        `SessionLocked` while another daemon uses it."""
+        file = self._files.get(session.id)
+        loaded = None if file is None else file.take()
+        if loaded is not None:
+            _log.info("session %s was continued by another daemon: read again", session.id)
+            fresh = session_from(session.id, loaded)
+            for name in _STORED_FIELDS:
+                setattr(session, name, getattr(fresh, name))
+
+    def _let_go_soon(self, session_id: str) -> None:
+        """Release the session's file once what uses it now is done, if it is idle then (no
+        run, no rewrite): another daemon can take an idle session over. Outside an event
+        loop (a script), it is held until `close`."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        loop.call_soon(self._let_go_if_idle, session_id)
+
+    def _let_go_if_idle(self, session_id: str) -> None:
+        session = self._sessions.get(session_id)
+        file = self._files.get(session_id)
+        if session is not None and file is not None and session.active is None \
+                and session.rewriting is None:
+            file.let_go()
 
     def _let_go(self) -> None:
         """Release the least recently used idle stored sessions beyond `HELD`: a daemon that
@@ -121,10 +156,11 @@ class SessionStore:
         return {root for root in roots if root}
 
     def read(self, session_id: str) -> tuple[Session, int] | None:
-        """A session to show (from memory, else read from disk without taking it) and the
-        number of damaged lines skipped reading it."""
+        """A session to show (from memory, else read from disk without taking it: also when
+        another daemon continued it) and the number of damaged lines skipped reading it."""
         session = self._sessions.get(session_id)
-        if session is not None:
+        file = self._files.get(session_id)
+        if session is not None and (file is None or not file.outdated()):
             return session, 0
         found = self._locate(session_id)
         if found is None:
@@ -162,6 +198,7 @@ class SessionStore:
         file = self._files.get(session.id)
         if file is not None:
             self._guarded(lambda: file.compacted(session, fields))
+        self._let_go_soon(session.id)
 
     def listing(self, root: str) -> list[SessionMeta]:
         """The stored sessions of workspace `root`, newest first."""
@@ -233,6 +270,7 @@ class SessionStore:
         if session.active is run:
             session.active = None
         run.answered.set()
+        self._let_go_soon(session.id)
 
     def find_run(self, run_id: str | None, session_id: str | None) -> ActiveRun | None:
         """The active run with this run id, or the active run of this session."""
