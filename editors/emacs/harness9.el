@@ -415,7 +415,8 @@ allowed; a refused call never starts."
   (let ((run (harness9--apply params)))
     (when run (harness9--track-active run params))
     (when (and run (equal (plist-get params :kind) "tool_completed"))
-      (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params)))
+      (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params))
+      (harness9--settle-edited (harness9--run-root run) params))
     (harness9--render)))
 
 (defun harness9--track-active (run ev)
@@ -461,6 +462,47 @@ A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
         (insert (harness9-view-text))
         (when at-end (goto-char (point-max)))
         (dolist (w followers) (set-window-point w (point-max)))))))
+
+;;;; Buffers the agent edited through the editor
+
+(defun harness9--same-as-disk-p (buffer file)
+  "Whether BUFFER's whole text is FILE's text on disk."
+  (let ((text (with-current-buffer buffer
+                (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))))
+    (with-temp-buffer
+      (insert-file-contents file)
+      (string= text (buffer-string)))))
+
+(defun harness9--settle-edited (root ev)
+  "Mark the buffer the finished tool EV edited through the editor as saved.
+The daemon applies such an edit to the buffer (`workspace/applyEdit') and
+then writes the same text to disk.  The buffer then matches its file: left
+modified, its undo would record the step back as the saved state, mark the
+buffer unmodified while the disk keeps the edit, and Emacs would quit
+without asking.  A buffer changed since (it differs from the disk) is left.
+ROOT is the run's workspace root, which EV's path is relative to."
+  (let* ((path (plist-get ev :path))
+         (file (and root (stringp path) (equal (plist-get ev :via) "editor")
+                    (expand-file-name path root)))
+         (buffer (and file (find-buffer-visiting file))))
+    (when (and buffer (buffer-modified-p buffer) (file-exists-p file)
+               (harness9--same-as-disk-p buffer file))
+      (with-current-buffer buffer
+        (set-visited-file-modtime)
+        (set-buffer-modified-p nil)))))
+
+;; eglot asks before applying a server's `workspace/applyEdit' (`eglot-confirm-server-edits',
+;; named `eglot-confirm-server-initiated-edits' before eglot 1.16).  The daemon sends one only
+;; for an edit its approval allowed, so the second question is dropped for this server alone.
+(defvar eglot-confirm-server-edits)
+
+(cl-defmethod eglot-handle-request :around
+  ((_server harness9-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Apply the daemon's edit unasked; other servers' edits still ask."
+  (with-suppressed-warnings ((obsolete eglot-confirm-server-initiated-edits))
+    (let ((eglot-confirm-server-initiated-edits nil)
+          (eglot-confirm-server-edits nil))
+      (cl-call-next-method))))
 
 ;;;; Approvals
 

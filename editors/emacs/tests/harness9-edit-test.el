@@ -1,0 +1,62 @@
+;;; harness9-edit-test.el --- The agent's edits of open buffers, and their diffs  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Loaded after harness9-test.el by editors/emacs/test.sh.  An agent edit of a synced buffer
+;; (`workspace/applyEdit', then the same text on disk) leaves the buffer unmodified, as it
+;; matches its file, and `undo' makes it modified again (it then differs from the disk).  eglot
+;; asks nothing before the edit (the daemon's approval asked already), with its confirmation
+;; setting left as the user has it.  The *harness9* buffer shows the edit's diff under its row.
+
+;;; Code:
+
+(require 'ert)
+(require 'harness9)
+(require 'harness9-test)
+
+(defun harness9-edit-test--disk (file)
+  "The text of FILE on disk."
+  (with-temp-buffer (insert-file-contents file) (buffer-string)))
+
+(defmacro harness9-edit-test--no-questions (questions &rest body)
+  "Run BODY with every yes/no question pushed onto QUESTIONS and answered by an error."
+  (declare (indent 1))
+  `(cl-letf (((symbol-function 'y-or-n-p)
+              (lambda (prompt &rest _) (push prompt ,questions) (error "Asked: %s" prompt)))
+             ((symbol-function 'yes-or-no-p)
+              (lambda (prompt &rest _) (push prompt ,questions) (error "Asked: %s" prompt))))
+     ,@body))
+
+(ert-deftest harness9-test-edit-leaves-buffer-saved ()
+  "After the agent's edit the buffer matches the disk and is unmodified; `undo' modifies it.
+eglot's own question before a server's edit is not asked for the daemon's (the user's
+setting, `confirm', stays as it is)."
+  (let ((harness9-synced-modes '(text-mode))
+        (questions nil))
+    (should (eq eglot-confirm-server-initiated-edits 'confirm)) ; eglot's default: ask
+    (harness9-test--with-daemon "undo"
+      (let* ((file (expand-file-name "b.txt" ws))
+             (buf (progn (with-temp-file file (insert "alpha\nbeta\ngamma\n"))
+                         (find-file-noselect file))))
+        (unwind-protect
+            (with-current-buffer buf
+              (should (eglot-managed-p))
+              (harness9-edit-test--no-questions questions
+                (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed")))
+              (should-not questions)
+              (should (eq eglot-confirm-server-initiated-edits 'confirm))
+              (should (equal (buffer-string) "ALPHA\nbeta\nGAMMA\n"))
+              (should (equal (harness9-edit-test--disk file) (buffer-string)))
+              (should-not (buffer-modified-p))
+              (should (verify-visited-file-modtime buf))
+              (undo-boundary)
+              (undo)
+              (should (equal (buffer-string) "alpha\nbeta\ngamma\n"))
+              (should (equal (harness9-edit-test--disk file) "ALPHA\nbeta\nGAMMA\n"))
+              ;; The buffer differs from its file: Emacs asks before it is killed or quit.
+              (should (buffer-modified-p)))
+          (with-current-buffer buf (set-buffer-modified-p nil))
+          (kill-buffer buf))))))
+
+(provide 'harness9-edit-test)
+;;; harness9-edit-test.el ends here
