@@ -39,6 +39,7 @@
 (require 'seq)
 (require 'subr-x)
 (require 'json)
+(require 'diff-mode)
 
 (defgroup harness9 nil
   "The harness9 coding agent."
@@ -70,6 +71,27 @@ For example (:maxTurns 10 :thinking t)."
 (defcustom harness9-output-lines 3
   "How many lines of each tool's output are shown under its line."
   :type 'integer)
+
+(defcustom harness9-diff-lines 12
+  "How many lines of an edit's diff are shown under its line (nil: all)."
+  :type '(choice integer (const :tag "All" nil)))
+
+(defcustom harness9-hide-markup t
+  "Whether the marks of the agent's markdown (**, `, #) are hidden.
+Either way its headings, emphasis and code are shown with faces."
+  :type 'boolean)
+
+(defface harness9-heading '((t :inherit (bold font-lock-function-name-face)))
+  "A heading in the agent's text.")
+
+(defface harness9-code '((t :inherit font-lock-constant-face))
+  "A `code' span in the agent's text.")
+
+(defface harness9-code-block '((t :inherit (fixed-pitch font-lock-constant-face)))
+  "The lines of a fenced code block in the agent's text.")
+
+(defface harness9-markup '((t :inherit shadow))
+  "The marks of the agent's markdown, and a code block's fences.")
 
 (defcustom harness9-run-timeout 3600
   "Seconds `harness9-run-and-wait' waits for a run before giving up."
@@ -117,7 +139,7 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output approval)
+  name summary (status 'running) reason ms output approval diff)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -250,7 +272,8 @@ allowed; a refused call never starts."
            (setf (harness9--tool-status tool) (if (equal kind "tool_completed") 'ok 'failed)
                  (harness9--tool-reason tool) (plist-get ev :reason)
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
-                 (harness9--tool-output tool) (plist-get ev :output))))
+                 (harness9--tool-output tool) (plist-get ev :output)
+                 (harness9--tool-diff tool) (plist-get ev :diff))))
         ("steered" (setf (harness9--run-blocks run)
                          (append (harness9--run-blocks run)
                                  (list (harness9--make-note
@@ -314,9 +337,88 @@ allowed; a refused call never starts."
          (append (list (format "%s  (%s)" head
                                (string-join (delq nil (list approval reason (format "%d ms" ms)))
                                             ", ")))
+                 (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)
                  (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
                    (list (format "    │ … %d more lines" (- (length out) harness9-output-lines))))))))))
+
+;;;; Diffs and markdown in the run view
+
+(defun harness9--diff-face (line)
+  "The `diff-mode' face of the diff LINE."
+  (cond ((string-prefix-p "@@" line) 'diff-hunk-header)
+        ((string-prefix-p "+" line) 'diff-added)
+        ((string-prefix-p "-" line) 'diff-removed)
+        (t 'diff-context)))
+
+(defun harness9--diff-text (diff)
+  "The lines shown for the unified DIFF under its edit's line, coloured.
+The file header is left out (the edit's line names the file), and lines
+past `harness9-diff-lines' are counted, not shown."
+  (when (and (stringp diff) (not (string-empty-p diff)))
+    (let* ((lines (seq-remove (lambda (line) (string-match-p "\\`\\(---\\|\\+\\+\\+\\) " line))
+                              (split-string (string-trim-right diff "\n+") "\n")))
+           (shown (if harness9-diff-lines (seq-take lines harness9-diff-lines) lines)))
+      (append (mapcar (lambda (line)
+                        (concat "    ┆ " (propertize line 'face (harness9--diff-face line))))
+                      shown)
+              (when (> (length lines) (length shown))
+                (list (concat "    ┆ " (propertize (format "… %d more lines"
+                                                         (- (length lines) (length shown)))
+                                                 'face 'shadow))))))))
+
+(defconst harness9--markdown-spans
+  '(("\\(`\\)\\([^`\n]+\\)\\(`\\)" . harness9-code)
+    ("\\(\\*\\*\\)\\([^*\n]+\\)\\(\\*\\*\\)" . bold)
+    ("\\(__\\)\\([^_\n]+\\)\\(__\\)" . bold)
+    ("\\(\\*\\)\\([^*\n ]\\(?:[^*\n]*[^*\n ]\\)?\\)\\(\\*\\)" . italic)
+    ("\\_<\\(_\\)\\([^_\n ]\\(?:[^_\n]*[^_\n ]\\)?\\)\\(_\\)\\_>" . italic))
+  "Inline markdown as (REGEXP . FACE).
+REGEXP's groups: the mark, the text, the closing mark.  Code comes
+first: what is inside a code span is not emphasis.")
+
+(defun harness9--markup (string from to)
+  "Show STRING's characters FROM to TO as markdown's marks."
+  (put-text-property from to 'face 'harness9-markup string)
+  (when harness9-hide-markup
+    (put-text-property from to 'invisible t string)))
+
+(defun harness9--markdown-inline (line)
+  "LINE with its code spans, bold and italic text given their faces."
+  (let ((line (copy-sequence line)))
+    (pcase-dolist (`(,regexp . ,face) harness9--markdown-spans)
+      (let ((start 0))
+        (while (string-match regexp line start)
+          (setq start (match-end 0))
+          ;; A span inside one already shown (`*' in code, `*x*' in `**x**') stays as it is.
+          (unless (text-property-not-all (match-beginning 0) (match-end 0) 'face nil line)
+            (harness9--markup line (match-beginning 1) (match-end 1))
+            (put-text-property (match-beginning 2) (match-end 2) 'face face line)
+            (harness9--markup line (match-beginning 3) (match-end 3))))))
+    line))
+
+(defun harness9--markdown-heading (line)
+  "The heading LINE (it starts with #) with its marks dim and its text a heading."
+  (let ((line (copy-sequence line)))
+    (string-match "\\`#+[ \t]+" line)
+    (harness9--markup line 0 (match-end 0))
+    (put-text-property (match-end 0) (length line) 'face 'harness9-heading line)
+    line))
+
+(defun harness9--markdown-lines (text)
+  "The lines of the agent's TEXT with its markdown shown by faces.
+Headings, bold, italic, code spans and fenced code blocks; the text itself
+is left as the model wrote it (its marks are dimmed, hidden when
+`harness9-hide-markup')."
+  (let ((fenced nil))
+    (mapcar (lambda (line)
+              (cond ((string-match-p "\\`[ \t]*\\(```\\|~~~\\)" line)
+                     (setq fenced (not fenced))
+                     (propertize line 'face 'harness9-markup))
+                    (fenced (propertize line 'face 'harness9-code-block))
+                    ((string-match-p "\\`#\\{1,6\\}[ \t]+" line) (harness9--markdown-heading line))
+                    (t (harness9--markdown-inline line))))
+            (split-string text "\n"))))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
@@ -364,7 +466,7 @@ allowed; a refused call never starts."
                                 (mapcar (lambda (l) (concat "  ~ " l))
                                         (split-string (harness9--turn-thinking block) "\n")))
                               (unless (string-empty-p (harness9--turn-text block))
-                                (split-string (harness9--turn-text block) "\n"))))))))
+                                (harness9--markdown-lines (harness9--turn-text block)))))))))
     (append lines (delq nil (list (harness9--footer run))))))
 
 (defun harness9-view-text ()

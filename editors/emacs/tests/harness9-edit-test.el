@@ -58,5 +58,60 @@ setting, `confirm', stays as it is)."
           (with-current-buffer buf (set-buffer-modified-p nil))
           (kill-buffer buf))))))
 
+;; The run view: an edit's diff under its row, coloured as in `diff-mode', and the model's
+;; markdown shown with faces (the text stays as the model wrote it).
+
+(defun harness9-edit-test--face-at (text)
+  "The face at the first character of the first TEXT in the *harness9* buffer."
+  (with-current-buffer (harness9-buffer)
+    (goto-char (point-min))
+    (should (search-forward text nil t))
+    (get-text-property (match-beginning 0) 'face)))
+
+(ert-deftest harness9-test-view-diff-and-markdown ()
+  "The edit's row has its diff under it; the turn's markdown has faces."
+  (harness9-test--with-daemon "markdown"
+    (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
+    (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed"))
+    (let ((lines (split-string (harness9-test--text) "\n")))
+      (should (equal (seq-take lines 10)
+                     '("» shout"
+                       "── turn 1"
+                       "  ✓ edit_file: b.txt  (N ms)"
+                       "    ┆ @@ -1,3 +1,3 @@"
+                       "    ┆ -alpha"
+                       "    ┆ +ALPHA"
+                       "    ┆  beta"
+                       "    ┆ -gamma"
+                       "    ┆ +GAMMA"
+                       "    │ Edited b.txt")))
+      (should (equal (seq-take (nthcdr 12 lines) 7)
+                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```sh" "cat b.txt" "```"
+                       "The end."))))
+    (should (eq (harness9-edit-test--face-at "-alpha") 'diff-removed))
+    (should (eq (harness9-edit-test--face-at "+ALPHA") 'diff-added))
+    (should (eq (harness9-edit-test--face-at "@@ -1") 'diff-hunk-header))
+    (should (eq (harness9-edit-test--face-at " beta") 'diff-context))
+    (should (eq (harness9-edit-test--face-at "Done") 'harness9-heading))
+    (should (eq (harness9-edit-test--face-at "## ") 'harness9-markup))
+    (should (eq (harness9-edit-test--face-at "bold**") 'bold))
+    (should (eq (harness9-edit-test--face-at "italic*") 'italic))
+    (should (eq (harness9-edit-test--face-at "code`") 'harness9-code))
+    (should (eq (harness9-edit-test--face-at "cat b.txt") 'harness9-code-block))
+    (should-not (harness9-edit-test--face-at "The end"))))
+
+(ert-deftest harness9-test-view-diff-is-cut ()
+  "An edit's diff longer than `harness9-diff-lines' ends with how many lines are left out."
+  (let ((harness9-diff-lines 2))
+    (harness9-test--with-daemon "markdown"
+      (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
+      (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed"))
+      (should (equal (seq-take (cddr (split-string (harness9-test--text) "\n")) 5)
+                     '("  ✓ edit_file: b.txt  (N ms)"
+                       "    ┆ @@ -1,3 +1,3 @@"
+                       "    ┆ -alpha"
+                       "    ┆ … 4 more lines"
+                       "    │ Edited b.txt"))))))
+
 (provide 'harness9-edit-test)
 ;;; harness9-edit-test.el ends here
