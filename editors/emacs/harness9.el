@@ -20,6 +20,7 @@
 ;;   M-x harness9-go       carry out the plan                                       C-c h g
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
+;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
 ;;
 ;; After each edit the daemon asks for the problems the project's other eglot servers report
 ;; for the file (`harness9/diagnostics'); the model reads the new ones.
@@ -905,6 +906,65 @@ The daemon sends the run's last notifications before it answers, so the
   (interactive)
   (display-buffer (harness9-buffer)))
 
+;;;; The prompt buffer: a prompt of several lines, written in a buffer
+
+(defvar harness9-prompt-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'harness9-prompt-send)
+    (define-key map (kbd "C-c C-k") #'harness9-prompt-cancel)
+    map)
+  "Keys of the *harness9 prompt* buffer.")
+
+(define-derived-mode harness9-prompt-mode text-mode "harness9 prompt"
+  "Major mode of the *harness9 prompt* buffer, where a prompt is written.
+\\<harness9-prompt-mode-map>\\[harness9-prompt-send] sends it,
+\\[harness9-prompt-cancel] throws it away.")
+
+(defvar-local harness9--prompt-command nil
+  "The command the prompt buffer's text is sent to.")
+
+;;;###autoload
+(defun harness9-prompt (&optional command)
+  "Write a prompt in the *harness9 prompt* buffer, then send it to COMMAND.
+COMMAND is `harness9-steer' unless given: the prompt runs, or goes into the
+run in progress, in the project of the buffer this is called from.
+\\<harness9-prompt-mode-map>\\[harness9-prompt-send] sends it,
+\\[harness9-prompt-cancel] cancels.  Returns the prompt buffer."
+  (interactive)
+  (let ((directory default-directory)
+        (buffer (get-buffer-create "*harness9 prompt*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'harness9-prompt-mode) (harness9-prompt-mode))
+      (setq default-directory directory
+            harness9--prompt-command (or command #'harness9-steer)))
+    (select-window (display-buffer buffer '((display-buffer-reuse-window
+                                             display-buffer-below-selected)
+                                            (window-height . 8))))
+    (message "%s" (substitute-command-keys
+                   "\\<harness9-prompt-mode-map>\\[harness9-prompt-send]: send, \\[harness9-prompt-cancel]: cancel"))
+    buffer))
+
+(defun harness9--prompt-close ()
+  "Kill the prompt buffer (the current one) and close its window."
+  (let ((window (get-buffer-window (current-buffer))))
+    (if (and window (not (one-window-p t window)))
+        (quit-window t window)
+      (kill-buffer (current-buffer)))))
+
+(defun harness9-prompt-send ()
+  "Send the prompt buffer's text to its command and close the buffer.
+The buffer stays when the command refuses it (e.g. an empty prompt)."
+  (interactive)
+  (let ((prompt (string-trim (buffer-substring-no-properties (point-min) (point-max))))
+        (command harness9--prompt-command))
+    (funcall command prompt) ; from this buffer: its `default-directory' picks the project
+    (harness9--prompt-close)))
+
+(defun harness9-prompt-cancel ()
+  "Close the prompt buffer without sending its text."
+  (interactive)
+  (harness9--prompt-close))
+
 ;;;; Keys
 
 ;;;###autoload
@@ -918,10 +978,12 @@ The daemon sends the run's last notifications before it answers, so the
     (define-key map "g" #'harness9-go)
     (define-key map "c" #'harness9-cancel)
     (define-key map "b" #'harness9-show)
+    (define-key map "i" #'harness9-prompt)
     map)
   "The harness9 commands, bound under `harness9-keymap-prefix':
 r `harness9-run', s `harness9-steer', q `harness9-queue', u `harness9-unqueue',
-p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show'.")
+p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show',
+i `harness9-prompt'.")
 (defalias 'harness9-command-map harness9-command-map)
 
 (defun harness9--set-keymap-prefix (symbol prefix)

@@ -113,5 +113,34 @@ setting, `confirm', stays as it is)."
                        "    ┆ … 4 more lines"
                        "    │ Edited b.txt"))))))
 
+;; The prompt buffer: a multi-line prompt written in a buffer, C-c C-c sends it, C-c C-k
+;; throws it away.
+
+(ert-deftest harness9-test-prompt-buffer ()
+  "`harness9-prompt': C-c C-k closes it unsent; C-c C-c runs its two lines as one prompt."
+  (should (eq 'harness9-prompt (key-binding (kbd "C-c h i"))))
+  (harness9-test--with-daemon "run"
+    (let ((buffer (harness9-prompt)))
+      (should (eq (current-buffer) buffer))
+      (should (eq (window-buffer (selected-window)) buffer))
+      (insert "not this")
+      (call-interactively (key-binding (kbd "C-c C-k")))
+      (should-not (buffer-live-p buffer))
+      (should-not harness9--runs))
+    (let ((buffer (harness9-prompt)))
+      (should (equal (buffer-string) "")) ; the cancelled text is gone
+      (insert "  \n")
+      (should-error (call-interactively (key-binding (kbd "C-c C-c"))) :type 'user-error)
+      (should (buffer-live-p buffer)) ; an empty prompt is not sent: the buffer stays
+      (erase-buffer)
+      (insert "list the files\nand say what a.txt says\n")
+      (call-interactively (key-binding (kbd "C-c C-c")))
+      (should-not (buffer-live-p buffer))
+      (should (equal (mapcar #'harness9--run-prompt harness9--runs)
+                     '("list the files\nand say what a.txt says")))
+      (harness9-test--wait "the run to end" (lambda () (null harness9--active)))
+      (should (equal (seq-take (split-string (harness9-test--text) "\n") 3)
+                     '("» list the files" "  and say what a.txt says" "── turn 1"))))))
+
 (provide 'harness9-edit-test)
 ;;; harness9-edit-test.el ends here
