@@ -22,6 +22,10 @@
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
 ;;
+;; Each edit's diff shows under its line, and the agent's text is shown as markdown (headings,
+;; emphasis, code).  An edit of a synced buffer leaves it unmodified (it matches the disk), and
+;; eglot asks nothing before it: the daemon's approval asked already.
+;;
 ;; After each edit the daemon asks for the problems the project's other eglot servers report
 ;; for the file (`harness9/diagnostics'); the model reads the new ones.
 ;;

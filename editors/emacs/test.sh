@@ -4,7 +4,9 @@
 # the notifications, the buffer and the workspace; buffers of files a run changed are refreshed;
 # steering a run, queueing behind it and the plan checklist;
 # agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
-# problems (a real second language server through eglot) reach the agent after each edit.
+# problems (a real second language server through eglot) reach the agent after each edit; an
+# agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
+# and the agent's markdown in the run buffer; the prompt buffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
