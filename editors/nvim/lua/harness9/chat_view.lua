@@ -50,19 +50,14 @@ end
 local ROW_GROUP = { running = "harness9ChatRunning", asking = "harness9ChatAsking", ok = "harness9ChatOk",
                     failed = "harness9ChatFailed" }
 
+local DIFF_GROUP = { add = "DiffAdd", delete = "DiffDelete", hunk = "harness9ChatDim" }
+
 local function add_diff(out, block)
-  local diff = type(block.diff) == "string" and split((block.diff:gsub("\n$", ""))) or {}
-  local shown = 0
-  for _, line in ipairs(diff) do
-    if not (line:match("^%-%-%- ") or line:match("^%+%+%+ ")) then
-      if shown == M.diff_lines then
-        out.add(string.format("    ┆ … %d more lines (d: diff)", #diff - 2 - shown), "harness9ChatDim")
-        return
-      end
-      shown = shown + 1
-      local group = line:match("^%+") and "DiffAdd" or line:match("^%-") and "DiffDelete"
-        or line:match("^@@") and "harness9ChatDim" or nil
-      out.add("    ┆ " .. line, group, 8)
+  for _, line in ipairs(view.diff_lines(block, "    ", M.diff_lines, " (d: diff)")) do
+    if line[2] == "more" then
+      out.add(line[1], "harness9ChatDim")
+    else
+      out.add(line[1], DIFF_GROUP[line[2]], 8) -- after "    ┆ "
     end
   end
 end
