@@ -8,7 +8,7 @@ local view = require("harness9.view")
 
 local M = {}
 
-M.diff_lines = 8 -- diff lines shown under an edit; the rest is one line (`d` opens it all)
+M.diff_lines = view.diff_limit -- diff lines shown under an edit; the rest is one line (`d` opens it all)
 M.live_lines = 5 -- lines of a running tool's live output
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }

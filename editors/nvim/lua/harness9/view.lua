@@ -4,7 +4,7 @@ local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
-M.DIFF_LINES = 8 -- lines of an edit's diff shown under its row; the rest is counted
+M.diff_limit = 8 -- lines of an edit's diff shown under its row in the run buffer; the rest is counted
 
 -- Bytes of a running tool's live output kept for its tail.
 local LIVE_KEEP = 4096
@@ -674,7 +674,7 @@ local function tool_lines(block, max_output)
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
   local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }
-  for _, line in ipairs(M.diff_lines(block, "    ", M.DIFF_LINES)) do
+  for _, line in ipairs(M.diff_lines(block, "    ", M.diff_limit)) do
     table.insert(lines, line[1])
   end
   add_all(lines, changed_lines(block))
