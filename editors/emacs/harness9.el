@@ -410,20 +410,84 @@ first: what is inside a code span is not emphasis.")
     (put-text-property (match-end 0) (length line) 'face 'harness9-heading line)
     line))
 
+(defconst harness9--code-modes
+  '(("elisp" . emacs-lisp-mode) ("bash" . sh-mode) ("shell" . sh-mode) ("console" . sh-mode)
+    ("py" . python-mode) ("js" . js-mode) ("ts" . typescript-mode) ("rs" . rust-mode))
+  "Code block languages whose major mode is not named LANGUAGE-mode.")
+
+(defun harness9--code-mode (language)
+  "The major mode that fontifies code in LANGUAGE (a code block's info), or nil.
+Only modes `auto-mode-alist' names for files: the language comes from the
+model, and any other function named *-mode may do more than fontify."
+  (let* ((name (downcase (or language "")))
+         (mode (or (cdr (assoc name harness9--code-modes))
+                   (and (not (string-empty-p name)) (intern-soft (concat name "-mode"))))))
+    (and mode (fboundp mode) (rassq mode auto-mode-alist) mode)))
+
+(defvar harness9--code-cache (make-hash-table :test #'equal)
+  "Fontified code blocks by (MODE . CODE): the run view is redrawn at every event.")
+
+(defun harness9--fontify (code mode)
+  "CODE with the faces MODE's font-lock gives it; as it is when MODE fails on it."
+  (condition-case nil
+      ;; Quietly: a mode may talk ("Can't guess python-indent-offset").
+      (let ((inhibit-message t) (message-log-max nil))
+        (with-temp-buffer
+          (insert code)
+          (delay-mode-hooks (funcall mode)) ; no hooks: no eglot, no linters
+          (font-lock-ensure)
+          (buffer-string)))
+    (error code)))
+
+(defun harness9--fontify-code (code mode)
+  "CODE fontified by MODE, kept in `harness9--code-cache'."
+  (let ((key (cons mode code)))
+    (or (gethash key harness9--code-cache)
+        (progn
+          (when (> (hash-table-count harness9--code-cache) 200) (clrhash harness9--code-cache))
+          (puthash key (harness9--fontify code mode) harness9--code-cache)))))
+
+(defun harness9--code-lines (lines language)
+  "The LINES of a code block in LANGUAGE, fontified by its mode when Emacs has one."
+  (let* ((mode (harness9--code-mode language))
+         (lines (if mode
+                    (split-string (harness9--fontify-code (string-join lines "\n") mode) "\n")
+                  lines)))
+    (mapcar (lambda (line)
+              (let ((line (copy-sequence line)))
+                (add-face-text-property 0 (length line) 'harness9-code-block t line)
+                line))
+            lines)))
+
+(defconst harness9--fence "\\`[ \t]*\\(```\\|~~~\\)[ \t]*\\([^ \t]*\\)"
+  "A code block's fence; group 2 is its language.")
+
+(defun harness9--markdown-line (line)
+  "LINE (outside code blocks) with its heading or inline markdown shown."
+  (if (string-match-p "\\`#\\{1,6\\}[ \t]+" line)
+      (harness9--markdown-heading line)
+    (harness9--markdown-inline line)))
+
 (defun harness9--markdown-lines (text)
   "The lines of the agent's TEXT with its markdown shown by faces.
-Headings, bold, italic, code spans and fenced code blocks; the text itself
-is left as the model wrote it (its marks are dimmed, hidden when
-`harness9-hide-markup')."
-  (let ((fenced nil))
-    (mapcar (lambda (line)
-              (cond ((string-match-p "\\`[ \t]*\\(```\\|~~~\\)" line)
-                     (setq fenced (not fenced))
-                     (propertize line 'face 'harness9-markup))
-                    (fenced (propertize line 'face 'harness9-code-block))
-                    ((string-match-p "\\`#\\{1,6\\}[ \t]+" line) (harness9--markdown-heading line))
-                    (t (harness9--markdown-inline line))))
-            (split-string text "\n"))))
+Headings, bold, italic, code spans and fenced code blocks (fontified by
+their language's mode); the text itself is left as the model wrote it (its
+marks are dimmed, hidden when `harness9-hide-markup')."
+  (let ((lines (split-string text "\n"))
+        (out nil))
+    (while lines
+      (let ((line (pop lines)))
+        (if (not (string-match harness9--fence line))
+            (push (harness9--markdown-line line) out)
+          (let ((language (match-string 2 line))
+                (code nil))
+            (push (propertize line 'face 'harness9-markup) out)
+            (while (and lines (not (string-match-p harness9--fence (car lines))))
+              (push (pop lines) code))
+            (setq out (append (reverse (harness9--code-lines (nreverse code) language)) out))
+            (when lines
+              (push (propertize (pop lines) 'face 'harness9-markup) out))))))
+    (nreverse out)))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
@@ -948,26 +1012,27 @@ run in progress, in the project of the buffer this is called from.
                    "\\<harness9-prompt-mode-map>\\[harness9-prompt-send]: send, \\[harness9-prompt-cancel]: cancel"))
     buffer))
 
-(defun harness9--prompt-close ()
-  "Kill the prompt buffer (the current one) and close its window."
-  (let ((window (get-buffer-window (current-buffer))))
+(defun harness9--prompt-close (buffer)
+  "Kill the prompt BUFFER and close its window."
+  (let ((window (get-buffer-window buffer)))
     (if (and window (not (one-window-p t window)))
         (quit-window t window)
-      (kill-buffer (current-buffer)))))
+      (kill-buffer buffer))))
 
 (defun harness9-prompt-send ()
   "Send the prompt buffer's text to its command and close the buffer.
 The buffer stays when the command refuses it (e.g. an empty prompt)."
   (interactive)
   (let ((prompt (string-trim (buffer-substring-no-properties (point-min) (point-max))))
-        (command harness9--prompt-command))
+        (command harness9--prompt-command)
+        (buffer (current-buffer)))
     (funcall command prompt) ; from this buffer: its `default-directory' picks the project
-    (harness9--prompt-close)))
+    (harness9--prompt-close buffer)))
 
 (defun harness9-prompt-cancel ()
   "Close the prompt buffer without sending its text."
   (interactive)
-  (harness9--prompt-close))
+  (harness9--prompt-close (current-buffer)))
 
 ;;;; Keys
 

@@ -86,7 +86,7 @@ setting, `confirm', stays as it is)."
                        "    ┆ +GAMMA"
                        "    │ Edited b.txt")))
       (should (equal (seq-take (nthcdr 12 lines) 7)
-                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```sh" "cat b.txt" "```"
+                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```elisp" "(defun shout () (upcase \"b\"))" "```"
                        "The end."))))
     (should (eq (harness9-edit-test--face-at "-alpha") 'diff-removed))
     (should (eq (harness9-edit-test--face-at "+ALPHA") 'diff-added))
@@ -97,8 +97,19 @@ setting, `confirm', stays as it is)."
     (should (eq (harness9-edit-test--face-at "bold**") 'bold))
     (should (eq (harness9-edit-test--face-at "italic*") 'italic))
     (should (eq (harness9-edit-test--face-at "code`") 'harness9-code))
-    (should (eq (harness9-edit-test--face-at "cat b.txt") 'harness9-code-block))
+    ;; The code block: its language's faces (emacs-lisp-mode's), over the block's own.
+    (should (equal (harness9-edit-test--face-at "(defun") 'harness9-code-block))
+    (should (equal (harness9-edit-test--face-at "defun") '(font-lock-keyword-face harness9-code-block)))
+    (should (equal (harness9-edit-test--face-at "shout ()") '(font-lock-function-name-face harness9-code-block)))
     (should-not (harness9-edit-test--face-at "The end"))))
+
+(ert-deftest harness9-test-code-block-modes ()
+  "A code block's language picks a major mode for files only: the model names it."
+  (should (eq (harness9--code-mode "elisp") 'emacs-lisp-mode))
+  (should (eq (harness9--code-mode "Emacs-Lisp") 'emacs-lisp-mode))
+  (should-not (harness9--code-mode "server")) ; `server-mode' would start the Emacs server
+  (should-not (harness9--code-mode "no-such-language"))
+  (should-not (harness9--code-mode "")))
 
 (ert-deftest harness9-test-view-diff-is-cut ()
   "An edit's diff longer than `harness9-diff-lines' ends with how many lines are left out."
