@@ -21,9 +21,10 @@ M.ATTRIBUTES = {
 --- Whether this Neovim highlights with tree-sitter (0.10+ with the markdown parsers).
 function M.treesitter()
   if M.has_treesitter == nil then
+    -- A parser made is the proof: language.add() returns nothing on 0.10, nil and why on 0.11+.
     M.has_treesitter = vim.fn.has("nvim-0.10") == 1
-      and pcall(vim.treesitter.language.add, "markdown")
-      and pcall(vim.treesitter.language.add, "markdown_inline")
+      and pcall(vim.treesitter.get_string_parser, "x", "markdown")
+      and pcall(vim.treesitter.get_string_parser, "x", "markdown_inline")
   end
   return M.has_treesitter
 end
