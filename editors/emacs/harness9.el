@@ -20,6 +20,11 @@
 ;;   M-x harness9-go       carry out the plan                                       C-c h g
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
+;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
+;;
+;; Each edit's diff shows under its line, and the agent's text is shown as markdown (headings,
+;; emphasis, code).  An edit of a synced buffer leaves it unmodified (it matches the disk), and
+;; eglot asks nothing before it: the daemon's approval asked already.
 ;;
 ;; After each edit the daemon asks for the problems the project's other eglot servers report
 ;; for the file (`harness9/diagnostics'); the model reads the new ones.
@@ -39,6 +44,7 @@
 (require 'seq)
 (require 'subr-x)
 (require 'json)
+(require 'diff-mode)
 
 (defgroup harness9 nil
   "The harness9 coding agent."
@@ -70,6 +76,27 @@ For example (:maxTurns 10 :thinking t)."
 (defcustom harness9-output-lines 3
   "How many lines of each tool's output are shown under its line."
   :type 'integer)
+
+(defcustom harness9-diff-lines 12
+  "How many lines of an edit's diff are shown under its line (nil: all)."
+  :type '(choice integer (const :tag "All" nil)))
+
+(defcustom harness9-hide-markup t
+  "Whether the marks of the agent's markdown (**, `, #) are hidden.
+Either way its headings, emphasis and code are shown with faces."
+  :type 'boolean)
+
+(defface harness9-heading '((t :inherit (bold font-lock-function-name-face)))
+  "A heading in the agent's text.")
+
+(defface harness9-code '((t :inherit font-lock-constant-face))
+  "A `code' span in the agent's text.")
+
+(defface harness9-code-block '((t :inherit (fixed-pitch font-lock-constant-face)))
+  "The lines of a fenced code block in the agent's text.")
+
+(defface harness9-markup '((t :inherit shadow))
+  "The marks of the agent's markdown, and a code block's fences.")
 
 (defcustom harness9-run-timeout 3600
   "Seconds `harness9-run-and-wait' waits for a run before giving up."
@@ -117,7 +144,7 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output approval)
+  name summary (status 'running) reason ms output approval diff)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -250,7 +277,8 @@ allowed; a refused call never starts."
            (setf (harness9--tool-status tool) (if (equal kind "tool_completed") 'ok 'failed)
                  (harness9--tool-reason tool) (plist-get ev :reason)
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
-                 (harness9--tool-output tool) (plist-get ev :output))))
+                 (harness9--tool-output tool) (plist-get ev :output)
+                 (harness9--tool-diff tool) (plist-get ev :diff))))
         ("steered" (setf (harness9--run-blocks run)
                          (append (harness9--run-blocks run)
                                  (list (harness9--make-note
@@ -314,9 +342,152 @@ allowed; a refused call never starts."
          (append (list (format "%s  (%s)" head
                                (string-join (delq nil (list approval reason (format "%d ms" ms)))
                                             ", ")))
+                 (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)
                  (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
                    (list (format "    │ … %d more lines" (- (length out) harness9-output-lines))))))))))
+
+;;;; Diffs and markdown in the run view
+
+(defun harness9--diff-face (line)
+  "The `diff-mode' face of the diff LINE."
+  (cond ((string-prefix-p "@@" line) 'diff-hunk-header)
+        ((string-prefix-p "+" line) 'diff-added)
+        ((string-prefix-p "-" line) 'diff-removed)
+        (t 'diff-context)))
+
+(defun harness9--diff-text (diff)
+  "The lines shown for the unified DIFF under its edit's line, coloured.
+The file header is left out (the edit's line names the file), and lines
+past `harness9-diff-lines' are counted, not shown."
+  (when (and (stringp diff) (not (string-empty-p diff)))
+    (let* ((lines (seq-remove (lambda (line) (string-match-p "\\`\\(---\\|\\+\\+\\+\\) " line))
+                              (split-string (string-trim-right diff "\n+") "\n")))
+           (shown (if harness9-diff-lines (seq-take lines harness9-diff-lines) lines)))
+      (append (mapcar (lambda (line)
+                        (concat "    ┆ " (propertize line 'face (harness9--diff-face line))))
+                      shown)
+              (when (> (length lines) (length shown))
+                (list (concat "    ┆ " (propertize (format "… %d more lines"
+                                                         (- (length lines) (length shown)))
+                                                 'face 'shadow))))))))
+
+(defconst harness9--markdown-spans
+  '(("\\(`\\)\\([^`\n]+\\)\\(`\\)" . harness9-code)
+    ("\\(\\*\\*\\)\\([^*\n]+\\)\\(\\*\\*\\)" . bold)
+    ("\\(__\\)\\([^_\n]+\\)\\(__\\)" . bold)
+    ("\\(\\*\\)\\([^*\n ]\\(?:[^*\n]*[^*\n ]\\)?\\)\\(\\*\\)" . italic)
+    ("\\_<\\(_\\)\\([^_\n ]\\(?:[^_\n]*[^_\n ]\\)?\\)\\(_\\)\\_>" . italic))
+  "Inline markdown as (REGEXP . FACE).
+REGEXP's groups: the mark, the text, the closing mark.  Code comes
+first: what is inside a code span is not emphasis.")
+
+(defun harness9--markup (string from to)
+  "Show STRING's characters FROM to TO as markdown's marks."
+  (put-text-property from to 'face 'harness9-markup string)
+  (when harness9-hide-markup
+    (put-text-property from to 'invisible t string)))
+
+(defun harness9--markdown-inline (line)
+  "LINE with its code spans, bold and italic text given their faces."
+  (let ((line (copy-sequence line)))
+    (pcase-dolist (`(,regexp . ,face) harness9--markdown-spans)
+      (let ((start 0))
+        (while (string-match regexp line start)
+          (setq start (match-end 0))
+          ;; A span inside one already shown (`*' in code, `*x*' in `**x**') stays as it is.
+          (unless (text-property-not-all (match-beginning 0) (match-end 0) 'face nil line)
+            (harness9--markup line (match-beginning 1) (match-end 1))
+            (put-text-property (match-beginning 2) (match-end 2) 'face face line)
+            (harness9--markup line (match-beginning 3) (match-end 3))))))
+    line))
+
+(defun harness9--markdown-heading (line)
+  "The heading LINE (it starts with #) with its marks dim and its text a heading."
+  (let ((line (copy-sequence line)))
+    (string-match "\\`#+[ \t]+" line)
+    (harness9--markup line 0 (match-end 0))
+    (put-text-property (match-end 0) (length line) 'face 'harness9-heading line)
+    line))
+
+(defconst harness9--code-modes
+  '(("elisp" . emacs-lisp-mode) ("bash" . sh-mode) ("shell" . sh-mode) ("console" . sh-mode)
+    ("py" . python-mode) ("js" . js-mode) ("ts" . typescript-mode) ("rs" . rust-mode))
+  "Code block languages whose major mode is not named LANGUAGE-mode.")
+
+(defun harness9--code-mode (language)
+  "The major mode that fontifies code in LANGUAGE (a code block's info), or nil.
+Only modes `auto-mode-alist' names for files: the language comes from the
+model, and any other function named *-mode may do more than fontify."
+  (let* ((name (downcase (or language "")))
+         (mode (or (cdr (assoc name harness9--code-modes))
+                   (and (not (string-empty-p name)) (intern-soft (concat name "-mode"))))))
+    (and mode (fboundp mode) (rassq mode auto-mode-alist) mode)))
+
+(defvar harness9--code-cache (make-hash-table :test #'equal)
+  "Fontified code blocks by (MODE . CODE): the run view is redrawn at every event.")
+
+(defun harness9--fontify (code mode)
+  "CODE with the faces MODE's font-lock gives it; as it is when MODE fails on it."
+  (condition-case nil
+      ;; Quietly: a mode may talk ("Can't guess python-indent-offset").
+      (let ((inhibit-message t) (message-log-max nil))
+        (with-temp-buffer
+          (insert code)
+          (delay-mode-hooks (funcall mode)) ; no hooks: no eglot, no linters
+          (font-lock-ensure)
+          (buffer-string)))
+    (error code)))
+
+(defun harness9--fontify-code (code mode)
+  "CODE fontified by MODE, kept in `harness9--code-cache'."
+  (let ((key (cons mode code)))
+    (or (gethash key harness9--code-cache)
+        (progn
+          (when (> (hash-table-count harness9--code-cache) 200) (clrhash harness9--code-cache))
+          (puthash key (harness9--fontify code mode) harness9--code-cache)))))
+
+(defun harness9--code-lines (lines language)
+  "The LINES of a code block in LANGUAGE, fontified by its mode when Emacs has one."
+  (let* ((mode (harness9--code-mode language))
+         (lines (if mode
+                    (split-string (harness9--fontify-code (string-join lines "\n") mode) "\n")
+                  lines)))
+    (mapcar (lambda (line)
+              (let ((line (copy-sequence line)))
+                (add-face-text-property 0 (length line) 'harness9-code-block t line)
+                line))
+            lines)))
+
+(defconst harness9--fence "\\`[ \t]*\\(```\\|~~~\\)[ \t]*\\([^ \t]*\\)"
+  "A code block's fence; group 2 is its language.")
+
+(defun harness9--markdown-line (line)
+  "LINE (outside code blocks) with its heading or inline markdown shown."
+  (if (string-match-p "\\`#\\{1,6\\}[ \t]+" line)
+      (harness9--markdown-heading line)
+    (harness9--markdown-inline line)))
+
+(defun harness9--markdown-lines (text)
+  "The lines of the agent's TEXT with its markdown shown by faces.
+Headings, bold, italic, code spans and fenced code blocks (fontified by
+their language's mode); the text itself is left as the model wrote it (its
+marks are dimmed, hidden when `harness9-hide-markup')."
+  (let ((lines (split-string text "\n"))
+        (out nil))
+    (while lines
+      (let ((line (pop lines)))
+        (if (not (string-match harness9--fence line))
+            (push (harness9--markdown-line line) out)
+          (let ((language (match-string 2 line))
+                (code nil))
+            (push (propertize line 'face 'harness9-markup) out)
+            (while (and lines (not (string-match-p harness9--fence (car lines))))
+              (push (pop lines) code))
+            (setq out (append (reverse (harness9--code-lines (nreverse code) language)) out))
+            (when lines
+              (push (propertize (pop lines) 'face 'harness9-markup) out))))))
+    (nreverse out)))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
@@ -364,7 +535,7 @@ allowed; a refused call never starts."
                                 (mapcar (lambda (l) (concat "  ~ " l))
                                         (split-string (harness9--turn-thinking block) "\n")))
                               (unless (string-empty-p (harness9--turn-text block))
-                                (split-string (harness9--turn-text block) "\n"))))))))
+                                (harness9--markdown-lines (harness9--turn-text block)))))))))
     (append lines (delq nil (list (harness9--footer run))))))
 
 (defun harness9-view-text ()
@@ -415,7 +586,8 @@ allowed; a refused call never starts."
   (let ((run (harness9--apply params)))
     (when run (harness9--track-active run params))
     (when (and run (equal (plist-get params :kind) "tool_completed"))
-      (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params)))
+      (harness9--refresh-files (harness9--run-root run) (harness9--changed-paths params))
+      (harness9--settle-edited (harness9--run-root run) params))
     (harness9--render)))
 
 (defun harness9--track-active (run ev)
@@ -461,6 +633,47 @@ A buffer with unsaved changes is left as it is; Emacs warns when it is saved."
         (insert (harness9-view-text))
         (when at-end (goto-char (point-max)))
         (dolist (w followers) (set-window-point w (point-max)))))))
+
+;;;; Buffers the agent edited through the editor
+
+(defun harness9--same-as-disk-p (buffer file)
+  "Whether BUFFER's whole text is FILE's text on disk."
+  (let ((text (with-current-buffer buffer
+                (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))))
+    (with-temp-buffer
+      (insert-file-contents file)
+      (string= text (buffer-string)))))
+
+(defun harness9--settle-edited (root ev)
+  "Mark the buffer the finished tool EV edited through the editor as saved.
+The daemon applies such an edit to the buffer (`workspace/applyEdit') and
+then writes the same text to disk.  The buffer then matches its file: left
+modified, its undo would record the step back as the saved state, mark the
+buffer unmodified while the disk keeps the edit, and Emacs would quit
+without asking.  A buffer changed since (it differs from the disk) is left.
+ROOT is the run's workspace root, which EV's path is relative to."
+  (let* ((path (plist-get ev :path))
+         (file (and root (stringp path) (equal (plist-get ev :via) "editor")
+                    (expand-file-name path root)))
+         (buffer (and file (find-buffer-visiting file))))
+    (when (and buffer (buffer-modified-p buffer) (file-exists-p file)
+               (harness9--same-as-disk-p buffer file))
+      (with-current-buffer buffer
+        (set-visited-file-modtime)
+        (set-buffer-modified-p nil)))))
+
+;; eglot asks before applying a server's `workspace/applyEdit' (`eglot-confirm-server-edits',
+;; named `eglot-confirm-server-initiated-edits' before eglot 1.16).  The daemon sends one only
+;; for an edit its approval allowed, so the second question is dropped for this server alone.
+(defvar eglot-confirm-server-edits)
+
+(cl-defmethod eglot-handle-request :around
+  ((_server harness9-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Apply the daemon's edit unasked; other servers' edits still ask."
+  (with-suppressed-warnings ((obsolete eglot-confirm-server-initiated-edits))
+    (let ((eglot-confirm-server-initiated-edits nil)
+          (eglot-confirm-server-edits nil))
+      (cl-call-next-method))))
 
 ;;;; Approvals
 
@@ -761,6 +974,66 @@ The daemon sends the run's last notifications before it answers, so the
   (interactive)
   (display-buffer (harness9-buffer)))
 
+;;;; The prompt buffer: a prompt of several lines, written in a buffer
+
+(defvar harness9-prompt-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'harness9-prompt-send)
+    (define-key map (kbd "C-c C-k") #'harness9-prompt-cancel)
+    map)
+  "Keys of the *harness9 prompt* buffer.")
+
+(define-derived-mode harness9-prompt-mode text-mode "harness9 prompt"
+  "Major mode of the *harness9 prompt* buffer, where a prompt is written.
+\\<harness9-prompt-mode-map>\\[harness9-prompt-send] sends it,
+\\[harness9-prompt-cancel] throws it away.")
+
+(defvar-local harness9--prompt-command nil
+  "The command the prompt buffer's text is sent to.")
+
+;;;###autoload
+(defun harness9-prompt (&optional command)
+  "Write a prompt in the *harness9 prompt* buffer, then send it to COMMAND.
+COMMAND is `harness9-steer' unless given: the prompt runs, or goes into the
+run in progress, in the project of the buffer this is called from.
+\\<harness9-prompt-mode-map>\\[harness9-prompt-send] sends it,
+\\[harness9-prompt-cancel] cancels.  Returns the prompt buffer."
+  (interactive)
+  (let ((directory default-directory)
+        (buffer (get-buffer-create "*harness9 prompt*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'harness9-prompt-mode) (harness9-prompt-mode))
+      (setq default-directory directory
+            harness9--prompt-command (or command #'harness9-steer)))
+    (select-window (display-buffer buffer '((display-buffer-reuse-window
+                                             display-buffer-below-selected)
+                                            (window-height . 8))))
+    (message "%s" (substitute-command-keys
+                   "\\<harness9-prompt-mode-map>\\[harness9-prompt-send]: send, \\[harness9-prompt-cancel]: cancel"))
+    buffer))
+
+(defun harness9--prompt-close (buffer)
+  "Kill the prompt BUFFER and close its window."
+  (let ((window (get-buffer-window buffer)))
+    (if (and window (not (one-window-p t window)))
+        (quit-window t window)
+      (kill-buffer buffer))))
+
+(defun harness9-prompt-send ()
+  "Send the prompt buffer's text to its command and close the buffer.
+The buffer stays when the command refuses it (e.g. an empty prompt)."
+  (interactive)
+  (let ((prompt (string-trim (buffer-substring-no-properties (point-min) (point-max))))
+        (command harness9--prompt-command)
+        (buffer (current-buffer)))
+    (funcall command prompt) ; from this buffer: its `default-directory' picks the project
+    (harness9--prompt-close buffer)))
+
+(defun harness9-prompt-cancel ()
+  "Close the prompt buffer without sending its text."
+  (interactive)
+  (harness9--prompt-close (current-buffer)))
+
 ;;;; Keys
 
 ;;;###autoload
@@ -774,10 +1047,12 @@ The daemon sends the run's last notifications before it answers, so the
     (define-key map "g" #'harness9-go)
     (define-key map "c" #'harness9-cancel)
     (define-key map "b" #'harness9-show)
+    (define-key map "i" #'harness9-prompt)
     map)
   "The harness9 commands, bound under `harness9-keymap-prefix':
 r `harness9-run', s `harness9-steer', q `harness9-queue', u `harness9-unqueue',
-p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show'.")
+p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show',
+i `harness9-prompt'.")
 (defalias 'harness9-command-map harness9-command-map)
 
 (defun harness9--set-keymap-prefix (symbol prefix)

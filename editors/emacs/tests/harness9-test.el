@@ -189,8 +189,7 @@ rejects it too; the buffer and the workspace show all three."
 (ert-deftest harness9-test-apply-edit ()
   "A synced buffer: read_file sees its unsaved line; the agent's edit shows in the buffer
 and, the same text, on disk."
-  (let ((harness9-synced-modes '(text-mode))
-        (eglot-confirm-server-initiated-edits nil))
+  (let ((harness9-synced-modes '(text-mode)))
     (harness9-test--with-daemon "applyedit"
       (let ((buf (find-file-noselect (expand-file-name "a.txt" ws))))
         (unwind-protect
@@ -217,7 +216,6 @@ and, the same text, on disk."
 (ert-deftest harness9-test-undo ()
   "The buffer shows the agent's two-span edit; one `undo' restores the user's text."
   (let ((harness9-synced-modes '(text-mode))
-        (eglot-confirm-server-initiated-edits nil)
         (applied nil))
     (harness9-test--with-daemon "undo"
       (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))

@@ -14,6 +14,10 @@ syntax match harness9Modified /^    \~ .*/
 syntax match harness9Deleted  /^    - .*/
 syntax match harness9Shared   /^    (may include changes .*/
 syntax match harness9Restored /^↺ .*/
+syntax match harness9DiffHunk   /^    ┆ \zs@@.*/
+syntax match harness9DiffAdd    /^    ┆ \zs+.*/
+syntax match harness9DiffDelete /^    ┆ \zs-.*/
+syntax match harness9DiffMore   /^    ┆ \zs… .*/
 syntax match harness9Attached /^  @ .*/
 syntax match harness9Done    /^■ \(completed\|max_turns\).*/
 syntax match harness9Stopped /^■ \(cancelled\|error\|cancelling\).*/
@@ -29,6 +33,10 @@ highlight default link harness9Modified Type
 highlight default link harness9Deleted  WarningMsg
 highlight default link harness9Shared   Comment
 highlight default link harness9Restored Title
+highlight default link harness9DiffHunk   Comment
+highlight default link harness9DiffAdd    DiffAdd
+highlight default link harness9DiffDelete DiffDelete
+highlight default link harness9DiffMore   Comment
 highlight default link harness9Attached Comment
 highlight default link harness9Done    Statement
 highlight default link harness9Stopped ErrorMsg

@@ -138,17 +138,20 @@ local function scenario_approve()
   local lines = normalized_lines()
   -- edit_file's output (its confirmation, then "No new problems …") is the daemon's to word, and
   -- so is the rejection's text around the user's reason.
-  while (lines[5] or ""):find("^    │ ") do
-    table.remove(lines, 5)
+  while (lines[8] or ""):find("^    │ ") do
+    table.remove(lines, 8)
   end
-  if (lines[6] or ""):find("rejected this bash call: not in the root, please", 1, true) then
-    lines[6] = "    │ <the rejection with its reason>"
+  if (lines[9] or ""):find("rejected this bash call: not in the root, please", 1, true) then
+    lines[9] = "    │ <the rejection with its reason>"
   end
   expect_lines({
     "» change a.txt",
     "── turn 1",
     "Changing it.",
     "  ✓ edit_file: a.txt  (allowed once, N ms)",
+    "    ┆ @@ -1 +1 @@",
+    "    ┆ -hello from a.txt",
+    "    ┆ +bye from a.txt",
     "  ✗ bash: echo planted > planted.txt  (rejected, N ms)",
     "    │ <the rejection with its reason>",
     "── turn 2",

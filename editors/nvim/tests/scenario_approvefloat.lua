@@ -42,7 +42,9 @@ h.main(function()
   h.expect_equal("planted.txt (rejected)", nil, h.workspace_file("planted.txt"))
   local lines = h.normalized(harness9.buffer())
   h.expect_equal("the edit's row", "  ✓ edit_file: a.txt  (allowed once, N ms)", lines[4])
-  local next_row = 5 -- after the edit's output (the daemon's to word)
+  h.expect_equal("the edit's diff", { "    ┆ @@ -1 +1 @@", "    ┆ -hello from a.txt", "    ┆ +bye from a.txt" },
+    vim.list_slice(lines, 5, 7))
+  local next_row = 8 -- after the edit's output (the daemon's to word)
   while (lines[next_row] or ""):find("^    │ ") do
     next_row = next_row + 1
   end

@@ -130,6 +130,25 @@ local function real_daemon()
   h.expect_equal("the real edit's completion", { via = "editor", diff = true, added = 1, removed = 1 },
     done and { via = done.via, diff = type(done.diff) == "string", added = done.added, removed = done.removed })
   h.expect_equal("calc.py on disk", NEW, h.workspace_file("calc.py"))
+  -- The run buffer shows the edit's diff under its row, as the chat does, highlighted.
+  local run_buf = harness9.buffer()
+  local lines = vim.api.nvim_buf_get_lines(run_buf, 0, -1, false)
+  local at
+  for i, line in ipairs(lines) do
+    at = at or (line:match("^  ✓ edit_file: calc.py") and i)
+  end
+  h.expect_equal("the diff under the edit's row in the run buffer",
+    { "    ┆ @@ -1,2 +1,2 @@", "    ┆  def add(a, b):", "    ┆ -    return a - b", "    ┆ +    return a + b" },
+    at and vim.list_slice(lines, at + 1, at + 4))
+  vim.cmd("syntax on")
+  local function group_at(line, text)
+    return vim.api.nvim_buf_call(run_buf, function()
+      local col = (lines[line]:find(text, 1, true))
+      return vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.synID(line, col, 1)), "name")
+    end)
+  end
+  h.expect_equal("the diff's highlights", { "DiffDelete", "DiffAdd" },
+    { group_at(at + 3, "-    return"), group_at(at + 4, "+    return") })
   h.expect_equal(":Harness9Diff after a real edit", { true }, { harness9.diff() })
   local wins = tab_windows()
   h.expect_equal("the before-text", lines_of(OLD), wins[1].lines)

@@ -3,6 +3,7 @@
 -- conversation (chat_view.lua), redrawn as events arrive without touching what is being typed.
 local chat_view = require("harness9.chat_view")
 local commands = require("harness9.commands")
+local markdown = require("harness9.markdown")
 
 local M = {}
 
@@ -30,6 +31,7 @@ local function define_highlights()
   for group, link in pairs(HIGHLIGHTS) do
     vim.cmd(string.format("highlight default link %s %s", group, link))
   end
+  markdown.define_highlights()
 end
 
 --- The chat buffer's number, or nil when it does not exist.
@@ -151,6 +153,7 @@ function M.window_options(win)
   vim.wo[win].linebreak = true
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
+  vim.wo[win].conceallevel = 2 -- the marks of the agent's markdown (**, `) are hidden
 end
 
 --- Redraws the conversation of `state` above the prompt line of `buf`.
@@ -164,7 +167,9 @@ function M.render(buf, state)
   api.nvim_buf_set_lines(buf, 0, count - 1, false, out.lines)
   api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   for _, hl in ipairs(out.highlights) do
-    api.nvim_buf_set_extmark(buf, ns, hl[1], hl[3], { end_col = hl[4], hl_group = hl[2] })
+    -- pcall: a highlight of the model's text past its line (a parser's quirk) is dropped, not raised.
+    pcall(api.nvim_buf_set_extmark, buf, ns, hl[1], hl[3], { end_row = hl.end_row, end_col = hl[4],
+      hl_group = hl[2], conceal = hl.conceal, conceal_lines = hl.conceal_lines, priority = hl.priority })
   end
   rows = out.rows
   local last = api.nvim_buf_line_count(buf)

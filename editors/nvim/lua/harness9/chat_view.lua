@@ -2,12 +2,13 @@
 -- prompt under "You", the agent's text and tool rows (English summaries, summary.lua) under
 -- "harness9", a running bash call's live output, edits' diffs, and the context fill.
 -- Returns lines, highlights and which tool each row shows. Pure Lua.
+local markdown = require("harness9.markdown")
 local summary = require("harness9.summary")
 local view = require("harness9.view")
 
 local M = {}
 
-M.diff_lines = 8 -- diff lines shown under an edit; the rest is one line (`d` opens it all)
+M.diff_lines = view.diff_limit -- diff lines shown under an edit; the rest is one line (`d` opens it all)
 M.live_lines = 5 -- lines of a running tool's live output
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
@@ -50,20 +51,27 @@ end
 local ROW_GROUP = { running = "harness9ChatRunning", asking = "harness9ChatAsking", ok = "harness9ChatOk",
                     failed = "harness9ChatFailed" }
 
+local DIFF_GROUP = { add = "DiffAdd", delete = "DiffDelete", hunk = "harness9ChatDim" }
+
 local function add_diff(out, block)
-  local diff = type(block.diff) == "string" and split((block.diff:gsub("\n$", ""))) or {}
-  local shown = 0
-  for _, line in ipairs(diff) do
-    if not (line:match("^%-%-%- ") or line:match("^%+%+%+ ")) then
-      if shown == M.diff_lines then
-        out.add(string.format("    ┆ … %d more lines (d: diff)", #diff - 2 - shown), "harness9ChatDim")
-        return
-      end
-      shown = shown + 1
-      local group = line:match("^%+") and "DiffAdd" or line:match("^%-") and "DiffDelete"
-        or line:match("^@@") and "harness9ChatDim" or nil
-      out.add("    ┆ " .. line, group, 8)
+  for _, line in ipairs(view.diff_lines(block, "    ", M.diff_lines, " (d: diff)")) do
+    if line[2] == "more" then
+      out.add(line[1], "harness9ChatDim")
+    else
+      out.add(line[1], DIFF_GROUP[line[2]], 8) -- after "    ┆ "
     end
+  end
+end
+
+-- The agent's text, its markdown highlighted (markdown.lua gives rows counted from its first).
+local function add_markdown(out, text)
+  local first = #out.lines
+  for _, line in ipairs(split(text)) do
+    out.add(line)
+  end
+  for _, hl in ipairs(markdown.highlights(text)) do
+    table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], end_row = hl.end_row and hl.end_row + first,
+      conceal = hl.conceal, conceal_lines = hl.conceal_lines, priority = hl.priority })
   end
 end
 
@@ -209,9 +217,7 @@ local function add_run(out, run, state)
         out.add("  ~ " .. line, "harness9ChatDim")
       end
       if block.text ~= "" then
-        for _, line in ipairs(split((block.text:gsub("\n+$", "")))) do
-          out.add(line)
-        end
+        add_markdown(out, (block.text:gsub("\n+$", "")))
       end
     else
       add_tool(out, block, state)
@@ -256,7 +262,8 @@ function M.header(state)
   return table.concat(parts, " · ")
 end
 
---- { lines, highlights = {{row0, group, col_from, col_to}}, rows = {line1 -> tool block} }.
+--- { lines, highlights = {{row0, group, col_from, col_to, end_row = …, conceal = …, priority = …}},
+--- rows = {line1 -> tool block} }.
 function M.render(state)
   local out = builder()
   out.add(M.header(state), "harness9ChatHeader")

@@ -4,6 +4,8 @@ local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
+M.diff_limit = 8 -- lines of an edit's diff shown under its row in the run buffer; the rest is counted
+
 -- Bytes of a running tool's live output kept for its tail.
 local LIVE_KEEP = 4096
 
@@ -628,6 +630,32 @@ local function changed_lines(block)
   return lines
 end
 
+--- The lines shown under an edit's row for its unified diff (`block.diff`): the hunks without the
+--- file header (the row names the file), at most `limit`, then one line counting the rest, which
+--- ends with `more` (e.g. the key that opens it all). Each is { text, kind }, kind "add",
+--- "delete", "hunk", "more" or nil (a context line). Shared by the run buffer and the chat.
+function M.diff_lines(block, indent, limit, more)
+  local out = {}
+  if type(block.diff) ~= "string" then
+    return out
+  end
+  local lines = {}
+  for _, line in ipairs(split((block.diff:gsub("\n+$", "")))) do
+    if line ~= "" and not (line:match("^%-%-%- ") or line:match("^%+%+%+ ")) then
+      table.insert(lines, line)
+    end
+  end
+  for i, line in ipairs(lines) do
+    if i > limit then
+      table.insert(out, { string.format("%s┆ … %d more lines%s", indent, #lines - limit, more or ""), "more" })
+      break
+    end
+    local kind = line:match("^%+") and "add" or line:match("^%-") and "delete" or line:match("^@@") and "hunk" or nil
+    table.insert(out, { indent .. "┆ " .. line, kind })
+  end
+  return out
+end
+
 local function tool_lines(block, max_output)
   local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
   local mark = M.sandbox_mark(block.sandbox)
@@ -646,6 +674,9 @@ local function tool_lines(block, max_output)
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
   local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }
+  for _, line in ipairs(M.diff_lines(block, "    ", M.diff_limit)) do
+    table.insert(lines, line[1])
+  end
   add_all(lines, changed_lines(block))
   for _, problem in ipairs(M.problem_lines(block, "    ")) do
     table.insert(lines, problem[1])

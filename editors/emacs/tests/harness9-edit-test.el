@@ -1,0 +1,157 @@
+;;; harness9-edit-test.el --- The agent's edits of open buffers, and their diffs  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Loaded after harness9-test.el by editors/emacs/test.sh.  An agent edit of a synced buffer
+;; (`workspace/applyEdit', then the same text on disk) leaves the buffer unmodified, as it
+;; matches its file, and `undo' makes it modified again (it then differs from the disk).  eglot
+;; asks nothing before the edit (the daemon's approval asked already), with its confirmation
+;; setting left as the user has it.  The *harness9* buffer shows the edit's diff under its row.
+
+;;; Code:
+
+(require 'ert)
+(require 'harness9)
+(require 'harness9-test)
+
+(defun harness9-edit-test--disk (file)
+  "The text of FILE on disk."
+  (with-temp-buffer (insert-file-contents file) (buffer-string)))
+
+(defmacro harness9-edit-test--no-questions (questions &rest body)
+  "Run BODY with every yes/no question pushed onto QUESTIONS and answered by an error."
+  (declare (indent 1))
+  `(cl-letf (((symbol-function 'y-or-n-p)
+              (lambda (prompt &rest _) (push prompt ,questions) (error "Asked: %s" prompt)))
+             ((symbol-function 'yes-or-no-p)
+              (lambda (prompt &rest _) (push prompt ,questions) (error "Asked: %s" prompt))))
+     ,@body))
+
+(ert-deftest harness9-test-edit-leaves-buffer-saved ()
+  "After the agent's edit the buffer matches the disk and is unmodified; `undo' modifies it.
+eglot's own question before a server's edit is not asked for the daemon's (the user's
+setting, `confirm', stays as it is)."
+  (let ((harness9-synced-modes '(text-mode))
+        (questions nil))
+    (should (eq eglot-confirm-server-initiated-edits 'confirm)) ; eglot's default: ask
+    (harness9-test--with-daemon "undo"
+      (let* ((file (expand-file-name "b.txt" ws))
+             (buf (progn (with-temp-file file (insert "alpha\nbeta\ngamma\n"))
+                         (find-file-noselect file))))
+        (unwind-protect
+            (with-current-buffer buf
+              (should (eglot-managed-p))
+              (harness9-edit-test--no-questions questions
+                (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed")))
+              (should-not questions)
+              (should (eq eglot-confirm-server-initiated-edits 'confirm))
+              (should (equal (buffer-string) "ALPHA\nbeta\nGAMMA\n"))
+              (should (equal (harness9-edit-test--disk file) (buffer-string)))
+              (should-not (buffer-modified-p))
+              (should (verify-visited-file-modtime buf))
+              (undo-boundary)
+              (undo)
+              (should (equal (buffer-string) "alpha\nbeta\ngamma\n"))
+              (should (equal (harness9-edit-test--disk file) "ALPHA\nbeta\nGAMMA\n"))
+              ;; The buffer differs from its file: Emacs asks before it is killed or quit.
+              (should (buffer-modified-p)))
+          (with-current-buffer buf (set-buffer-modified-p nil))
+          (kill-buffer buf))))))
+
+;; The run view: an edit's diff under its row, coloured as in `diff-mode', and the model's
+;; markdown shown with faces (the text stays as the model wrote it).
+
+(defun harness9-edit-test--face-at (text)
+  "The face at the first character of the first TEXT in the *harness9* buffer."
+  (with-current-buffer (harness9-buffer)
+    (goto-char (point-min))
+    (should (search-forward text nil t))
+    (get-text-property (match-beginning 0) 'face)))
+
+(ert-deftest harness9-test-view-diff-and-markdown ()
+  "The edit's row has its diff under it; the turn's markdown has faces."
+  (harness9-test--with-daemon "markdown"
+    (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
+    (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed"))
+    (let ((lines (split-string (harness9-test--text) "\n")))
+      (should (equal (seq-take lines 10)
+                     '("» shout"
+                       "── turn 1"
+                       "  ✓ edit_file: b.txt  (N ms)"
+                       "    ┆ @@ -1,3 +1,3 @@"
+                       "    ┆ -alpha"
+                       "    ┆ +ALPHA"
+                       "    ┆  beta"
+                       "    ┆ -gamma"
+                       "    ┆ +GAMMA"
+                       "    │ Edited b.txt")))
+      (should (equal (seq-take (nthcdr 12 lines) 7)
+                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```elisp" "(defun shout () (upcase \"b\"))" "```"
+                       "The end."))))
+    (should (eq (harness9-edit-test--face-at "-alpha") 'diff-removed))
+    (should (eq (harness9-edit-test--face-at "+ALPHA") 'diff-added))
+    (should (eq (harness9-edit-test--face-at "@@ -1") 'diff-hunk-header))
+    (should (eq (harness9-edit-test--face-at " beta") 'diff-context))
+    (should (eq (harness9-edit-test--face-at "Done") 'harness9-heading))
+    (should (eq (harness9-edit-test--face-at "## ") 'harness9-markup))
+    (should (eq (harness9-edit-test--face-at "bold**") 'bold))
+    (should (eq (harness9-edit-test--face-at "italic*") 'italic))
+    (should (eq (harness9-edit-test--face-at "code`") 'harness9-code))
+    ;; The code block: its language's faces (emacs-lisp-mode's), over the block's own.
+    (should (equal (harness9-edit-test--face-at "(defun") 'harness9-code-block))
+    (should (equal (harness9-edit-test--face-at "defun") '(font-lock-keyword-face harness9-code-block)))
+    (should (equal (harness9-edit-test--face-at "shout ()") '(font-lock-function-name-face harness9-code-block)))
+    (should-not (harness9-edit-test--face-at "The end"))))
+
+(ert-deftest harness9-test-code-block-modes ()
+  "A code block's language picks a major mode for files only: the model names it."
+  (should (eq (harness9--code-mode "elisp") 'emacs-lisp-mode))
+  (should (eq (harness9--code-mode "Emacs-Lisp") 'emacs-lisp-mode))
+  (should-not (harness9--code-mode "server")) ; `server-mode' would start the Emacs server
+  (should-not (harness9--code-mode "no-such-language"))
+  (should-not (harness9--code-mode "")))
+
+(ert-deftest harness9-test-view-diff-is-cut ()
+  "An edit's diff longer than `harness9-diff-lines' ends with how many lines are left out."
+  (let ((harness9-diff-lines 2))
+    (harness9-test--with-daemon "markdown"
+      (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
+      (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed"))
+      (should (equal (seq-take (cddr (split-string (harness9-test--text) "\n")) 5)
+                     '("  ✓ edit_file: b.txt  (N ms)"
+                       "    ┆ @@ -1,3 +1,3 @@"
+                       "    ┆ -alpha"
+                       "    ┆ … 4 more lines"
+                       "    │ Edited b.txt"))))))
+
+;; The prompt buffer: a multi-line prompt written in a buffer, C-c C-c sends it, C-c C-k
+;; throws it away.
+
+(ert-deftest harness9-test-prompt-buffer ()
+  "`harness9-prompt': C-c C-k closes it unsent; C-c C-c runs its two lines as one prompt."
+  (should (eq 'harness9-prompt (key-binding (kbd "C-c h i"))))
+  (harness9-test--with-daemon "run"
+    (let ((buffer (harness9-prompt)))
+      (should (eq (current-buffer) buffer))
+      (should (eq (window-buffer (selected-window)) buffer))
+      (insert "not this")
+      (call-interactively (key-binding (kbd "C-c C-k")))
+      (should-not (buffer-live-p buffer))
+      (should-not harness9--runs))
+    (let ((buffer (harness9-prompt)))
+      (should (equal (buffer-string) "")) ; the cancelled text is gone
+      (insert "  \n")
+      (should-error (call-interactively (key-binding (kbd "C-c C-c"))) :type 'user-error)
+      (should (buffer-live-p buffer)) ; an empty prompt is not sent: the buffer stays
+      (erase-buffer)
+      (insert "list the files\nand say what a.txt says\n")
+      (call-interactively (key-binding (kbd "C-c C-c")))
+      (should-not (buffer-live-p buffer))
+      (should (equal (mapcar #'harness9--run-prompt harness9--runs)
+                     '("list the files\nand say what a.txt says")))
+      (harness9-test--wait "the run to end" (lambda () (null harness9--active)))
+      (should (equal (seq-take (split-string (harness9-test--text) "\n") 3)
+                     '("» list the files" "  and say what a.txt says" "── turn 1"))))))
+
+(provide 'harness9-edit-test)
+;;; harness9-edit-test.el ends here
