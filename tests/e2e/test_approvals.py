@@ -317,3 +317,50 @@ async def test_a_stock_client_sees_the_escaped_command_and_why(
                     "start programs (2 changed lines)")
     assert all(question.isprintable() for question in questions)
     assert not (workspace / "planted").exists()
+
+
+async def test_a_session_shown_again_tells_each_call_as_it_went_live(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    # What a chat restored after a reload needs: each call's outcome as the live events told it
+    # (an edit's counts and diff, the approval, a rejection that is not a failure).
+    (workspace / "a.txt").write_text("alpha\n")
+    fake_llm.script([
+        Reply("", [Call("edit_file", {"path": "a.txt", "source_text": "alpha",
+                                      "target_text": "beta"}),
+                   Call("bash", {"command": "echo hi > planted.txt"}),
+                   Call("read_file", {"path": "missing.txt"})]),
+        Reply("ok"),
+    ])
+    live = await asking_daemon(start, fake_llm, workspace)
+    Editor(live, {"decision": "allow_session"}, {"decision": "reject", "message": "not now"})
+    result = await live.run(prompt="go")
+    ended = {n["toolCallId"]: n for n in kinds(live, result["runId"], "tool_completed",
+                                                "tool_failed")}
+    resolved = {n["toolCallId"]: n for n in kinds(live, result["runId"], "approval_resolved")}
+    await live.client.shutdown_session()
+
+    again = await asking_daemon(start, fake_llm, workspace)  # a reload: a new daemon
+    shown = await again.request("agent/session", {"sessionId": result["sessionId"]})
+    calls = [c for m in shown["messages"] for c in m.get("toolCalls", ())]
+    assert len(calls) == 3
+    for call in calls:
+        event = ended[call["id"]]
+        told = {k: v for k, v in event.items()
+                if k not in ("kind", "toolCallId", "tool", "toolKind", "output", "reason",
+                             "runId", "sessionId", "seq")}
+        outcome = dict(call["outcome"])
+        status = outcome.pop("status")
+        assert status == event.get("reason", "completed")
+        approval = outcome.pop("approval", None)
+        if call["id"] in resolved:
+            assert approval == {k: resolved[call["id"]][k] for k in ("decision", "by")}
+        else:
+            assert approval is None
+        assert outcome == told
+    edit, bash, read = calls
+    assert (edit["outcome"]["added"], edit["outcome"]["removed"]) == (1, 1)
+    assert "+beta" in edit["outcome"]["diff"]
+    assert edit["outcome"]["approval"]["decision"] == "allow_session"
+    assert bash["outcome"]["status"] == "rejected"  # not "failed": the user said no
+    assert read["outcome"]["status"] == "error"

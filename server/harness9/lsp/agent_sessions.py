@@ -42,7 +42,7 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     answer: dict[str, Any] = {
         "sessionId": session.id,
         "title": _title(session.runs),
-        "messages": [_shown(m, kind_of) for m in session.history],
+        "messages": [_shown(m, kind_of, session.calls) for m in session.history],
         "runs": [_run(run) for run in session.runs],
     }
     if session.plan is not None:
@@ -54,11 +54,16 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     return answer
 
 
-def _shown(message: Message, kind_of: Callable[[str], ToolKind]) -> dict[str, Any]:
-    """A message as `agent/session` shows it: as stored, each tool call with its tool's kind."""
+def _shown(message: Message, kind_of: Callable[[str], ToolKind],
+           outcomes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A message as `agent/session` shows it: as stored, each tool call with its tool's kind
+    and, when the session kept it, its `outcome`."""
     record = message_record(message)
     for call in record.get("toolCalls", ()):
         call["kind"] = kind_of(call["name"]).value
+        found = outcomes.get(call.get("wireId") or call["id"])
+        if found is not None:
+            call["outcome"] = found
     return record
 
 

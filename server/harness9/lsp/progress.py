@@ -33,16 +33,8 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.lsp.transport import output_congested
-from harness9.schema import (
-    ChangedFile,
-    FileChanges,
-    FileEdit,
-    Problem,
-    ProcessExit,
-    ToolCall,
-    ToolKind,
-    Usage,
-)
+from harness9.schema import ToolCall, ToolKind, Usage
+from harness9.service.call_outcome import result_fields
 
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
@@ -160,76 +152,15 @@ def event_fields(event: Event) -> dict[str, Any] | None:
 
 
 def _tool_finished(event: ToolFinished) -> dict[str, Any]:
-    result = event.result
-    fields: dict[str, Any] = {
-        "kind": "tool_failed" if result.is_error else "tool_completed",
+    return {
+        "kind": "tool_failed" if event.result.is_error else "tool_completed",
         "turn": event.turn,
         "toolCallId": event.call.unique_id,
         "tool": event.call.name,
         "toolKind": event.tool_kind.value,
-        "output": result.output,
-        "bytes": result.bytes,
-        "truncated": result.truncated,
-        "durationMs": round(result.duration_ms, 1),
+        "output": event.result.output,
+        **result_fields(event.result),
     }
-    if result.is_error:
-        fields["reason"] = result.failure.value if result.failure else "error"
-    if result.changes is not None:
-        fields.update(wire_changes(result.changes))
-    if result.edit is not None:
-        fields.update(wire_edit(result.edit))
-    if result.exit is not None:
-        fields.update(wire_exit(result.exit))
-    if result.sandbox is not None:
-        fields["sandbox"] = result.sandbox
-    if result.problems is not None:
-        fields["diagnostics"] = [wire_problem(p) for p in result.problems]
-    return fields
-
-
-def wire_problem(problem: Problem) -> dict[str, Any]:
-    """A problem on the wire: `{path, line, column, severity, message, source?, code?}`."""
-    fields: dict[str, Any] = {"path": problem.path, "line": problem.line,
-                              "column": problem.column, "severity": problem.severity,
-                              "message": problem.message}
-    if problem.source:
-        fields["source"] = problem.source
-    if problem.code:
-        fields["code"] = problem.code
-    return fields
-
-
-def wire_exit(ended: ProcessExit) -> dict[str, Any]:
-    """How a command ended: `exitCode`, or `signal` (its name) when a signal killed it."""
-    if ended.code is not None:
-        return {"exitCode": ended.code}
-    return {"signal": ended.signal}
-
-
-def wire_edit(edit: FileEdit) -> dict[str, Any]:
-    """What a file tool changed: `path`, `diff`, `added`, `removed`, `via`, and
-    `diffTruncated: true` when the diff was cut."""
-    fields: dict[str, Any] = {
-        "path": edit.path, "diff": edit.diff, "added": edit.added, "removed": edit.removed,
-        "via": edit.via,
-    }
-    if edit.diff_truncated:
-        fields["diffTruncated"] = True
-    return fields
-
-
-def wire_changed_files(files: tuple[ChangedFile, ...]) -> list[dict[str, str]]:
-    """Changed files on the wire: `[{"path", "status"}]`."""
-    return [{"path": f.path, "status": f.status} for f in files]
-
-
-def wire_changes(changes: FileChanges) -> dict[str, Any]:
-    """`changedFiles`, and `changedFilesSharedWith` (the calls that ran at the same time, whose
-    changes may be among them) when there were any."""
-    fields: dict[str, Any] = {"changedFiles": wire_changed_files(changes.files)}
-    if changes.shared_with:
-        fields["changedFilesSharedWith"] = list(changes.shared_with)
-    return fields
 
 
 def _run_finished(event: RunFinished) -> dict[str, Any]:

@@ -72,6 +72,9 @@ class Session:
     approval_mode: str | None = None
     plan: Plan | None = None  # the model's latest plan (update_plan)
     model: ModelChoice | None = None  # chosen for this session (None: the settings' model)
+    # What each tool call came to, by its wire id (see `call_outcome.outcome`): what a chat
+    # shown again needs beyond the history (an edit's diff, an approval, why a call failed).
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested

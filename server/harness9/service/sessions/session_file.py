@@ -176,7 +176,8 @@ def checkpoint_from(record: dict[str, Any]) -> SessionCheckpoint:
 def session_from(session_id: str, loaded: LoadedSession) -> Session:
     """The in-memory session of a stored one."""
     meta = loaded.meta
-    session = Session(id=session_id, history=list(loaded.messages), runs=list(loaded.runs))
+    session = Session(id=session_id, history=list(loaded.messages), runs=list(loaded.runs),
+                      calls=dict(loaded.calls))
     pair_tool_calls(session.history)  # stored by a run stopped half way, or cut by hand
     with_unique_ids(session.history)  # stored before the unique ids were kept
     if meta is None:

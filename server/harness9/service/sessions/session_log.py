@@ -2,9 +2,10 @@
 
 Under the state directory, `sessions/<workspace key>/<session id>.jsonl` holds the history
 exactly as it goes to the model, one record a line: a message, or a cut (a restore shortened
-the history). Every line is JSON escaped to ASCII, so no character in a message (a raw U+2028, a
-NUL) can break a line or a reader. Lines are written when the caller says a turn is complete (a
-daemon that dies loses at most the turn in flight), and fsynced with the metadata at a run's end
+the history); beside it, what each tool call came to (`call`) and each finished run (`run`).
+Every line is JSON escaped to ASCII, so no character in a message (a raw U+2028, a NUL) can
+break a line or a reader. Lines are written when the caller says a turn is complete (a daemon
+that dies loses at most the turn in flight), and fsynced with the metadata at a run's end
 (the machine losing power costs at most the run in flight; an fsync a turn would cost every
 turn a disk flush). Loading skips what it cannot read
 (a torn last line, a damaged line in the middle) and says how many lines it skipped; it never
@@ -23,7 +24,7 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,7 @@ class LoadedSession:
     meta: SessionMeta | None
     skipped: int
     runs: list[dict[str, Any]] = field(default_factory=list)
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # outcomes by wire id
 
 
 def message_record(message: Message) -> dict[str, Any]:
@@ -219,7 +221,7 @@ def load(folder: Path, session_id: str) -> LoadedSession:
                 _apply(json.loads(raw), loaded)
             except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
                 skipped += 1
-    return LoadedSession(loaded.messages, loaded.meta, skipped, loaded.runs)
+    return replace(loaded, skipped=skipped)
 
 
 def _apply(record: Any, loaded: LoadedSession) -> None:
@@ -232,6 +234,9 @@ def _apply(record: Any, loaded: LoadedSession) -> None:
         del loaded.messages[int(record["length"]):]
     elif kind == "run":
         loaded.runs.append({k: v for k, v in record.items() if k != "type"})
+    elif kind == "call":
+        loaded.calls[str(record["id"])] = {k: v for k, v in record.items()
+                                           if k not in ("type", "id")}
     elif kind != "compaction":  # noted for the record: the cut and messages after it carry it
         raise ValueError(f"unknown record type {kind!r}")
 

@@ -6,13 +6,16 @@ import time
 from typing import Any
 
 from harness9.engine.events import (
+    ApprovalResolved,
     ContextCompacted,
     Event,
     ObservationAdded,
     PlanUpdated,
     RunFinished,
+    ToolFinished,
     UsageReported,
 )
+from harness9.service.call_outcome import outcome
 from harness9.service.sessions.session import Session
 from harness9.service.sessions.session_log import title_of
 from harness9.service.sessions.session_store import SessionStore
@@ -20,19 +23,26 @@ from harness9.service.sessions.session_store import SessionStore
 
 class SessionRecorder:
     """Saves the session at the end of every turn (the history then pairs every tool call
-    with its result) and with each new plan, notes compactions, and notes the run when it
-    ends."""
+    with its result) and with each new plan, notes what each tool call came to and each
+    compaction, and notes the run when it ends."""
 
     def __init__(self, store: SessionStore, session: Session, run_id: str, prompt: str) -> None:
         self._store = store
         self._session = session
         self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
+        self._approvals: dict[str, ApprovalResolved] = {}
         file = store.file(session)
         if file is not None and not file.meta.title:
             file.meta.title = title_of(prompt)
 
     def __call__(self, event: Event) -> None:
         match event:
+            case ApprovalResolved():
+                self._approvals[event.call.unique_id] = event
+            case ToolFinished():
+                call_id = event.call.unique_id
+                self._store.note_call(self._session, call_id,
+                                      outcome(event, self._approvals.pop(call_id, None)))
             case ObservationAdded():
                 self._store.save(self._session, meta=False)
             case PlanUpdated():

@@ -31,7 +31,7 @@ from harness9.service.state import private_folder, workspace_key
 _log = logging.getLogger("harness9.sessions")
 HELD = 32  # stored sessions a daemon keeps in memory at most; the idle rest are forgotten
 # What a session keeps on disk, read again when another daemon changed it.
-_STORED_FIELDS = ("history", "runs", "root", "checkpoints", "approvals", "seen_files",
+_STORED_FIELDS = ("history", "runs", "calls", "root", "checkpoints", "approvals", "seen_files",
                   "instructions_seen", "approval_mode", "plan", "model")
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
@@ -191,6 +191,13 @@ class SessionStore:
         file = self._files.get(session.id)
         if file is not None:
             self._guarded(lambda: file.run_finished(session, run, usage))
+
+    def note_call(self, session: Session, call_id: str, outcome: dict[str, Any]) -> None:
+        """What a tool call of `session` came to: kept, and written with the turn's end."""
+        session.calls[call_id] = outcome
+        file = self._files.get(session.id)
+        if file is not None:
+            self._guarded(lambda: file.log.note("call", {"id": call_id, **outcome}))
 
     def note_compaction(self, session: Session, fields: dict[str, Any]) -> None:
         """`session` was compacted: save it and note how."""

@@ -1,0 +1,99 @@
+"""What a tool call came to, in the protocol's field names: what `tool_completed` and
+`tool_failed` carry besides the output, and what a session keeps of each call so that a chat
+shown again looks as it did live (an edit's diff and counts, a command's exit, an approval)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness9.engine.events import ApprovalResolved, ToolFinished
+from harness9.schema import (
+    ChangedFile,
+    FileChanges,
+    FileEdit,
+    Problem,
+    ProcessExit,
+    ToolResult,
+)
+
+
+def result_fields(result: ToolResult) -> dict[str, Any]:
+    """A result's fields besides its output: `bytes`, `truncated`, `durationMs`, `reason` (a
+    failure's), and what the call changed, how its command ended, its sandbox and problems."""
+    fields: dict[str, Any] = {
+        "bytes": result.bytes,
+        "truncated": result.truncated,
+        "durationMs": round(result.duration_ms, 1),
+    }
+    if result.is_error:
+        fields["reason"] = result.failure.value if result.failure else "error"
+    if result.changes is not None:
+        fields.update(wire_changes(result.changes))
+    if result.edit is not None:
+        fields.update(wire_edit(result.edit))
+    if result.exit is not None:
+        fields.update(wire_exit(result.exit))
+    if result.sandbox is not None:
+        fields["sandbox"] = result.sandbox
+    if result.problems is not None:
+        fields["diagnostics"] = [wire_problem(p) for p in result.problems]
+    return fields
+
+
+def outcome(finished: ToolFinished, approval: ApprovalResolved | None) -> dict[str, Any]:
+    """What a session keeps of a finished call: `status` (`completed`, or why it failed:
+    `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), the result's fields, and the
+    `approval` that decided it (`{decision, by, rule?}`) when one was recorded."""
+    fields = result_fields(finished.result)
+    status = fields.pop("reason", "completed")
+    record: dict[str, Any] = {"status": status, "turn": finished.turn, **fields}
+    if approval is not None:
+        record["approval"] = {"decision": approval.decision, "by": approval.by}
+        if approval.rule is not None:
+            record["approval"]["rule"] = approval.rule
+    return record
+
+
+def wire_problem(problem: Problem) -> dict[str, Any]:
+    """A problem on the wire: `{path, line, column, severity, message, source?, code?}`."""
+    fields: dict[str, Any] = {"path": problem.path, "line": problem.line,
+                              "column": problem.column, "severity": problem.severity,
+                              "message": problem.message}
+    if problem.source:
+        fields["source"] = problem.source
+    if problem.code:
+        fields["code"] = problem.code
+    return fields
+
+
+def wire_exit(ended: ProcessExit) -> dict[str, Any]:
+    """How a command ended: `exitCode`, or `signal` (its name) when a signal killed it."""
+    if ended.code is not None:
+        return {"exitCode": ended.code}
+    return {"signal": ended.signal}
+
+
+def wire_edit(edit: FileEdit) -> dict[str, Any]:
+    """What a file tool changed: `path`, `diff`, `added`, `removed`, `via`, and
+    `diffTruncated: true` when the diff was cut."""
+    fields: dict[str, Any] = {
+        "path": edit.path, "diff": edit.diff, "added": edit.added, "removed": edit.removed,
+        "via": edit.via,
+    }
+    if edit.diff_truncated:
+        fields["diffTruncated"] = True
+    return fields
+
+
+def wire_changed_files(files: tuple[ChangedFile, ...]) -> list[dict[str, str]]:
+    """Changed files on the wire: `[{"path", "status"}]`."""
+    return [{"path": f.path, "status": f.status} for f in files]
+
+
+def wire_changes(changes: FileChanges) -> dict[str, Any]:
+    """`changedFiles`, and `changedFilesSharedWith` (the calls that ran at the same time, whose
+    changes may be among them) when there were any."""
+    fields: dict[str, Any] = {"changedFiles": wire_changed_files(changes.files)}
+    if changes.shared_with:
+        fields["changedFilesSharedWith"] = list(changes.shared_with)
+    return fields
