@@ -220,3 +220,36 @@ async def test_close_ends_the_run_and_resume_goes_on_without_a_replay(
     assert [str(m["content"]) for m in users][:1] == ["sleep"]  # the conversation went on
     with pytest.raises(RequestError):
         await agent.conn.close_session(session_id="s-nope")
+
+
+async def test_a_loaded_session_shows_the_prompt_as_typed_and_each_edit_with_its_diff(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("one\ntwo\nthree\n")
+    fake_llm.script([
+        Reply("", [Call("edit_file", {"path": "a.txt", "source_text": "two",
+                                      "target_text": "TWO"}, id="c-edit")]),
+        Reply("done"),
+    ])
+    first = await start(env=openai_env(fake_llm))
+    session = await first.new_session(workspace)
+    link = resource_link_block("a.txt", (workspace / "a.txt").as_uri())
+    await first.prompt(session, "shout line two", link)
+    assert "<context" in fake_llm.requests[0].messages[-1]["content"]  # the model got the file
+    first.process.stdin.close()
+    async with asyncio.timeout(10):
+        await first.process.wait()
+    again = await start(env=openai_env(fake_llm))
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    replayed = again.client.of(session)
+    assert replayed[0]["content"]["text"] == "shout line two"  # not the model's wrapper
+    attached = replayed[1]["content"]  # the file the prompt linked, as resource content
+    assert replayed[1]["sessionUpdate"] == "user_message_chunk"
+    assert attached["type"] == "resource"
+    assert attached["resource"]["uri"] == (workspace / "a.txt").as_uri()
+    assert attached["resource"]["text"] == "one\ntwo\nthree\n"
+    [finished] = [u for u in replayed if u["sessionUpdate"] == "tool_call_update"
+                  and u.get("status") == "completed"]
+    diff = finished["content"][0]
+    assert diff["type"] == "diff" and diff["path"] == str(workspace / "a.txt")
+    assert diff["oldText"] == "one\ntwo\nthree\n" and diff["newText"] == "one\nTWO\nthree\n"

@@ -35,7 +35,7 @@ from harness9.acp.config_options import NOT_OFFERED, chosen, commands_update, op
 from harness9.acp.early_session import EarlySession
 from harness9.acp.files import ClientWorkspace, FsOffer
 from harness9.acp.hello import AUTH_VARIABLES, INITIALIZE_RESULT
-from harness9.acp.history import replay
+from harness9.acp.history import replay_session
 from harness9.acp.listing import page_of
 from harness9.acp.modes import is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
@@ -156,7 +156,7 @@ class Harness9Agent:
         self._servers[session_id] = servers
         stream = UpdateStream(self.client, session_id)
         # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
-        replay(session.history, stream, root, default_registry(root).kind_of)
+        replay_session(session, stream, root, default_registry(root).kind_of)
         if session.plan is not None:
             stream.push(plan_update(session.plan))
         await stream.drain()

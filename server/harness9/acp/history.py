@@ -2,24 +2,53 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from acp import text_block, tool_content, update_tool_call
+from acp import (
+    embedded_text_resource,
+    resource_block,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_tool_call,
+    update_user_message,
+)
 from acp.schema import ToolCallStatus
 
 from harness9.acp.update_stream import UpdateStream
-from harness9.acp.updates import shown_output, start_update
+from harness9.acp.updates import ToolContent, shown_output, start_update
 from harness9.schema import Message, Role, ToolCall, ToolKind
+from harness9.service.sessions.session import Session
+
+HUNK_GAP = "⋯"  # between two hunks of a replayed edit: lines the diff did not keep
+# A resource the client attached, as `prompt_blocks` gave it to the model.
+_ATTACHED = re.compile(r'<context uri="([^"]*)">\n(.*?)\n</context>', re.DOTALL)
+
+
+def replay_session(session: Session, stream: UpdateStream, root: str,
+                   kind_of: Callable[[str], ToolKind]) -> None:
+    """Queue a session as the user saw it: prompts as typed (attached resources as resource
+    content), answers, and each tool call with its final status, output and (an edit's) diff;
+    `kind_of` gives a tool's kind by name."""
+    typed = [str(run.get("prompt", "")) for run in session.runs]
+    replay(session.history, stream, root, kind_of, session.calls, typed)
 
 
 def replay(
-    history: Sequence[Message], stream: UpdateStream, root: str, kind_of: Callable[[str], ToolKind]
+    history: Sequence[Message], stream: UpdateStream, root: str,
+    kind_of: Callable[[str], ToolKind], outcomes: dict[str, dict[str, Any]] | None = None,
+    typed: Sequence[str] = (),
 ) -> None:
-    """Queue the history: prompts as user chunks, answers as agent chunks, each tool call
-    with its final status and output (system messages are not part of the conversation);
-    `kind_of` gives a tool's kind by its name."""
+    """Queue the history: prompts as user chunks (as `typed`, in order, when the stored
+    message starts with it: the attachments after it are for the model), answers as agent
+    chunks, each tool call with its final status and output, and its diff when `outcomes`
+    (by wire id) kept one (system messages are not part of the conversation)."""
     pending: list[ToolCall] = []  # the calls of the last answer not yet given their result
     kinds: dict[str, ToolKind] = {}
+    prompts = list(typed)
     for message in history:
         if message.role is Role.ASSISTANT:
             stream.text("message", message.content)
@@ -30,11 +59,17 @@ def replay(
         elif message.role is Role.USER and message.tool_call_id is not None:
             status: ToolCallStatus = "failed" if message.is_error else "completed"
             kind = kinds.get(message.tool_call_id, ToolKind.OTHER)
-            content = [tool_content(text_block(shown_output(message.content, kind)))]
-            stream.push(update_tool_call(_answered(pending, message.tool_call_id), status=status,
-                                         content=content))
+            call_id = _answered(pending, message.tool_call_id)
+            content: list[ToolContent] = [
+                tool_content(text_block(shown_output(message.content, kind)))]
+            diff = _diff((outcomes or {}).get(call_id), root)
+            stream.push(update_tool_call(call_id, status=status,
+                                         content=content if diff is None else [diff, *content]))
         elif message.role is Role.USER:
-            stream.text("user", message.content)
+            shown = message.content
+            if prompts and shown.startswith(prompts[0]):
+                shown = prompts.pop(0)
+            _user_message(shown, stream)
 
 
 def _answered(pending: list[ToolCall], model_id: str) -> str:
@@ -45,3 +80,46 @@ def _answered(pending: list[ToolCall], model_id: str) -> str:
         return model_id
     pending.remove(call)
     return call.unique_id
+
+
+def _user_message(text: str, stream: UpdateStream) -> None:
+    """A prompt as its blocks: text, and each attached resource as embedded resource content."""
+    at = 0
+    for found in _ATTACHED.finditer(text):
+        stream.text("user", text[at:found.start()].strip("\n"))
+        stream.push(update_user_message(
+            resource_block(embedded_text_resource(found.group(1), found.group(2)))))
+        at = found.end()
+    stream.text("user", text[at:].strip("\n"))
+
+
+def _diff(outcome: dict[str, Any] | None, root: str) -> ToolContent | None:
+    """An edit's `diff` content from its kept unified diff: each hunk's old and new sides (the
+    whole files were not kept), hunks apart by `HUNK_GAP`."""
+    if outcome is None or not isinstance(outcome.get("diff"), str) or not outcome.get("path"):
+        return None
+    old, new = hunk_sides(outcome["diff"])
+    return tool_diff_content(os.path.join(root, str(outcome["path"])), new, old)
+
+
+def hunk_sides(diff: str) -> tuple[str, str]:
+    """The old and new text of a unified diff's hunks, each hunk after the first preceded by
+    a `HUNK_GAP` line."""
+    old: list[str] = []
+    new: list[str] = []
+    hunks = 0
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            if hunks:
+                old.append(HUNK_GAP)
+                new.append(HUNK_GAP)
+            hunks += 1
+            continue
+        if not hunks or line.startswith("\\"):  # the file names; "\ No newline at end of file"
+            continue
+        mark, text = line[:1], line[1:]
+        if mark in (" ", "-"):
+            old.append(text)
+        if mark in (" ", "+"):
+            new.append(text)
+    return "\n".join(old) + "\n", "\n".join(new) + "\n"
