@@ -145,7 +145,9 @@ def _reader(options: RunOptions, slash: Slash) -> Reader:
         return read_line
     from harness9.client.prompt_editor import PromptEditor
 
-    names = lambda: {*LOCAL_COMMANDS, *slash.names()}  # noqa: E731
+    def names() -> set[str]:  # asked at each Tab
+        return {*LOCAL_COMMANDS, *slash.names()}
+
     return PromptEditor(options.workspace, names, options.env).read
 
 
