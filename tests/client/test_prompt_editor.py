@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness9.client.completion import path_matches
+from harness9.client.interactive import with_mentions
 from tests.client.terminal import Terminal
 from tests.fakellm import Call, FakeLLM, Reply
 from tests.fakellm.fixtures import fake_llm
@@ -166,3 +167,14 @@ def test_paths_skip_git_and_dependency_folders(workspace: Path) -> None:
     assert path_matches(workspace, "") == ["nodes/", "notes.md"]
     assert path_matches(workspace, "nodes/") == ["nodes/a.py"]
     assert path_matches(workspace, "../") == []
+
+
+def test_only_mentions_of_workspace_files_are_attached(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "a.py").write_text("")
+    (workspace / "docs").mkdir()
+    (tmp_path / "secret.txt").write_text("")
+    line = "see @a.py, @docs and @../secret.txt, not me@a.py nor @gone.py"
+    params = with_mentions({"prompt": line, "context": []}, workspace)
+    assert params == {"prompt": line, "context": [{"uri": (workspace / "a.py").as_uri(),
+                                                   "kind": "file"}]}
+    assert with_mentions({"prompt": "nothing here"}, workspace) == {"prompt": "nothing here"}
