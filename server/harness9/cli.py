@@ -1,5 +1,5 @@
 """The `harness9` command: `serve` (the daemon), `acp` (the ACP agent), `run` (the terminal
-client), `sessions` and `tools`.
+client), `sessions`, `restore` and `tools`; with no arguments, its help.
 
 Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
 nothing but the daemon itself.
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="list the stored sessions of a workspace")
     sessions.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     sessions.add_argument("--json", action="store_true", help='print {"sessions": [...]} as JSON')
+    _add_restore_parser(sub)
     acp = sub.add_parser(
         "acp", help="run as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains)"
     )
@@ -59,6 +60,22 @@ def build_parser() -> argparse.ArgumentParser:
     login.add_argument("--remove", action="store_true", help="forget the stored key")
     _add_run_parser(sub)
     return parser
+
+
+def _add_restore_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    restore = sub.add_parser(
+        "restore",
+        help="list a session's checkpoints, or put the files back as they were at one",
+        description="Without CHECKPOINT: list the checkpoints of the workspace's newest session "
+        "(or --session's), newest first. With it: restore the files (and cut the session's "
+        "conversation back) to that checkpoint.",
+    )
+    restore.add_argument("checkpoint", nargs="?", metavar="CHECKPOINT",
+                         help="the checkpoint's id, or its first characters")
+    restore.add_argument("--session", metavar="ID", help="the session (default: the "
+                         "workspace's newest; a CHECKPOINT is looked for in all of them)")
+    restore.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    restore.add_argument("--json", action="store_true", help="print the answer as JSON")
 
 
 def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -210,7 +227,11 @@ def _positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse the command line and dispatch; exits with the subcommand's status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help()
+        sys.exit(0)
+    args = parser.parse_args(argv)
     if args.command == "serve":
         from harness9.lsp.server import main as serve_main
 
@@ -235,6 +256,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from harness9.client.stored_sessions import sessions_command
 
         sys.exit(sessions_command(args.workspace, args.json))
+    if args.command == "restore":
+        from harness9.client.restore_command import restore_command
+
+        sys.exit(restore_command(args.workspace, args.checkpoint, args.session, args.json))
     from harness9.client.runner import run_command
 
     sys.exit(run_command(args))

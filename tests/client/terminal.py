@@ -19,12 +19,24 @@ import pyte
 from tests.client.conftest import HARNESS9
 
 
+class _Screen(pyte.HistoryScreen):
+    """A screen that answers what the program asks the terminal (where the cursor is, as
+    line editors ask), as a real terminal does."""
+
+    def __init__(self, columns: int, rows: int, answer: Callable[[bytes], None]) -> None:
+        super().__init__(columns, rows, history=5000)
+        self._answer = answer
+
+    def write_process_input(self, data: str) -> None:
+        self._answer(data.encode())
+
+
 class Terminal:
     """A process on a pty of `rows` × `columns`, with an emulated screen."""
 
     def __init__(self, args: Sequence[str], *, rows: int = 24, columns: int = 100) -> None:
         self.columns = columns
-        self.screen = pyte.HistoryScreen(columns, rows, history=5000)
+        self.screen = _Screen(columns, rows, self.type)
         self._stream = pyte.ByteStream(self.screen)
         self.raw = b""
         pid, fd = pty.fork()

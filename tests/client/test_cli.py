@@ -64,7 +64,8 @@ def test_tools_prints_the_tool_definitions(workspace: Path) -> None:
 def test_the_command_line_imports_nothing_heavy_before_dispatch() -> None:
     probe = (
         "import sys, harness9.cli as cli; cli.build_parser().parse_args(['serve']); "
-        "print(sorted(m for m in ('rich', 'openai', 'anthropic', 'pygls') if m in sys.modules))"
+        "print(sorted(m for m in ('rich', 'openai', 'anthropic', 'pygls', 'prompt_toolkit')"
+        " if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=15, check=True

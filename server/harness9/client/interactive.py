@@ -1,7 +1,10 @@
 """`harness9 run` without a prompt on a terminal (or with `--interactive`): one prompt per line.
 
 All prompts share one daemon and one session, so each run continues the conversation. Ctrl-C
-cancels the run in flight; at the prompt it ends the session, as does Ctrl-D (end of input).
+cancels the run in flight; Ctrl-D (end of input) ends the session. On a terminal the prompt is a
+line editor (see `prompt_editor`: history, Alt-Enter, completion; Ctrl-C clears the line there);
+from a pipe, lines are read as they come (Ctrl-C ends the session). `@path` words that name
+workspace files attach those files to the prompt.
 
 On a terminal the user can type while a run streams: Enter steers the run (`agent/steer`), Tab
 queues a prompt behind it (see `conversation`). `/plan PROMPT` runs in plan mode, `/go` carries
@@ -13,6 +16,9 @@ to continue in). Without a terminal (or with `--json`) each line waits for the r
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +27,7 @@ from harness9.client.daemon_session import CtrlC, run_once
 from harness9.client.lines import read_line
 from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
-from harness9.client.slash import Slash, commands_text, install_completion
+from harness9.client.slash import Slash, commands_text
 from harness9.client.views import ViewSlot
 
 if TYPE_CHECKING:
@@ -38,8 +44,13 @@ HELP = """\
   /model [provider:]ID [low|medium|high]
                  pick the model (and its reasoning effort); /model alone lists them
   /help          this list
+  @PATH          attach a workspace file to the prompt (Tab completes it)
+At the prompt: Up and Down recall earlier prompts, Alt-Enter starts a new line, Tab completes,
+Ctrl-C clears the line, Ctrl-D quits.
 While a run streams: type, then Enter to steer it (the agent reads it at its next step), or
 Tab to queue it as the next prompt; /unqueue takes the newest queued prompt back."""
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+Reader = Callable[[str, str], Awaitable[str | None]]  # (prompt, prefill) → a line, None at EOF
 PLAN_DONE = "/go carries out the plan (or say what to change in it)"
 
 
@@ -60,11 +71,11 @@ async def converse(
     code, prefill = 0, ""
     slash = Slash(client, options.workspace, as_json=options.json, say=_say)
     await slash.load_commands(session_id)
+    reader = _reader(options, slash)
     if not options.json:
-        install_completion(lambda: sorted({*LOCAL_COMMANDS, *slash.names()}))
-        print(f"harness9 · {options.workspace} · /help · Ctrl-D or Ctrl-C to quit", flush=True)
+        print(f"harness9 · {options.workspace} · /help · Ctrl-D to quit", flush=True)
     while True:
-        line = await _read_line(ctrl_c, "" if options.json else PROMPT, prefill)
+        line = await _read_line(reader, ctrl_c, "" if options.json else PROMPT, prefill)
         if line is None or line is QUIT:
             code = 130 if line is QUIT else code
             if not options.json:
@@ -75,7 +86,7 @@ async def converse(
         if command == "/model":
             base = await slash.model(rest, session_id, base)
             continue
-        params = prompt_params(base, line.strip(), session_id)
+        params = with_mentions(prompt_params(base, line.strip(), session_id), options.workspace)
         slot.planned = False
         if params is None:
             if line.strip():
@@ -113,6 +124,31 @@ def prompt_params(base: dict[str, Any], line: str, session_id: str | None) -> di
     if not line or command in ("/help", "/plan"):
         return None
     return {**params, "prompt": line}
+
+
+def with_mentions(params: dict[str, Any] | None, workspace: Path) -> dict[str, Any] | None:
+    """`params` with the workspace files its prompt names as `@path` attached (`context`)."""
+    if params is None or not isinstance(params.get("prompt"), str):
+        return params
+    attached = list(params.get("context") or [])
+    for name in _MENTION.findall(params["prompt"]):
+        path = (workspace / name.rstrip(".,;:!?)")).resolve()
+        item = {"uri": path.as_uri(), "kind": "file"}
+        if path.is_file() and path.is_relative_to(workspace) and item not in attached:
+            attached.append(item)
+    return {**params, "context": attached} if attached else params
+
+
+def _reader(options: RunOptions, slash: Slash) -> Reader:
+    """The line editor on a terminal; from a pipe (or with `--json`), plain lines."""
+    if options.json or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return read_line
+    from harness9.client.prompt_editor import PromptEditor
+
+    def names() -> set[str]:  # asked at each Tab
+        return {*LOCAL_COMMANDS, *slash.names()}
+
+    return PromptEditor(options.workspace, names, options.env).read
 
 
 def _help(slash: Slash, json: bool) -> None:
@@ -156,9 +192,10 @@ def _after(params: dict[str, Any], outcome: Outcome, planned: bool) -> None:
         print(PLAN_DONE, flush=True)
 
 
-async def _read_line(ctrl_c: CtrlC, prompt: str, prefill: str = "") -> object:
-    """The next line of input; None at end of input, QUIT on Ctrl-C."""
-    answer = read_line(prompt, prefill)
+async def _read_line(reader: Reader, ctrl_c: CtrlC, prompt: str, prefill: str = "") -> object:
+    """The next line of input; None at end of input, QUIT on SIGINT (Ctrl-C where the
+    terminal is not the line editor's)."""
+    answer = asyncio.ensure_future(reader(prompt, prefill))
     quit_ = asyncio.Event()
     ctrl_c.on_idle = quit_.set
     waiter = asyncio.ensure_future(quit_.wait())
@@ -168,4 +205,5 @@ async def _read_line(ctrl_c: CtrlC, prompt: str, prefill: str = "") -> object:
     finally:
         ctrl_c.on_idle = None
         waiter.cancel()
+        answer.cancel()  # the line editor gives the terminal back
     return QUIT if quit_.is_set() else answer.result()

@@ -3,7 +3,7 @@
 `/model` lists the models the daemon can use (`agent/models`), `/model [provider:]ID [low|
 medium|high]` picks one: for the session (`agent/setModel`), or, before there is one, as the
 `provider`/`model`/`reasoningEffort` params of the next runs. The daemon's slash commands
-(`agent/commands`) are listed by `/help` and completed with Tab where readline is; the daemon
+(`agent/commands`) are listed by `/help` and completed with Tab (see `completion`); the daemon
 runs them when they are sent as prompts.
 """
 
@@ -195,21 +195,3 @@ class Slash:
         else:
             self.say(Text(line, style="dim"))
 
-
-def install_completion(names: Callable[[], list[str]]) -> None:
-    """Tab at the prompt completes a `/name` from `names()` (where readline is)."""
-    try:
-        import readline
-    except ImportError:
-        return
-
-    def complete(text: str, state: int) -> str | None:
-        if not readline.get_line_buffer().startswith("/") or readline.get_begidx() > 0:
-            return None
-        matches = [name for name in names() if name.startswith(text)]
-        return matches[state] if state < len(matches) else None
-
-    readline.set_completer_delims(" \t\n")
-    readline.set_completer(complete)
-    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
-    readline.parse_and_bind(binding)

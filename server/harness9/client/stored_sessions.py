@@ -102,7 +102,7 @@ def table(sessions: list[dict[str, Any]]) -> Table:
         grid.add_column(name, justify="right" if name in ("runs", "turns") else "left")
     for s in sessions:
         grid.add_row(
-            _local_time(str(s.get("updatedAt", ""))),
+            local_time(str(s.get("updatedAt", ""))),
             str(s.get("sessionId")),
             str(s.get("runs", 0)),
             str(s.get("turns", 0)),
@@ -111,7 +111,7 @@ def table(sessions: list[dict[str, Any]]) -> Table:
     return grid
 
 
-def _local_time(iso: str) -> str:
+def local_time(iso: str) -> str:
     try:
         moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except ValueError:
