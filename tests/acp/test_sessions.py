@@ -253,3 +253,27 @@ async def test_a_loaded_session_shows_the_prompt_as_typed_and_each_edit_with_its
     diff = finished["content"][0]
     assert diff["type"] == "diff" and diff["path"] == str(workspace / "a.txt")
     assert diff["oldText"] == "one\ntwo\nthree\n" and diff["newText"] == "one\nTWO\nthree\n"
+
+
+async def test_session_delete_removes_a_session_from_the_list(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("one"), Reply("two")])
+    agent = await start(env=openai_env(fake_llm))
+    caps = agent.initialized.agent_capabilities.session_capabilities
+    assert caps is not None and caps.delete is not None  # advertised
+    kept, gone = (await agent.new_session(workspace)), (await agent.new_session(workspace))
+    await agent.prompt(kept, "keep me")
+    await agent.prompt(gone, "delete me")
+    raw = agent.conn._conn  # this SDK's client has no session/delete method yet
+    assert await raw.send_request("session/delete", {"sessionId": gone}) == {}
+    listed = await agent.conn.list_sessions(cwd=str(workspace))
+    assert [s.session_id for s in listed.sessions] == [kept]
+    with pytest.raises(RequestError) as unknown:
+        await raw.send_request("session/delete", {"sessionId": gone})
+    assert unknown.value.code == -32602 and "sessionId" in str(unknown.value)
+    with pytest.raises(RequestError) as bad:
+        await raw.send_request("session/delete", {})
+    assert bad.value.code == -32602
+    with pytest.raises(RequestError):  # nothing is left to load
+        await agent.conn.load_session(cwd=str(workspace), session_id=gone, mcp_servers=[])

@@ -331,6 +331,22 @@ class Harness9Agent:
         await self.service.close_session(session_id)
         return CloseSessionResponse()
 
+    async def delete_session(self, params: Any) -> dict[str, Any]:
+        """`session/delete` {sessionId} (raw: this SDK does not route it yet): the session is
+        closed here and its stored copy removed, so `session/list` no longer shows it. -32602
+        (`sessionId`) for an unknown one, -32803 `busy` while a prompt runs on it (here or in
+        another harness9 process)."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str) or not session_id:
+            raise invalid_params("sessionId", "a session id (string) is required")
+        with wire_errors():
+            if not self.service.delete_session(session_id):
+                raise invalid_params("sessionId", f"unknown session {session_id!r}")
+        self._roots.pop(session_id, None)
+        self._servers.pop(session_id, None)
+        await self.service.close_session(session_id)  # its own MCP servers, if it had some
+        return {}
+
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:

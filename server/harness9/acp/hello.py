@@ -41,7 +41,7 @@ INITIALIZE_RESULT: dict[str, Any] = {
         # Text always; embedded resources (and resource links, read through the workspace).
         "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
         "mcpCapabilities": {"http": True, "sse": True},  # and stdio, ACP's baseline
-        "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+        "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
     },
     # The API keys come from the environment the client starts the agent with, or from
     # `harness9 login` run in a terminal.

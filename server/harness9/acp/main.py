@@ -63,9 +63,10 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
                 early: EarlySession | None = None) -> None:
     """Serve one client until it closes the connection (`hello`: what reading its first lines
     left; `early`: the session answered before the SDK loaded)."""
-    from acp import Agent, run_agent
+    from acp import Agent, AgentSideConnection
 
     from harness9.acp.agent import Harness9Agent
+    from harness9.acp.raw_requests import add_raw_requests
 
     reader, writer = await _pipes(rpc_in, rpc_out, hello.unread)
     # The SDK's `Agent` protocol lists every optional method; the router answers "method not
@@ -74,10 +75,14 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
                           settings=settings, client_capabilities=hello.client_capabilities)
     if early is not None:
         agent.adopt(early)
+    # session/close and session/resume are stable in the protocol, unstable in this SDK.
+    conn = AgentSideConnection(cast(Agent, agent), writer, reader, listening=False,
+                               use_unstable_protocol=True)
+    add_raw_requests(conn, {"session/delete": agent.delete_session})
     try:
-        # session/close and session/resume are stable in the protocol, unstable in this SDK.
-        await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
+        await conn.listen()
     finally:
+        await asyncio.shield(conn.close())
         await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
 
