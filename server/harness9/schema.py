@@ -248,6 +248,26 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class Price:
+    """What a model's tokens cost, in US dollars per million tokens."""
+
+    input: float
+    output: float
+    cached_input: float | None = None  # read from the prompt cache (None: as `input`)
+    cache_write: float | None = None  # written to the prompt cache (None: as `input`)
+
+    def cost(self, usage: Usage) -> float:
+        """The US dollars `usage` costs at these prices."""
+        cached = usage.cached_input_tokens
+        written = usage.cache_write_tokens
+        plain = max(usage.input_tokens - cached - written, 0)
+        dollars = (plain * self.input + usage.output_tokens * self.output
+                   + cached * (self.input if self.cached_input is None else self.cached_input)
+                   + written * (self.input if self.cache_write is None else self.cache_write))
+        return dollars / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One entry of the conversation history.
 

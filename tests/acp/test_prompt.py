@@ -24,7 +24,7 @@ async def test_initialize_announces_version_1_and_what_prompts_take(start: Start
     assert caps["loadSession"] is True
     assert caps["promptCapabilities"]["embeddedContext"] is True
     assert caps["promptCapabilities"]["image"] is False
-    assert caps["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}}
+    assert caps["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
     assert wire["agentInfo"]["name"] == "harness9"
 
 
@@ -43,6 +43,7 @@ async def test_text_streams_as_message_chunks_and_the_turn_ends(
     assert set(client.kinds(session)) - announced == {"agent_message_chunk", "usage_update"}
     [usage] = [u for u in client.of(session) if u["sessionUpdate"] == "usage_update"]
     assert (usage["used"], usage["size"]) == (1230, 50000)
+    assert "cost" not in usage  # the fake model has no known price
     assert client.text(session) == "Hello from the fake model"
     assert fake_llm.requests[-1].messages[-1]["content"] == "say hello"
 
@@ -243,3 +244,17 @@ async def test_the_terminal_login_method_checks_for_a_stored_key(
     (folder / "credentials.json").chmod(0o600)
     await agent.conn.authenticate(method_id="login")
     await agent.conn.authenticate(method_id="openai-api-key")  # the stored key counts too
+
+
+async def test_usage_updates_carry_the_sessions_cost_so_far(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("one", usage=(100_000, 1_000)), Reply("two", usage=(200_000, 2_000))])
+    agent = await start(env=openai_env(fake_llm, HARNESS9_MODEL="gpt-4o"))
+    session = await agent.new_session(workspace)
+    await agent.prompt(session, "first")
+    await agent.prompt(session, "second")
+    costs = [u["cost"] for u in agent.client.of(session) if u["sessionUpdate"] == "usage_update"]
+    # GPT-4o: $2.50 in, $10 out per million tokens; each update is the session's total.
+    assert [c["currency"] for c in costs] == ["USD", "USD"]
+    assert [c["amount"] for c in costs] == [pytest.approx(0.26), pytest.approx(0.26 + 0.52)]

@@ -192,3 +192,29 @@ async def test_a_session_is_reachable_only_from_a_client_of_its_workspace(
                          folders=[elsewhere, workspace])
     shown = await around.request("agent/session", {"sessionId": sid})  # a client of both
     assert shown["sessionId"] == sid
+
+
+async def test_usage_carries_what_the_run_cost_and_the_run_record_keeps_it(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("", [Call("bash", {"command": "true"}, id="c1")], usage=(10_000, 1_000)),
+                     Reply("done", usage=(20_000, 500))])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "anthropic",
+           "HARNESS9_MODEL": "claude-sonnet-4-5"}
+    daemon = await start(workspace, env=env)
+    first = await daemon.run(prompt="go")
+    costs = [n["costUsd"] for n in daemon.of_run(first["runId"]) if n["kind"] == "usage"]
+    # Claude Sonnet: $3 in, $15 out per million tokens; the second is the run's total so far.
+    assert costs == [pytest.approx(0.045), pytest.approx(0.045 + 0.0675)]
+    # A price the user sets wins over the table; a model without one shows no cost.
+    fake_llm.script([Reply("cheap", usage=(1_000_000, 0)), Reply("free", usage=(5, 5))])
+    daemon.change_configuration({"harness9": {"prices": {"claude-sonnet": {
+        "input": 1, "output": 1}}}})
+    cheap = await daemon.run(prompt="again", sessionId=first["sessionId"])
+    assert [n["costUsd"] for n in daemon.of_run(cheap["runId"])
+            if n["kind"] == "usage"] == [pytest.approx(1.0)]
+    unknown = await daemon.run(prompt="x", model="my-local-model")
+    assert all("costUsd" not in n for n in daemon.of_run(unknown["runId"]))
+    shown = await daemon.request("agent/session", {"sessionId": first["sessionId"]})
+    assert [r.get("costUsd") for r in shown["runs"]] == [pytest.approx(0.1125),
+                                                          pytest.approx(1.0)]

@@ -184,7 +184,8 @@ class Harness9Agent:
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
 
         async def wire(context: RunContext) -> RunWiring:
-            updates = RunUpdates(stream, root, files)
+            ran = self.service.sessions.get(context.ids.session_id)
+            updates = RunUpdates(stream, root, files, ran.cost() if ran is not None else 0.0)
             subscribers: list[Subscriber] = [BlockLogger(_block_log), updates]
             approver = ClientApprover(self.client, session_id, root, stream)
             return RunWiring(subscribers, approver, files)

@@ -29,6 +29,7 @@ from acp import (
 from acp.schema import (
     AgentPlanUpdate,
     ContentToolCallContent,
+    Cost,
     FileEditToolCallContent,
     PlanEntryStatus,
     TerminalToolCallContent,
@@ -158,11 +159,13 @@ class RunUpdates:
     """The event subscriber of one prompt turn."""
 
     def __init__(
-        self, stream: UpdateStream, root: str, files: ClientWorkspace | None = None
+        self, stream: UpdateStream, root: str, files: ClientWorkspace | None = None,
+        prior_cost: float = 0.0,
     ) -> None:
         self._stream = stream
         self._root = root
         self._files = files
+        self._prior_cost = prior_cost  # what the session's earlier runs cost, in US dollars
         self._streamed_turns: set[int] = set()
         self._before: dict[str, str | object] = {}
         self._live: dict[str, str] = {}  # each running command's output so far
@@ -189,8 +192,11 @@ class RunUpdates:
                 self._stream.push(plan_update(event.plan))
             case UsageReported() if event.context_window > 0:
                 used = event.usage.input_tokens + event.usage.output_tokens
+                cost = None if event.cost is None else Cost(
+                    amount=round(self._prior_cost + event.cost, 6), currency="USD")
                 self._stream.push(UsageUpdate(
-                    session_update="usage_update", used=used, size=event.context_window
+                    session_update="usage_update", used=used, size=event.context_window,
+                    cost=cost,
                 ))
 
     def _message(self, event: AssistantMessage) -> None:

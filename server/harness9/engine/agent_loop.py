@@ -37,6 +37,7 @@ from harness9.provider.provider_errors import ContextTooLongError, ProviderError
 from harness9.schema import (
     Message,
     Plan,
+    Price,
     Role,
     ToolCall,
     ToolDefinition,
@@ -95,6 +96,7 @@ class AgentEngine:
         batch_observer: BatchObserver | None = None,
         context: ContextPolicy | None = None,
         plan: Plan | None = None,
+        price: Price | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -113,6 +115,7 @@ class AgentEngine:
         self.batch_observer = batch_observer
         self.context = context
         self.plan = plan
+        self.price = price  # the model's, when known: usage events then carry the run's cost
 
     async def run(
         self, prompt: str, history: list[Message] | None = None, steering: Steering | None = None
@@ -223,7 +226,9 @@ class AgentEngine:
         if usage.input_tokens or usage.output_tokens:
             state.usage = state.usage + usage
             window = self.context.window if self.context is not None else 0
-            self.bus.emit(UsageReported(turn, usage, state.usage, context_window=window))
+            cost = None if self.price is None else self.price.cost(state.usage)
+            self.bus.emit(UsageReported(turn, usage, state.usage, context_window=window,
+                                        cost=cost))
         return message
 
     async def _fit(self, turn: int, history: list[Message], state: _RunState) -> None:

@@ -203,6 +203,7 @@ class UsageReported(Event):
     usage: Usage
     total: Usage
     context_window: int = 0  # the model's window (0: not known to the engine)
+    cost: float | None = None  # what `total` cost in US dollars (None: prices unknown)
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,7 +72,7 @@ def _title(runs: list[dict[str, Any]]) -> str:
 
 
 def _run(run: dict[str, Any]) -> dict[str, Any]:
-    return {
+    shown = {
         "runId": run.get("runId"),
         "prompt": run.get("prompt"),
         "status": run.get("status"),
@@ -80,6 +80,9 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
         "toolCalls": run.get("toolCalls", 0),
         "startedAt": iso_time(float(run.get("startedAt", 0))),
     }
+    if run.get("costUsd") is not None:
+        shown["costUsd"] = run["costUsd"]
+    return shown
 
 
 def delete_session(service: AgentService, session_id: str) -> dict[str, Any]:

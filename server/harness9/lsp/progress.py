@@ -131,6 +131,8 @@ def event_fields(event: Event) -> dict[str, Any] | None:
             if event.context_window:
                 usage |= {"contextTokens": event.usage.input_tokens,
                           "contextWindow": event.context_window}
+            if event.cost is not None:
+                usage["costUsd"] = round(event.cost, 6)
             return usage
         case ContextCompacted():
             return {"kind": "context_compacted", "turn": event.turn,

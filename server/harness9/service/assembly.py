@@ -16,6 +16,7 @@ from harness9.provider.factory import (
     default_provider_name,
 )
 from harness9.provider.limits import RequestLimits
+from harness9.provider.prices import price_of
 from harness9.provider.provider_errors import ConfigError
 from harness9.schema import ToolCall
 from harness9.service.credentials import provider_environment
@@ -101,6 +102,7 @@ def build_engine(
         batch_observer=batch_observer,
         context=context_policy(settings, provider.model),
         plan=session.plan,
+        price=price_of(provider.model, settings.prices),
     )
 
 

@@ -76,6 +76,11 @@ class Session:
     # shown again needs beyond the history (an edit's diff, an approval, why a call failed).
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def cost(self) -> float:
+        """What the session's finished runs cost, in US dollars (runs of models without known
+        prices count nothing)."""
+        return sum(float(run.get("costUsd") or 0) for run in self.runs)
+
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested
         instructions it held may be gone, so each is added again when a tool next reaches it."""

@@ -31,6 +31,7 @@ class SessionRecorder:
         self._session = session
         self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
         self._approvals: dict[str, ApprovalResolved] = {}
+        self._cost: float | None = None
         file = store.file(session)
         if file is not None and not file.meta.title:
             file.meta.title = title_of(prompt)
@@ -49,6 +50,7 @@ class SessionRecorder:
                 self._session.plan = event.plan
                 self._store.save(self._session)
             case UsageReported():
+                self._cost = event.cost
                 file = self._store.file(self._session)
                 if file is not None:
                     file.meta.context_tokens = event.usage.input_tokens
@@ -63,4 +65,6 @@ class SessionRecorder:
     def _finished(self, event: RunFinished) -> None:
         run = {**self._run, "status": event.status, "turns": event.turns,
                "toolCalls": event.tool_calls}
+        if self._cost is not None:
+            run["costUsd"] = round(self._cost, 6)
         self._store.note_run(self._session, run, event.usage)
