@@ -268,6 +268,14 @@ class Price:
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """An image given with a prompt: its media type (`image/png`, …) and its bytes, base64."""
+
+    media_type: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One entry of the conversation history.
 
@@ -283,6 +291,7 @@ class Message:
     # The model's reasoning as its provider must get it back, verbatim (Anthropic's signed
     # thinking blocks, which extended thinking with tools requires in the history).
     reasoning: tuple[dict[str, Any], ...] = ()
+    images: tuple[Image, ...] = ()  # given with a user prompt, for a model that sees images
 
     @staticmethod
     def system(content: str) -> Message:
@@ -290,9 +299,9 @@ class Message:
         return Message(role=Role.SYSTEM, content=content)
 
     @staticmethod
-    def user(content: str) -> Message:
-        """A user prompt."""
-        return Message(role=Role.USER, content=content)
+    def user(content: str, images: tuple[Image, ...] = ()) -> Message:
+        """A user prompt (with the images given with it)."""
+        return Message(role=Role.USER, content=content, images=images)
 
     @staticmethod
     def observation(result: ToolResult) -> Message:

@@ -23,7 +23,7 @@ async def test_initialize_announces_version_1_and_what_prompts_take(start: Start
     caps = wire["agentCapabilities"]
     assert caps["loadSession"] is True
     assert caps["promptCapabilities"]["embeddedContext"] is True
-    assert caps["promptCapabilities"]["image"] is False
+    assert caps["promptCapabilities"]["image"] is True
     assert caps["sessionCapabilities"] == {"list": {}, "resume": {}, "close": {}, "delete": {}}
     assert wire["agentInfo"]["name"] == "harness9"
 

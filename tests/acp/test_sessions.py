@@ -181,16 +181,36 @@ async def test_a_session_another_process_runs_is_busy_and_an_idle_one_is_taken_o
     assert [str(u) for u in users][-3:] == ["hello", "more", "from the second"]
 
 
-async def test_images_are_refused_naming_the_prompt(
+async def test_an_image_reaches_the_model_and_comes_back_on_load(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
-    agent = await start(env=openai_env(fake_llm))
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
+           "RU5ErkJggg==")
+    fake_llm.script([Reply("a red dot")])
+    agent = await start(env=openai_env(fake_llm, HARNESS9_MODEL="gpt-4o"))
+    assert agent.initialized.agent_capabilities.prompt_capabilities.image is True
     session = await agent.new_session(workspace)
+    await agent.prompt(session, "what is this?", image_block(png, "image/png"))
+    assert fake_llm.requests[-1].messages[-1]["content"] == [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+    ]
+    # A bad image names the prompt and reaches no model; so does a model without vision.
     with pytest.raises(RequestError) as info:
-        await agent.prompt(session, "look", image_block("aGk=", "image/png"))
-    assert info.value.code == -32602
-    assert str(info.value) == "prompt: image content is not supported"
-    assert not fake_llm.requests
+        await agent.prompt(session, "look", image_block("aGk=", "image/bmp"))
+    assert info.value.code == -32602 and str(info.value).startswith("prompt: an image must be")
+    agent.process.stdin.close()
+    async with asyncio.timeout(10):
+        await agent.process.wait()
+    again = await start(env=openai_env(fake_llm, HARNESS9_MODEL="gpt-3.5-turbo"))
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    shown = [u["content"] for u in again.client.of(session)
+             if u["sessionUpdate"] == "user_message_chunk"]
+    assert shown[1] == {"type": "image", "data": png, "mimeType": "image/png"}
+    with pytest.raises(RequestError) as blind:
+        await again.prompt(session, "and this?", image_block(png, "image/png"))
+    assert blind.value.code == -32803 and "does not take images" in str(blind.value)
+    assert len(fake_llm.requests) == 1
 
 
 async def test_close_ends_the_run_and_resume_goes_on_without_a_replay(

@@ -114,3 +114,26 @@ async def test_a_missing_file_is_attached_as_a_note_and_the_run_goes_on(
     await daemon.run(prompt="x", context=[{"uri": "gone.py", "range": lsp_range(0, 1)}])
     assert ('<attachment kind="selection" path="gone.py">\n(could not be read: file not found)\n'
             "</attachment>") in user_message(fake_llm)
+
+
+async def test_an_image_item_reaches_the_model_and_a_bad_one_names_its_field(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
+           "RU5ErkJggg==")
+    (workspace / "a.py").write_text("x = 1\n")
+    fake_llm.script([Reply("a red dot")])
+    daemon = await daemon_for(start, fake_llm, workspace)
+    await daemon.run(prompt="what is this?", model="gpt-4o", context=[
+        {"uri": (workspace / "a.py").as_uri()},
+        {"kind": "image", "mimeType": "image/png", "data": png},
+    ])
+    content = fake_llm.requests[-1].messages[-1]["content"]
+    assert content[0]["type"] == "text" and "a.py" in content[0]["text"]
+    assert content[1] == {"type": "image_url",
+                          "image_url": {"url": f"data:image/png;base64,{png}"}}
+    with pytest.raises(JsonRpcException) as bad:
+        await daemon.run(prompt="x", context=[{"kind": "image", "mimeType": "image/png",
+                                                "data": "%%%"}])
+    assert bad.value.code == -32602 and "context[0]" in str(bad.value)
+    assert "base64" in str(bad.value)

@@ -39,7 +39,7 @@ from harness9.acp.history import replay_session
 from harness9.acp.listing import page_of
 from harness9.acp.modes import is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
-from harness9.acp.prompt_blocks import prompt_text
+from harness9.acp.prompt_blocks import prompt_images, prompt_text
 from harness9.acp.session_mcp import SessionServers, session_servers
 from harness9.acp.session_wire import default_mode
 from harness9.acp.update_stream import UpdateStream
@@ -170,6 +170,7 @@ class Harness9Agent:
         if root is None:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
+        images = prompt_images(prompt)
         settings = self._settings()
         stream = UpdateStream(self.client, session_id)
         called = invocation(text)
@@ -194,7 +195,8 @@ class Harness9Agent:
         # this handler's task means the connection is closing and must stay a cancellation.
         run = asyncio.ensure_future(
             self.service.run(
-                RunRequest(text, root, settings, session_id, mcp_servers=servers), wire
+                RunRequest(text, root, settings, session_id, mcp_servers=servers,
+                           images=images), wire
             )
         )
         try:

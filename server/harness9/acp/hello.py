@@ -39,7 +39,7 @@ INITIALIZE_RESULT: dict[str, Any] = {
     "agentCapabilities": {
         "loadSession": True,
         # Text always; embedded resources (and resource links, read through the workspace).
-        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+        "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
         "mcpCapabilities": {"http": True, "sse": True},  # and stdio, ACP's baseline
         "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
     },

@@ -9,6 +9,7 @@ from typing import Any
 
 from acp import (
     embedded_text_resource,
+    image_block,
     resource_block,
     text_block,
     tool_content,
@@ -70,6 +71,8 @@ def replay(
             if prompts and shown.startswith(prompts[0]):
                 shown = prompts.pop(0)
             _user_message(shown, stream)
+            for image in message.images:
+                stream.push(update_user_message(image_block(image.data, image.media_type)))
 
 
 def _answered(pending: list[ToolCall], model_id: str) -> str:

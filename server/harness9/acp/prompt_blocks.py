@@ -2,8 +2,8 @@
 
 Text blocks are the prompt. Embedded resources (`embeddedContext`) are attached as context
 blocks with their URI. A resource link to a file inside the workspace is read through the
-workspace sandbox and attached the same way; any other link is left as a link. Images and
-audio are not announced in our prompt capabilities and are refused.
+workspace sandbox and attached the same way; any other link is left as a link. Images go to
+the model beside the text (`prompt_images`); audio is not announced and is refused.
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from urllib.parse import unquote, urlparse
 from acp.schema import (
     BlobResourceContents,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
 )
 
 from harness9.acp.acp_errors import invalid_params
-from harness9.schema import ToolError
+from harness9.schema import Image, ToolError
+from harness9.service.images import check_count, image_from
 from harness9.workspace.safe_path import read_regular_beneath
 
 LINK_LIMIT = 256 * 1024  # bytes of a linked file attached to the prompt
@@ -31,15 +33,28 @@ def prompt_text(blocks: Sequence[Any], root: str) -> str:
     """The prompt for the engine; -32602 (`prompt`) for content we do not take."""
     parts = [_part(block, root) for block in blocks]
     text = "\n\n".join(part for part in parts if part)
-    if not text.strip():
+    if not text.strip() and not any(isinstance(b, ImageContentBlock) for b in blocks):
         raise invalid_params("prompt", "the prompt is empty")
     return text
+
+
+def prompt_images(blocks: Sequence[Any]) -> tuple[Image, ...]:
+    """The prompt's images, checked; -32602 (`prompt`) naming what is wrong with one."""
+    try:
+        images = tuple(image_from(b.mime_type, b.data) for b in blocks
+                       if isinstance(b, ImageContentBlock))
+        check_count(images)
+    except ValueError as exc:
+        raise invalid_params("prompt", str(exc)) from None
+    return images
 
 
 def _part(block: Any, root: str) -> str:
     match block:
         case TextContentBlock():
             return block.text
+        case ImageContentBlock():
+            return ""  # given to the model as an image (`prompt_images`)
         case EmbeddedResourceContentBlock():
             resource = block.resource
             if isinstance(resource, TextResourceContents):

@@ -35,6 +35,7 @@ from harness9.engine.toolrun import DEFAULT_MAX_PARALLEL, execute_concurrently
 from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.provider_errors import ContextTooLongError, ProviderError
 from harness9.schema import (
+    Image,
     Message,
     Plan,
     Price,
@@ -118,7 +119,8 @@ class AgentEngine:
         self.price = price  # the model's, when known: usage events then carry the run's cost
 
     async def run(
-        self, prompt: str, history: list[Message] | None = None, steering: Steering | None = None
+        self, prompt: str, history: list[Message] | None = None, steering: Steering | None = None,
+        images: tuple[Image, ...] = (),
     ) -> RunResult:
         """Run `prompt` to its end, appending every message to `history` (the session's context).
 
@@ -138,7 +140,7 @@ class AgentEngine:
         state.ids = CallIds(history)
         if not history and self.system_prompt:
             history.append(Message.system(self.system_prompt))
-        history.append(Message.user(prompt))
+        history.append(Message.user(prompt, images))
         try:
             status = await self._loop(history, state)
         except asyncio.CancelledError:

@@ -42,12 +42,15 @@ class ContextPolicy:
         return int(self.window * self.compact_at)
 
 
+IMAGE_TOKENS = 1600  # what the services charge for an image of about a megapixel
+
+
 def message_tokens(message: Message) -> int:
     """A rough token count of one message as it goes to the model."""
     chars = len(message.content)
     for call in message.tool_calls:
         chars += len(call.name) + len(call.arguments) + len(call.id)
-    return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD
+    return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD + IMAGE_TOKENS * len(message.images)
 
 
 def messages_tokens(messages: Sequence[Message]) -> int:

@@ -101,7 +101,7 @@ async def execute_run(
     request = RunRequest(
         params.prompt, root, settings, params.session_id, context, queue=params.queue,
         plan=params.plan, execute_plan=params.execute_plan, claim=claim,
-        own_model=bool(OWN_MODEL & params.overrides.keys()),
+        own_model=bool(OWN_MODEL & params.overrides.keys()), images=params.images,
     )
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []

@@ -9,8 +9,9 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from harness9.schema import ToolError
+from harness9.schema import Image, ToolError
 from harness9.service.attachments import KINDS, ContextItem, LineRange
+from harness9.service.images import check_count, image_from
 from harness9.service.run_request import EXECUTE_PROMPT
 from harness9.service.settings import PROVIDERS, SettingsError, parse_overrides
 from harness9.workspace.safe_path import safe_path
@@ -31,6 +32,7 @@ class RunParams:
     overrides: dict[str, Any]
     context: tuple[RawContextItem, ...] = ()
     queue: bool = True  # wait behind a running run of the session (false: busy)
+    images: tuple[Image, ...] = ()  # the `context` items of kind `image`
     plan: bool = False  # plan mode for this run
     execute_plan: bool = False  # carry out the session's plan in its normal mode
 
@@ -115,6 +117,7 @@ def parse_run_params(raw: Any) -> RunParams:
         queue=_optional_bool(params, "queue", True),
         plan=plan,
         execute_plan=execute_plan,
+        images=parse_images(params.get("context")),
     )
 
 
@@ -155,14 +158,43 @@ _MAX_CONTEXT_ITEMS = 100
 
 
 def parse_context(raw: Any) -> tuple[RawContextItem, ...]:
-    """Validate the shape of `agent/run`'s `context` (absent or null: none)."""
+    """Validate the shape of `agent/run`'s `context` (absent or null: none); its images are
+    `parse_images`'s."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise ParamsError(f"context must be a list of items, got {type(raw).__name__}")
     if len(raw) > _MAX_CONTEXT_ITEMS:
         raise ParamsError(f"context has {len(raw)} items; at most {_MAX_CONTEXT_ITEMS} are taken")
-    return tuple(_context_item(item, f"context[{i}]") for i, item in enumerate(raw))
+    return tuple(_context_item(item, f"context[{i}]") for i, item in enumerate(raw)
+                 if not _is_image(item))
+
+
+def parse_images(raw: Any) -> tuple[Image, ...]:
+    """The `context` items of kind `image`: `{kind: "image", mimeType, data}` (base64), for a
+    model that sees images (`parse_context` has checked the list itself)."""
+    if not isinstance(raw, list):
+        return ()
+    images = []
+    for i, item in enumerate(raw):
+        if not _is_image(item):
+            continue
+        mime, data = item.get("mimeType"), item.get("data")
+        if not isinstance(mime, str) or not isinstance(data, str):
+            raise ParamsError(f"context[{i}]: an image needs mimeType and data (base64) strings")
+        try:
+            images.append(image_from(mime, data))
+        except ValueError as exc:
+            raise ParamsError(f"context[{i}]: {exc}") from None
+    try:
+        check_count(tuple(images))
+    except ValueError as exc:
+        raise ParamsError(f"context: {exc}") from None
+    return tuple(images)
+
+
+def _is_image(item: Any) -> bool:
+    return isinstance(item, Mapping) and item.get("kind") == "image"
 
 
 def _context_item(raw: Any, name: str) -> RawContextItem:

@@ -113,6 +113,8 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
             }
         ]
     blocks: list[dict[str, Any]] = [dict(block) for block in message.reasoning]
+    blocks += [{"type": "image", "source": {"type": "base64", "media_type": image.media_type,
+                                            "data": image.data}} for image in message.images]
     if message.content:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:

@@ -49,6 +49,13 @@ def _to_message(message: Message) -> dict[str, Any]:
         return {"role": "system", "content": message.content}
     if message.role is Role.USER and message.tool_call_id is not None:
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.role is Role.USER and message.images:
+        text = [{"type": "text", "text": message.content}] if message.content else []
+        return {"role": "user", "content": [
+            *text,
+            *({"type": "image_url", "image_url": {"url": f"data:{i.media_type};base64,{i.data}"}}
+              for i in message.images),
+        ]}
     if message.role is Role.USER:
         return {"role": "user", "content": message.content}
     out: dict[str, Any] = {"role": "assistant", "content": message.content}

@@ -23,6 +23,7 @@ from harness9.engine.compaction import compact as compact_history
 from harness9.engine.context import messages_tokens
 from harness9.engine.events import Event, Subscriber, ToolsWarning
 from harness9.provider.factory import create_provider
+from harness9.provider.model_catalog import family_of
 from harness9.provider.provider_errors import ProviderError
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
 from harness9.service.attachments import ContextItem, prompt_with_context
@@ -289,7 +290,9 @@ class AgentService:
                 request.prompt, request.root, request.context, wiring.workspace)
             prompt = prompt_for(prompt, request, session, request.settings)
             self._turns.started(ids.run_id, wiring.workspace)
-            result = await engine.run(prompt, session.history, self._turns.steering(ids.run_id))
+            _check_images(request, engine.provider.model)
+            result = await engine.run(prompt, session.history, self._turns.steering(ids.run_id),
+                                      request.images)
             return RunOutcome(ids, result)
         finally:
             self.sessions.finish(session, active)
@@ -411,6 +414,16 @@ class _Later:
     def __call__(self, event: Event) -> None:
         if self.target is not None:
             self.target(event)
+
+
+def _check_images(request: RunRequest, model: str) -> None:
+    """A `config` RunError when the prompt has images and the model is known not to see them
+    (an unknown model is left to its service to refuse)."""
+    family = family_of(model)
+    if request.images and family is not None and not family.images:
+        raise RunError(f"the model {model} does not take images: choose one that does "
+                       "(`/model`, the `model` setting) or send the prompt without them",
+                       "config")
 
 
 def _require_folder(root: str) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness9.schema import Image
 from harness9.service.attachments import ContextItem
 from harness9.service.settings import RunSettings
 
@@ -44,6 +45,7 @@ class RunRequest:
     execute_plan: bool = False  # carry out the stored plan, in the session's normal mode
     claim: str | None = None  # the run id of a slot reserved for this run (a left-over steer)
     own_model: bool = False  # the request chose provider, model or effort: the session's waits
+    images: tuple[Image, ...] = ()  # given with the prompt, for a model that sees images
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness9.schema import Message, Role, ToolCall
+from harness9.schema import Image, Message, Role, ToolCall
 from harness9.workspace.atomic_write import atomic_write_bytes
 
 TITLE_CHARS = 80
@@ -105,6 +105,8 @@ def message_record(message: Message) -> dict[str, Any]:
         record["isError"] = True
     if message.reasoning:
         record["reasoning"] = [dict(block) for block in message.reasoning]
+    if message.images:
+        record["images"] = [{"mediaType": i.media_type, "data": i.data} for i in message.images]
     return record
 
 
@@ -131,6 +133,7 @@ def message_from(record: dict[str, Any]) -> Message:
         tool_call_id=None if tool_call_id is None else str(tool_call_id),
         is_error=bool(record.get("isError", False)),
         reasoning=tuple(dict(b) for b in record.get("reasoning", ()) if isinstance(b, dict)),
+        images=tuple(Image(str(i["mediaType"]), str(i["data"])) for i in record.get("images", ())),
     )
 
 
