@@ -1,4 +1,5 @@
-// An independent ACP client: the official TypeScript SDK runs one prompt against `harness9 acp`
+// An independent ACP client: the official TypeScript SDK runs a prompt (text and an image) against
+// `harness9 acp`
 // (a scripted model, approvals "ask") and checks what comes back. The client offers its file
 // system: a.txt has an unsaved line in its buffer, and a write saves the buffer (as Zed does).
 // Exit code 0 when all holds.
@@ -26,9 +27,19 @@ const script = {
           arguments: { path: "a.txt", source_text: "alpha", target_text: "omega" } },
       ],
     },
+    {
+      text: "Planning.",
+      tool_calls: [
+        { id: "c-plan", name: "update_plan", arguments: { items: [
+          { text: "Change a.txt", status: "done" },
+          { text: "Say so", status: "in_progress" },
+        ] } },
+      ],
+    },
     { text: "Done: a.txt now says omega." },
   ],
 };
+const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const root = mkdtempSync(join(tmpdir(), "harness9-acp-node-"));
 const workspace = join(root, "ws");
@@ -94,12 +105,21 @@ try {
     assert.equal(set.configOptions.find((o) => o.id === "reasoning_effort").currentValue, "low");
     const answer = await ctx.request("session/prompt", {
       sessionId,
-      prompt: [{ type: "text", text: "change alpha to omega in a.txt" }],
+      prompt: [{ type: "text", text: "change alpha to omega in a.txt" },
+               { type: "image", mimeType: "image/png", data: png }],
     });
     assert.equal(answer.stopReason, "end_turn");
     const help = await ctx.request("session/prompt", {
       sessionId, prompt: [{ type: "text", text: "/help" }] });
     assert.equal(help.stopReason, "end_turn");
+    assert.equal(init.agentCapabilities.promptCapabilities.image, true);
+    // Deleting: advertised, and the session leaves the list.
+    assert.deepEqual(init.agentCapabilities.sessionCapabilities.delete, {});
+    const before = await ctx.request("session/list", { cwd: workspace });
+    assert.deepEqual(before.sessions.map((x) => x.sessionId), [sessionId]);
+    await ctx.request("session/delete", { sessionId });
+    const after = await ctx.request("session/list", { cwd: workspace });
+    assert.deepEqual(after.sessions, []);
   });
   const commands = updates.find((u) => u.sessionUpdate === "available_commands_update");
   assert.ok(commands.availableCommands.some((c) => c.name === "compact"), "commands announced");
@@ -107,7 +127,11 @@ try {
   assert.equal(title.title, "change alpha to omega in a.txt");
   const text = updates.filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text).join("");
-  assert.ok(text.startsWith("Reading, then editing.Done: a.txt now says omega.Commands"), text);
+  assert.ok(text.startsWith("Reading, then editing.Planning.Done: a.txt now says omega.Commands"),
+            text);
+  const plan = updates.filter((u) => u.sessionUpdate === "plan").at(-1);
+  assert.deepEqual(plan.entries.map((e) => [e.content, e.status]),
+                   [["Change a.txt", "completed"], ["Say so", "in_progress"]]);
   const of = (id) => updates.filter((u) => u.toolCallId === id);
   for (const id of ["c-read", "c-edit"]) {
     const statuses = of(id).map((u) => u.status);
