@@ -1,7 +1,7 @@
-// An independent ACP client: the official TypeScript SDK runs a prompt (text and an image) against
-// `harness9 acp`
-// (a scripted model, approvals "ask") and checks what comes back. The client offers its file
-// system: a.txt has an unsaved line in its buffer, and a write saves the buffer (as Zed does).
+// An independent ACP client: the official TypeScript SDK runs a prompt (text and an image)
+// against `harness9 acp` (a scripted model, approvals "ask") and checks what comes back: tool
+// calls, the diff, the plan, commands, the title; then deletes the session. The client offers its
+// file system: a.txt has an unsaved line in its buffer, and a write saves the buffer (as Zed does).
 // Exit code 0 when all holds.
 //
 // HARNESS9_PYTHON names the Python to run `-m harness9 acp` with (default: the repo's .venv).
