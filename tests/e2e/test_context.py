@@ -92,7 +92,7 @@ async def test_items_outside_the_workspace_or_malformed_are_refused(
         ("a.txt", "context must be a list"),
         ([{"kind": "file"}], "context[0].uri is required"),
         ([{"uri": "https://example.com/x"}], "context[0].uri: https://example.com/x is not a"),
-        ([{"uri": "a.txt", "kind": "image"}], "context[0].kind must be one of"),
+        ([{"uri": "a.txt", "kind": "video"}], "context[0].kind must be one of"),
         ([{"uri": "a.txt", "kind": "note"}], "context[0].text is required for kind 'note'"),
         ([{"uri": "a.txt", "range": {"start": {"line": 1}}}],
          "context[0].range.start.character must be an integer"),

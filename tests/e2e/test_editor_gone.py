@@ -104,12 +104,15 @@ def _acp_initialize(root: Path) -> bytes:
 def test_the_daemon_ends_when_its_parent_ends(
     tmp_path: Path, command: str, hello: Callable[[Path], bytes], answer: bytes
 ) -> None:
-    # The parent starts the daemon on the test's pipes and leaves after `initialize`.
-    parent_code = ("import subprocess, sys, time; subprocess.Popen(sys.argv[1:]); "
-                   "sys.stdin.close(); time.sleep(3)")
+    # The parent starts the daemon on the test's pipes and leaves once `initialize` is answered.
+    answered = tmp_path / "answered"
+    parent_code = ("import os, subprocess, sys, time; subprocess.Popen(sys.argv[2:]); "
+                   "sys.stdin.close()\n"
+                   "while not os.path.exists(sys.argv[1]): time.sleep(0.02)")
     log = (tmp_path / "daemon.log").open("wb")
     parent = subprocess.Popen(
-        [sys.executable, "-c", parent_code, sys.executable, "-m", "harness9", command],
+        [sys.executable, "-c", parent_code, str(answered), sys.executable, "-m", "harness9",
+         command],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
         env={**os.environ, "HARNESS9_APPROVALS": "yolo"},
     )
@@ -118,6 +121,7 @@ def test_the_daemon_ends_when_its_parent_ends(
         parent.stdin.write(hello(tmp_path))
         parent.stdin.flush()
         assert parent.stdout.read1(1 << 16).startswith(answer)  # it serves
+        answered.touch()
         assert parent.wait(15) == 0
         # The test still holds the daemon's stdin open: only the parent's end can stop it.
         start = time.monotonic()
