@@ -19,11 +19,16 @@ class DirectLoop:
     """An agent loop reduced to its floor: SDK call, tool call, append, repeat."""
 
     def __init__(self, provider: str, url: str, stream: bool, workdir: str,
-                 raw: bool = False) -> None:
+                 raw: bool = False, system: bool = False) -> None:
         """`raw` (OpenAI, not streamed): post the body as the daemon does, without the SDK's
-        parameter transformation, whose cost grows with the conversation."""
+        parameter transformation, whose cost grows with the conversation. `system`: send the
+        daemon's system prompt too (Anthropic: with the prompt-cache marks the daemon sets on it
+        and on the tools), so the requests are the daemon's own."""
+        from harness9.service.assembly import system_prompt
+        from harness9.service.settings import RunSettings
         from harness9.tools import default_registry
 
+        self.system = system_prompt(workdir, RunSettings()) if system else None
         self.raw = raw
         self.provider = provider
         self.stream = stream
@@ -43,11 +48,15 @@ class DirectLoop:
             self.client = AsyncAnthropic(api_key="bench-key", base_url=url)
             self.schema = [{"name": d.name, "description": d.description,
                             "input_schema": d.input_schema} for d in defs]
+            if self.system is not None:
+                self.schema[-1] = {**self.schema[-1], "cache_control": {"type": "ephemeral"}}
 
     async def run(self, prompt: str, turns: int, history: int = 0, output: str = "") -> float:
         """Seconds for `turns` model calls, each followed by its tool calls, after `history`
         earlier turns (a read_file call of `notes.txt` answered with `output` each)."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        if self.system is not None and self.provider == "openai":
+            messages.insert(0, {"role": "system", "content": self.system})
         for k in range(history):
             self._append(messages, [(f"h{k}", "read_file", '{"path": "notes.txt"}')], [output])
         started = now()
@@ -117,9 +126,17 @@ class DirectLoop:
                         call[2] += frag.function.arguments or ""
         return [(c[0], c[1], c[2]) for _, c in sorted(calls.items())]
 
+    def _anthropic_extra(self) -> dict[str, Any]:
+        """The system prompt, as the daemon sends it (cached), when it is asked for."""
+        if self.system is None:
+            return {}
+        return {"system": [{"type": "text", "text": self.system,
+                            "cache_control": {"type": "ephemeral"}}]}
+
     async def _anthropic(self, messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
         reply = await self.client.messages.create(
-            model=MODEL, max_tokens=MAX_TOKENS, messages=messages, tools=self.schema)
+            model=MODEL, max_tokens=MAX_TOKENS, messages=messages, tools=self.schema,
+            **self._anthropic_extra())
         return [(b.id, b.name, json.dumps(b.input)) for b in reply.content
                 if b.type == "tool_use"]
 
@@ -128,7 +145,7 @@ class DirectLoop:
     ) -> list[tuple[str, str, str]]:
         stream = await self.client.messages.create(
             model=MODEL, max_tokens=MAX_TOKENS, messages=messages, tools=self.schema,
-            stream=True)
+            stream=True, **self._anthropic_extra())
         calls: list[list[str]] = []
         async for event in stream:
             if event.type == "content_block_start" and event.content_block.type == "tool_use":

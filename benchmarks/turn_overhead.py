@@ -3,7 +3,8 @@
 A run of N turns, each one `read_file` call, against the instant fake LLM, for both providers,
 streaming and not, with checkpoints on (the user's default; a batch that only reads needs no
 snapshot), and once with them off. Floor: the same N requests made directly with the same SDK to
-the same fake server, plus N direct `read_file` calls (`benchmarks.direct`).
+the same fake server (the daemon's system prompt included, as it sends it), plus N direct
+`read_file` calls (`benchmarks.direct`).
 
 Then what checkpoints add to a turn: runs of N turns, each a bash call appending to a file,
 with checkpoints on and off on the same daemon and workspace (a checkpoint before the first
@@ -30,7 +31,7 @@ COMBOS = (("openai", False), ("anthropic", True), ("openai", True), ("anthropic"
 async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
                   turns: int, reps: int, checkpoints: bool = True) -> Row:
     """One provider/stream combination: ms per turn, ours and floor."""
-    direct = DirectLoop(provider, url, stream, str(daemon.workspace))
+    direct = DirectLoop(provider, url, stream, str(daemon.workspace), system=True)
     cpu: tuple[list[float], list[float]] = ([], [])
 
     async def ours() -> float:
