@@ -28,6 +28,7 @@ from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams
 from harness9.lsp.progress import ProgressPublisher, wire_usage
+from harness9.lsp.transport import send_notification
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.service.agent_service import AgentService
 from harness9.service.attachments import ContextItem
@@ -45,7 +46,7 @@ class _Observers:
     def __init__(self, ls: LanguageServer, ids: dict[str, str]) -> None:
         self.ls = ls
         self.progress = ProgressPublisher(
-            lambda params: ls.protocol.notify("agent/progress", params),
+            lambda params: send_notification(ls.protocol, "agent/progress", params),
             ids["runId"],
             ids["sessionId"],
         )

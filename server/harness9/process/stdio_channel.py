@@ -30,6 +30,8 @@ def configure_logging(level: str | None = None) -> None:
     plain = logging.StreamHandler(sys.stderr)
     plain.setFormatter(logging.Formatter("%(message)s"))
     plain.addFilter(RedactingFilter())
+    # No record needs them (neither format shows them), and gathering them costs every record.
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     root = logging.getLogger()
     root.handlers[:] = [_queued(stderr)]
     root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
@@ -45,7 +47,16 @@ def _queued(handler: logging.Handler) -> logging.Handler:
     listener.start()
     atexit.register(listener.stop)
     _listeners.append(listener)
-    return logging.handlers.QueueHandler(records)
+    return _RecordQueue(records)
+
+
+class _RecordQueue(logging.handlers.QueueHandler):
+    """Queues the record itself: the listener's handler formats and redacts it in its thread.
+    (`QueueHandler` would format it here first, on the event loop, and copy it.) Our log
+    calls pass immutable arguments, so formatting later gives the same text."""
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        return record
 
 
 _listeners: list[logging.handlers.QueueListener] = []
