@@ -70,8 +70,8 @@ class _Observers:
         if isinstance(event, ToolStarted | ToolFinished):
             text = format_event(event, time.time())
             if text is not None:
-                params = types.LogMessageParams(type=types.MessageType.Info, message=text)
-                self.ls.window_log_message(params)
+                send_notification(self.ls.protocol, "window/logMessage",
+                                  {"type": types.MessageType.Info.value, "message": text})
 
     def _track(self, event: Event) -> None:
         if self.work is not None:
