@@ -133,3 +133,12 @@ def test_a_question_shows_a_command_as_a_command_by_its_tool_s_kind() -> None:
 def test_live_tail_keeps_the_last_lines_as_a_terminal_leaves_them() -> None:
     text = "".join(f"step {i}\n" for i in range(9)) + "10%\r50%\r100%\r\n\n"
     assert live_tail(text, 3) == ["step 7", "step 8", "100%"]
+
+
+def test_cost_shows_dollars_when_the_price_is_known() -> None:
+    assert fmt.cost({"costUsd": 0.012345}) == "$0.0123"
+    assert fmt.cost({"costUsd": 12.5}) == "$12.50"
+    assert fmt.cost({"costUsd": 0}) == "$0.0000"
+    assert fmt.cost({"inputTokens": 10}) == ""
+    assert fmt.cost({"costUsd": True}) == ""
+    assert fmt.cost(None) == ""

@@ -69,6 +69,16 @@ def test_rows_speak_english_and_answers_are_markdown(
     assert re.search(r"✓ completed · 2 turns · 4 tool calls · .* · context \d+% of 128k", text)
 
 
+def test_the_summary_line_shows_the_runs_cost(tmp_path: Path) -> None:
+    usage = {"kind": "usage", "turn": 1, "inputTokens": 10_000, "outputTokens": 1_000,
+             "contextTokens": 10_000, "contextWindow": 200_000, "costUsd": 0.045}
+    result = {"turns": 1, "toolCalls": 0, "usage": {"inputTokens": 10_000,
+                                                      "outputTokens": 1_000}}
+    text = record([usage], Outcome("completed", result=result), tmp_path / "cost.svg")
+    assert re.search(r"✓ completed · 1 turn · 0 tool calls · .* · context 5% of 200k · \$0\.0450",
+                     text), text
+
+
 def _edit_completed(diff: str, added: int, removed: int) -> dict[str, Any]:
     return {"kind": "tool_completed", "turn": 1, "toolCallId": "c1", "tool": "edit_file",
             "toolKind": "edit", "output": "Edited app.py", "bytes": 30, "truncated": False,

@@ -82,6 +82,15 @@ def context_fill(usage: dict[str, Any] | None) -> str:
     return f"context {round(100 * used / window)}% of {_short_count(window)}"
 
 
+def cost(usage: dict[str, Any] | None) -> str:
+    """`$0.0123` from a usage notification's `costUsd` (the run's cost so far), or "" when the
+    model's price is not known."""
+    amount = (usage or {}).get("costUsd")
+    if isinstance(amount, bool) or not isinstance(amount, int | float):
+        return ""
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
 def _short_count(count: int) -> str:
     if count >= 1_000_000 and count % 100_000 == 0:
         return f"{count / 1_000_000:g}M"

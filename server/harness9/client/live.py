@@ -349,6 +349,9 @@ class LiveView:
         fill = fmt.context_fill(self._usage)
         if fill:
             parts.append(fill)
+        spent = fmt.cost(self._usage)
+        if spent:
+            parts.append(spent)
         parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
         line = Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
         if outcome.error is not None and outcome.status != "cancelled":
