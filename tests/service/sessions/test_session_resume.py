@@ -330,3 +330,14 @@ def test_a_line_nested_too_deep_is_a_damaged_line_and_leaves_the_session_free(
     assert reopened is not None and [m.content for m in reopened.history] == ["go"]
     assert again.read(session.id) is not None
     assert again.delete(session.id) is True  # the lock was not left behind
+
+
+async def test_a_session_never_prompted_leaves_no_file(fake: FakeLLM, tmp_path: Path) -> None:
+    service = AgentService()
+    session = service.session(None, str(tmp_path))
+    service.set_approval_mode(session.id, "read-only")  # opens it, as a client's choice does
+    service.known_session(session.id)
+    await asyncio.sleep(0)
+    folder = state_dir() / "sessions" / workspace_key(str(tmp_path))
+    assert not list(folder.glob(f"{session.id}.*"))
+    service.close()

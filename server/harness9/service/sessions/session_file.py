@@ -76,6 +76,8 @@ class SessionFile:
         """Open and lock the file again after `let_go`: None when it is as this daemon left
         it, else what another daemon made of it meanwhile (what is in memory is then out of
         date). `SessionLocked` while another daemon uses it."""
+        if not self._meta_written:
+            return None  # nothing on disk yet: its first save opens (and locks) the file
         if self._log is None:
             self._log = SessionLog(self._folder, self.meta.session_id)
         outdated = self.outdated()
