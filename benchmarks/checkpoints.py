@@ -20,7 +20,7 @@ from harness9.service.checkpoints.shadow_git import ShadowGit, git_executable
 from harness9.service.checkpoints.snapshots import Limits, ShadowRepo
 
 
-def _make_workspace(root: Path, files: int, total_bytes: int) -> None:
+def make_workspace(root: Path, files: int, total_bytes: int) -> None:
     size = max(1, total_bytes // files)
     line = b"x = 'some source text of a typical line'\n"
     body = (line * (size // len(line) + 1))[:size]
@@ -55,7 +55,7 @@ async def _measure(files: int, total_bytes: int, reps: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
-        await asyncio.to_thread(_make_workspace, root, files, total_bytes)
+        await asyncio.to_thread(make_workspace, root, files, total_bytes)
         repo = await ShadowRepo.open(str(root), Path(folder) / "state",
                                      Limits(max_files=files * 2, max_bytes=total_bytes * 2))
         first = await _timed(repo.snapshot("first", force=True))
