@@ -574,6 +574,9 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
   const old = started.tools[id];
   const item: ToolItem = {
     ...old,
+    // A call refused by a rule or the mode was first heard of by its approval_resolved, which
+    // does not name the tool's kind.
+    kind: old.kind ?? str(n.toolKind),
     status,
     output: str(n.output) ?? old.output,
     bytes: num(n.bytes) ?? old.bytes,

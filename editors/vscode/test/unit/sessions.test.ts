@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { chipOf, lineSpan, problemsText } from '../../src/chips';
 import { renderRuns } from '../../src/render';
-import { applyResult, initialRunState, reduceAll } from '../../src/runState';
+import { applyResult, initialRunState, reduceAll, type RunState } from '../../src/runState';
 import { ago, runsFromSession, sessionRow, sessionsFrom, withCheckpoints } from '../../src/sessions';
 
 describe('agent/sessions', () => {
@@ -129,17 +129,37 @@ describe('agent/session', () => {
   });
 
   describe('read back with each call\'s outcome', () => {
-    const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'daemon-session-outcomes.json'), 'utf8')) as {
-      notifications: Record<string, unknown>[]; answer: { result: Record<string, unknown> }; session: unknown; checkpoints: unknown;
+    /** A recorded run, as the live view built it, and as the chat shows it read back. */
+    const liveAndRestored = (name: string): [RunState, RunState] => {
+      const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', `daemon-${name}.json`), 'utf8')) as {
+        notifications: Record<string, unknown>[]; answer: { result: Record<string, unknown> }; session: unknown; checkpoints: unknown;
+      };
+      const live = applyResult(reduceAll(initialRunState('Record me.'), recorded.notifications), recorded.answer.result);
+      const [restored] = withCheckpoints(runsFromSession(recorded.session), recorded.checkpoints);
+      return [live, restored];
     };
-    const live = applyResult(reduceAll(initialRunState('Record me.'), recorded.notifications), recorded.answer.result);
-    const [restored] = withCheckpoints(runsFromSession(recorded.session), recorded.checkpoints);
     const turnsOf = (html: string): string[] => html.match(/<section class="turn"[\s\S]*?<\/section>/g) ?? [];
+    const [live, restored] = liveAndRestored('session-outcomes');
 
     it('shows each turn as the live run did: rows, counts, approvals, diffs, exits, checkpoints', () => {
       const shown = turnsOf(renderRuns([restored]));
       assert.equal(shown.length, 3);
       assert.deepEqual(shown, turnsOf(renderRuns([live])));
+    });
+
+    it('calls decided by a rule or the mode, and a command run again outside the sandbox, read as they did live', () => {
+      for (const name of ['session-outcomes-rules', 'session-outcomes-rerun']) {
+        const [then, again] = liveAndRestored(name);
+        const shown = turnsOf(renderRuns([again]));
+        assert.equal(shown.length, 2, name);
+        assert.deepEqual(shown, turnsOf(renderRuns([then])), name);
+      }
+      const [, rules] = liveAndRestored('session-outcomes-rules');
+      assert.deepEqual(Object.values(rules.tools).map((t) => [t.status, t.reason, t.approval?.decision, t.approval?.by, t.approval?.rule]), [
+        ['refused', 'denied', 'deny', 'rule', 'bash(rm *)'],
+        ['refused', 'denied', 'deny', 'mode', undefined],
+        ['ok', undefined, 'allow', 'rule', 'bash(echo *)'],
+      ]);
     });
 
     it('an edit allowed for the session keeps its counts, its diff and the note', () => {
