@@ -1376,7 +1376,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     setUserSettings({});
   });
 
-  it('a chat shown again after a reload tells each call as it went live: counts, "Open diff", approvals, rejected, exit', async () => {
+  it('a chat shown again after a reload, or resumed in a new chat, tells each call as it went live: counts, "Open diff", approvals, rejected, exit', async () => {
     const keptFile = path.join(workspace, 'kept.txt');
     setUserSettings({ 'harness9.approvals.mode': 'ask' });
     playNext(RESTORED_TURNS);
@@ -1429,6 +1429,14 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await page.waitForTimeout(300);
     await shot('24c-restored-open-diff');
     await runCommand(page, 'View: Close All Editors');
+
+    // And resumed in a new chat through the session picker: the same rows again.
+    await runCommand(page, 'harness9: New Chat');
+    await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    await frame.locator('button#sessions').click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Edit, clean up and build' }).first().click();
+    await frame.locator('article.run').nth(index).locator('section.turn').nth(2).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await turnTexts(frame, index), live);
     setUserSettings({});
   });
 
