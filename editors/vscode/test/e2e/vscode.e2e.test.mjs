@@ -1402,7 +1402,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       ['✗', 'could not read', 'missing.txt', 'failed'], ['✓', 'ran', 'echo built > built.txt; exit 3', 'ok'],
     ]);
     await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
-    await shot('24a-live-rows');
+    await shot('33a-live-rows');
 
     // A reload: a new daemon, and the chat read back from the stored session.
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
@@ -1418,7 +1418,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.match(restored[0], /did not run rm kept\.txt\s*rejected\s*✗ rejected by you/);
     assert.match(restored[1], /exit 3/);
     await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
-    await shot('24b-restored-rows');
+    await shot('33b-restored-rows');
 
     // The restored edit's "Open diff": the diff editor, the file before beside the file now.
     await frame.locator('article.run').nth(index).locator('[data-action="open-change"]').click();
@@ -1427,7 +1427,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await diffEditor.locator('.editor.original .view-line', { hasText: 'kept as it was' }).first().waitFor({ timeout: 10_000 });
     await diffEditor.locator('.editor.modified .view-line', { hasText: 'kept, and edited' }).first().waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
-    await shot('24c-restored-open-diff');
+    await shot('33c-restored-open-diff');
     await runCommand(page, 'View: Close All Editors');
 
     // And resumed in a new chat through the session picker: the same rows again.
