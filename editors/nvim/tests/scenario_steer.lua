@@ -126,6 +126,10 @@ local function session_read_back()
   require("harness9.view").load_session(state, reply.result)
   local out = require("harness9.chat_view").render(state).lines
   out[1] = out[1]:gsub("session s%-%x+", "session S")
+  for i, line in ipairs(out) do -- each call as it went live: its exit, duration and sandbox
+    out[i] = line:gsub(" · %d+%.%d s ", " · N s "):gsub(" · sandboxed %(%a+%)$", " · <sandbox>")
+      :gsub(" · not sandboxed$", " · <sandbox>")
+  end
   h.expect_lines("the session read back", {
     "harness9 chat · session S",
     "",
@@ -139,11 +143,11 @@ local function session_read_back()
     "  [x] Check it",
     "First, a plan.",
     "  (updated the plan)",
-    "  ✓ ran `sleep 3`",
+    "  ✓ ran `sleep 3` · exit 0 · N s · <sandbox>",
     "  ↪ You: also add a line to the README",
     "Noted: the README gets a line too.",
     "  (updated the plan)",
-    "  ✓ ran `sleep 5`",
+    "  ✓ ran `sleep 5` · exit 0 · N s · <sandbox>",
     "Checking.",
     "  (updated the plan)",
     "All three steps are done.",

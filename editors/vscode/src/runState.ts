@@ -285,6 +285,16 @@ export function reduce(state: RunState, n: ProgressNotification, now?: number): 
   return handler ? handler(base, n, now) : base;
 }
 
+/**
+ * Applies one event as `reduce` does, but outside any run's sequence (no `seq`): what a stored
+ * session tells of a call is replayed through the same handlers, so a restored row is built the
+ * way a live one is.
+ */
+export function applyEvent(state: RunState, n: ProgressNotification): RunState {
+  const handler = HANDLERS[str(n.kind) ?? ''];
+  return handler ? handler(state, n) : state;
+}
+
 /** Applies a whole recorded sequence. */
 export function reduceAll(state: RunState, ns: readonly ProgressNotification[]): RunState {
   return ns.reduce((s, n) => reduce(s, n), state);
@@ -564,6 +574,9 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
   const old = started.tools[id];
   const item: ToolItem = {
     ...old,
+    // A call refused by a rule or the mode was first heard of by its approval_resolved, which
+    // does not name the tool's kind.
+    kind: old.kind ?? str(n.toolKind),
     status,
     output: str(n.output) ?? old.output,
     bytes: num(n.bytes) ?? old.bytes,

@@ -2,7 +2,9 @@
  * Stored sessions, the pure part: a session listed by `agent/sessions` as a quick-pick row, and a
  * session read back with `agent/session` as the runs the chat view shows. No `vscode` import.
  */
-import { type CheckpointView, initialRunState, planOf, type RunState, type RunStatus, type ToolItem, type TurnView } from './runState';
+import {
+  applyEvent, type CheckpointView, initialRunState, planOf, type ProgressNotification, type RunState, type RunStatus, type ToolItem, type TurnView,
+} from './runState';
 import { plural } from './summary';
 
 /** One row of `agent/sessions`. */
@@ -71,11 +73,43 @@ function parseArguments(v: unknown): unknown {
 
 const STATUSES: readonly RunStatus[] = ['completed', 'max_turns', 'cancelled', 'error'];
 
-/** A run being rebuilt: its state, its last turn number, and whether the last message was that turn's. */
+/**
+ * A run being rebuilt: its state, its last turn number, whether the last message was that turn's,
+ * and the calls whose row came from their stored `outcome`.
+ */
 interface Building {
   state: RunState;
   turn: number;
   afterAssistant: boolean;
+  told: Set<string>;
+}
+
+/** `tool_failed` reasons by which the call never started: someone said no. */
+const REFUSED: readonly string[] = ['rejected', 'denied'];
+
+/**
+ * The live events a stored call's `outcome` stands for: the question to the user and its answer
+ * (or a rule's), the start unless it was refused, and the end with what it told. The output is
+ * the tool result's, added when that message comes.
+ */
+function outcomeEvents(c: Record<string, unknown>, turn: number): ProgressNotification[] {
+  const { status, approval, turn: _turn, ...told } = obj(c.outcome);
+  const call = { toolCallId: str(c.id), tool: str(c.name), toolKind: str(c.kind), turn, arguments: parseArguments(c.arguments) };
+  const events: ProgressNotification[] = [];
+  const asked = approval === undefined ? undefined : obj(approval);
+  if (asked?.by === 'user') {
+    events.push({ ...call, kind: 'approval_requested' });
+  }
+  if (asked !== undefined) {
+    events.push({ ...call, kind: 'approval_resolved', decision: asked.decision, by: asked.by, rule: asked.rule });
+  }
+  const reason = str(status) ?? 'completed';
+  if (!REFUSED.includes(reason)) {
+    events.push({ ...call, kind: 'tool_started', sandbox: told.sandbox });
+  }
+  const end = reason === 'completed' ? { kind: 'tool_completed' } : { kind: 'tool_failed', reason };
+  events.push({ ...call, ...told, ...end });
+  return events;
 }
 
 /**
@@ -90,8 +124,9 @@ function addAssistant(b: Building, m: Record<string, unknown>): void {
   }
   b.afterAssistant = true;
   const calls = list(m.toolCalls).filter((c) => str(c.id) !== undefined);
+  // Calls stored before sessions kept their outcome: known only from their result (see addToolResult).
   const tools: Record<string, ToolItem> = { ...b.state.tools };
-  for (const c of calls) {
+  for (const c of calls.filter((x) => x.outcome === undefined)) {
     const id = str(c.id) as string;
     tools[id] = { id, name: str(c.name) ?? '?', kind: str(c.kind), turn: b.turn, status: 'ok', arguments: parseArguments(c.arguments) };
   }
@@ -110,14 +145,23 @@ function addAssistant(b: Building, m: Record<string, unknown>): void {
     tools,
     finalText: calls.length === 0 && text !== '' ? text : b.state.finalText,
   };
+  for (const c of calls.filter((x) => x.outcome !== undefined)) {
+    b.state = outcomeEvents(c, b.turn).reduce(applyEvent, b.state);
+    b.told.add(str(c.id) as string);
+  }
 }
 
-/** A tool result: the call's output; the daemon's tool errors start with `Error:`. */
+/**
+ * A tool result: the call's output. A call without a stored outcome is guessed from it: the
+ * daemon's tool errors start with `Error:`.
+ */
 function addToolResult(b: Building, m: Record<string, unknown>): void {
   b.afterAssistant = false;
   const id = str(m.toolCallId);
   const tool = id === undefined ? undefined : b.state.tools[id];
-  if (id !== undefined && tool) {
+  if (id !== undefined && tool && b.told.has(id)) {
+    b.state = { ...b.state, tools: { ...b.state.tools, [id]: { ...tool, output: str(m.content) ?? '' } } };
+  } else if (id !== undefined && tool) {
     const output = str(m.content) ?? '';
     const status = output.startsWith('Error:') ? 'failed' : 'ok';
     b.state = { ...b.state, tools: { ...b.state.tools, [id]: { ...tool, output, status, ...(status === 'failed' ? { reason: 'error' } : {}) } } };
@@ -169,7 +213,7 @@ export function runsFromSession(result: unknown): RunState[] {
         turnCount: num(info.turns),
         toolCallCount: num(info.toolCalls),
       };
-      out.push({ state, turn: 0, afterAssistant: false });
+      out.push({ state, turn: 0, afterAssistant: false, told: new Set() });
     } else if (role === 'assistant' && out.length > 0) {
       addAssistant(out[out.length - 1], m);
     }

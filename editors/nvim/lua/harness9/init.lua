@@ -161,6 +161,27 @@ local function append_log(text)
   end
 end
 
+-- "No new problems" from a file nothing checks (no other language server) says nothing: the
+-- rule for an edit's row, live (its tool_completed) and shown again (its stored outcome).
+local function quiet_unchecked(root, block, diagnostics)
+  local path = block.path or (type(block.args) == "table" and block.args.path)
+  if type(diagnostics) == "table" and #diagnostics == 0
+      and not (type(path) == "string" and editor.checked(root .. "/" .. path)) then
+    block.problems = nil
+  end
+end
+
+--- Shows a stored session (the `agent/session` result) in the chat's state, each row as it was live.
+local function load_session(client, stored)
+  view.load_session(state, stored)
+  local root = client.config.root_dir or vim.fn.getcwd()
+  for _, run in ipairs(state.runs) do
+    for _, block in pairs(run.tools or {}) do
+      quiet_unchecked(root, block, block.problems)
+    end
+  end
+end
+
 local function on_progress(_, params, ctx)
   if type(params) ~= "table" then
     return
@@ -172,11 +193,8 @@ local function on_progress(_, params, ctx)
     local root = client and client.config.root_dir or vim.fn.getcwd()
     local block = run and run.tools[params.toolCallId]
     files.settle(root, params, block and block.args)
-    -- "No new problems" from a file nothing checks (no other language server) says nothing.
-    local path = params.path or (block and type(block.args) == "table" and block.args.path)
-    if block and type(params.diagnostics) == "table" and #params.diagnostics == 0
-        and not (type(path) == "string" and editor.checked(root .. "/" .. path)) then
-      block.problems = nil
+    if block then
+      quiet_unchecked(root, block, params.diagnostics)
     end
     local kept = files.reload(root, files.changed_by(params, block and block.args))
     if #kept > 0 then
@@ -608,7 +626,7 @@ switch_session = function(client_id, run, result)
         .. tostring(err and err.message or "no answer"), vim.log.levels.WARN)
     end
     local pending = runs_in_flight(run)
-    view.load_session(state, stored)
+    load_session(client, stored)
     vim.list_extend(state.runs, pending)
     schedule_render()
   end)
@@ -696,7 +714,7 @@ function M.sessions()
   return with_client(function(client)
     sessions_ui.pick(client, {
       resume = function(session)
-        view.load_session(state, session)
+        load_session(client, session)
         sessions[client.id] = session.sessionId
         state.session_id = session.sessionId
         M.chat()

@@ -99,6 +99,21 @@ function M.sandbox_mark(sandbox)
   return nil
 end
 
+-- A call's row goes among its turn's rows in the order the model made the calls (its
+-- assistant_message tells it), not in the order they start: a call asked about starts later than
+-- one that was not, and a session shown again knows only the order of the calls.
+local function insert_tool(run, block)
+  local order = run.call_order or {}
+  local at = #run.blocks + 1
+  for i, other in ipairs(order[block.id] and run.blocks or {}) do
+    if other.kind == "tool" and other.turn == block.turn and (order[other.id] or 0) > order[block.id] then
+      at = i
+      break
+    end
+  end
+  table.insert(run.blocks, at, block)
+end
+
 local function on_tool_started(run, ev)
   if ev.arguments == nil or ev.arguments == vim.NIL then -- a call that never started: from its message
     ev = vim.tbl_extend("force", ev, { arguments = (run.call_args or {})[ev.toolCallId] })
@@ -119,9 +134,9 @@ local function on_tool_started(run, ev)
   block = { kind = "tool", tool = ev.tool, tool_kind = ev.toolKind, status = "running",
             summary = summary(ev.tool, ev.arguments),
             args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId,
-            sandbox = ev.sandbox }
+            sandbox = ev.sandbox, turn = ev.turn }
   run.tools[ev.toolCallId] = block
-  table.insert(run.blocks, block)
+  insert_tool(run, block)
 end
 
 --- The tool's block, added from an approval event if new: a call asked about is first heard of by
@@ -418,10 +433,10 @@ local handlers = {
     end
     turn_block(run, ev.turn).text = ev.text or ""
     -- The calls' arguments, for the lines of calls that never start (refused before they ran).
-    run.call_args = run.call_args or {}
-    for _, call in ipairs(type(ev.toolCalls) == "table" and ev.toolCalls or {}) do
+    run.call_args, run.call_order = run.call_args or {}, run.call_order or {}
+    for i, call in ipairs(type(ev.toolCalls) == "table" and ev.toolCalls or {}) do
       if type(call) == "table" and call.id ~= nil then
-        run.call_args[call.id] = call.arguments
+        run.call_args[call.id], run.call_order[call.id] = call.arguments, i
       end
     end
   end,
@@ -472,6 +487,52 @@ local function decoded(arguments)
   return arguments
 end
 
+-- `tool_failed` reasons by which a call never started: someone said no.
+local REFUSED = { rejected = true, denied = true }
+
+--- The live events a stored call's `outcome` stands for (this daemon keeps one per call): the
+--- question to the user and its answer (or a rule's), the start unless it was refused, and the
+--- end with all it told but the output, which the call's result message brings.
+local function outcome_events(call, turn)
+  local outcome = call.outcome
+  local base = { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
+                 arguments = decoded(call.arguments) }
+  local function event(kind, fields)
+    return vim.tbl_extend("force", base, fields or {}, { kind = kind })
+  end
+  local events = {}
+  local approval = type(outcome.approval) == "table" and outcome.approval or nil
+  if approval and approval.by == "user" then
+    table.insert(events, event("approval_requested"))
+  end
+  if approval then
+    table.insert(events, event("approval_resolved", { decision = approval.decision, by = approval.by,
+                                                       rule = approval.rule }))
+  end
+  local status = type(outcome.status) == "string" and outcome.status or "completed"
+  if not REFUSED[status] then
+    table.insert(events, event("tool_started", { sandbox = outcome.sandbox }))
+  end
+  local told = vim.tbl_extend("force", {}, outcome, { reason = status ~= "completed" and status or nil })
+  told.status, told.approval, told.turn = nil, nil, nil
+  table.insert(events, event(status == "completed" and "tool_completed" or "tool_failed", told))
+  return events
+end
+
+--- A stored call's row: from its `outcome` through the live handlers, so it reads as it did live;
+--- a call stored without one (an older session) is shown done, as nothing more is known.
+local function stored_call(run, turn, call, state)
+  if type(call.outcome) == "table" then
+    for _, ev in ipairs(outcome_events(call, turn)) do
+      handlers[ev.kind](run, ev, state)
+    end
+    return
+  end
+  on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
+                         arguments = decoded(call.arguments) })
+  run.tools[call.id].status = "ok"
+end
+
 -- A stored run as the view shows a finished one; `info` is its entry in the session's `runs`.
 local function stored_run(state, session, info, prompt)
   local run = M.start(state, info.prompt or prompt)
@@ -512,9 +573,7 @@ function M.load_session(state, session)
       turn = turn + 1
       turn_block(run, turn).text = content_text(msg.content)
       for _, call in ipairs(type(msg.toolCalls) == "table" and msg.toolCalls or {}) do
-        on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
-                               arguments = decoded(call.arguments) })
-        run.tools[call.id].status = "ok"
+        stored_call(run, turn, call, state)
       end
     end
   end

@@ -19,7 +19,7 @@ import { FAKE_MODELS, startFakeLLM } from './fakeLlm.mjs';
 import { daemonPids, pidsMatching, waitFor } from './processes.mjs';
 import {
   answerInputBox, approvalNote, editorLines, hoverUntil, openFile, readApprovalCard, readRun, runCommand, runViewFrame,
-  sendFromChat, stopFromChat, waitForRunStatus,
+  sendFromChat, stopFromChat, turnTexts, waitForRunStatus,
 } from './workbench.mjs';
 
 const env = (name) => {
@@ -219,6 +219,20 @@ const TYPE_FIX_TURNS = [
   },
   { text: 'A clearer name for it.', tool_calls: [{ name: 'rename_symbol', arguments: { path: 'lib/greet.ts', line: 1, symbol: 'greet', newName: 'welcome' } }] },
   { text: 'Fixed: count is the length of the greeting, and greet is welcome now, in lib/greet.ts and main.ts.' },
+];
+// One run of each kind of row: an edit allowed for the session, a command rejected, a read that
+// fails, then a command that changes a file and exits 3 (allowed once).
+const RESTORED_TURNS = [
+  {
+    text: 'Editing, cleaning up, reading.',
+    tool_calls: [
+      { name: 'edit_file', arguments: { path: 'kept.txt', source_text: 'kept as it was', target_text: 'kept, and edited' } },
+      { name: 'bash', arguments: { command: 'rm kept.txt' } },
+      { name: 'read_file', arguments: { path: 'missing.txt' } },
+    ],
+  },
+  { text: 'Now the build.', tool_calls: [{ name: 'bash', arguments: { command: 'echo built > built.txt; exit 3' } }] },
+  { text: 'The build wrote built.txt and failed with exit 3.' },
 ];
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
@@ -1359,6 +1373,70 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
     assert.ok(!fs.existsSync(path.join(tmp, 'planted-by-workspace')), 'the workspace\'s serverCommand never ran');
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+    setUserSettings({});
+  });
+
+  it('a chat shown again after a reload, or resumed in a new chat, tells each call as it went live: counts, "Open diff", approvals, rejected, exit', async () => {
+    const keptFile = path.join(workspace, 'kept.txt');
+    setUserSettings({ 'harness9.approvals.mode': 'ask' });
+    playNext(RESTORED_TURNS);
+    await runCommand(page, 'harness9: New Chat');
+    frame = await runViewFrame(page);
+    await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    const index = await runUntilAsked('Edit, clean up and build', () => {
+      fs.writeFileSync(keptFile, 'kept as it was\n');
+      fs.rmSync(path.join(workspace, 'built.txt'), { force: true });
+    });
+    const answer = async (title, button) => {
+      await frame.locator('.approval-card', { hasText: title }).locator('button', { hasText: button }).click({ timeout: 30_000 });
+    };
+    await answer('edit_file: kept.txt', 'Allow for this session');
+    await answer('bash: rm kept.txt', 'Reject');
+    await answer('bash: echo built > built.txt; exit 3', 'Allow once');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(fs.readFileSync(keptFile, 'utf8'), 'kept, and edited\n');
+    const live = await turnTexts(frame, index);
+    const rows = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args, t.status]);
+    assert.deepEqual(rows, [
+      ['✓', 'edited', 'kept.txt', 'ok'], ['⊘', 'did not run', 'rm kept.txt', 'refused'],
+      ['✗', 'could not read', 'missing.txt', 'failed'], ['✓', 'ran', 'echo built > built.txt; exit 3', 'ok'],
+    ]);
+    await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
+    await shot('33a-live-rows');
+
+    // A reload: a new daemon, and the chat read back from the stored session.
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    await runCommand(page, 'Developer: Reload Window');
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    frame = await runViewFrame(page);
+    await frame.locator('article.run').nth(index).locator('section.turn').nth(2).waitFor({ timeout: 30_000 });
+    const restored = await turnTexts(frame, index);
+    assert.equal(restored.length, 3);
+    assert.deepEqual(restored, live);
+    assert.match(restored[0], /edited kept\.txt\s*\+1 −1/);
+    assert.match(restored[0], /✓ allowed by you for this session/);
+    assert.match(restored[0], /did not run rm kept\.txt\s*rejected\s*✗ rejected by you/);
+    assert.match(restored[1], /exit 3/);
+    await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
+    await shot('33b-restored-rows');
+
+    // The restored edit's "Open diff": the diff editor, the file before beside the file now.
+    await frame.locator('article.run').nth(index).locator('[data-action="open-change"]').click();
+    const diffEditor = page.locator('.monaco-diff-editor');
+    await page.locator('.tab.active', { hasText: "kept.txt: the agent's change" }).waitFor({ timeout: 15_000 });
+    await diffEditor.locator('.editor.original .view-line', { hasText: 'kept as it was' }).first().waitFor({ timeout: 10_000 });
+    await diffEditor.locator('.editor.modified .view-line', { hasText: 'kept, and edited' }).first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    await shot('33c-restored-open-diff');
+    await runCommand(page, 'View: Close All Editors');
+
+    // And resumed in a new chat through the session picker: the same rows again.
+    await runCommand(page, 'harness9: New Chat');
+    await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    await frame.locator('button#sessions').click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Edit, clean up and build' }).first().click();
+    await frame.locator('article.run').nth(index).locator('section.turn').nth(2).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await turnTexts(frame, index), live);
     setUserSettings({});
   });
 

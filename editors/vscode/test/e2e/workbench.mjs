@@ -178,3 +178,13 @@ export async function hoverUntil(page, word, text, timeoutMs = 60_000) {
   await page.keyboard.press('Escape');
   return shown;
 }
+
+/**
+ * What each turn of the run at `index` shows, as the user reads it (closed rows show their
+ * summary only), one string a turn; the times are `‹time›`, as they vary from run to run.
+ */
+export async function turnTexts(frame, index) {
+  const turns = frame.locator('article.run').nth(index).locator('section.turn');
+  const texts = await turns.evaluateAll((els) => els.map((e) => e.innerText));
+  return texts.map((t) => t.replace(/\b\d+ min \d+ s\b|\b\d+(\.\d+)? m?s\b/g, '‹time›'));
+}

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { chipOf, lineSpan, problemsText } from '../../src/chips';
 import { renderRuns } from '../../src/render';
+import { applyResult, initialRunState, reduceAll, type RunState } from '../../src/runState';
 import { ago, runsFromSession, sessionRow, sessionsFrom, withCheckpoints } from '../../src/sessions';
 
 describe('agent/sessions', () => {
@@ -125,6 +126,59 @@ describe('agent/session', () => {
       ['r1', 'Fix the pager.', 'completed', 0],
       ['r3', 'Now the docs.', 'cancelled', 0],
     ]);
+  });
+
+  describe('read back with each call\'s outcome', () => {
+    /** A recorded run, as the live view built it, and as the chat shows it read back. */
+    const liveAndRestored = (name: string): [RunState, RunState] => {
+      const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', `daemon-${name}.json`), 'utf8')) as {
+        notifications: Record<string, unknown>[]; answer: { result: Record<string, unknown> }; session: unknown; checkpoints: unknown;
+      };
+      const live = applyResult(reduceAll(initialRunState('Record me.'), recorded.notifications), recorded.answer.result);
+      const [restored] = withCheckpoints(runsFromSession(recorded.session), recorded.checkpoints);
+      return [live, restored];
+    };
+    const turnsOf = (html: string): string[] => html.match(/<section class="turn"[\s\S]*?<\/section>/g) ?? [];
+    const [live, restored] = liveAndRestored('session-outcomes');
+
+    it('shows each turn as the live run did: rows, counts, approvals, diffs, exits, checkpoints', () => {
+      const shown = turnsOf(renderRuns([restored]));
+      assert.equal(shown.length, 3);
+      assert.deepEqual(shown, turnsOf(renderRuns([live])));
+    });
+
+    it('calls decided by a rule or the mode, and a command run again outside the sandbox, read as they did live', () => {
+      for (const name of ['session-outcomes-rules', 'session-outcomes-rerun']) {
+        const [then, again] = liveAndRestored(name);
+        const shown = turnsOf(renderRuns([again]));
+        assert.equal(shown.length, 2, name);
+        assert.deepEqual(shown, turnsOf(renderRuns([then])), name);
+      }
+      const [, rules] = liveAndRestored('session-outcomes-rules');
+      assert.deepEqual(Object.values(rules.tools).map((t) => [t.status, t.reason, t.approval?.decision, t.approval?.by, t.approval?.rule]), [
+        ['refused', 'denied', 'deny', 'rule', 'bash(rm *)'],
+        ['refused', 'denied', 'deny', 'mode', undefined],
+        ['ok', undefined, 'allow', 'rule', 'bash(echo *)'],
+      ]);
+    });
+
+    it('an edit allowed for the session keeps its counts, its diff and the note', () => {
+      const edit = restored.tools.call_1_0;
+      assert.deepEqual([edit.status, edit.change?.added, edit.change?.removed, edit.approval?.decision], ['ok', 1, 1, 'allow_session']);
+      assert.match(edit.change?.diff ?? '', /\+hello, world, from a\.txt/);
+      const html = renderRuns([restored]);
+      assert.match(html, /<span class="verb">edited<\/span> <code class="args">a\.txt<\/code> <span class="counts"><span class="d-add">\+1<\/span> <span class="d-del">−1<\/span><\/span>/);
+      assert.match(html, /data-action="open-change" data-call="call_1_0">Open diff</);
+      assert.match(html, /approval-note allowed">✓ allowed by you for this session</);
+    });
+
+    it('a rejected command is rejected, not failed; a failed read failed; a command keeps its exit', () => {
+      const { call_1_1: rm, call_1_2: read, call_2_0: build } = restored.tools;
+      assert.deepEqual([rm.status, rm.reason, rm.approval?.decision], ['refused', 'rejected', 'reject']);
+      assert.deepEqual([read.status, read.reason], ['failed', 'error']);
+      assert.deepEqual([build.status, build.exitCode, build.sandbox, build.changedFiles], ['ok', 3, 'bwrap', [{ path: 'out.txt', status: 'added' }]]);
+      assert.match(renderRuns([restored]), /approval-note refused">✗ rejected by you</);
+    });
   });
 
   it('an empty or odd answer gives no runs', () => {
