@@ -257,6 +257,11 @@ async def test_cancelling_while_a_question_is_pending_withdraws_it(
     _, answer = daemon.until_id(3)
     assert answer["result"]["text"] == "next"
     assert not (workspace / "planted").exists()
+    # Shown again, the call says it never ran (not that it was stopped while running).
+    daemon.send({"id": 4, "method": "agent/session", "params": {"sessionId": session_id}})
+    _, shown = daemon.until_id(4)
+    [call] = [c for m in shown["result"]["messages"] for c in m.get("toolCalls", ())]
+    assert call["outcome"]["status"] == "cancelled" and call["outcome"]["started"] is False
     daemon.close()
 
 
@@ -351,6 +356,7 @@ async def test_a_session_shown_again_tells_each_call_as_it_went_live(
                              "runId", "sessionId", "seq")}
         outcome = dict(call["outcome"])
         status = outcome.pop("status")
+        assert outcome.pop("started", True) is (status != "rejected")  # refused: never ran
         assert status == event.get("reason", "completed")
         approval = outcome.pop("approval", None)
         if call["id"] in resolved:

@@ -40,13 +40,17 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
     return fields
 
 
-def outcome(finished: ToolFinished, approval: ApprovalResolved | None) -> dict[str, Any]:
+def outcome(finished: ToolFinished, approval: ApprovalResolved | None,
+            started: bool = True) -> dict[str, Any]:
     """What a session keeps of a finished call: `status` (`completed`, or why it failed:
-    `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), the result's fields, and the
-    `approval` that decided it (`{decision, by, rule?}`) when one was recorded."""
+    `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), the result's fields, the
+    `approval` that decided it (`{decision, by, rule?}`) when one was recorded, and
+    `started: false` for a call that never ran (refused, or cancelled while it waited)."""
     fields = result_fields(finished.result)
     status = fields.pop("reason", "completed")
     record: dict[str, Any] = {"status": status, "turn": finished.turn, **fields}
+    if not started:
+        record["started"] = False
     if approval is not None:
         record["approval"] = {"decision": approval.decision, "by": approval.by}
         if approval.rule is not None:

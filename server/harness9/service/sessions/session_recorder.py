@@ -13,6 +13,7 @@ from harness9.engine.events import (
     PlanUpdated,
     RunFinished,
     ToolFinished,
+    ToolStarted,
     UsageReported,
 )
 from harness9.service.call_outcome import outcome
@@ -31,6 +32,7 @@ class SessionRecorder:
         self._session = session
         self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
         self._approvals: dict[str, ApprovalResolved] = {}
+        self._started: set[str] = set()  # the calls that began to run
         self._cost: float | None = None
         file = store.file(session)
         if file is not None and not file.meta.title:
@@ -40,10 +42,13 @@ class SessionRecorder:
         match event:
             case ApprovalResolved():
                 self._approvals[event.call.unique_id] = event
+            case ToolStarted():
+                self._started.add(event.call.unique_id)
             case ToolFinished():
                 call_id = event.call.unique_id
-                self._store.note_call(self._session, call_id,
-                                      outcome(event, self._approvals.pop(call_id, None)))
+                self._store.note_call(self._session, call_id, outcome(
+                    event, self._approvals.pop(call_id, None), call_id in self._started))
+                self._started.discard(call_id)
             case ObservationAdded():
                 self._store.save(self._session, meta=False)
             case PlanUpdated():
