@@ -79,12 +79,13 @@ function M.expect_equal(what, want, got)
   end
 end
 
---- The lines of `buf` with durations, token counts and elapsed times replaced by N, and where a
+--- The lines of `buf` with durations, token counts, costs and elapsed times replaced by N, and where a
 --- command ran (the machine's sandbox: scenario_sandbox checks it) by `<sandbox>`.
 function M.normalized(buf)
   local out = {}
   for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     line = line:gsub("%d+ ms", "N ms"):gsub("[%d,]+ in / [%d,]+ out tokens", "N in / N out tokens")
+    line = line:gsub(" · %$[%d,]+%.%d+$", " · $N")
     line = line:gsub(" · sandboxed %(%a+%)$", " · <sandbox>"):gsub(" · not sandboxed$", " · <sandbox>")
     table.insert(out, line)
   end

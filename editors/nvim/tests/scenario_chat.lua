@@ -73,7 +73,9 @@ local function real_daemon()
   h.expect_equal("a.txt's buffer after the edit (reloaded)", { "bye from a.txt" },
     vim.api.nvim_buf_get_lines(a_buf, 0, -1, false))
   -- A second prompt whose bash call appends to a.txt.
-  harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat2.json") }
+  -- With a price for the model, the run's line ends with what it cost.
+  harness9.config.run_params = { replayFile = h.replay:gsub("chat%.json$", "chat2.json"),
+    prices = { replay = { input = 1, output = 1 } } }
   type_prompt("append to it", true)
   h.wait_idle("the second chat run")
   lines = chat_lines(buf)
@@ -88,7 +90,7 @@ local function real_daemon()
     "  ✓ ran `echo more >> a.txt` · exit 0 · N ms · <sandbox>",
     "    ~ a.txt",
     "Appended.",
-    "  ── done · 2 turns · 1 tool call · N in / N out tokens",
+    "  ── done · 2 turns · 1 tool call · N in / N out tokens · $N",
     "",
     "» ",
   }, vim.list_slice(lines, #lines - 10, #lines))

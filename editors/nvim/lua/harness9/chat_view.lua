@@ -142,6 +142,7 @@ local function footer(run)
     table.insert(parts, string.format("%s in / %s out tokens", summary.count(run.usage.inputTokens),
       summary.count(run.usage.outputTokens)))
   end
+  table.insert(parts, summary.dollars(run.cost))
   return "  ── " .. table.concat(parts, " · ")
 end
 

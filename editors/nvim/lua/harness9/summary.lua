@@ -118,6 +118,15 @@ function M.tool(block)
   return text
 end
 
+--- "$0.0123" (or "$12.50" from a dollar up) for a run's cost in US dollars, or nil without one.
+function M.dollars(amount)
+  amount = tonumber(amount)
+  if not amount then
+    return nil
+  end
+  return string.format(amount < 1 and "$%.4f" or "$%.2f", amount)
+end
+
 --- "context 12% · 15,230 / 128,000 tokens", or nil without a window.
 function M.context(context)
   if type(context) ~= "table" or not tonumber(context.window) or context.window <= 0 then

@@ -1,5 +1,6 @@
 -- The run view as data: agent/progress events and agent/run replies fold into a state,
 -- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
+local dollars = require("harness9.summary").dollars
 local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
@@ -448,6 +449,7 @@ local handlers = {
   tool_output = on_tool_output,
   usage = function(run, ev)
     run.usage = { inputTokens = ev.totalInputTokens, outputTokens = ev.totalOutputTokens }
+    run.cost = tonumber(ev.costUsd) or run.cost -- the run's cost so far, when the price is known
     if tonumber(ev.contextTokens) and tonumber(ev.contextWindow) then
       run.context = { tokens = tonumber(ev.contextTokens), window = tonumber(ev.contextWindow) }
     end
@@ -772,6 +774,7 @@ local function footer(run)
   if run.usage and run.usage.inputTokens then
     table.insert(parts, string.format("%d in / %d out tokens", run.usage.inputTokens, run.usage.outputTokens or 0))
   end
+  table.insert(parts, dollars(run.cost))
   return table.concat(parts, " · ")
 end
 
