@@ -130,7 +130,7 @@ A steer that became the next prompt: its run may start before its reply.")
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
   prompt id session server root blocks turns tools
-  status error turn-count tool-count usage cancelling done queued queue-id plan)
+  status error turn-count tool-count usage cost cancelling done queued queue-id plan)
 
 (cl-defstruct (harness9--note (:constructor harness9--make-note) (:copier nil))
   "A line of a run that is neither a turn nor a tool: a message steered into it."
@@ -290,7 +290,10 @@ allowed; a refused call never starts."
         ("dequeued" (setf (harness9--run-queued run) nil))
         ("usage" (setf (harness9--run-usage run)
                        (list :inputTokens (plist-get ev :totalInputTokens)
-                             :outputTokens (plist-get ev :totalOutputTokens))))
+                             :outputTokens (plist-get ev :totalOutputTokens))
+                       ;; What the run has cost so far, when the model's price is known.
+                       (harness9--run-cost run) (or (plist-get ev :costUsd)
+                                                    (harness9--run-cost run))))
         ("run_finished" (harness9--apply-finished run ev))))
     (unless run (push ev harness9--orphans))
     run))
@@ -510,8 +513,15 @@ marks are dimmed, hidden when `harness9-hide-markup')."
                               (harness9--plural (harness9--run-tool-count run) "tool call")
                               (when (plist-get usage :inputTokens)
                                 (format "%d in / %d out tokens" (plist-get usage :inputTokens)
-                                        (or (plist-get usage :outputTokens) 0)))))
+                                        (or (plist-get usage :outputTokens) 0)))
+                              (when (numberp (harness9--run-cost run))
+                                (harness9--dollars (harness9--run-cost run)))))
               " · ")))))
+
+(defun harness9--dollars (amount)
+  "AMOUNT of US dollars as a run's line shows it.
+$0.0123 below a dollar, $12.50 from a dollar up."
+  (format (if (< amount 1) "$%.4f" "$%.2f") amount))
 
 (defun harness9--run-text (run)
   "The lines of RUN: prompt, turns with their text and tools, footer."

@@ -124,6 +124,21 @@ setting, `confirm', stays as it is)."
                        "    ┆ … 4 more lines"
                        "    │ Edited b.txt"))))))
 
+;; A run's line ends with what it cost, when the model's price is known (`costUsd').
+
+(ert-deftest harness9-test-footer-shows-the-cost ()
+  "A usage notification's `costUsd' shows at the end of the finished run's line."
+  (let* ((run (harness9--make-run :prompt "go" :id "r-1"))
+         (harness9--runs (list run)))
+    (harness9--apply '(:runId "r-1" :kind "usage" :totalInputTokens 10000
+                       :totalOutputTokens 1000 :costUsd 0.045))
+    (setf (harness9--run-status run) "completed"
+          (harness9--run-turn-count run) 1 (harness9--run-tool-count run) 0)
+    (should (equal (harness9--footer run)
+                   "■ completed · 1 turn · 0 tool calls · 10000 in / 1000 out tokens · $0.0450"))
+    (setf (harness9--run-cost run) nil)
+    (should-not (string-match-p "\\$" (harness9--footer run)))))
+
 ;; The prompt buffer: a multi-line prompt written in a buffer, C-c C-c sends it, C-c C-k
 ;; throws it away.
 
