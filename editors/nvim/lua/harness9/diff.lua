@@ -1,6 +1,8 @@
 -- Diffs of the agent's edits: the text before a change is rebuilt from the change's unified
 -- diff (`tool_completed.diff`) and the file's current text, then shown with `:diffsplit`-style
--- windows (the file beside a scratch buffer of its old text, both in diff mode).
+-- windows (the file beside a scratch buffer of its old text, both in diff mode). A review shows
+-- every file a run edited that way, one tab each, its text before the run beside it: `do`,
+-- `dp` and `:diffget` take hunks back, and `:write` keeps the result.
 local M = {}
 
 local api = vim.api
@@ -89,21 +91,9 @@ local function current_lines(file)
   return {}
 end
 
---- Opens, in a new tab, the file of a change beside its text before the change, in diff mode.
---- `change`: { path, diff, diff_truncated }; `root`: the workspace root. Returns true, or false
---- and why not.
-function M.open(change, root)
-  if type(change.diff) ~= "string" or change.diff == "" then
-    return false, "this change carries no diff (the daemon sends one from protocol 1.1 on)"
-  end
-  if change.diff_truncated then
-    return false, "the diff of this change was cut (too long): no before-text to compare"
-  end
-  local file = vim.fn.fnamemodify(root .. "/" .. change.path, ":p")
-  local before, err = M.before(change.diff, current_lines(file))
-  if not before then
-    return false, change.path .. ": " .. err
-  end
+-- Opens `file` in a new tab beside a scratch buffer holding `before` (named after `path`), both
+-- in diff mode; the cursor ends in the file's window.
+local function open_tab(file, before, path)
   vim.cmd("tabnew " .. vim.fn.fnameescape(file))
   local filetype = vim.bo.filetype
   vim.cmd("diffthis")
@@ -115,10 +105,73 @@ function M.open(change, root)
   vim.bo[scratch].swapfile = false
   vim.bo[scratch].modifiable = false
   vim.bo[scratch].filetype = filetype
-  pcall(api.nvim_buf_set_name, scratch, "harness9://before/" .. change.path)
+  pcall(api.nvim_buf_set_name, scratch, "harness9://before/" .. path)
   vim.cmd("diffthis")
   vim.cmd("wincmd l")
+end
+
+-- Why a change cannot be turned back, or nil.
+local function unusable(change)
+  if type(change.diff) ~= "string" or change.diff == "" then
+    return "this change carries no diff (the daemon sends one from protocol 1.1 on)"
+  end
+  if change.diff_truncated then
+    return "the diff of this change was cut (too long): no before-text to compare"
+  end
+  return nil
+end
+
+--- Opens, in a new tab, the file of a change beside its text before the change, in diff mode.
+--- `change`: { path, diff, diff_truncated }; `root`: the workspace root. Returns true, or false
+--- and why not.
+function M.open(change, root)
+  local why = unusable(change)
+  if why then
+    return false, why
+  end
+  local file = vim.fn.fnamemodify(root .. "/" .. change.path, ":p")
+  local before, err = M.before(change.diff, current_lines(file))
+  if not before then
+    return false, change.path .. ": " .. err
+  end
+  open_tab(file, before, change.path)
   return true
+end
+
+--- The lines of a file before several changes of it (oldest first), from its lines now: each
+--- change turned back, the newest first. Returns nil and a message when one cannot be.
+function M.before_all(changes, current)
+  local lines = current
+  for i = #changes, 1, -1 do
+    local why = unusable(changes[i])
+    if why then
+      return nil, why
+    end
+    local err
+    lines, err = M.before(changes[i].diff, lines)
+    if not lines then
+      return nil, err
+    end
+  end
+  return lines
+end
+
+--- Opens each file a run edited in a tab of its own, beside its text before the run, in diff
+--- mode. `files`: { { path, changes = { {diff, diff_truncated}, … } }, … } in the order first
+--- changed. Returns the number of tabs opened and the messages of the files that could not be.
+function M.review(files, root)
+  local opened, problems = 0, {}
+  for _, entry in ipairs(files) do
+    local file = vim.fn.fnamemodify(root .. "/" .. entry.path, ":p")
+    local before, err = M.before_all(entry.changes, current_lines(file))
+    if before then
+      open_tab(file, before, entry.path)
+      opened = opened + 1
+    else
+      table.insert(problems, entry.path .. ": " .. err)
+    end
+  end
+  return opened, problems
 end
 
 return M

@@ -526,6 +526,47 @@ function M.diff(change)
   return ok, message and ("harness9: " .. message) or nil
 end
 
+-- The files the newest run that edited files changed with write_file and edit_file, in the order
+-- first changed, each with its changes: { { path, changes = { block, … } }, … }.
+local function last_run_edits()
+  for i = #state.runs, 1, -1 do
+    local files, by_path = {}, {}
+    for _, block in ipairs(state.runs[i].blocks or {}) do
+      if block.kind == "tool" and block.status == "ok" and type(block.path) == "string" and block.diff then
+        if not by_path[block.path] then
+          by_path[block.path] = { path = block.path, changes = {} }
+          table.insert(files, by_path[block.path])
+        end
+        table.insert(by_path[block.path].changes, block)
+      end
+    end
+    if #files > 0 then
+      return files
+    end
+  end
+  return nil
+end
+
+--- Opens each file the newest run that edited files changed, in a tab of its own beside its text
+--- before the run, in diff mode (`do`, `:diffget` take a hunk back; `:write` keeps it).
+function M.review()
+  local files = last_run_edits()
+  if not files then
+    return false, "harness9: no run in this conversation edited a file yet"
+  end
+  local client = client_mod.find(M.config)
+  local root = client and client.config.root_dir or vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p")
+  local opened, problems = diff.review(files, (root:gsub("(.)/$", "%1")))
+  if #problems > 0 then
+    local message = "harness9: not shown: " .. table.concat(problems, "; ")
+    if opened == 0 then
+      return false, message
+    end
+    vim.notify(message, vim.log.levels.WARN)
+  end
+  return true
+end
+
 --- Opens the chat buffer `harness9://chat` (the session's conversation and a prompt line) and
 --- puts the cursor on the prompt. Returns the buffer.
 function M.chat()
@@ -832,6 +873,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("Harness9Diff", function()
     report(M.diff())
   end, { desc = "Show the newest change of the agent beside the text before it" })
+  vim.api.nvim_create_user_command("Harness9Review", function()
+    report(M.review())
+  end, { desc = "Review the last run's edits: each file beside its text before the run, in diff mode" })
   commands.set_source(commands_source)
   vim.api.nvim_create_user_command("Harness9Model", function(args)
     if args.args == "" then
