@@ -1,10 +1,13 @@
 /**
  * Opens a file change of the agent (write_file, edit_file) in VS Code's diff editor: the file
  * before the change beside the file now. The before-text is rebuilt from the change's unified
- * diff and the current text, and served by a content provider.
+ * diff and the current text, and served by a content provider. "Review changes" opens all the
+ * files a run edited in the multi-diff editor, each beside the real file, where the user keeps
+ * or reverts each change with the editor's own commands and saves.
  */
 import * as vscode from 'vscode';
 import { applyUnifiedDiff, invertDiff } from './approvals';
+import { reviewedFiles, textBeforeRun, unreviewableNote } from './review';
 import type { FileChange } from './runState';
 import type { RunAction, RunView } from './runView';
 
@@ -25,6 +28,10 @@ export class ChangeViewer implements vscode.Disposable {
   }
 
   private async act(action: RunAction): Promise<void> {
+    if (action.type === 'review') {
+      await this.review(action.run);
+      return;
+    }
     if (action.type !== 'openChange') {
       return;
     }
@@ -56,9 +63,48 @@ export class ChangeViewer implements vscode.Disposable {
     });
   }
 
+  /**
+   * The multi-diff editor of the files the run edited: each file before the run (read-only)
+   * beside the file itself (editable). Files that moved on since, and cannot be rebuilt, are named.
+   */
+  async review(index: number): Promise<void> {
+    const run = this.view.shownRuns[index];
+    const root = run?.workspaceRoot !== undefined ? vscode.Uri.file(run.workspaceRoot) : this.fallbackRoot();
+    if (!run || !root) {
+      return;
+    }
+    const resources: [vscode.Uri, vscode.Uri, vscode.Uri][] = [];
+    const missed: string[] = [];
+    for (const file of reviewedFiles(run)) {
+      const uri = vscode.Uri.joinPath(root, ...file.path.split('/'));
+      const now = await textOf(uri);
+      const before = now === undefined ? undefined : textBeforeRun(now, file);
+      if (before === undefined) {
+        missed.push(file.path);
+        continue;
+      }
+      // The file's own path: the editor shows the pair as one file changed, not as a rename.
+      const left = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: `review-${run.runId ?? index}` });
+      this.texts.set(left.toString(), before);
+      resources.push([uri, left, uri]);
+    }
+    if (missed.length > 0) {
+      void vscode.window.showWarningMessage(`harness9: ${unreviewableNote(missed)}`);
+    }
+    if (resources.length > 0) {
+      await vscode.commands.executeCommand('vscode.changes', `Changes of the run: ${clip(run.prompt)} (harness9)`, resources);
+    }
+  }
+
   dispose(): void {
     this.registration.dispose();
   }
+}
+
+/** A prompt cut to fit a tab's title. */
+function clip(prompt: string): string {
+  const line = prompt.replace(/\s+/g, ' ').trim();
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
 /** The file's text as the editor has it (open document or disk); undefined when unreadable. */

@@ -4,6 +4,7 @@
  */
 import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
+import { canReview, reviewedFiles } from './review';
 import {
   type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type ProblemView, type RunState, type SteerView,
   type ToolItem, type TurnView,
@@ -350,7 +351,16 @@ function renderFooter(s: RunState): string {
     ? `<div class="assistant markdown final-text">${renderMarkdown(s.finalText)}</div>`
     : '';
   const off = s.checkpointsOff ? `<div class="checkpoints-off">checkpoints off: ${esc(s.checkpointsOff)}</div>` : '';
-  return `${answer}${error}${off}<div class="usage">${esc(facts.join(' · '))}</div>`;
+  return `${answer}${error}${off}${renderReview(s)}<div class="usage">${esc(facts.join(' · '))}</div>`;
+}
+
+/** "Review changes" on a finished run that edited files: the editor's diff of each, to keep or revert. */
+export function renderReview(s: RunState): string {
+  if (!canReview(s)) {
+    return '';
+  }
+  const files = plural(reviewedFiles(s).length, 'file');
+  return `<div class="review"><button type="button" class="link" data-action="review" title="Open the run's changes in the diff editor, where you keep or revert each one">⇄ Review changes</button> <span class="meta">${esc(files)} edited</span></div>`;
 }
 
 /** A prompt waiting in the session's queue, with its place and a button to take it out. */

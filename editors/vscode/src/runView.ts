@@ -20,10 +20,14 @@ export type ApprovalAction =
   | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
   | { readonly type: 'openDiff'; readonly id: string };
 
-/** What the webview sends when the user acts on a run: open a file or a change, restore a checkpoint. */
+/**
+ * What the webview sends when the user acts on a run: open a file or a change, review the run's
+ * changes, restore a checkpoint.
+ */
 export type RunAction =
   | { readonly type: 'openFile'; readonly run: number; readonly path: string; readonly line?: number; readonly column?: number }
   | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
+  | { readonly type: 'review'; readonly run: number }
   | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string }
   | { readonly type: 'unqueue'; readonly run: number }
   | { readonly type: 'executePlan'; readonly run: number };
@@ -364,7 +368,7 @@ function runActionFrom(m: Record<string, unknown>): RunAction | undefined {
   if (m.type === 'restore' && typeof m.checkpointId === 'string') {
     return { type: 'restore', run, checkpointId: m.checkpointId };
   }
-  if (m.type === 'unqueue' || m.type === 'executePlan') {
+  if (m.type === 'unqueue' || m.type === 'executePlan' || m.type === 'review') {
     return { type: m.type, run };
   }
   return undefined;

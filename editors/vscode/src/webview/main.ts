@@ -205,7 +205,7 @@ function setPlanFirst(on: boolean): void {
   planToggle.classList.toggle('on', on);
 }
 
-// Run actions: open a changed file or a change's diff, restore a checkpoint.
+// Run actions: open a changed file or a change's diff, review the run's changes, restore a checkpoint.
 root.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
   const index = Number(target?.closest<HTMLElement>('article.run')?.dataset.index);
@@ -222,6 +222,8 @@ root.addEventListener('click', (event) => {
     });
   } else if (action === 'open-change') {
     vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
+  } else if (action === 'review') {
+    vscode.postMessage({ type: 'review', run: index });
   } else if (action === 'restore') {
     vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
   } else if (action === 'unqueue') {

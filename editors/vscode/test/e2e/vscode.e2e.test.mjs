@@ -145,6 +145,24 @@ const STORY_TURNS = [
   },
   { text: 'The second line is finished.' },
 ];
+// A run that edits review.txt; the next one would overwrite it whole.
+const REVIEW_TURNS = [
+  {
+    text: 'Changing review.txt.',
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'review.txt', source_text: 'two', target_text: 'TWO, by the agent' } }],
+  },
+  { text: 'review.txt is changed.' },
+];
+const REWRITE_TURNS = [
+  {
+    text: 'Rewriting review.txt.',
+    tool_calls: [{ name: 'write_file', arguments: { path: 'review.txt', content: 'one\nTWO, again\nthree\n' } }],
+  },
+  { text: 'review.txt changed since I wrote it; I will read it again.' },
+];
+const STALE_TEXT = 'Error: review.txt has changed since you last read or wrote it (in the editor, by a command or by someone else), '
+  + 'so write_file did not overwrite it. Read it again with read_file and base the new content on what it holds now, '
+  + 'or change part of it with edit_file';
 /** A plan of three steps, with each step's status. */
 function threeSteps(...statuses) {
   return ['Read the code', 'Write the change', 'Check it'].map((text, i) => ({ text, status: statuses[i] }));
@@ -322,6 +340,57 @@ async function shot(name, readmeName) {
   if (readmeName && process.env.README_SCREENSHOTS) {
     fs.copyFileSync(file, path.join(process.env.README_SCREENSHOTS, `${readmeName}.png`));
   }
+}
+
+/**
+ * A run edits review.txt; its "Review changes" opens the multi-diff editor, where the user
+ * reverts the hunk with the editor's "Revert Block" and saves; the next run's overwrite is
+ * refused by the stale guard, and the model is told why.
+ */
+async function reviewAndRevert(reviewFile) {
+  await runCommand(page, 'harness9: New Chat');
+  frame = await runViewFrame(page);
+  const before = (await fakeLLM.requests()).length;
+  await fakeLLM.script(REVIEW_TURNS);
+  const index = await frame.locator('article.run').count();
+  await sendFromChat(frame, 'Change review.txt.');
+  await waitForRunStatus(frame, index, 'completed', 30_000);
+  assert.equal(fs.readFileSync(reviewFile, 'utf8'), 'one\nTWO, by the agent\nthree\n');
+  const run = frame.locator('article.run').nth(index);
+  assert.equal(await run.locator('.review').textContent(), '⇄ Review changes 1 file edited');
+  await run.locator('[data-action="review"]').click();
+
+  // The multi-diff editor: the file before the run beside the file itself.
+  const multi = page.locator('.multiDiffEditor');
+  await multi.waitFor({ timeout: 15_000 });
+  await page.locator('.tab.active', { hasText: 'Changes of the run: Change review.txt.' }).waitFor({ timeout: 10_000 });
+  const entry = multi.locator('.multiDiffEntry', { hasText: 'review.txt' });
+  const original = entry.locator('.editor.original .view-line');
+  const modified = entry.locator('.editor.modified .view-line');
+  await original.filter({ hasText: /^two$/ }).first().waitFor({ timeout: 10_000 });
+  await modified.filter({ hasText: 'TWO, by the agent' }).first().waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(500);
+  await shot('24-review-changes');
+
+  // "Revert Block" in the gutter of the hunk, as a user does: the file's side gets the old line.
+  await modified.filter({ hasText: 'TWO, by the agent' }).first().hover();
+  await entry.locator('.gutter [aria-label="Revert Block"], .gutter .codicon-arrow-right').first().click({ timeout: 10_000 });
+  await modified.filter({ hasText: 'TWO, by the agent' }).waitFor({ state: 'detached', timeout: 10_000 });
+  await modified.filter({ hasText: /^two$/ }).first().click();
+  await page.keyboard.press('Control+S');
+  await waitFor(() => fs.readFileSync(reviewFile, 'utf8'), (t) => t === 'one\ntwo\nthree\n', 10_000);
+  await page.waitForTimeout(300);
+  await shot('25-review-reverted');
+
+  // The next run would overwrite the file whole: the stale guard stops it, and the model hears why.
+  await fakeLLM.script(REWRITE_TURNS);
+  await sendFromChat(frame, 'Rewrite review.txt.');
+  await waitForRunStatus(frame, index + 1, 'completed', 30_000);
+  assert.equal(fs.readFileSync(reviewFile, 'utf8'), 'one\ntwo\nthree\n', 'the reverted file stays as the user left it');
+  const requests = (await fakeLLM.requests()).slice(before);
+  assert.equal(requests.length, 4);
+  const toolResults = requests[3].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+  assert.equal(toolResults.at(-1), STALE_TEXT);
 }
 
 /** Drags the side bar's edge so the chat is `width` pixels wide, as a user would. */
@@ -896,6 +965,23 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       fs.rmSync(path.join(workspace, 'lib'), { recursive: true, force: true });
       fs.rmSync(mainFile, { force: true });
       fs.rmSync(path.join(workspace, 'tsconfig.json'), { force: true });
+      await leaveFakeLLM();
+    }
+  });
+
+  it('"Review changes" opens the run\'s edits in the multi-diff editor; a hunk reverted there and saved is what the next run finds', async () => {
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    const reviewFile = path.join(workspace, 'review.txt');
+    fs.writeFileSync(reviewFile, 'one\ntwo\nthree\n');
+    try {
+      fakeLLM ??= await startFakeLLM(PYTHON, REPO);
+      await useFakeLLM(fakeLLM);
+      await reviewAndRevert(reviewFile);
+    } finally {
+      await runCommand(page, 'View: Close All Editors');
+      fs.rmSync(reviewFile, { force: true });
       await leaveFakeLLM();
     }
   });
