@@ -1,7 +1,8 @@
 """Asking the user through the editor: `agent/requestApproval`, else `window/showMessageRequest`.
 
 Clients that announce `experimental.harness9.approvalRequests` get the full request (title,
-arguments, path, diff, the three options) and may send a reason with a rejection. Every other
+arguments, path, diff, the three options) and may send a reason with a rejection, or with an
+allowed file call the file's whole text as the user changed it (`content`). Every other
 LSP client gets a standard `window/showMessageRequest` with three actions, which Neovim shows
 with `vim.ui.select`, eglot in the minibuffer and VS Code as a notification with buttons. No
 answer, an error, or a dismissed question is a rejection: nothing runs that the user did not
@@ -121,14 +122,21 @@ def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams
 
 
 def _read_answer(result: Any) -> ApprovalAnswer:
+    """The decision, the reason of a rejection and the user's own text of an allowed file call
+    (`content`, ignored unless a string)."""
     decision = field_of(result, "decision")
     message = field_of(result, "message")
+    content = field_of(result, "content")
     try:
         answer = Answer(decision)
     except ValueError:
         _log.warning("approval answer %r is not one of the options; taken as a rejection", result)
         return ApprovalAnswer(Answer.REJECT, None)
-    return ApprovalAnswer(answer, message if isinstance(message, str) else None)
+    return ApprovalAnswer(
+        answer,
+        message if isinstance(message, str) else None,
+        content if isinstance(content, str) and answer is not Answer.REJECT else None,
+    )
 
 
 def _read_action(result: Any) -> ApprovalAnswer:

@@ -6,7 +6,8 @@ bytes that are not UTF-8 read and written back as Latin-1, NUL bytes refused as 
 The text is read and written whole, so its line endings, BOM and everything outside the edit
 stay as they were; on disk the write is atomic and keeps the file's mode and owner. Writes to
 one file are serialized across the whole daemon, and a file changed by another program between
-the read and the write is read again, so no edit loses a concurrent change.
+the read and the write is read again, so no edit loses a concurrent change. When the user changed
+the proposed result before allowing the call, their text is written in its place.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from harness9.tools.edit.apply import EditOutcome, apply_edit
 from harness9.tools.edit.diff import file_edit, unified_diff
 from harness9.tools.edit.refusals import EditError
 from harness9.tools.file_tool import FileTool
+from harness9.tools.user_text import USER_TEXT, UserText, changed_meanwhile, check_base, note
 from harness9.workspace.file_lock import file_lock
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import LATIN_1, FileText, Moved, Written
@@ -64,6 +66,7 @@ class EditFileTool(FileTool):
     """Edits files inside the workspace by unique text replacement."""
 
     name = "edit_file"
+    writes_user_text = True
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -91,14 +94,20 @@ class EditFileTool(FileTool):
         path, source, target = (_text(args, key) for key in ("path", "source_text", "target_text"))
         # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
         key = str(safe_path(self._workdir, path))
+        user = USER_TEXT.get()
         async with file_lock(key):
-            before, outcome, written = await self._edit(path, source, target)
+            if user is None:
+                before, outcome, written = await self._edit(path, source, target)
+            else:
+                before, outcome, written = await self._write_user_text(path, user)
         self._seen.saw(key, written.fingerprint)
-        note = outcome.note()
+        level = outcome.note()
         done = f"Edited {path}"
-        text = done if note is None else f"{done}\n{note}"
+        text = done if level is None or user is not None else f"{done}\n{level}"
         if written.note is not None:
             text += f"\n[{written.note}]"
+        if user is not None:
+            text += "\n" + note(path, user)
         shown = relative_path(path, os.fspath(self._workdir))
         edit = await asyncio.to_thread(file_edit, shown, before.text, outcome.content, written.via)
         return ToolOutput(text, len(text.encode()), edit=edit)
@@ -131,6 +140,21 @@ class EditFileTool(FileTool):
             f"Error: {path} kept changing while it was being edited (another program or the "
             "user is writing it); it was not changed. Read it again and retry"
         )
+
+    async def _write_user_text(
+        self, path: str, user: UserText
+    ) -> tuple[FileText, EditOutcome, Written]:
+        """Write the user's text in place of the edit, if the file still holds the text it
+        was proposed on."""
+        before = await self._current(path)
+        check_base(before, user, path)
+        try:
+            written = await self._workspace.write_text(
+                path, user.content, tool=self.name, base=before, encoding=before.encoding
+            )
+        except Moved:
+            raise changed_meanwhile(path) from None
+        return before, EditOutcome(user.content, 1), written
 
     async def _current(self, path: str) -> FileText:
         before = await self._workspace.read_text(path)

@@ -4,6 +4,7 @@ The write goes through the workspace port: on disk it is atomic (a temporary fil
 target's folder, flushed and renamed over it), so a crash or a kill mid-write leaves the old
 content or the new, never half of it. An existing file is overwritten only when this session
 has read or written it and it has not changed since (the stale guard, see `seen_files`).
+When the user changed the proposed content before allowing the call, theirs is written.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from harness9.tools.contract import (
 )
 from harness9.tools.edit.diff import file_edit, unified_diff
 from harness9.tools.file_tool import FileTool
+from harness9.tools.user_text import USER_TEXT, check_base, note
 from harness9.workspace.file_lock import file_lock
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import FileText, encode_text
@@ -44,6 +46,7 @@ class WriteFileTool(FileTool):
     """Writes whole files inside the workspace."""
 
     name = "write_file"
+    writes_user_text = True
 
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
@@ -63,13 +66,16 @@ class WriteFileTool(FileTool):
         change as a diff."""
         args = parse_arguments(arguments)
         path: str = args["path"]
-        content: str = args["content"]
+        user = USER_TEXT.get()
+        content: str = args["content"] if user is None else user.content
         _check_path(path)
         data = encode_text(content, path)
         # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
         key = str(safe_path(self._workdir, path))
         async with file_lock(key):
             before = await self._current(path, key)
+            if user is not None:
+                check_base(before, user, path)
             written = await self._workspace.write_text(
                 path, content, tool=self.name, base=before
             )
@@ -77,6 +83,8 @@ class WriteFileTool(FileTool):
         text = f"Wrote {len(data)} byte{'' if len(data) == 1 else 's'} to {path}"
         if written.note is not None:
             text += f"\n[{written.note}]"
+        if user is not None:
+            text += "\n" + note(path, user)
         shown = relative_path(path, os.fspath(self._workdir))
         edit = await asyncio.to_thread(
             file_edit, shown, None if before is None else before.text, content, written.via

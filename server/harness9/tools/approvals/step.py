@@ -5,7 +5,8 @@ editor, the terminal client in the terminal, tests answer directly) and, optiona
 `ApprovalObserver` that turns questions and decisions into progress events and log lines. One
 question is asked at a time, in call order; calls that need no asking start at once. A call
 waiting for an answer has not started: it is reported started (`call_starting`) and its timeout
-starts once it is allowed; a denied or rejected call is never reported started.
+starts once it is allowed; a denied or rejected call is never reported started. A file call
+the user allowed with their own text (`ApprovalAnswer.content`) writes that text (`USER_TEXT`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from harness9.tools.contract import (
     sandbox_of,
 )
 from harness9.tools.registry import Proceed
+from harness9.tools.user_text import USER_TEXT, UserText, takes_user_text
 from harness9.visible_text import visible
 from harness9.workspace.paths import relative_path
 
@@ -73,10 +75,12 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalAnswer:
-    """The user's decision and, with a rejection, their reason for the model."""
+    """The user's decision; with a rejection, their reason for the model; with an allowed
+    write_file or edit_file, the file's whole text as the user changed it (`content`)."""
 
     decision: Answer
     message: str | None = None
+    content: str | None = None
 
 
 class Approver(Protocol):
@@ -142,9 +146,9 @@ class ApprovalStep:
                 # An answer given while this call waited (allow_session) may cover it now.
                 decision = self._decide(call, kind, arguments, sandboxed)
                 if decision.action is Action.ASK:
-                    answer = await self._ask(call, tool, kind, arguments, decision.reason)
+                    answer, user = await self._ask(call, tool, kind, arguments, decision.reason)
                     self._remember(call, kind, arguments, answer, outside=outside)
-                    return await self._run(call, tool, kind, arguments, proceed, outside)
+                    return await self._run(call, tool, kind, arguments, proceed, outside, user)
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode))
@@ -157,11 +161,12 @@ class ApprovalStep:
 
     async def _run(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
-        proceed: Proceed, outside: bool,
+        proceed: Proceed, outside: bool, user: UserText | None = None,
     ) -> str | ToolOutput:
-        """Let the call go (outside the OS sandbox when `outside`); when the sandbox stopped
-        its command, offer to run it again outside."""
+        """Let the call go (outside the OS sandbox when `outside`, writing the user's text when
+        `user`); when the sandbox stopped its command, offer to run it again outside."""
         token = SANDBOX_WAIVED.set(outside)
+        user_token = USER_TEXT.set(user)
         try:
             call_starting(sandbox_of(tool))
             output = await proceed()
@@ -172,6 +177,7 @@ class ApprovalStep:
             SANDBOX_WAIVED.set(True)
             return await proceed()
         finally:
+            USER_TEXT.reset(user_token)
             SANDBOX_WAIVED.reset(token)
 
     async def _leave_sandbox(
@@ -190,7 +196,7 @@ class ApprovalStep:
         reason = f"{SANDBOX_STOPPED} ({stopped.sandbox_denied})"
         async with self._asking:
             try:
-                answer = await self._ask(call, tool, kind, arguments, reason)
+                answer, _ = await self._ask(call, tool, kind, arguments, reason)
             except ToolRefused:
                 return False
         self._remember(call, kind, arguments, answer, outside=True)
@@ -199,8 +205,9 @@ class ApprovalStep:
     async def _ask(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
         reason: str | None,
-    ) -> ApprovalAnswer:
-        """Ask the user; raises `ToolRefused` when they reject the call."""
+    ) -> tuple[ApprovalAnswer, UserText | None]:
+        """Ask the user; raises `ToolRefused` when they reject the call. Returns the answer and
+        the user's own text for a file call they changed before allowing it."""
         request = await self._request(call, tool, kind, arguments, reason)
         if self._observer is not None:
             self._observer.requested(request)
@@ -209,7 +216,7 @@ class ApprovalStep:
             self._observer.resolved(call, answer.decision.value, DecidedBy.USER, None)
         if answer.decision is Answer.REJECT:
             raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message))
-        return answer
+        return answer, _user_text(call, tool, request, answer)
 
     def _remember(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
                   answer: ApprovalAnswer, *, outside: bool) -> None:
@@ -240,6 +247,23 @@ class ApprovalStep:
         quiet = decision.action is Action.ALLOW and decision.by is DecidedBy.MODE
         if self._observer is not None and not quiet:
             self._observer.resolved(call, decision.action.value, decision.by, decision.rule)
+
+
+def _user_text(
+    call: ToolCall, tool: BaseTool, request: ApprovalRequest, answer: ApprovalAnswer
+) -> UserText | None:
+    """The user's text to write in place of the call's change; None when they sent none or
+    left the proposed text as it was. Text the call cannot write (not a file tool, or a change
+    too large to have been shown whole) refuses the call: the user did not allow the model's."""
+    if answer.content is None or answer.content == request.after:
+        return None
+    if not takes_user_text(tool) or request.after is None:
+        raise ToolRefused(ToolFailure.REJECTED, (
+            f"The user allowed {call.name} only with their own changes to it, which this call "
+            "cannot take (not a file write, or a file too large to show whole); nothing was "
+            "changed. Ask the user how to go on"
+        ))
+    return UserText(answer.content, request.before, request.after)
 
 
 def call_title(
