@@ -50,10 +50,22 @@ export function leavesSandbox(args: unknown, reason: string | undefined): boolea
   return escalate || (reason !== undefined && OUTSIDE_REASONS.some((r) => reason.startsWith(r)));
 }
 
-/** The answer to `agent/requestApproval`. */
+/**
+ * The answer to `agent/requestApproval`; `content`: with an allowed write_file or edit_file, the
+ * file's whole text as the user changed it ("Edit before allowing").
+ */
 export interface ApprovalAnswer {
   decision: Decision;
   message?: string;
+  content?: string;
+}
+
+/** The file tools whose proposed text the user may change before allowing it. */
+const EDITABLE_TOOLS: readonly string[] = ['write_file', 'edit_file'];
+
+/** Whether the question offers "Edit before allowing": a file call with its path and diff. */
+export function canEditFirst(card: ApprovalCard): boolean {
+  return EDITABLE_TOOLS.includes(card.tool) && card.path !== undefined && card.diff !== undefined;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

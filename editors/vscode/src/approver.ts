@@ -2,6 +2,8 @@
  * Answers the daemon's `agent/requestApproval`: each question becomes a card in the chat view
  * (brought forward when it is not on screen) and shows in the status bar item, and gets exactly one answer:
  * the user's, or a cancellation when the daemon withdraws it (the run was cancelled) or stops.
+ * A file call's proposed text can be edited first: it opens in a diff editor beside the file's
+ * text now, and saving it allows the call with the user's text (`content`).
  */
 import * as vscode from 'vscode';
 import { type CancellationToken, LSPErrorCodes, ResponseError } from 'vscode-languageclient/node';
@@ -13,6 +15,7 @@ import {
   applyUnifiedDiff,
   type Decision,
 } from './approvals';
+import { ProposedFiles } from './proposedFiles';
 import type { ApprovalAction, RunView } from './runView';
 import type { StatusItem } from './status';
 
@@ -31,6 +34,7 @@ export class Approver implements vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly documents = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly proposed = new ProposedFiles();
 
   /** `workspaceRoot`: the folder the asking run works on (file tools' paths are relative to it). */
   constructor(
@@ -43,6 +47,8 @@ export class Approver implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
         provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '',
       }),
+      this.proposed,
+      vscode.workspace.onDidSaveTextDocument((doc) => this.savedProposal(doc)),
     );
   }
 
@@ -107,6 +113,10 @@ export class Approver implements vscode.Disposable {
       void this.openDiff(p.card);
       return;
     }
+    if (action.type === 'editFirst') {
+      void this.editFirst(p.card);
+      return;
+    }
     const option = p.card.options.find((o) => o.id === action.decision);
     if (option) {
       p.finish(answerFor(option.id as Decision, action.message));
@@ -118,6 +128,51 @@ export class Approver implements vscode.Disposable {
     if (card.diff === undefined || card.path === undefined) {
       return;
     }
+    const texts = await this.texts(card);
+    if (texts === undefined) {
+      // The file changed since the daemon asked: show the change as the daemon sent it.
+      const doc = await vscode.workspace.openTextDocument({ content: card.diff, language: 'diff' });
+      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.One });
+      return;
+    }
+    const left = this.virtual(card, 'before', texts.before);
+    const right = this.virtual(card, 'after', texts.after);
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${card.path}: proposed change (harness9)`, {
+      preview: true,
+      viewColumn: this.besideView(),
+    });
+  }
+
+  /**
+   * "Edit before allowing": the proposed text, editable, beside the file's text now; saving it
+   * (`savedProposal`) allows the call with the saved text.
+   */
+  private async editFirst(card: ApprovalCard): Promise<void> {
+    const texts = card.path !== undefined ? await this.texts(card) : undefined;
+    if (card.path === undefined || texts === undefined) {
+      void vscode.window.showWarningMessage(`harness9: ${card.path ?? 'the file'} changed since the question was asked; answer it with its buttons`);
+      return;
+    }
+    const left = this.virtual(card, 'before', texts.before);
+    const right = this.proposed.create(card.path, card.id, texts.after);
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${card.path}: edit, then save to allow (harness9)`, {
+      preview: false,
+      viewColumn: this.besideView(),
+    });
+  }
+
+  /** A proposed text saved: its question is allowed, once, with the text as the user left it. */
+  private savedProposal(doc: vscode.TextDocument): void {
+    const key = ProposedFiles.keyOf(doc.uri);
+    const p = key !== undefined ? this.pending.get(key) : undefined;
+    p?.finish({ decision: 'allow_once', content: doc.getText() });
+  }
+
+  /** The file's text now and as the call would leave it; undefined when the diff no longer fits. */
+  private async texts(card: ApprovalCard): Promise<{ before: string; after: string } | undefined> {
+    if (card.diff === undefined || card.path === undefined) {
+      return undefined;
+    }
     const before = card.diff.startsWith('--- /dev/null') ? '' : await this.currentText(card.path);
     const content = (card.arguments as Record<string, unknown> | undefined)?.content;
     const after =
@@ -126,30 +181,25 @@ export class Approver implements vscode.Disposable {
         : before !== undefined
           ? applyUnifiedDiff(before, card.diff)
           : undefined;
-    if (before === undefined || after === undefined) {
-      // The file changed since the daemon asked: show the change as the daemon sent it.
-      const doc = await vscode.workspace.openTextDocument({ content: card.diff, language: 'diff' });
-      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.One });
-      return;
-    }
-    const left = this.virtual(card, 'before', before);
-    const right = this.virtual(card, 'after', after);
-    // Beside the run view, never over it: the question stays in sight while the diff is read.
-    const viewColumn = this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${card.path}: proposed change (harness9)`, {
-      preview: true,
-      viewColumn,
-    });
+    return before === undefined || after === undefined ? undefined : { before, after };
+  }
+
+  /** Beside the run view, never over it: the question stays in sight while the diff is read. */
+  private besideView(): vscode.ViewColumn {
+    return this.view.column === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
   }
 
   /** An answered question's diff editor shows a change that is no longer proposed: close it. */
   private closeDiffs(id: string): void {
-    const ours = (uri: vscode.Uri): boolean => uri.scheme === SCHEME && uri.query.startsWith(`${id}-`);
+    const ours = (uri: vscode.Uri): boolean =>
+      (uri.scheme === SCHEME && uri.query.startsWith(`${id}-`)) || ProposedFiles.keyOf(uri) === id;
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
       .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.modified));
     if (tabs.length > 0) {
-      void vscode.window.tabGroups.close(tabs, true);
+      void vscode.window.tabGroups.close(tabs, true).then(() => this.proposed.forget(id));
+    } else {
+      this.proposed.forget(id);
     }
     for (const key of [...this.documents.keys()]) {
       if (ours(vscode.Uri.parse(key))) {

@@ -2,7 +2,7 @@
  * Renders run states as HTML for the run view. Pure (no `vscode`, no DOM): the webview calls it
  * on each state it receives, and unit tests call it directly.
  */
-import { type ApprovalCard, commandOf, describeResolution, diffStats } from './approvals';
+import { type ApprovalCard, canEditFirst, commandOf, describeResolution, diffStats } from './approvals';
 import { renderMarkdown } from './markdown';
 import { canReview, reviewedFiles } from './review';
 import {
@@ -170,12 +170,18 @@ function renderToolBody(t: ToolItem): string {
     parts.push(`<div class="label">arguments</div><pre class="arguments">${esc(text ?? '')}</pre>`);
   }
   // A successful write or edit says so in the model's words only: the summary says it better.
-  const modelOnly = t.status === 'ok' && t.kind === 'edit';
+  // Unless the user changed it before allowing it: what the agent was told of that shows.
+  const userEdited = t.output?.includes(USER_EDIT_NOTE) === true;
+  const modelOnly = t.status === 'ok' && t.kind === 'edit' && !userEdited;
   if (t.output !== undefined && !modelOnly) {
-    parts.push(`<div class="label">${t.status === 'ok' ? 'output' : 'why'}</div><pre class="output">${esc(t.output)}</pre>`);
+    const label = userEdited ? 'written with your changes; the agent was told' : t.status === 'ok' ? 'output' : 'why';
+    parts.push(`<div class="label">${label}</div><pre class="output">${esc(t.output)}</pre>`);
   }
   return parts.join('\n');
 }
+
+/** How the daemon tells the model that the user changed its edit before allowing it. */
+const USER_EDIT_NOTE = '\nThe user changed your edit before allowing it: ';
 
 /** An edit's text replacement as diff lines, for a daemon that sends no diff of its own. */
 function replacementDiff(source: string, target: string): string {
@@ -483,6 +489,13 @@ export function renderDiff(diff: string): string {
   return `<pre class="diff" tabindex="0" aria-label="proposed change">${lines.join('')}</pre>`;
 }
 
+/** "Edit before allowing": the proposed text opens editable; saving it allows the call with it. */
+function renderEditFirst(card: ApprovalCard): string {
+  return canEditFirst(card)
+    ? ' <button type="button" class="link" data-action="edit-first" title="Open the proposed text to change it; saving it allows the call with your text">Edit before allowing</button>'
+    : '';
+}
+
 function renderSubject(card: ApprovalCard): string {
   const command = commandOf(card);
   if (command !== undefined) {
@@ -492,7 +505,7 @@ function renderSubject(card: ApprovalCard): string {
     const { added, removed } = diffStats(card.diff);
     const where = card.path ?? argSummary(card.arguments);
     return `<div class="label">change to <code>${esc(where)}</code> · <span class="d-add">+${added}</span> <span class="d-del">−${removed}</span>
-<button type="button" class="link" data-action="open-diff">Open in diff editor</button></div>
+<button type="button" class="link" data-action="open-diff">Open in diff editor</button>${renderEditFirst(card)}</div>
 ${renderDiff(card.diff)}`;
   }
   const args = typeof card.arguments === 'string' ? card.arguments : JSON.stringify(card.arguments, null, 2);

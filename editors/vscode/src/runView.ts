@@ -18,7 +18,8 @@ export const CHAT_VIEW_ID = 'harness9.chat';
 /** What the webview sends when the user acts on a question. */
 export type ApprovalAction =
   | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
-  | { readonly type: 'openDiff'; readonly id: string };
+  | { readonly type: 'openDiff'; readonly id: string }
+  | { readonly type: 'editFirst'; readonly id: string };
 
 /**
  * What the webview sends when the user acts on a run: open a file or a change, review the run's
@@ -267,8 +268,8 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (m.type === 'decide' && typeof m.decision === 'string') {
       const message = typeof m.message === 'string' ? m.message : undefined;
       this.emit({ type: 'decide', id: m.id, decision: m.decision, message });
-    } else if (m.type === 'openDiff') {
-      this.emit({ type: 'openDiff', id: m.id });
+    } else if (m.type === 'openDiff' || m.type === 'editFirst') {
+      this.emit({ type: m.type, id: m.id });
     }
   }
 

@@ -246,6 +246,8 @@ questions.addEventListener('click', (event) => {
     decide(card, decision);
   } else if (target.closest('[data-action="open-diff"]')) {
     vscode.postMessage({ type: 'openDiff', id: card.dataset.approval });
+  } else if (target.closest('[data-action="edit-first"]')) {
+    vscode.postMessage({ type: 'editFirst', id: card.dataset.approval });
   }
 });
 

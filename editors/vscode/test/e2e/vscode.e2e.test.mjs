@@ -1405,6 +1405,49 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await shot('7-approval-allowed');
   });
 
+  it('"Edit before allowing": the proposed text opens editable beside the file; what the user saves is written, and the agent is told', async () => {
+    // Alone (E2E_ONLY), the tests before it did not link the daemon nor set mode ask.
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    setUserSettings({ 'harness9.approvals.mode': 'ask' });
+    playNext(GREET_TURNS);
+    await runCommand(page, 'harness9: Focus Chat');
+    frame = await runViewFrame(page);
+    const index = await runUntilAsked('Greet the world, then let me edit it', () => fs.writeFileSync(greetFile, 'hello\n'));
+    await frame.locator('.approval-card [data-action="edit-first"]').click();
+    const diffEditor = page.locator('.monaco-diff-editor');
+    await page.locator('.tab.active', { hasText: 'greet.txt: edit, then save to allow' }).waitFor({ timeout: 15_000 });
+    const proposed = diffEditor.locator('.editor.modified .view-line', { hasText: 'hello, world' }).first();
+    await proposed.waitFor({ timeout: 10_000 });
+    await diffEditor.locator('.editor.original .view-line', { hasText: /^hello$/ }).first().waitFor({ timeout: 10_000 });
+    // The user finishes the line their way; nothing is written or allowed before they save.
+    await proposed.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' and all who read it', { delay: 10 });
+    await page.keyboard.press('Escape'); // the word suggestions typing brings up
+    await page.locator('.tab.active.dirty', { hasText: 'greet.txt: edit, then save to allow' }).waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    await shot('26-edit-before-allowing');
+    assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello\n');
+    assert.equal(await frame.locator('.approval-card').count(), 1, 'still asking while the text is being edited');
+
+    await page.keyboard.press('Control+S');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello, world and all who read it\n');
+    await page.locator('.tab', { hasText: 'greet.txt: edit, then save to allow' }).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await frame.locator('.approval-card').count(), 0);
+    assert.equal(await approvalNote(frame, index), '✓ allowed by you, once');
+    // What the agent was told: its tool result, as the row shows it.
+    const item = frame.locator('article.run').nth(index).locator('details.tool').first();
+    await item.locator('summary').click();
+    const output = await item.locator('pre.output').textContent();
+    assert.match(output, /^Edited greet\.txt\nThe user changed your edit before allowing it: greet\.txt now holds their text, not yours\./);
+    assert.match(output, /-hello, world\n\+hello, world and all who read it/);
+    await item.scrollIntoViewIfNeeded();
+    await shot('27-edited-before-allowing');
+  });
+
   it('"Reject" with a reason: the command does not run, the view says so and the agent gets the reason', async () => {
     playNext(CLEANUP_TURNS);
     const index = await frame.locator('article.run').count();

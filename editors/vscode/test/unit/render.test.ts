@@ -149,13 +149,14 @@ describe('approval cards', () => {
     asked: unknown[];
   }).asked;
 
-  it('a file change: the title, the coloured diff with counts, a diff editor button and the three answers', () => {
+  it('a file change: the title, the coloured diff with counts, diff editor and "Edit before allowing" buttons and the three answers', () => {
     const html = renderApprovalCard(approvalCardFrom('q1', asked[0]));
     assert.match(html, /data-approval="q1"/);
     assert.match(html, /harness9 asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
     assert.match(html, /<span class="d-del">-hello from a\.txt<\/span><span class="d-add">\+hello, world, from a\.txt<\/span>/);
     assert.match(html, /<span class="d-add">\+1<\/span> <span class="d-del">−1<\/span>/);
     assert.match(html, /data-action="open-diff">Open in diff editor</);
+    assert.match(html, /data-action="edit-first" title="[^"]+">Edit before allowing</);
     const buttons = [...html.matchAll(/data-decision="([^"]+)">([^<]+)</g)].map((m) => [m[1], m[2]]);
     assert.deepEqual(buttons, [['allow_once', 'Allow once'], ['allow_session', 'Allow for this session'], ['reject', 'Reject']]);
     assert.match(html, /<label class="reason-label" for="reason-q1">/);
@@ -166,6 +167,7 @@ describe('approval cards', () => {
     const html = renderApprovalCard(approvalCardFrom('q2', asked[1]));
     assert.match(html, /<div class="label">command<\/div><pre class="command">rm a\.txt<\/pre>/);
     assert.doesNotMatch(html, /open-diff/);
+    assert.doesNotMatch(html, /edit-first/);
   });
 
   it('says why it asks, and that an escalated command runs OUTSIDE the sandbox', () => {
