@@ -59,6 +59,14 @@ local function review()
   h.expect_equal("review.txt on disk after :diffget and :write", ORIGINAL, h.workspace_file("review.txt"))
   -- The note is kept as the agent wrote it.
   h.expect_equal("notes.txt on disk", "a new note\n", h.workspace_file("notes.txt"))
+  -- Reviewed again, the file still faces its text before the run: nothing left to take back.
+  vim.cmd("tablast")
+  local last = vim.fn.tabpagenr("$")
+  vim.cmd("Harness9Review")
+  h.expect_equal("the second review's first tab", {
+    { name = "before: review.txt (2)", diff = true, lines = { "one", "two", "three" } },
+    { name = "review.txt", diff = true, lines = { "one", "two", "three" } },
+  }, tabs_after(last)[1])
 end
 
 local function next_run()

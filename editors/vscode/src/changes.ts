@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { applyUnifiedDiff, invertDiff } from './approvals';
-import { reviewedFiles, textBeforeRun, unreviewableNote } from './review';
+import { type ReviewedFile, reviewedFiles, textBeforeRun, unreviewableNote } from './review';
 import type { FileChange } from './runState';
 import type { RunAction, RunView } from './runView';
 
@@ -77,14 +77,15 @@ export class ChangeViewer implements vscode.Disposable {
     const missed: string[] = [];
     for (const file of reviewedFiles(run)) {
       const uri = vscode.Uri.joinPath(root, ...file.path.split('/'));
-      const now = await textOf(uri);
-      const before = now === undefined ? undefined : textBeforeRun(now, file);
+      // The file's own path: the editor shows the pair as one file changed, not as a rename.
+      const left = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: `review-${run.runId ?? index}` });
+      // Once rebuilt, a file's text before the run is kept: a second review after reverting
+      // some hunks still compares with it.
+      const before = this.texts.get(left.toString()) ?? (await this.rebuild(uri, file));
       if (before === undefined) {
         missed.push(file.path);
         continue;
       }
-      // The file's own path: the editor shows the pair as one file changed, not as a rename.
-      const left = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: `review-${run.runId ?? index}` });
       this.texts.set(left.toString(), before);
       resources.push([uri, left, uri]);
     }
@@ -94,6 +95,12 @@ export class ChangeViewer implements vscode.Disposable {
     if (resources.length > 0) {
       await vscode.commands.executeCommand('vscode.changes', `Changes of the run: ${clip(run.prompt)} (harness9)`, resources);
     }
+  }
+
+  /** The file's text before the run, from its text now and the run's diffs of it. */
+  private async rebuild(uri: vscode.Uri, file: ReviewedFile): Promise<string | undefined> {
+    const now = await textOf(uri);
+    return now === undefined ? undefined : textBeforeRun(now, file);
   }
 
   dispose(): void {

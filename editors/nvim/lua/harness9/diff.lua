@@ -105,7 +105,15 @@ local function open_tab(file, before, path)
   vim.bo[scratch].swapfile = false
   vim.bo[scratch].modifiable = false
   vim.bo[scratch].filetype = filetype
-  pcall(api.nvim_buf_set_name, scratch, "harness9://before/" .. path)
+  -- A name an earlier diff's scratch buffer still holds gets a number.
+  local name = "harness9://before/" .. path
+  for n = 2, 100 do
+    if vim.fn.bufexists(name) == 0 then
+      break
+    end
+    name = string.format("harness9://before/%s (%d)", path, n)
+  end
+  pcall(api.nvim_buf_set_name, scratch, name)
   vim.cmd("diffthis")
   vim.cmd("wincmd l")
 end
@@ -158,12 +166,18 @@ end
 
 --- Opens each file a run edited in a tab of its own, beside its text before the run, in diff
 --- mode. `files`: { { path, changes = { {diff, diff_truncated}, … } }, … } in the order first
---- changed. Returns the number of tabs opened and the messages of the files that could not be.
-function M.review(files, root)
+--- changed. `kept`: the before-texts rebuilt by an earlier review of the run, by path (filled
+--- here), so a review after taking hunks back still compares with the text before the run.
+--- Returns the number of tabs opened and the messages of the files that could not be.
+function M.review(files, root, kept)
   local opened, problems = 0, {}
   for _, entry in ipairs(files) do
     local file = vim.fn.fnamemodify(root .. "/" .. entry.path, ":p")
-    local before, err = M.before_all(entry.changes, current_lines(file))
+    local before, err = kept[entry.path], nil
+    if not before then
+      before, err = M.before_all(entry.changes, current_lines(file))
+      kept[entry.path] = before
+    end
     if before then
       open_tab(file, before, entry.path)
       opened = opened + 1

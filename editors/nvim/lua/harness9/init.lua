@@ -527,7 +527,7 @@ function M.diff(change)
 end
 
 -- The files the newest run that edited files changed with write_file and edit_file, in the order
--- first changed, each with its changes: { { path, changes = { block, … } }, … }.
+-- first changed, each with its changes: { { path, changes = { block, … } }, … }; and that run.
 local function last_run_edits()
   for i = #state.runs, 1, -1 do
     local files, by_path = {}, {}
@@ -541,7 +541,7 @@ local function last_run_edits()
       end
     end
     if #files > 0 then
-      return files
+      return files, state.runs[i]
     end
   end
   return nil
@@ -550,13 +550,14 @@ end
 --- Opens each file the newest run that edited files changed, in a tab of its own beside its text
 --- before the run, in diff mode (`do`, `:diffget` take a hunk back; `:write` keeps it).
 function M.review()
-  local files = last_run_edits()
+  local files, run = last_run_edits()
   if not files then
     return false, "harness9: no run in this conversation edited a file yet"
   end
   local client = client_mod.find(M.config)
   local root = client and client.config.root_dir or vim.fn.fnamemodify(M.config.root_dir or vim.fn.getcwd(), ":p")
-  local opened, problems = diff.review(files, (root:gsub("(.)/$", "%1")))
+  run.review_before = run.review_before or {}
+  local opened, problems = diff.review(files, (root:gsub("(.)/$", "%1")), run.review_before)
   if #problems > 0 then
     local message = "harness9: not shown: " .. table.concat(problems, "; ")
     if opened == 0 then
