@@ -350,9 +350,10 @@ async function shot(name, readmeName) {
 async function reviewAndRevert(reviewFile) {
   await runCommand(page, 'harness9: New Chat');
   frame = await runViewFrame(page);
+  await frame.locator('p.empty').waitFor({ timeout: 10_000 });
   const before = (await fakeLLM.requests()).length;
   await fakeLLM.script(REVIEW_TURNS);
-  const index = await frame.locator('article.run').count();
+  const index = 0;
   await sendFromChat(frame, 'Change review.txt.');
   await waitForRunStatus(frame, index, 'completed', 30_000);
   assert.equal(fs.readFileSync(reviewFile, 'utf8'), 'one\nTWO, by the agent\nthree\n');
@@ -370,7 +371,7 @@ async function reviewAndRevert(reviewFile) {
   await original.filter({ hasText: /^two$/ }).first().waitFor({ timeout: 10_000 });
   await modified.filter({ hasText: 'TWO, by the agent' }).first().waitFor({ timeout: 10_000 });
   await page.waitForTimeout(500);
-  await shot('24-review-changes');
+  await shot('33-review-changes');
 
   // "Revert Block" in the gutter of the hunk, as a user does: the file's side gets the old line.
   await modified.filter({ hasText: 'TWO, by the agent' }).first().hover();
@@ -380,7 +381,7 @@ async function reviewAndRevert(reviewFile) {
   await page.keyboard.press('Control+S');
   await waitFor(() => fs.readFileSync(reviewFile, 'utf8'), (t) => t === 'one\ntwo\nthree\n', 10_000);
   await page.waitForTimeout(300);
-  await shot('25-review-reverted');
+  await shot('34-review-reverted');
 
   // The next run would overwrite the file whole: the stale guard stops it, and the model hears why.
   await fakeLLM.script(REWRITE_TURNS);
@@ -1428,7 +1429,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await page.keyboard.press('Escape'); // the word suggestions typing brings up
     await page.locator('.tab.active.dirty', { hasText: 'greet.txt: edit, then save to allow' }).waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
-    await shot('26-edit-before-allowing');
+    await shot('35-edit-before-allowing');
     assert.equal(fs.readFileSync(greetFile, 'utf8'), 'hello\n');
     assert.equal(await frame.locator('.approval-card').count(), 1, 'still asking while the text is being edited');
 
@@ -1445,7 +1446,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.match(output, /^Edited greet\.txt\nThe user changed your edit before allowing it: greet\.txt now holds their text, not yours\./);
     assert.match(output, /-hello, world\n\+hello, world and all who read it/);
     await item.scrollIntoViewIfNeeded();
-    await shot('27-edited-before-allowing');
+    await shot('36-edited-before-allowing');
   });
 
   it('"Reject" with a reason: the command does not run, the view says so and the agent gets the reason', async () => {
