@@ -47,6 +47,14 @@ def tool_results(fake: FakeLLM, request: int) -> list[str]:
     return [m["content"] for m in messages if m["role"] == "tool"]
 
 
+async def test_the_daemon_announces_that_it_takes_the_users_text(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    daemon = await asking(start, fake_llm, workspace)
+    ours = daemon.initialized.capabilities.experimental["harness9"]
+    assert ours["approvalContent"] is True
+
+
 async def test_an_edit_allowed_with_the_users_text_writes_it_and_tells_the_model(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:

@@ -36,6 +36,8 @@ export interface ApprovalCard {
   readonly reason?: string;
   /** Allowed, the command runs outside the OS sandbox (an escalation, or a rerun it stopped). */
   readonly outsideSandbox?: boolean;
+  /** The daemon writes the user's own text of an allowed file call (it announced `approvalContent`). */
+  readonly editable?: boolean;
 }
 
 /**
@@ -63,9 +65,12 @@ export interface ApprovalAnswer {
 /** The file tools whose proposed text the user may change before allowing it. */
 const EDITABLE_TOOLS: readonly string[] = ['write_file', 'edit_file'];
 
-/** Whether the question offers "Edit before allowing": a file call with its path and diff. */
+/**
+ * Whether the question offers "Edit before allowing": a file call with its path and diff, asked
+ * by a daemon that writes the user's text.
+ */
 export function canEditFirst(card: ApprovalCard): boolean {
-  return EDITABLE_TOOLS.includes(card.tool) && card.path !== undefined && card.diff !== undefined;
+  return card.editable === true && EDITABLE_TOOLS.includes(card.tool) && card.path !== undefined && card.diff !== undefined;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -41,6 +41,8 @@ export class Approver implements vscode.Disposable {
     private readonly view: RunView,
     private readonly workspaceRoot: () => vscode.Uri | undefined,
     private readonly status: StatusItem,
+    /** Whether the daemon writes the user's own text of an allowed file call. */
+    private readonly takesContent: () => boolean = () => false,
   ) {
     view.onApprovalAction((a) => this.acted(a));
     this.disposables.push(
@@ -55,7 +57,7 @@ export class Approver implements vscode.Disposable {
   /** The `agent/requestApproval` handler: resolves once, with the user's answer or a cancel. */
   handle(params: unknown, token: CancellationToken): Promise<Reply> {
     const id = `q${++counter}`;
-    const card = approvalCardFrom(id, params);
+    const card = { ...approvalCardFrom(id, params), editable: this.takesContent() };
     return new Promise<Reply>((resolve) => {
       let done = false;
       let cancelSub: vscode.Disposable | undefined;

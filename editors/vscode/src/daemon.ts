@@ -95,6 +95,8 @@ export class Daemon implements vscode.Disposable {
   private readonly stateListeners: ((running: boolean) => void)[] = [];
   /** The methods of the daemon's `capabilities.experimental.harness9`, read when it came up. */
   private methods: readonly string[] = [];
+  /** Whether it writes an approval answer's `content` (`approvalContent`), read when it came up. */
+  private approvalContent = false;
   /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
   /** The daemon bundled with the extension (dist/daemon), run when `harness9` is not on PATH, and where it is unpacked. */
@@ -129,6 +131,11 @@ export class Daemon implements vscode.Disposable {
   supports(method: string): boolean {
     return this.methods.includes(method);
   }
+  /** Whether the running daemon writes the user's own text of an allowed file call ("Edit before allowing"). */
+  takesApprovalContent(): boolean {
+    return this.approvalContent;
+  }
+
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
   async ensureStarted(): Promise<LanguageClient | undefined> {
@@ -234,6 +241,7 @@ export class Daemon implements vscode.Disposable {
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.methods = methodsOf(client);
+        this.approvalContent = takesApprovalContent(client);
       }
       this.notifyRunning(e.newState === State.Running);
     });
@@ -321,6 +329,12 @@ export class Daemon implements vscode.Disposable {
 /** What decides which daemon runs: the `serverCommand` and `python` settings. */
 function launchSettings(): string {
   return JSON.stringify([section().get('serverCommand'), section().get('python')]);
+}
+
+/** Whether a started daemon announced that it writes an approval answer's `content`. */
+function takesApprovalContent(client: LanguageClient): boolean {
+  const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
+  return (experimental?.harness9 as { approvalContent?: unknown } | undefined)?.approvalContent === true;
 }
 
 /** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */

@@ -27,7 +27,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const view = new RunView(context.extensionUri);
   const status = new StatusItem();
   let runner: Runner | undefined;
-  const approver = new Approver(view, () => runner?.workspaceRoot(), status);
+  const approver = new Approver(view, () => runner?.workspaceRoot(), status, () => daemon?.takesApprovalContent() === true);
   daemon = new Daemon(
     output,
     (method, params) => {

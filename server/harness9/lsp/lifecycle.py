@@ -80,6 +80,8 @@ class LifecycleProtocol(LanguageServerProtocol):
                 "protocolVersion": PROTOCOL_VERSION,
                 "methods": METHODS,
                 "progressKinds": PROGRESS_KINDS,
+                # An approval answer's `content` (the user's own text) is written.
+                "approvalContent": True,
             }
         }
         return result

@@ -150,7 +150,7 @@ describe('approval cards', () => {
   }).asked;
 
   it('a file change: the title, the coloured diff with counts, diff editor and "Edit before allowing" buttons and the three answers', () => {
-    const html = renderApprovalCard(approvalCardFrom('q1', asked[0]));
+    const html = renderApprovalCard({ ...approvalCardFrom('q1', asked[0]), editable: true });
     assert.match(html, /data-approval="q1"/);
     assert.match(html, /harness9 asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
     assert.match(html, /<span class="d-del">-hello from a\.txt<\/span><span class="d-add">\+hello, world, from a\.txt<\/span>/);
@@ -161,6 +161,8 @@ describe('approval cards', () => {
     assert.deepEqual(buttons, [['allow_once', 'Allow once'], ['allow_session', 'Allow for this session'], ['reject', 'Reject']]);
     assert.match(html, /<label class="reason-label" for="reason-q1">/);
     assert.match(html, /<textarea id="reason-q1" class="reason"/);
+    // A daemon that did not announce approvalContent would write the agent's text: no editing.
+    assert.doesNotMatch(renderApprovalCard(approvalCardFrom('q1', asked[0])), /edit-first/);
   });
 
   it('a command: shown whole, no diff', () => {
