@@ -338,6 +338,11 @@ export function formatTokens(n: number): string {
   return n < 1_000_000 ? `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k` : `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
 }
 
+/** A run's cost: `$0.0123`, or `$12.50` from a dollar up. */
+export function dollars(amount: number): string {
+  return amount < 1 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
+}
+
 function renderFooter(s: RunState): string {
   const facts = [
     s.turnCount !== undefined ? plural(s.turnCount, 'turn') : '',
@@ -346,6 +351,7 @@ function renderFooter(s: RunState): string {
     s.usage.inputTokens + s.usage.outputTokens > 0 || (isFinished(s) && s.lastSeq > 0)
       ? `tokens in ${s.usage.inputTokens} · out ${s.usage.outputTokens}`
       : '',
+    s.usage.costUsd !== undefined ? dollars(s.usage.costUsd) : '',
   ].filter((x) => x !== '');
   // The answer is the last turn's text, already shown; only one that came without it shows here.
   const shown = s.turns.some((t) => t.text !== '' && t.text === s.finalText);

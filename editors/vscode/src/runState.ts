@@ -153,6 +153,8 @@ export interface UsageView {
   readonly contextTokens?: number;
   /** Tokens the model accepts. */
   readonly contextWindow?: number;
+  /** What the run has cost so far, in US dollars (only where the model's price is known). */
+  readonly costUsd?: number;
 }
 
 /** One item of the agent's plan (`update_plan`). */
@@ -430,12 +432,14 @@ function onUsage(s: RunState, n: ProgressNotification): RunState {
   // Only daemons that know the context window send these two (protocol 1.1).
   const contextTokens = num(n.contextTokens);
   const contextWindow = num(n.contextWindow);
+  const costUsd = num(n.costUsd);
   return {
     ...s,
     usage: {
       ...usage,
       ...(contextTokens !== undefined ? { contextTokens } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(costUsd !== undefined ? { costUsd } : {}),
     },
   };
 }

@@ -61,6 +61,16 @@ export function filterCommands(commands: readonly SlashCommand[], query: string)
 }
 
 /** The prompt box after a command is accepted: `/name `, ready for its arguments. */
+/**
+ * Where the highlight goes when the list is shown again (the query changed, or the daemon's list
+ * arrived): on the command it was on, if that is still listed, else on the first. A refresh must
+ * not move it under a user who is choosing with the arrow keys.
+ */
+export function keptHighlight(highlighted: string | undefined, shown: readonly SlashCommand[]): number {
+  const index = highlighted === undefined ? -1 : shown.findIndex((c) => c.name === highlighted);
+  return Math.max(index, 0);
+}
+
 export function acceptCommand(text: string, name: string): string {
   const rest = text.replace(/^\/[\w:-]*/, '').replace(/^ +/, '');
   return `/${name} ${rest}`;

@@ -60,6 +60,11 @@ export class Menu {
     return this.open?.kind;
   }
 
+  /** The index of the highlighted item (among the items), while a list is shown. */
+  get active(): number | undefined {
+    return this.open?.active;
+  }
+
   /**
    * Shows `rows`, highlighting the item at `active` (an index among the items, not the notes);
    * `accept` gets the index of the item chosen. No items and no notes: the list closes.

@@ -2,11 +2,12 @@
  * Slash commands in the prompt box: `/` at its start opens the list of commands, filtered as the
  * name is typed; accepting one puts `/name ` in the box, ready for its arguments.
  */
-import { acceptCommand, filterCommands, type SlashCommand, slashQuery } from '../slash';
+import { acceptCommand, filterCommands, keptHighlight, type SlashCommand, slashQuery } from '../slash';
 import type { Menu, MenuRow } from './menu';
 
 export class SlashCompletion {
   private commands: readonly SlashCommand[] = [];
+  private shown: readonly SlashCommand[] = []; // what the open list shows, in its order
   /** True while the box names a command (the list is open, or waits for commands to show). */
   private naming = false;
 
@@ -60,7 +61,10 @@ export class SlashCompletion {
       this.post({ type: 'commands' }); // custom commands may have changed since
     }
     const shown = filterCommands(this.commands, query);
-    menu.show('slash', shown.map(row), (i) => this.accept(shown[i].name));
+    const active = menu.kind === 'slash' ? menu.active : undefined;
+    const highlighted = active === undefined ? undefined : this.shown[active]?.name;
+    this.shown = shown;
+    menu.show('slash', shown.map(row), (i) => this.accept(shown[i].name), keptHighlight(highlighted, shown));
   }
 
   private accept(name: string): void {

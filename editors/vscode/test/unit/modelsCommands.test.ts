@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { effortOf, modelListFrom, runParamsOf, setModelParams, stillServed, takesEffort } from '../../src/models';
 import { renderRuns } from '../../src/render';
 import { applyResult, initialRunState, reduceAll } from '../../src/runState';
-import { acceptCommand, commandsFrom, filterCommands, sessionSwitchOf, slashQuery } from '../../src/slash';
+import { acceptCommand, commandsFrom, filterCommands, keptHighlight, sessionSwitchOf, slashQuery } from '../../src/slash';
 
 describe('agent/models', () => {
   const answer = {
@@ -64,6 +64,14 @@ describe('slash commands', () => {
       { name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'workspace' },
       { name: 'bad name', description: 'not a command name' },
     ],
+  });
+
+  it('keeps the highlight on its command when the list is shown again', () => {
+    // The daemon's list arrives while the user has moved to /compact with the arrow keys.
+    assert.equal(keptHighlight('compact', commands), 1);
+    assert.equal(keptHighlight('compact', filterCommands(commands, 'c')), 1);
+    assert.equal(keptHighlight('review', filterCommands(commands, 'c')), 0); // gone: the first
+    assert.equal(keptHighlight(undefined, commands), 0);
   });
 
   it('reads the list, dropping what is no command name', () => {

@@ -30,6 +30,16 @@ describe('renderRuns', () => {
     assert.match(html, /<pre class="output">hi\n<\/pre>/);
   });
 
+  it('ends the footer with the run\'s cost when the daemon knows the price', () => {
+    const usage = { kind: 'usage', runId: 'r', sessionId: 's', seq: 1, turn: 1, inputTokens: 10,
+                    outputTokens: 2, totalInputTokens: 10, totalOutputTokens: 2, costUsd: 0.045 };
+    const done = { kind: 'run_finished', runId: 'r', sessionId: 's', seq: 2, status: 'completed',
+                   turns: 1, toolCalls: 0 };
+    const html = renderRuns([reduceAll(initialRunState('go'), [usage, done] as ProgressNotification[])]);
+    assert.match(html, /1 turn · 0 tool calls · tokens in 10 · out 2 · \$0\.0450/);
+    assert.doesNotMatch(renderRuns([run('completed.json', 'say hi')]), /\$\d/);
+  });
+
   it('prints the final text once, not again as an "answer"', () => {
     const html = renderRuns([run('completed.json', 'say hi')]);
     assert.equal(html.split('All done.').length - 1, 1);
