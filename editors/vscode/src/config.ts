@@ -28,6 +28,8 @@ export interface DaemonSettings {
   diagnosticsAfterEdit: boolean | null;
   diagnosticsWaitMs: number | null;
   approvals: ApprovalsSetting | null;
+  /** Model-name prefix → US dollars per million tokens, over the daemon's table of list prices. */
+  prices: Record<string, unknown> | null;
 }
 
 /** The daemon's `approvals` setting; a part left out takes the daemon's default. */
@@ -104,7 +106,15 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
     diagnosticsAfterEdit: boolean(get('diagnosticsAfterEdit')),
     diagnosticsWaitMs: positiveInteger(get('diagnosticsWaitMs')),
     approvals: approvalsFrom(get),
+    prices: pricesFrom(get('prices')),
   };
+}
+
+/** `harness9.prices` as set (the daemon checks each entry and says what it ignores); null when
+ * empty, so the daemon's own table applies. */
+export function pricesFrom(value: unknown): Record<string, unknown> | null {
+  const plain = typeof value === 'object' && value !== null && !Array.isArray(value);
+  return plain && Object.keys(value).length > 0 ? { ...(value as Record<string, unknown>) } : null;
 }
 
 function rules(value: unknown): string[] {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, findExecutable, serverCommandFrom, splitCommand, syncedDocuments,
+  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, findExecutable, pricesFrom, serverCommandFrom, splitCommand, syncedDocuments,
 } from '../../src/config';
 
 describe('serverCommandFrom', () => {
@@ -37,7 +37,7 @@ describe('daemonSettingsFrom', () => {
     };
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
-      editsThroughEditor: false, diagnosticsAfterEdit: false, diagnosticsWaitMs: 500, approvals: null,
+      editsThroughEditor: false, diagnosticsAfterEdit: false, diagnosticsWaitMs: 500, approvals: null, prices: null,
     });
   });
 
@@ -48,7 +48,16 @@ describe('daemonSettingsFrom', () => {
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
       replayFile: '/tmp/s.json', editsThroughEditor: null, diagnosticsAfterEdit: null, diagnosticsWaitMs: null, approvals: null,
+      prices: null,
     });
+  });
+
+  it('sends the prices as set, and null when there are none', () => {
+    const prices = { 'gpt-4o': { input: 1, output: 2 } };
+    assert.deepEqual(daemonSettingsFrom((k) => ({ prices })[k as 'prices']).prices, prices);
+    assert.equal(pricesFrom({}), null);
+    assert.equal(pricesFrom(['gpt-4o']), null);
+    assert.equal(pricesFrom(undefined), null);
   });
 
   it('sends the approval settings as one approvals object, leaving out the parts at their default', () => {
