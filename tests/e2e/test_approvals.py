@@ -262,6 +262,7 @@ async def test_cancelling_while_a_question_is_pending_withdraws_it(
     _, shown = daemon.until_id(4)
     [call] = [c for m in shown["result"]["messages"] for c in m.get("toolCalls", ())]
     assert call["outcome"]["status"] == "cancelled" and call["outcome"]["started"] is False
+    assert call["outcome"]["asked"] is True and "approval" not in call["outcome"]
     daemon.close()
 
 

@@ -225,6 +225,44 @@ local function check_shared_note()
   }, view.lines(state))
 end
 
+-- A call cancelled while its question waited never ran: read back from the stored session
+-- (`outcome.asked`, `outcome.started = false`), its line is the one the live run showed.
+local function check_cancelled_while_asked()
+  local view = require("harness9.view")
+  local call = { runId = "r-1", turn = 1, toolCallId = "c1", tool = "bash", toolKind = "execute",
+                 arguments = { command = "touch planted" } }
+  local live = view.new()
+  view.start(live, "go")
+  for _, ev in ipairs({
+    vim.tbl_extend("force", call, { kind = "approval_requested", title = "bash: touch planted" }),
+    vim.tbl_extend("force", call, { kind = "tool_failed", reason = "cancelled", durationMs = 0,
+                                    output = "Error: cancelled" }),
+  }) do
+    view.apply(live, ev)
+  end
+  local restored = view.new()
+  view.load_session(restored, { sessionId = "s", runs = { { runId = "r-1", prompt = "go", status = "cancelled" } },
+    messages = {
+      { role = "user", content = "go" },
+      { role = "assistant", content = "", toolCalls = { { id = "c1", name = "bash", kind = "execute",
+        arguments = '{"command":"touch planted"}',
+        outcome = { status = "cancelled", turn = 1, durationMs = 0, started = false, asked = true } } } },
+      { role = "user", toolCallId = "c1", content = "Error: cancelled", isError = true },
+    } })
+  local function call_line(lines)
+    for _, line in ipairs(lines) do
+      if line:match("touch planted") then
+        return line
+      end
+    end
+  end
+  h.expect_equal("the restored line of a call cancelled while asked", call_line(view.lines(live)),
+    call_line(view.lines(restored)))
+  local chat_view = require("harness9.chat_view")
+  h.expect_equal("its chat row", call_line(chat_view.render(live).lines),
+    call_line(chat_view.render(restored).lines))
+end
+
 -- Protocol 1.2: a call asked about is first heard of by its approval_requested (with its
 -- arguments) and starts only once allowed; a rejected or denied call never starts, yet each has
 -- its line in the chat.
@@ -307,6 +345,7 @@ end
 local function scenario_restore()
   check_shared_note()
   check_calls_asked_about()
+  check_cancelled_while_asked()
   check_sandbox_rerun()
   local ok, message = harness9.restore()
   h.expect_equal("a restore before any run", { false, "harness9: no session to restore yet (:Harness9Run starts one)" },

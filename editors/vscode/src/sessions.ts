@@ -89,22 +89,24 @@ const REFUSED: readonly string[] = ['rejected', 'denied'];
 
 /**
  * The live events a stored call's `outcome` stands for: the question to the user and its answer
- * (or a rule's), the start unless it was refused, and the end with what it told. The output is
+ * (or a rule's), the start unless it never ran (refused, or cancelled while it waited), and the
+ * end with what it told. The output is
  * the tool result's, added when that message comes.
  */
 function outcomeEvents(c: Record<string, unknown>, turn: number): ProgressNotification[] {
-  const { status, approval, turn: _turn, ...told } = obj(c.outcome);
+  const { status, approval, turn: _turn, started, asked: unanswered, ...told } = obj(c.outcome);
   const call = { toolCallId: str(c.id), tool: str(c.name), toolKind: str(c.kind), turn, arguments: parseArguments(c.arguments) };
   const events: ProgressNotification[] = [];
   const asked = approval === undefined ? undefined : obj(approval);
-  if (asked?.by === 'user') {
+  // `asked`: the user was asked and the run ended before an answer.
+  if (asked?.by === 'user' || unanswered === true) {
     events.push({ ...call, kind: 'approval_requested' });
   }
   if (asked !== undefined) {
     events.push({ ...call, kind: 'approval_resolved', decision: asked.decision, by: asked.by, rule: asked.rule });
   }
   const reason = str(status) ?? 'completed';
-  if (!REFUSED.includes(reason)) {
+  if (!REFUSED.includes(reason) && started !== false) {
     events.push({ ...call, kind: 'tool_started', sandbox: told.sandbox });
   }
   const end = reason === 'completed' ? { kind: 'tool_completed' } : { kind: 'tool_failed', reason };

@@ -41,16 +41,19 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
 
 
 def outcome(finished: ToolFinished, approval: ApprovalResolved | None,
-            started: bool = True) -> dict[str, Any]:
+            started: bool = True, asked: bool = False) -> dict[str, Any]:
     """What a session keeps of a finished call: `status` (`completed`, or why it failed:
     `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), the result's fields, the
-    `approval` that decided it (`{decision, by, rule?}`) when one was recorded, and
+    `approval` that decided it (`{decision, by, rule?}`) when one was recorded, `asked: true`
+    when the user was asked and never answered (the run was cancelled meanwhile), and
     `started: false` for a call that never ran (refused, or cancelled while it waited)."""
     fields = result_fields(finished.result)
     status = fields.pop("reason", "completed")
     record: dict[str, Any] = {"status": status, "turn": finished.turn, **fields}
     if not started:
         record["started"] = False
+    if asked and approval is None:
+        record["asked"] = True
     if approval is not None:
         record["approval"] = {"decision": approval.decision, "by": approval.by}
         if approval.rule is not None:

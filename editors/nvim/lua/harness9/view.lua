@@ -493,8 +493,9 @@ end
 local REFUSED = { rejected = true, denied = true }
 
 --- The live events a stored call's `outcome` stands for (this daemon keeps one per call): the
---- question to the user and its answer (or a rule's), the start unless it was refused, and the
---- end with all it told but the output, which the call's result message brings.
+--- question to the user and its answer (or a rule's; `asked`: a question the run ended before an
+--- answer), the start unless it never ran (refused, or `started = false`), and the end with all it
+--- told but the output, which the call's result message brings.
 local function outcome_events(call, turn)
   local outcome = call.outcome
   local base = { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
@@ -504,7 +505,7 @@ local function outcome_events(call, turn)
   end
   local events = {}
   local approval = type(outcome.approval) == "table" and outcome.approval or nil
-  if approval and approval.by == "user" then
+  if (approval and approval.by == "user") or outcome.asked == true then
     table.insert(events, event("approval_requested"))
   end
   if approval then
@@ -512,11 +513,11 @@ local function outcome_events(call, turn)
                                                        rule = approval.rule }))
   end
   local status = type(outcome.status) == "string" and outcome.status or "completed"
-  if not REFUSED[status] then
+  if not REFUSED[status] and outcome.started ~= false then
     table.insert(events, event("tool_started", { sandbox = outcome.sandbox }))
   end
   local told = vim.tbl_extend("force", {}, outcome, { reason = status ~= "completed" and status or nil })
-  told.status, told.approval, told.turn = nil, nil, nil
+  told.status, told.approval, told.turn, told.started, told.asked = nil, nil, nil, nil, nil
   table.insert(events, event(status == "completed" and "tool_completed" or "tool_failed", told))
   return events
 end

@@ -147,6 +147,30 @@ describe('agent/session', () => {
       assert.deepEqual(shown, turnsOf(renderRuns([live])));
     });
 
+    it('a call cancelled while its question waited reads "did not run", as it did live', () => {
+      const call = { toolCallId: 'c1', tool: 'bash', toolKind: 'execute', turn: 1, arguments: { command: 'touch planted' } };
+      let seq = 0;
+      const ev = (fields: Record<string, unknown>): Record<string, unknown> => ({ runId: 'r', sessionId: 's', seq: ++seq, ...fields });
+      const ended = { output: 'Error: cancelled', bytes: 16, truncated: false, durationMs: 0 };
+      const live = reduceAll(initialRunState('go'), [
+        ev({ kind: 'run_started' }),
+        ev({ kind: 'assistant_message', turn: 1, text: '', toolCalls: [{ id: 'c1', name: 'bash', kind: 'execute', arguments: call.arguments }] }),
+        ev({ ...call, kind: 'approval_requested', title: 'bash: touch planted' }),
+        ev({ ...call, ...ended, kind: 'tool_failed', reason: 'cancelled' }),
+        ev({ kind: 'run_finished', status: 'cancelled', turns: 1, toolCalls: 1 }),
+      ]);
+      const [restored] = runsFromSession({ sessionId: 's', runs: [{ runId: 'r', prompt: 'go', status: 'cancelled', turns: 1, toolCalls: 1 }],
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'bash', kind: 'execute', arguments: '{"command":"touch planted"}',
+            outcome: { status: 'cancelled', turn: 1, bytes: 16, truncated: false, durationMs: 0, started: false, asked: true } }] },
+          { role: 'user', toolCallId: 'c1', content: 'Error: cancelled', isError: true },
+        ] });
+      const row = (run: RunState): string => (renderRuns([run]).match(/<summary>[\s\S]*?<\/summary>/) ?? [''])[0];
+      assert.match(row(live), /did not run/);
+      assert.equal(row(restored), row(live));
+    });
+
     it('calls decided by a rule or the mode, and a command run again outside the sandbox, read as they did live', () => {
       for (const name of ['session-outcomes-rules', 'session-outcomes-rerun']) {
         const [then, again] = liveAndRestored(name);

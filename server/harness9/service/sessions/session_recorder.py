@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from harness9.engine.events import (
+    ApprovalRequested,
     ApprovalResolved,
     ContextCompacted,
     Event,
@@ -33,6 +34,7 @@ class SessionRecorder:
         self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
         self._approvals: dict[str, ApprovalResolved] = {}
         self._started: set[str] = set()  # the calls that began to run
+        self._asked: set[str] = set()  # the calls the user was asked about
         self._cost: float | None = None
         file = store.file(session)
         if file is not None and not file.meta.title:
@@ -40,6 +42,8 @@ class SessionRecorder:
 
     def __call__(self, event: Event) -> None:
         match event:
+            case ApprovalRequested():
+                self._asked.add(event.call.unique_id)
             case ApprovalResolved():
                 self._approvals[event.call.unique_id] = event
             case ToolStarted():
@@ -47,8 +51,10 @@ class SessionRecorder:
             case ToolFinished():
                 call_id = event.call.unique_id
                 self._store.note_call(self._session, call_id, outcome(
-                    event, self._approvals.pop(call_id, None), call_id in self._started))
+                    event, self._approvals.pop(call_id, None), call_id in self._started,
+                    call_id in self._asked))
                 self._started.discard(call_id)
+                self._asked.discard(call_id)
             case ObservationAdded():
                 self._store.save(self._session, meta=False)
             case PlanUpdated():
