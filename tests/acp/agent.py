@@ -148,6 +148,13 @@ class AcpAgent:
         """`session/new` on `root`; returns the session id."""
         return (await self.conn.new_session(cwd=str(root), mcp_servers=[])).session_id
 
+    async def end(self) -> int:
+        """Close the agent's stdin, as a client that leaves does; its exit code."""
+        self.process.stdin.close()
+        async with asyncio.timeout(10):
+            code: int = await self.process.wait()
+        return code
+
     async def prompt(self, session_id: str, text: str, *blocks: Any) -> PromptResponse:
         """`session/prompt` with `text` (and more content blocks)."""
         return await self.conn.prompt(session_id=session_id, prompt=[text_block(text), *blocks])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -35,9 +34,7 @@ async def test_sessions_offer_the_approval_modes_and_the_client_picks_one(
     assert loaded.modes is not None and loaded.modes.current_mode_id == "read-only"
     other = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
     assert other.modes is not None and other.modes.current_mode_id == "yolo"
-    agent.process.stdin.close()  # the agent exits; the mode is stored with the session
-    async with asyncio.timeout(10):
-        await agent.process.wait()
+    await agent.end()  # the agent exits; the mode is stored with the session
     again = await start(env=openai_env(fake_llm))
     reloaded = await again.conn.load_session(cwd=str(workspace), session_id=session,
                                              mcp_servers=[])

@@ -90,9 +90,7 @@ async def test_the_plan_arrives_as_plan_updates_and_again_on_load(
                 {"content": "Test", "priority": "medium", "status": "pending"}]
     assert [p["entries"] for p in plans] == [expected]
     assert first.client.tool_updates(session, "c-plan")[0]["kind"] == "think"
-    first.process.stdin.close()
-    async with asyncio.timeout(10):
-        await first.process.wait()
+    await first.end()
     again = await start(env=openai_env(fake_llm))
     await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     replayed = again.client.of(session)
@@ -119,9 +117,7 @@ async def test_a_client_that_goes_away_takes_the_tool_processes_with_it(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     agent, _, turn, group = await sleeping(start, fake_llm, workspace)
-    agent.process.stdin.close()
-    async with asyncio.timeout(10):
-        assert await agent.process.wait() == 0
+    assert await agent.end() == 0
     with pytest.raises(ProcessLookupError):
         os.killpg(group, 0)
     turn.cancel()
@@ -135,9 +131,7 @@ async def test_a_stored_session_is_listed_and_replayed_before_load_answers_after
     first = await start(env=openai_env(fake_llm))
     session = await first.new_session(workspace)
     await first.prompt(session, "what is in a.txt?")
-    first.process.stdin.close()
-    async with asyncio.timeout(10):
-        await first.process.wait()
+    await first.end()
     again = await start(env=openai_env(fake_llm))
     listed = await again.conn.list_sessions(cwd=str(workspace))
     [info] = listed.sessions
@@ -199,9 +193,7 @@ async def test_an_image_reaches_the_model_and_comes_back_on_load(
     with pytest.raises(RequestError) as info:
         await agent.prompt(session, "look", image_block("aGk=", "image/bmp"))
     assert info.value.code == -32602 and str(info.value).startswith("prompt: an image must be")
-    agent.process.stdin.close()
-    async with asyncio.timeout(10):
-        await agent.process.wait()
+    await agent.end()
     again = await start(env=openai_env(fake_llm, HARNESS9_MODEL="gpt-3.5-turbo"))
     await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     shown = [u["content"] for u in again.client.of(session)
@@ -256,9 +248,7 @@ async def test_a_loaded_session_shows_the_prompt_as_typed_and_each_edit_with_its
     link = resource_link_block("a.txt", (workspace / "a.txt").as_uri())
     await first.prompt(session, "shout line two", link)
     assert "<context" in fake_llm.requests[0].messages[-1]["content"]  # the model got the file
-    first.process.stdin.close()
-    async with asyncio.timeout(10):
-        await first.process.wait()
+    await first.end()
     again = await start(env=openai_env(fake_llm))
     await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
     replayed = again.client.of(session)
