@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,26 @@ async def test_the_model_and_effort_are_config_options_the_client_sets(
     with pytest.raises(RequestError) as info:
         await agent.conn.set_config_option(config_id="colour", session_id=session, value="x")
     assert info.value.code == -32602 and str(info.value).startswith("configId:")
+
+
+async def test_the_services_are_listed_after_a_prompt_sent_at_once(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    # Listing imports each service's SDK: it must not take the CPU from the first prompt.
+    fake_llm.models = ["gpt-4o"]
+    fake_llm.script([Reply("done", first_byte_delay=0.8)])
+    agent = await start(env=openai_env(fake_llm))
+    session = await agent.new_session(workspace)
+    prompt = asyncio.ensure_future(agent.prompt(session, "hello"))
+    async with asyncio.timeout(20):
+        while not fake_llm.requests:
+            await asyncio.sleep(0.02)
+    await asyncio.sleep(0.5)  # the model still thinking
+    assert fake_llm.listings == []
+    assert (await prompt).stop_reason == "end_turn"
+    await agent.client.wait_for(lambda u: u["sessionUpdate"] == "config_option_update"
+                                and "openai:gpt-4o" in str(u))
+    assert fake_llm.listings and all("/models" in r.path for r in fake_llm.listings)
 
 
 async def test_commands_are_announced_and_run_from_prompts(

@@ -39,7 +39,7 @@ def test_the_providers_sdk_is_loaded_after_initialize_unless_turned_off(
         assert time.monotonic() < deadline, warm.log()[-2000:]
         time.sleep(0.05)
     warm.wait_for_log("warmed up in")
-    assert "provider SDK: openai" in warm.log()
+    assert "provider SDK: openai, sandbox: " in warm.log()  # and the OS sandbox probed
     assert not _loaded(cold.proc.pid)
     for daemon in (warm, cold):
         daemon.close()

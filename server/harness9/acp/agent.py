@@ -40,6 +40,7 @@ from harness9.acp.listing import page_of
 from harness9.acp.modes import is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
 from harness9.acp.prompt_blocks import prompt_images, prompt_text
+from harness9.acp.quiet import Prompts
 from harness9.acp.session_mcp import SessionServers, session_servers
 from harness9.acp.session_wire import default_mode
 from harness9.acp.update_stream import UpdateStream
@@ -82,6 +83,7 @@ class Harness9Agent:
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
         self._announcing: set[asyncio.Task[None]] = set()
+        self._prompts = Prompts()
         self._adopted: list[str] = []  # sessions answered before the SDK loaded
 
     def adopt(self, early: EarlySession) -> None:
@@ -200,7 +202,7 @@ class Harness9Agent:
             )
         )
         try:
-            with wire_errors():
+            with wire_errors(), self._prompts.running():
                 outcome = await run
         except RunCancelled:
             if _closing():
@@ -269,6 +271,7 @@ class Harness9Agent:
         stream = UpdateStream(self.client, session.id)
         stream.push(commands_update(await asyncio.to_thread(available, root)))
         await stream.drain()
+        await self._prompts.quiet()  # the services' SDKs load after a prompt sent at once
         settings = self._settings()
         before = self.service.models.known(settings)
         listing = await self.service.models.listing(settings)

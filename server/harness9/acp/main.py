@@ -17,7 +17,7 @@ from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
 from harness9.service.settings import merge_client
-from harness9.service.warm_up import wanted, warm_up
+from harness9.service.warm_up import warm_up
 
 _log = logging.getLogger("harness9.acp")
 
@@ -93,8 +93,7 @@ def _load(provider: str | None) -> None:
     (unless warming up is off)."""
     for module in ("harness9.service.agent_service", "harness9.acp.agent"):  # in this order
         importlib.import_module(module)
-    if wanted():
-        warm_up(provider)
+    warm_up(provider)
 
 
 def main(raw_settings: str | None = None) -> None:

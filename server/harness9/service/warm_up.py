@@ -2,7 +2,9 @@
 
 A daemon answers `initialize` (and ACP's `session/new`) without the engine, the tools or a
 provider's SDK: importing them takes most of a second. Right after, `start_warm_up` imports them
-in a thread of its own, so the first prompt finds them loaded. It imports the same top module
+in a thread of its own, and probes the OS sandbox (a bwrap process), so the first prompt finds
+them ready. Work that can wait (another service's model list) awaits `warmed()` first, so it
+does not take the CPU from the first prompt. It imports the same top module
 the first request does (`harness9.service.agent_service`), so a request arriving meanwhile
 waits for that import to finish instead of racing it.
 
@@ -12,6 +14,7 @@ to spare the CPU).
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import os
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 _log = logging.getLogger("harness9.warm_up")
 
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider → its SDK's module
+_done = threading.Event()  # set when warming up ended (or never started)
 
 
 def wanted(env: Mapping[str, str] | None = None) -> bool:
@@ -35,11 +39,28 @@ def start_warm_up(provider: str | None) -> None:
     if wanted():
         threading.Thread(target=warm_up, args=(provider,), name="harness9-warm-up",
                          daemon=True).start()
+    else:
+        _done.set()
+
+
+async def warmed(timeout: float = 30.0) -> None:
+    """Return once warming up has ended (at once when it is off or already over; after
+    `timeout` seconds at most)."""
+    if not _done.is_set():
+        await asyncio.to_thread(_done.wait, timeout)
 
 
 def warm_up(provider: str | None) -> None:
-    """`start_warm_up`'s work, in the calling thread; a failure is only logged (the first
-    prompt then imports, and reports, as it would have)."""
+    """`start_warm_up`'s work, in the calling thread, unless warming up is off; a failure is
+    only logged (the first prompt then imports, and reports, as it would have)."""
+    try:
+        if wanted():
+            _warm_up(provider)
+    finally:
+        _done.set()
+
+
+def _warm_up(provider: str | None) -> None:
     started = time.monotonic()
     try:
         importlib.import_module("harness9.service.agent_service")
@@ -51,8 +72,12 @@ def warm_up(provider: str | None) -> None:
         if sdk is not None:
             importlib.import_module(sdk)
             importlib.import_module(f"harness9.provider.{name}")
+        from harness9.process.sandbox import availability
+
+        # Probed once, with a process: the first bash call would wait for it on the event loop.
+        sandbox = availability().mechanism.value
     except Exception as exc:  # whatever it is, the first prompt meets it again and says so
         _log.debug("warm-up stopped: %s", exc)
         return
-    _log.debug("warmed up in %.0f ms (provider SDK: %s)",
-               (time.monotonic() - started) * 1000, sdk or "none")
+    _log.debug("warmed up in %.0f ms (provider SDK: %s, sandbox: %s)",
+               (time.monotonic() - started) * 1000, sdk or "none", sandbox)
