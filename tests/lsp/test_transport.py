@@ -73,3 +73,45 @@ def test_a_client_gone_is_reported_once_and_the_queue_let_go(pipe: tuple[int, in
     assert writer.pending_bytes == 0
     writer.write(b"more")
     assert writer.pending_bytes == 0
+
+
+def test_on_a_pipe_a_frame_leaves_at_once_without_the_thread(pipe: tuple[int, int]) -> None:
+    # Handing each frame to the thread cost a turn about a millisecond of its wake-ups.
+    read_fd, write_fd = pipe
+    writer = FrameWriter(write_fd)
+    os.set_blocking(read_fd, False)
+    for i in range(200):
+        frame = b"frame %03d;" % i
+        writer.write(frame)
+        assert writer.pending_bytes == 0  # in the pipe already: nothing left for the thread
+        assert os.read(read_fd, 100) == frame
+    writer.close()
+
+
+def test_a_frame_the_pipe_takes_in_part_is_finished_in_order(pipe: tuple[int, int]) -> None:
+    read_fd, write_fd = pipe
+    writer = FrameWriter(write_fd)
+    first, second = b"a" * 200_000, b"b" * 10  # the first is three times a pipe's buffer
+    writer.write(first)
+    writer.write(second)
+    assert writer.pending_bytes > 0  # the rest of the first waits, and the second after it
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_all(read_fd)))
+    reader.start()
+    assert writer.drain(10)
+    writer.close()
+    reader.join(10)
+    assert received == [first + second]
+
+
+def test_a_terminal_is_left_blocking_for_the_shell_that_shares_it() -> None:
+    leader, follower = os.openpty()
+    try:
+        writer = FrameWriter(follower)
+        writer.write(b"hello")
+        assert writer.drain(5)
+        assert os.get_blocking(follower)
+        assert os.read(leader, 100) == b"hello"
+        writer.close()
+    finally:
+        os.close(leader)

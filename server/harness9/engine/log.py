@@ -74,7 +74,11 @@ def utf8_prefix(text: str, limit: int) -> str:
 
 
 class BlockLogger:
-    """An event subscriber that writes the seed's block logs to a `logging.Logger`."""
+    """An event subscriber that writes the seed's block logs to a `logging.Logger`.
+
+    The block is formatted when the record is (in the log's writer thread, off the event
+    loop): events are immutable, and the time is taken when the event is heard.
+    """
 
     def __init__(self, logger: logging.Logger, clock: Clock = time.time,
                  words: Words | None = None) -> None:
@@ -83,9 +87,20 @@ class BlockLogger:
         self._words = log_words() if words is None else words
 
     def __call__(self, event: Event) -> None:
-        text = format_event(event, self._clock(), self._words)
-        if text is not None:
-            self._logger.info(text)
+        if type(event) in _FORMATTERS and self._logger.isEnabledFor(logging.INFO):
+            self._logger.info("%s", _Block(event, self._clock(), self._words))
+
+
+class _Block:
+    """An event's log block, formatted when it is first shown."""
+
+    __slots__ = ("_event", "_now", "_words")
+
+    def __init__(self, event: Event, now: float, words: Words) -> None:
+        self._event, self._now, self._words = event, now, words
+
+    def __str__(self) -> str:
+        return format_event(self._event, self._now, self._words) or ""
 
 
 def format_event(event: Event, now: float, words: Words | None = None) -> str | None:

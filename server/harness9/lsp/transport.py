@@ -15,6 +15,8 @@ import contextlib
 import json
 import logging
 import os
+import select
+import stat
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -38,10 +40,15 @@ ErrorHandler = Callable[[Exception, Any], Any]
 
 
 class FrameWriter:
-    """pygls' writer: `write` queues a frame and returns at once; a thread writes them in order.
+    """pygls' writer: `write` never blocks, and frames leave in order.
 
-    Queued bytes count until the kernel has taken them, so `congested` turns true as soon as a
-    client stops reading and the pipe fills.
+    On a pipe or a socket (made non-blocking), a frame is written at once while nothing waits
+    before it and the kernel takes it whole; what it does not take is queued for a thread of
+    the writer's own, which waits until the client reads. (Handing every frame to the thread
+    cost each turn about a millisecond: the thread's wake-ups take the interpreter from the
+    event loop.) On anything else (a terminal, shared with the shell) every frame goes through
+    the thread. Queued bytes count until the kernel has taken them, so `congested` turns true
+    as soon as a client stops reading and the pipe fills.
     """
 
     def __init__(self, fd: int, high_water: int = HIGH_WATER) -> None:
@@ -54,6 +61,9 @@ class FrameWriter:
         self._idle = threading.Condition(self._lock)
         self._closed = False
         self._lost = False
+        self._direct = _own_pipe(fd)
+        if self._direct:
+            os.set_blocking(fd, False)
         self.on_lost: Callable[[], None] = lambda: None
         self._thread = threading.Thread(target=self._run, name="harness9-writer", daemon=True)
         self._thread.start()
@@ -69,13 +79,25 @@ class FrameWriter:
         return self._pending
 
     def write(self, data: bytes) -> None:
-        """Queue one frame; dropped once the writer is closed or the client is gone."""
+        """Write or queue one frame; dropped once the writer is closed or the client is gone."""
         with self._lock:
             if self._closed or self._lost:
                 return
+            if self._direct and not self._pending:  # nothing queued or being written
+                data = data[self._write_now(data):]
+                if not data:
+                    return
             self._frames.append(data)
             self._pending += len(data)
             self._work.notify()
+
+    def _write_now(self, data: bytes) -> int:
+        """What the kernel takes of `data` without waiting (a failure is left to the thread,
+        which meets it again and gives up)."""
+        try:
+            return os.write(self._fd, data)
+        except OSError:
+            return 0
 
     def close(self) -> None:
         """Accept no more frames; those queued are still written, then stdout is closed."""
@@ -91,7 +113,7 @@ class FrameWriter:
     def _run(self) -> None:
         while (batch := self._next_batch()) is not None:
             try:
-                _write_all(self._fd, batch)
+                _write_all(self._fd, batch, self._direct)
             except OSError as exc:
                 self._give_up(exc)
                 return
@@ -125,10 +147,27 @@ class FrameWriter:
         self.on_lost()
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes, nonblocking: bool = False) -> None:
     view = memoryview(data)
+    waiter = select.poll() if nonblocking else None
+    if waiter is not None:
+        waiter.register(fd, select.POLLOUT)
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            assert waiter is not None
+            waiter.poll()  # until the client reads (or leaves: the next write says so)
+
+
+def _own_pipe(fd: int) -> bool:
+    """Whether `fd` is a pipe or a socket, which only the client reads (non-blocking mode is
+    then ours to set; on a terminal it would be the shell's too)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 _current: FrameWriter | None = None

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
+import contextlib
 import logging
 import logging.handlers
 import os
 import queue
 import signal
 import sys
+import time
 from types import FrameType
+from typing import Any
 
 from harness9.redaction import RedactingFilter
+
+LOG_BATCH_SECONDS = 0.05
 
 
 def configure_logging(level: str | None = None) -> None:
@@ -21,8 +27,9 @@ def configure_logging(level: str | None = None) -> None:
     seed prints it.
 
     The event loop only queues a record: a thread redacts, formats and writes it, so a slow
-    reader of stderr (an editor's log view) or a long line never holds up a turn. What is
-    queued is written before the process exits (not on SIGTERM, which leaves at once).
+    reader of stderr (an editor's log view) or a long line never holds up a turn. The thread
+    takes the records of `LOG_BATCH_SECONDS` at a time. What is queued is written before the
+    process exits (not on SIGTERM, which leaves at once).
     """
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -43,11 +50,32 @@ def configure_logging(level: str | None = None) -> None:
 def _queued(handler: logging.Handler) -> logging.Handler:
     """A handler that queues records for `handler`, which a thread of its own writes."""
     records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    listener = logging.handlers.QueueListener(records, handler)
+    listener = _BatchListener(records, handler)
     listener.start()
     atexit.register(listener.stop)
     _listeners.append(listener)
     return _RecordQueue(records)
+
+
+class _BatchListener(logging.handlers.QueueListener):
+    """A listener that, woken by a record, waits `LOG_BATCH_SECONDS` and then takes every
+    record queued by then: one wake-up for a turn's records, not one each (every wake-up of
+    the thread takes the interpreter from the event loop for a moment)."""
+
+    def __init__(self, records: queue.SimpleQueue[Any], handler: logging.Handler) -> None:
+        super().__init__(records, handler)
+        self._records = records
+        self._taken: collections.deque[Any] = collections.deque()
+
+    def dequeue(self, block: bool) -> Any:
+        if not self._taken:
+            first = self._records.get(block)
+            time.sleep(LOG_BATCH_SECONDS)  # the thread sleeps: queuing meanwhile wakes nothing
+            self._taken.append(first)
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    self._taken.append(self._records.get_nowait())
+        return self._taken.popleft()
 
 
 class _RecordQueue(logging.handlers.QueueHandler):
