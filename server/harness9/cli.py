@@ -232,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.print_help()
         sys.exit(0)
     args = parser.parse_args(argv)
+    if args.command in ("serve", "acp"):
+        from harness9.service.warm_up import hold_collection
+
+        hold_collection()  # until warming up ends: start-up only allocates what stays
     if args.command == "serve":
         from harness9.lsp.server import main as serve_main
 
