@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness9.schema import ToolError
-from harness9.workspace.safe_path import safe_path
+from harness9.workspace.safe_path import _relative_parts, _Walk, safe_path
 
 NAMES = ["a", "b", "c", "d"]
 _name = st.sampled_from(NAMES)
@@ -107,3 +107,60 @@ def test_generated_trees_and_paths_never_resolve_outside(
             assert got == expected, (path, got, expected)
     finally:
         shutil.rmtree(base)
+
+
+def _walked(root: Path, path: str, follow_links: bool, at_once: bool) -> tuple[str, int] | str:
+    """Where one way resolves `path`: (real path, its folder's inode), or the refusal; the
+    kernel's way gives "no answer" when it leaves the path to the walk."""
+    real_root = os.path.realpath(root)
+    try:
+        parts = _relative_parts(root, real_root, path)
+    except ToolError as exc:
+        return str(exc)
+    with _Walk(real_root, os.open(real_root, os.O_RDONLY | os.O_DIRECTORY), path,
+               follow_links) as walk:
+        try:
+            where = walk.at_once(parts) if at_once else walk.resolve(parts, make_folders=False)
+        except ToolError as exc:
+            return str(exc)
+        if where is None:
+            return "no answer"
+        return where.path, os.fstat(where.dir_fd).st_ino
+
+
+@settings(max_examples=300, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_entry, max_size=8), st.lists(_path, min_size=1, max_size=4), st.booleans())
+def test_the_kernels_one_call_answer_is_the_walks_answer(
+    entries: list[tuple[str, str, str]], paths: list[str], follow_links: bool
+) -> None:
+    # Where openat2 opens a folder at once, it must land where the component-by-component walk
+    # lands (same real path, same folder); where it does not, the walk decides alone.
+    base = Path(tempfile.mkdtemp(prefix="h9-beneath-"))
+    try:
+        root, outside = base / "ws", base / "out"
+        root.mkdir()
+        (outside / "a").mkdir(parents=True)
+        _build(root, outside, entries)
+        # The generated paths, and a way through each entry made (links and folders on the way).
+        made = [f"{relative}/{name}" for relative, _, _ in entries for name in ("a", "b/c")]
+        for raw in [*paths, *made]:
+            path = raw.replace("@ROOT", str(root)).replace("@OUT", str(outside)) or "."
+            fast = _walked(root, path, follow_links, at_once=True)
+            if fast != "no answer":
+                assert fast == _walked(root, path, follow_links, at_once=False), path
+    finally:
+        shutil.rmtree(base)
+
+
+def test_one_call_answers_plain_paths_and_links_inside(tmp_path: Path) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "x.py").write_text("x = 1\n")
+    (tmp_path / "rel").symlink_to("src/pkg", target_is_directory=True)
+    (tmp_path / "abs").symlink_to(tmp_path / "src" / "pkg", target_is_directory=True)
+    real = os.path.realpath(tmp_path / "src" / "pkg" / "x.py")
+    assert _walked(tmp_path, "src/pkg/x.py", True, at_once=True)[0] == real
+    assert _walked(tmp_path, "rel/x.py", True, at_once=True)[0] == real
+    assert _walked(tmp_path, "rel/x.py", False, at_once=True) == "no answer"  # links: the walk
+    assert _walked(tmp_path, "abs/x.py", True, at_once=True) == "no answer"  # kernel: refused
+    assert _walked(tmp_path, "abs/x.py", True, at_once=False)[0] == real  # the walk: inside

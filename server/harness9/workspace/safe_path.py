@@ -6,6 +6,8 @@ symbolic link is read and followed by hand, only while it stays inside the works
 then open, create and rename the last component relative to the descriptor of its folder, so
 the check and the use are one operation: a folder swapped for a link to outside between them
 cannot redirect a read or a write (the `O_NOFOLLOW` open fails, and the walk starts again).
+Where the kernel can do it (`beneath`: Linux's `openat2`), the folder is opened in one call
+that may not leave the workspace, and the walk is only the way through what it refuses.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness9.schema import ToolError
+from harness9.workspace.beneath import open_folder, real_path
 
 _MAX_LINKS = 40  # as the kernel's limit for one lookup (ELOOP)
 _MAX_RETRIES = 8  # walks restarted because a component changed under us
@@ -82,7 +85,7 @@ def resolve_beneath(
             "nothing was read or written"
         ) from None
     with _Walk(root, root_fd, path, follow_links) as walk:
-        yield walk.resolve(parts, make_folders=make_folders)
+        yield walk.at_once(parts) or walk.resolve(parts, make_folders=make_folders)
 
 
 @contextlib.contextmanager
@@ -189,6 +192,29 @@ class _Walk:
         for fd in self.fds:
             os.close(fd)
         self.fds.clear()
+
+    def at_once(self, parts: list[str]) -> Location | None:
+        """The location when the kernel opens the folder in one call (`beneath`) and the last
+        component needs no following; None when the walk must decide."""
+        if not parts:
+            return None
+        *folders, name = parts
+        if folders:
+            opened = open_folder(self.fds[0], os.sep.join(folders), self.follow_links)
+            if opened is None:
+                return None
+            fd, followed = opened
+            self.fds.append(fd)
+            real = real_path(fd) if followed else None
+            names = _below(self.root, real) if real is not None else folders
+            if names is None:  # not where the root's own path says (a moved root): walk
+                self._reset()
+                return None
+            self.names = names
+        if self._look(name) == "link":
+            self._reset()
+            return None
+        return Location(self.fds[-1], name, self._path(name))
 
     def resolve(self, parts: list[str], *, make_folders: bool) -> Location:
         """Walk `parts` from the root, again from the start when something changed mid-way."""
