@@ -92,3 +92,35 @@ async def test_the_size_limits_hold_for_files_that_grow_or_arrive_later(tmp_path
     (root / "d.txt").write_text("d")
     with pytest.raises(CheckpointsOff, match="4 files are more than 3"):
         await repo.snapshot("too many")
+
+
+async def test_two_daemons_on_one_workspace_never_overwrite_each_others_checkpoints(
+    tmp_path: Path,
+) -> None:
+    # Each remembers its next checkpoint number; the other may have taken it meanwhile.
+    root = tmp_path / "ws"
+    root.mkdir()
+    first = await ShadowRepo.open(str(root), tmp_path / "state")
+    second = await ShadowRepo.open(str(root), tmp_path / "state")
+    taken = []
+    for step, repo in enumerate([first, second, first, second, first]):
+        (root / "f.txt").write_text(f"version {step}\n")
+        checkpoint = await repo.snapshot(f"step {step}", force=True)
+        assert checkpoint is not None
+        taken.append(checkpoint.id)
+    assert await first.checkpoint_ids() == taken  # all kept, in order, none overwritten
+
+
+async def test_a_runs_first_checkpoint_of_an_unchanged_workspace_lists_no_files(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    repo = await ShadowRepo.open(str(root), tmp_path / "state")
+    await repo.snapshot("run 1", force=True)
+    again = await repo.snapshot("run 2", force=True)
+    assert again is not None and again.files == ()
+    (root / "a.txt").write_text("b\n")
+    changed = await repo.snapshot("run 3", force=True)
+    assert changed is not None and [f.path for f in changed.files] == ["a.txt"]

@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,7 @@ DEFAULT_EXCLUDES = [
 MAX_FILES = 20_000
 MAX_BYTES = 500 * 1024 * 1024
 _REF_PREFIX = "refs/harness9/checkpoints/"
+_NAME_TRIES = 3
 __all__ = [
     "ChangedFile",
     "Checkpoint",
@@ -105,6 +107,7 @@ class ShadowRepo:
     _index: tuple[str, tuple[int, int, int]] | None = None
     # The size of each file the last size check counted (what a snapshot would copy).
     _sizes: dict[bytes, int] | None = None
+    _number: int | None = None  # the next checkpoint's number, once known
 
     @classmethod
     async def open(
@@ -133,14 +136,32 @@ class ShadowRepo:
         last = self._last or await self._head()
         if last is not None and last.tree == tree and not force:
             return None
-        files = await self._changes(last.tree, tree) if last is not None else ()
+        files: Sequence[ChangedFile] = ()
+        if last is not None and last.tree != tree:  # else a run's first, when nothing changed
+            files = await self._changes(last.tree, tree)
         # No parent: each checkpoint stands alone, so pruning one frees its objects.
         commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
-        name = f"{_REF_PREFIX}{await self._next_number():09d}"
-        updates = f"update {name} {commit}\nupdate refs/harness9/head {commit}\n"
-        await self.git.run("update-ref", "--stdin", stdin=updates.encode())
+        await self._name(commit)
         self._last = Checkpoint(commit, tree, time.time(), tuple(files))
         return self._last
+
+    async def _name(self, commit: str) -> None:
+        """Give `commit` the next checkpoint number (and make it the head). The number is
+        remembered; `create` fails when another daemon on this workspace took it meanwhile,
+        and the newest is asked of git again."""
+        failure = GitError("no checkpoint number")
+        for _ in range(_NAME_TRIES):
+            number = self._number if self._number is not None else await self._next_number()
+            updates = (f"create {_REF_PREFIX}{number:09d} {commit}\n"
+                       f"update refs/harness9/head {commit}\n")
+            try:
+                await self.git.run("update-ref", "--stdin", stdin=updates.encode())
+            except GitError as exc:
+                self._number, failure = None, exc
+                continue
+            self._number = number + 1
+            return
+        raise failure
 
     async def current_tree(self) -> str:
         """The tree of the workspace as it is now, without keeping a checkpoint (for telling
