@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import RequestError
+from acp import RequestError, embedded_text_resource, resource_block, text_block
 
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
@@ -202,6 +202,20 @@ async def test_the_first_prompt_titles_the_session(
     assert [t["title"] for t in titles] == ["Fix the flaky login test"]
     listed = await agent.conn.list_sessions(cwd=str(workspace))
     assert listed.sessions[0].title == "Fix the flaky login test"
+
+
+async def test_a_prompt_that_starts_with_an_attached_resource_is_titled_by_its_text(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("noted")])
+    agent = await start(env=openai_env(fake_llm))
+    session = await agent.new_session(workspace)
+    notes = resource_block(embedded_text_resource("file:///notes.md", "keep it short\n"))
+    await agent.conn.prompt(session_id=session, prompt=[notes, text_block("Sum up the notes")])
+    titles = [u for u in agent.client.of(session) if u["sessionUpdate"] == "session_info_update"]
+    assert [t["title"] for t in titles] == ["Sum up the notes"]
+    listed = await agent.conn.list_sessions(cwd=str(workspace))
+    assert listed.sessions[0].title == "Sum up the notes"  # not the resource's wrapper
 
 
 async def test_a_commands_output_shows_while_it_runs(

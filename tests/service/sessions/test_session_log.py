@@ -159,3 +159,7 @@ def test_titles_are_the_first_line_shortened() -> None:
     assert title_of("  fix the tests\nplease  ") == "fix the tests"
     assert title_of("a" * 200) == "a" * 79 + "…"
     assert title_of("") == ""
+    attached = '<context uri="file:///a.md">\nthe notes\n</context>'
+    assert title_of(f"{attached}\n\nsum up a.md") == "sum up a.md"
+    assert title_of(f"sum up\n\n{attached}") == "sum up"
+    assert title_of(attached) == ""

@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -32,6 +33,8 @@ from harness9.schema import Image, Message, Role, ToolCall
 from harness9.workspace.atomic_write import atomic_write_bytes
 
 TITLE_CHARS = 80
+# A resource an ACP client attached to its prompt, as `acp/prompt_blocks` gives it to the model.
+_ATTACHED = re.compile(r'<context uri="[^"]*">\n.*?\n</context>', re.DOTALL)
 
 
 class SessionLocked(Exception):
@@ -276,6 +279,8 @@ def delete(folder: Path, session_id: str) -> bool:
 
 
 def title_of(prompt: str) -> str:
-    """A session's title: its first prompt's first line, shortened."""
-    line = prompt.strip().splitlines()[0] if prompt.strip() else ""
+    """A session's title: its first prompt's first line, shortened; resources attached to the
+    prompt are not part of it (a prompt that starts with one is titled by the text typed)."""
+    typed = _ATTACHED.sub("", prompt).strip()
+    line = typed.splitlines()[0] if typed else ""
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
