@@ -4,8 +4,10 @@ permission question; and `--settings`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
+import pytest
 from acp import start_tool_call, text_block, tool_content, update_tool_call
 from acp.schema import AllowedOutcome, RequestPermissionResponse
 
@@ -104,3 +106,32 @@ async def test_a_question_goes_out_after_the_updates_queued_before_it() -> None:
     assert answer.decision is Answer.ALLOW_ONCE
     assert asker.seen == ["tool_call", "tool_call_update"]
     assert asker.kind == "execute"  # the kind the question's tool declares
+
+
+class FailingSink:
+    """A connection whose every send fails with `error`."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.tries = 0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.tries += 1
+        raise self.error
+
+
+async def test_a_client_that_left_is_not_warned_about_but_another_failure_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    for error, warned in ((ConnectionError("Connection closed"), False),
+                          (RuntimeError("bad update"), True)):
+        caplog.clear()
+        sink = FailingSink(error)
+        stream = UpdateStream(sink, "s-1")
+        stream.text("message", "a")
+        stream.text("thought", "b")
+        with caplog.at_level(logging.DEBUG, logger="harness9.acp"):
+            await stream.drain()
+        assert sink.tries == 1  # the rest is dropped: nobody can take it
+        warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert bool(warnings) is warned, (error, caplog.text)

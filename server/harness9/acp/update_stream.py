@@ -82,7 +82,10 @@ class UpdateStream:
                 item = self._queue.popleft()
                 update = _CHUNKS[item.kind](item.text) if isinstance(item, _Text) else item
                 await self._sink.session_update(session_id=self._session_id, update=update)
-        except Exception as exc:  # the client went away: nobody is left to tell
+        except ConnectionError as exc:  # the client left: nobody is left to tell
+            _log.debug("session/update for %s not sent: %s", self._session_id, exc)
+            self._queue.clear()
+        except Exception as exc:
             _log.warning("session/update for %s failed: %s", self._session_id, exc)
             self._queue.clear()
         finally:
