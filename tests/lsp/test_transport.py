@@ -86,6 +86,7 @@ def test_on_a_pipe_a_frame_leaves_at_once_without_the_thread(pipe: tuple[int, in
         assert writer.pending_bytes == 0  # in the pipe already: nothing left for the thread
         assert os.read(read_fd, 100) == frame
     writer.close()
+    assert writer.join(5)  # its descriptor closed before the fixture's number can be reused
 
 
 def test_a_frame_the_pipe_takes_in_part_is_finished_in_order(pipe: tuple[int, int]) -> None:
@@ -100,6 +101,7 @@ def test_a_frame_the_pipe_takes_in_part_is_finished_in_order(pipe: tuple[int, in
     reader.start()
     assert writer.drain(10)
     writer.close()
+    assert writer.join(5)
     reader.join(10)
     assert received == [first + second]
 
@@ -113,5 +115,6 @@ def test_a_terminal_is_left_blocking_for_the_shell_that_shares_it() -> None:
         assert os.get_blocking(follower)
         assert os.read(leader, 100) == b"hello"
         writer.close()
+        assert writer.join(5)
     finally:
         os.close(leader)

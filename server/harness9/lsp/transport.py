@@ -105,6 +105,12 @@ class FrameWriter:
             self._closed = True
             self._work.notify()
 
+    def join(self, timeout: float) -> bool:
+        """Wait until the writer's thread has ended (after `close`, once it wrote what was
+        queued and closed the descriptor); False on timeout."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def drain(self, timeout: float) -> bool:
         """Wait until every queued frame is written (or the client is gone); False on timeout."""
         with self._lock:
