@@ -8,9 +8,11 @@ workspace and comes back, as `RESOLVE_BENEATH` does: stricter, never looser.)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -38,6 +40,20 @@ _path = st.one_of(
     st.lists(_name, min_size=1, max_size=3).map(lambda p: "@ROOT/" + "/".join(p)),
     st.just("@OUT/a"),
 )
+
+
+@contextlib.contextmanager
+def _tree(entries: list[tuple[str, str, str]]) -> Iterator[tuple[Path, Path]]:
+    """A workspace built from `entries` and a folder outside it, removed afterwards."""
+    base = Path(tempfile.mkdtemp(prefix="h9-sandbox-"))
+    try:
+        root, outside = base / "ws", base / "out"
+        root.mkdir()
+        (outside / "a").mkdir(parents=True)
+        _build(root, outside, entries)
+        yield root, outside
+    finally:
+        shutil.rmtree(base)
 
 
 def _build(root: Path, outside: Path, entries: list[tuple[str, str, str]]) -> None:
@@ -81,12 +97,7 @@ def _inside(root: str, candidate: str) -> bool:
 def test_generated_trees_and_paths_never_resolve_outside(
     entries: list[tuple[str, str, str]], paths: list[str]
 ) -> None:
-    base = Path(tempfile.mkdtemp(prefix="h9-sandbox-"))
-    try:
-        root, outside = base / "ws", base / "out"
-        root.mkdir()
-        (outside / "a").mkdir(parents=True)
-        _build(root, outside, entries)
+    with _tree(entries) as (root, outside):
         real_root = os.path.realpath(root)
         for raw in paths:
             path = raw.replace("@ROOT", str(root)).replace("@OUT", str(outside)) or "."
@@ -105,8 +116,6 @@ def test_generated_trees_and_paths_never_resolve_outside(
                 continue
             assert _inside(real_root, got), (path, got)
             assert got == expected, (path, got, expected)
-    finally:
-        shutil.rmtree(base)
 
 
 def _walked(root: Path, path: str, follow_links: bool, at_once: bool) -> tuple[str, int] | str:
@@ -136,12 +145,7 @@ def test_the_kernels_one_call_answer_is_the_walks_answer(
 ) -> None:
     # Where openat2 opens a folder at once, it must land where the component-by-component walk
     # lands (same real path, same folder); where it does not, the walk decides alone.
-    base = Path(tempfile.mkdtemp(prefix="h9-beneath-"))
-    try:
-        root, outside = base / "ws", base / "out"
-        root.mkdir()
-        (outside / "a").mkdir(parents=True)
-        _build(root, outside, entries)
+    with _tree(entries) as (root, outside):
         # The generated paths, and a way through each entry made (links and folders on the way).
         made = [f"{relative}/{name}" for relative, _, _ in entries for name in ("a", "b/c")]
         for raw in [*paths, *made]:
@@ -149,8 +153,6 @@ def test_the_kernels_one_call_answer_is_the_walks_answer(
             fast = _walked(root, path, follow_links, at_once=True)
             if fast != "no answer":
                 assert fast == _walked(root, path, follow_links, at_once=False), path
-    finally:
-        shutil.rmtree(base)
 
 
 def test_one_call_answers_plain_paths_and_links_inside(tmp_path: Path) -> None:
@@ -164,3 +166,15 @@ def test_one_call_answers_plain_paths_and_links_inside(tmp_path: Path) -> None:
     assert _walked(tmp_path, "rel/x.py", False, at_once=True) == "no answer"  # links: the walk
     assert _walked(tmp_path, "abs/x.py", True, at_once=True) == "no answer"  # kernel: refused
     assert _walked(tmp_path, "abs/x.py", True, at_once=False)[0] == real  # the walk: inside
+
+
+def test_a_link_through_a_missing_folder_and_back_up_resolves_as_realpath_does(
+    tmp_path: Path,
+) -> None:
+    # Found by the generated trees: the walk stopped at the missing folder and returned
+    # `a/a/..` unresolved.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").symlink_to("a/a/..")
+    (tmp_path / "c").symlink_to("a/x/../y")
+    assert str(safe_path(tmp_path, "b")) == os.path.realpath(tmp_path / "b")
+    assert str(safe_path(tmp_path, "c")) == os.path.realpath(tmp_path / "c")

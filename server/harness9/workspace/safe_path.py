@@ -164,6 +164,18 @@ def _below(root: str, candidate: str) -> list[str] | None:
     return [part for part in candidate[len(prefix):].split(os.sep) if part]
 
 
+def _collapsed(parts: list[str]) -> deque[str]:
+    """`parts` with each `name/..` pair taken out, as the text reads (what `realpath` does
+    below a folder that does not exist); `..` that climb above the first part stay."""
+    kept: deque[str] = deque()
+    for part in parts:
+        if part == ".." and kept and kept[-1] != "..":
+            kept.pop()
+        elif part not in ("", "."):
+            kept.append(part)
+    return kept
+
+
 def _outside(path: str, root: str, where: str, how: str) -> ToolError:
     return ToolError(
         f"Error: path {path!r} is outside the workspace {root} (resolves to {where}{how}); "
@@ -252,6 +264,8 @@ class _Walk:
                 self._follow(name, pending)
             elif step == "last":
                 return Location(self.fds[-1], name, self._path(name))
+            elif step == "missing" and ".." in pending:  # a link's target passing through it
+                pending = _collapsed([name, *pending])
             elif step == "missing":  # the rest does not exist: nothing more can redirect it
                 rest = os.sep.join([name, *pending])
                 return Location(self.fds[-1], rest, self._path(rest), folder_missing=True)
