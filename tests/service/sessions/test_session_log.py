@@ -163,3 +163,31 @@ def test_titles_are_the_first_line_shortened() -> None:
     assert title_of(f"{attached}\n\nsum up a.md") == "sum up a.md"
     assert title_of(f"sum up\n\n{attached}") == "sum up"
     assert title_of(attached) == ""
+
+
+def _hold(path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """Another process holding the session's lock for `seconds` (started once it holds it)."""
+    code = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_WRONLY); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); "
+            "time.sleep(float(sys.argv[2]))")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(seconds)],
+                            stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"held\n"
+    return proc
+
+
+def test_a_lock_let_go_at_once_is_waited_for_and_one_kept_names_its_holder(
+    tmp_path: Path,
+) -> None:
+    SessionLog(tmp_path, "s-1").close()
+    path = tmp_path / "s-1.jsonl"
+    leaving = _hold(path, 0.05)  # a daemon letting the session go (or exiting) right now
+    SessionLog(tmp_path, "s-1").close()
+    leaving.communicate(timeout=5)
+    staying = _hold(path, 30)
+    try:
+        with pytest.raises(SessionLocked, match=rf"\(process {staying.pid}\)"):
+            SessionLog(tmp_path, "s-1")
+    finally:
+        staying.kill()
+        staying.communicate(timeout=5)

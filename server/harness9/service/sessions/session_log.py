@@ -140,6 +140,43 @@ def message_from(record: dict[str, Any]) -> Message:
     )
 
 
+_LOCK_TRIES = 5
+_LOCK_PAUSE = 0.04  # seconds between tries: a daemon letting the session go is done by then
+
+
+def _lock(fd: int) -> bool:
+    """Take the session's lock; False when another process keeps it for a few tries (one that
+    is just letting it go, or exiting, is not "in use")."""
+    for attempt in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if attempt < _LOCK_TRIES - 1:
+                time.sleep(_LOCK_PAUSE)
+            continue
+        return True
+    return False
+
+
+def _held_by(path: Path) -> str:
+    """` (process N, …)`: the other processes that have `path` open, where /proc tells."""
+    try:
+        wanted = os.stat(path)
+    except OSError:
+        return ""
+    pids = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        if fd_dir.parent.name == str(os.getpid()):
+            continue
+        try:
+            if any((found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino)
+                   for found in map(os.stat, fd_dir.iterdir())):
+                pids.append(fd_dir.parent.name)
+        except OSError:
+            continue
+    return f" (process {', '.join(pids)})" if pids else ""
+
+
 class SessionLog:
     """One session's file, held open (and locked) for appending while the daemon uses it."""
 
@@ -148,13 +185,12 @@ class SessionLog:
         self.path = folder / f"{session_id}.jsonl"
         self.meta_path = folder / f"{session_id}.meta.json"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock(self._fd):
             os.close(self._fd)
-            message = (f"session {session_id} is in use by another harness9 daemon (a run, a "
-                       "restore or a compaction there); try again when it has finished")
-            raise SessionLocked(message) from None
+            holders = _held_by(self.path)
+            message = (f"session {session_id} is in use by another harness9 daemon{holders} (a "
+                       "run, a restore or a compaction there); try again when it has finished")
+            raise SessionLocked(message)
         self._pending: list[bytes] = []
         self._unsynced = False
         self._end_torn_line()
