@@ -227,4 +227,18 @@ function M.main(scenario)
   M.finish(0)
 end
 
+-- The windows of the current tab: { name, diff on, lines } (a review's "before" side is named
+-- "before: PATH").
+function M.tab_windows()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    local name = vim.api.nvim_buf_get_name(buf)
+    local before = name:match("harness9:/+before/(.*)$")
+    table.insert(out, { name = before and ("before: " .. before) or vim.fn.fnamemodify(name, ":t"),
+      diff = vim.wo[win].diff, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
+  end
+  return out
+end
+
 return M

@@ -47,19 +47,6 @@ local function unit()
     { gone, why })
 end
 
--- The windows of the current tab: { name, diff on, lines }.
-local function tab_windows()
-  local out = {}
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    local buf = vim.api.nvim_win_get_buf(win)
-    local name = vim.api.nvim_buf_get_name(buf)
-    local before = name:match("harness9:/+before/(.*)$")
-    table.insert(out, { name = before and ("before: " .. before) or vim.fn.fnamemodify(name, ":t"),
-      diff = vim.wo[win].diff, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
-  end
-  return out
-end
-
 local OLD = "def add(a, b):\n    return a - b\n"
 local NEW = "def add(a, b):\n    return a + b\n"
 
@@ -96,10 +83,10 @@ local function scripted()
     { name = "before: calc.py", diff = true, lines = lines_of(OLD) },
     { name = "calc.py", diff = true, lines = lines_of(NEW) },
   }
-  h.expect_equal("the diff tab from the chat row", want, tab_windows())
+  h.expect_equal("the diff tab from the chat row", want, h.tab_windows())
   vim.cmd("tabclose")
   h.expect_equal(":Harness9Diff (the newest change)", { true }, { harness9.diff() })
-  h.expect_equal("the diff tab from :Harness9Diff", want, tab_windows())
+  h.expect_equal("the diff tab from :Harness9Diff", want, h.tab_windows())
   vim.cmd("tabclose")
   h.expect_equal("a change whose diff was cut", { false, "harness9: the diff of this change was cut (too long): no before-text to compare" },
     { harness9.diff({ path = "calc.py", diff = "@@ -1 +1 @@\n-a\n+b\n", diff_truncated = true }) })
@@ -150,7 +137,7 @@ local function real_daemon()
   h.expect_equal("the diff's highlights", { "DiffDelete", "DiffAdd" },
     { group_at(at + 3, "-    return"), group_at(at + 4, "+    return") })
   h.expect_equal(":Harness9Diff after a real edit", { true }, { harness9.diff() })
-  local wins = tab_windows()
+  local wins = h.tab_windows()
   h.expect_equal("the before-text", lines_of(OLD), wins[1].lines)
   h.expect_equal("the text now", lines_of(NEW), wins[2].lines)
 end

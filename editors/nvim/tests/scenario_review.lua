@@ -7,25 +7,12 @@ local harness9 = require("harness9")
 
 local ORIGINAL = "one\ntwo\nthree\n"
 
--- The windows of the current tab: { name, diff on, lines }.
-local function tab_windows()
-  local out = {}
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    local buf = vim.api.nvim_win_get_buf(win)
-    local name = vim.api.nvim_buf_get_name(buf)
-    local before = name:match("harness9:/+before/(.*)$")
-    table.insert(out, { name = before and ("before: " .. before) or vim.fn.fnamemodify(name, ":t"),
-      diff = vim.wo[win].diff, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
-  end
-  return out
-end
-
 -- Each tab's windows, from the first tab after `first` on.
 local function tabs_after(first)
   local out = {}
   for i = first + 1, vim.fn.tabpagenr("$") do
     vim.cmd(i .. "tabnext")
-    table.insert(out, tab_windows())
+    table.insert(out, h.tab_windows())
   end
   return out
 end

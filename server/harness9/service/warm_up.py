@@ -3,10 +3,11 @@
 A daemon answers `initialize` (and ACP's `session/new`) without the engine, the tools or a
 provider's SDK: importing them takes most of a second. Right after, `start_warm_up` imports them
 in a thread of its own, and probes the OS sandbox (a bwrap process), so the first prompt finds
-them ready; the garbage collector waits meanwhile (`hold_collection`). It imports the same top
-module the first request does (`harness9.service.agent_service`), so a request arriving
-meanwhile waits for that import to finish instead of racing it. Work that can wait (another
-service's model list) awaits `warmed()`, so it does not take the CPU from the first prompt.
+them ready; the garbage collector's full collections wait meanwhile (`hold_collection`). It
+imports the same top module the first request does (`harness9.service.agent_service`), so a
+request arriving meanwhile waits for that import to finish instead of racing it. Work that can
+wait (another service's model list) awaits `warmed()`, so it does not take the CPU from the
+first prompt.
 
 `HARNESS9_WARM_UP=0` turns it off (the test suite's daemons, which mostly never prompt, use it
 to spare the CPU).
