@@ -283,9 +283,15 @@ class AgentService:
         workspace = self._checkpoints.run_started(request.root, ids.run_id, session.id)
         active = self.sessions.start(session, ids.run_id, task)
         checkpoints = workspace if request.settings.checkpoints else None
+        observer = None
         try:
             _require_folder(request.root)
-            engine = await self._engine(request, session, ids, bus, wiring, turns, checkpoints)
+            if checkpoints is not None:
+                observer = RunCheckpoints(checkpoints, session, ids.run_id, bus,
+                                          len(session.history))
+                observer.start()
+            engine = await self._engine(request, session, bus, wiring, turns, checkpoints,
+                                        observer)
             prompt = await prompt_with_context(
                 request.prompt, request.root, request.context, wiring.workspace)
             prompt = prompt_for(prompt, request, session, request.settings)
@@ -295,8 +301,12 @@ class AgentService:
                                       request.images)
             return RunOutcome(ids, result)
         finally:
-            self.sessions.finish(session, active)
-            self._checkpoints.run_ended(workspace, ids.run_id)
+            try:
+                if observer is not None:
+                    await observer.close()
+            finally:
+                self.sessions.finish(session, active)
+                self._checkpoints.run_ended(workspace, ids.run_id)
 
     async def steer(
         self, run_id: str, prompt: str, context: Sequence[ContextItem] = ()
@@ -325,18 +335,16 @@ class AgentService:
         self,
         request: RunRequest,
         session: Session,
-        ids: RunIds,
         bus: EventBus,
         wiring: RunWiring,
         turns: CallTurns,
         checkpoints: WorkspaceCheckpoints | None,
+        observer: RunCheckpoints | None,
     ) -> AgentEngine:
-        """The run's engine: checkpoints around each batch (when on), the built-in and MCP
-        tools behind the approval step."""
-        observer = None
+        """The run's engine: checkpoints around each batch (`observer`, when on), the built-in
+        and MCP tools behind the approval step."""
         steps: list[Middleware] = []
         if checkpoints is not None:
-            observer = RunCheckpoints(checkpoints, session, ids.run_id, bus, len(session.history))
             steps = [FileChangesStep(checkpoints)]
         mcp_tools = await self.mcp_tools(
             request.settings, lambda message: bus.emit(ToolsWarning(message)),

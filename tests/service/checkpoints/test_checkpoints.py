@@ -218,3 +218,30 @@ async def test_the_current_tree_keeps_no_checkpoint(workspace: Path, tmp_path: P
     tree = await repo.current_tree()
     assert await repo.checkpoint_ids() == [first.id]
     assert await repo.changes(first.tree, tree) == [ChangedFile("made.txt", "added")]
+
+
+async def test_pruning_leaves_a_draft_that_is_not_kept_yet(workspace: Path, tmp_path: Path) -> None:
+    repo = await repo_for(workspace, tmp_path)
+    for n in range(3):
+        bash(workspace, f"echo {n} > n.txt")
+        await repo.snapshot(f"c{n}", force=True)
+    bash(workspace, "echo draft > n.txt")
+    draft = await repo.draft("before the run")
+    assert await repo.prune(keep=1) == 2
+    kept = await repo.keep(draft, "before turn 1")
+    assert kept.id == draft.id  # not collected: named as it was drafted
+    assert await repo.git.run("show", f"{kept.id}:n.txt") == b"draft\n"
+    assert (await repo.checkpoint_ids())[-1] == kept.id
+
+
+async def test_a_draft_another_daemon_collected_is_taken_again(
+    workspace: Path, tmp_path: Path
+) -> None:
+    repo = await repo_for(workspace, tmp_path)
+    draft = await repo.draft("before the run")
+    await repo.git.run("gc", "--quiet", "--prune=now")  # as another daemon's pruning would
+    bash(workspace, "echo new > new.txt")
+    kept = await repo.keep(draft, "before turn 1")
+    assert kept.id != draft.id
+    assert await repo.checkpoint_ids() == [kept.id]
+    assert await repo.git.run("show", f"{kept.id}:new.txt") == b"new\n"

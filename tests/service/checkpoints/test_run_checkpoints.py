@@ -3,6 +3,7 @@ batch's kinds of tools decide, and what the change-measuring step measures."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -72,3 +73,48 @@ async def test_the_changes_of_execute_calls_are_measured_and_reads_are_left_alon
     assert [(f.path, f.status) for f in ran.changes.files] == [("b.txt", "added")]
     read = await tools.execute(READ)
     assert (read.output, read.changes) == ("one\n", None)
+
+
+async def test_the_runs_first_checkpoint_is_the_workspace_as_the_run_found_it(
+    workspace: Path,
+) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    checkpoints = WorkspaceCheckpoints(str(workspace))
+    session = Session("s-1")
+    keeper = RunCheckpoints(checkpoints, session, "r-1", EventBus(), 2)
+    assert keeper.start() is None  # the shadow repository is not open yet: no draft
+    await checkpoints.repo()  # as an earlier run left it
+    keeper = RunCheckpoints(checkpoints, session, "r-1", EventBus(), 2)
+    drafting = keeper.start()
+    assert drafting is not None
+    await drafting  # while the model answers
+    (workspace / "a.txt").write_text("changed while the model answered\n")
+    await keeper.before_batch(1, [EDIT], [ToolKind.EDIT], 3)
+    [first] = session.checkpoints
+    assert (first.turn, first.history_len) == (1, 2)
+    repo = await checkpoints.repo()
+    assert repo is not None
+    assert await repo.git.run("show", f"{first.checkpoint_id}:a.txt") == b"one\n"
+    assert await repo.checkpoint_ids() == [first.checkpoint_id]
+    await keeper.close()
+
+
+async def test_a_run_without_tools_names_no_checkpoint(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    checkpoints = WorkspaceCheckpoints(str(workspace))
+    session = Session("s-1")
+    await checkpoints.repo()
+    keeper = RunCheckpoints(checkpoints, session, "r-1", EventBus(), 2)
+    assert keeper.start() is not None
+    await keeper.close()  # the run answered without a tool call: it waits for the draft
+    # Nothing of it is left running (a git process cancelled while it starts can hang the
+    # event loop's shutdown).
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+    repo = await checkpoints.repo()
+    assert repo is not None
+    assert (await repo.checkpoint_ids(), session.checkpoints) == ([], [])
+    # The next run's first checkpoint is numbered as if the draft had never been.
+    later = RunCheckpoints(checkpoints, session, "r-2", EventBus(), 4)
+    await later.before_batch(1, [EDIT], [ToolKind.EDIT], 5)
+    refs = await repo.git.run("for-each-ref", "--format=%(refname)", "refs/harness9/checkpoints")
+    assert refs.decode().split() == ["refs/harness9/checkpoints/000000001"]

@@ -1,7 +1,9 @@
 """One run's checkpoints: the engine's `BatchObserver`, and the step that measures what each
 bash call changed.
 
-Before a run's first tool batch a checkpoint is always kept (the contract's "before this run").
+Before a run's first tool batch a checkpoint is always kept (the contract's "before this run"):
+the workspace as it was when the run started, written beside the first model call (`start`)
+and numbered when the first batch comes, so the batch does not wait for git.
 A later batch whose calls only read (every tool of kind `read`) changes nothing and costs nothing
 here: no snapshot before it or after it. Before and after every other batch, one is kept when
 something changed (the user's own edits between turns included). Each goes into the session's
@@ -13,6 +15,8 @@ without them, and the first run to find out says so with a `CheckpointsUnavailab
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -20,7 +24,7 @@ from typing import Any
 from harness9.engine.events import CheckpointsUnavailable, CheckpointTaken, EventBus
 from harness9.schema import FileChanges, ToolCall, ToolKind
 from harness9.service.checkpoints.shadow_git import GitError
-from harness9.service.checkpoints.snapshots import Checkpoint, CheckpointsOff
+from harness9.service.checkpoints.snapshots import Checkpoint, CheckpointsOff, ShadowRepo
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
@@ -44,6 +48,40 @@ class RunCheckpoints:
         self._bus = bus
         self._history_at_start = history_at_start
         self._first = True
+        self._early: asyncio.Task[tuple[ShadowRepo, Checkpoint] | None] | None = None
+
+    def start(self) -> asyncio.Task[Any] | None:
+        """Begin the run's first checkpoint now (the workspace as the run found it), while
+        the model answers; the first batch keeps it. The task writing it (waiting for it is
+        up to the caller); None on a workspace whose shadow repository is not open yet (its
+        first run opens it, and takes its first checkpoint before the first batch: opening
+        costs tens of git calls, which a run without tools would wait for at its end)."""
+        if not self._workspace.opened:
+            return None
+        self._early = asyncio.get_running_loop().create_task(self._draft())
+        return self._early
+
+    async def _draft(self) -> tuple[ShadowRepo, Checkpoint] | None:
+        """The run's first checkpoint, drafted; None when checkpoints are off or failed (the
+        first batch then finds out again, and says so)."""
+        repo = await self._workspace.repo()
+        if repo is None:
+            return None
+        try:
+            return repo, await repo.draft(f"{self._run_id} before the run")
+        except (CheckpointsOff, GitError):
+            return None
+
+    async def close(self) -> None:
+        """The run ended: wait until its first checkpoint's draft is written, if it still is
+        (git is not interrupted: a process cancelled while it starts can hang the event loop's
+        shutdown on Python 3.11, and a killed `git add` leaves the shadow index locked), and let
+        it go when no batch kept it."""
+        early, self._early = self._early, None
+        if early is not None:
+            _unkept.add(early)
+            early.add_done_callback(_drop_draft)
+            await asyncio.wait([early])
 
     async def before_batch(
         self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
@@ -53,8 +91,26 @@ class RunCheckpoints:
         if not self._first and _only_reads(kinds):
             return
         first, self._first = self._first, False
+        if first and await self._keep_early(turn):
+            return
         cut = self._history_at_start if first else history_len
         await self._snapshot(turn, f"before turn {turn}", cut, force=first)
+
+    async def _keep_early(self, turn: int) -> bool:
+        """Keep the run's drafted first checkpoint; False when there is none to keep."""
+        early, self._early = self._early, None
+        drafted = await early if early is not None else None
+        if drafted is None:
+            return False
+        repo, draft = drafted
+        try:
+            checkpoint = await repo.keep(draft, f"{self._run_id} before turn {turn}")
+        except (CheckpointsOff, GitError) as exc:
+            self._workspace.turn_off(str(exc))
+            self._tell()
+            return True
+        self._keep(turn, checkpoint, self._history_at_start)
+        return True
 
     async def after_batch(
         self, turn: int, calls: Sequence[ToolCall], kinds: Sequence[ToolKind], history_len: int
@@ -92,6 +148,20 @@ class RunCheckpoints:
         message = self._workspace.tell()
         if message is not None:
             self._bus.emit(CheckpointsUnavailable(message))
+
+
+_log = logging.getLogger("harness9.checkpoints")
+_unkept: set[asyncio.Task[tuple[ShadowRepo, Checkpoint] | None]] = set()  # referenced till done
+
+
+def _drop_draft(task: asyncio.Task[tuple[ShadowRepo, Checkpoint] | None]) -> None:
+    _unkept.discard(task)
+    if task.cancelled():
+        return
+    if task.exception() is not None:
+        _log.warning("the run's first checkpoint failed: %s", task.exception())
+    elif drafted := task.result():
+        drafted[0].drop(drafted[1])
 
 
 def _only_reads(kinds: Sequence[ToolKind]) -> bool:

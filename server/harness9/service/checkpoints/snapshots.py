@@ -108,6 +108,7 @@ class ShadowRepo:
     # The size of each file the last size check counted (what a snapshot would copy).
     _sizes: dict[bytes, int] | None = None
     _number: int | None = None  # the next checkpoint's number, once known
+    _drafts: set[str] = field(default_factory=set)  # commits drafted, not yet kept or dropped
 
     @classmethod
     async def open(
@@ -130,8 +131,41 @@ class ShadowRepo:
         async with self._lock:
             return await self._take(message, force=force)
 
+    async def draft(self, message: str) -> Checkpoint:
+        """A checkpoint of the workspace as it is now, written but not yet numbered (nothing
+        lists it, and pruning leaves it alone): `keep` makes it a checkpoint, `drop` lets it go.
+        A run takes its first one so, beside its first model call."""
+        async with self._lock:
+            draft = await self._write(message, force=True)
+            assert draft is not None
+            self._drafts.add(draft.id)
+            return draft
+
+    async def keep(self, draft: Checkpoint, message: str) -> Checkpoint:
+        """Number and name a `draft`: it is then the newest checkpoint. (If another daemon's
+        pruning collected it meanwhile: a checkpoint of the workspace as it is now, with
+        `message`, instead.)"""
+        async with self._lock:
+            self._drafts.discard(draft.id)
+            try:
+                return await self._kept(draft)
+            except GitError:
+                retaken = await self._write(message, force=True)
+                assert retaken is not None
+                return await self._kept(retaken)
+
+    def drop(self, draft: Checkpoint) -> None:
+        """A `draft` that will not be kept (git collects it with the next pruning)."""
+        self._drafts.discard(draft.id)
+
     async def _take(self, message: str, *, force: bool) -> Checkpoint | None:
         """`snapshot`, the lock held."""
+        draft = await self._write(message, force=force)
+        return None if draft is None else await self._kept(draft)
+
+    async def _write(self, message: str, *, force: bool) -> Checkpoint | None:
+        """The commit of the workspace's tree now, with what changed since the newest
+        checkpoint (unnamed); None when nothing changed, unless `force`."""
         tree = await self._tree_now(sized=True)
         last = self._last or await self._head()
         if last is not None and last.tree == tree and not force:
@@ -141,9 +175,13 @@ class ShadowRepo:
             files = await self._changes(last.tree, tree)
         # No parent: each checkpoint stands alone, so pruning one frees its objects.
         commit = (await self.git.run("commit-tree", tree, "-m", message)).decode().strip()
-        await self._name(commit)
-        self._last = Checkpoint(commit, tree, time.time(), tuple(files))
-        return self._last
+        return Checkpoint(commit, tree, time.time(), tuple(files))
+
+    async def _kept(self, draft: Checkpoint) -> Checkpoint:
+        """Name `draft` and make it the newest checkpoint, the lock held."""
+        await self._name(draft.id)
+        self._last = draft
+        return draft
 
     async def _name(self, commit: str) -> None:
         """Give `commit` the next checkpoint number (and make it the head). The number is
@@ -222,7 +260,8 @@ class ShadowRepo:
         async with self._lock:
             for name, _ in dropped:
                 await self.git.run("update-ref", "-d", name)
-            if dropped:
+            # A draft is reachable from no ref yet: collecting now would take it.
+            if dropped and not self._drafts:
                 await self.git.run("reflog", "expire", "--expire=now", "--all")
                 await self.git.run("gc", "--quiet", "--prune=now")
         return len(dropped)

@@ -36,6 +36,12 @@ class WorkspaceCheckpoints:
     _running: dict[str, set[str]] = field(default_factory=dict)
     _trees: _TreeReads | None = None
 
+    @property
+    def opened(self) -> bool:
+        """Whether the shadow repository is open and checkpoints are on (`repo` answers
+        without git)."""
+        return self._repo is not None and self.off is None
+
     async def repo(self) -> ShadowRepo | None:
         """The shadow repository, opened on first use; None when checkpoints are off."""
         async with self._opening:
