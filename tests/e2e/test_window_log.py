@@ -1,15 +1,29 @@
-"""The block log's tool lines reach the editor's log view as `window/logMessage` (Info)."""
+"""The block log's tool blocks reach the editor's log view as `window/logMessage` (Info): the
+blocks of a moment in one message, redacted, whatever the level of the stderr log."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.daemon import StartDaemon
+from tests.e2e.daemon import Daemon, StartDaemon
 from tests.fakellm import Call, FakeLLM, Reply
 
 pytestmark = pytest.mark.timeout(30)
+
+
+async def blocks_logged(daemon: Daemon, count: int) -> tuple[list[int], list[str]]:
+    """The types of the log messages with tool blocks and their blocks, once `count` are in
+    (they come a moment after the run, from the log's thread)."""
+    async with asyncio.timeout(10):
+        while True:
+            logged = [m for m in daemon.client.log_messages if "│ tool=" in m.message]
+            blocks = [b for m in logged for b in m.message.split("\n") if "│ tool=" in b]
+            if len(blocks) >= count:
+                return [m.type for m in logged], blocks
+            await asyncio.sleep(0.02)
 
 
 async def test_tool_starts_and_ends_are_logged_to_the_editor(
@@ -19,7 +33,25 @@ async def test_tool_starts_and_ends_are_logged_to_the_editor(
     env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test"}
     daemon = await start(workspace, env=env)
     await daemon.run(prompt="go")
-    logged = [m for m in daemon.client.log_messages if "tool=bash" in m.message]
-    assert [m.type for m in logged] == [3, 3]  # Info
-    assert "Tool start" in logged[0].message and "id=c1" in logged[0].message
-    assert "Tool done" in logged[1].message and "hi" in logged[1].message
+    types, blocks = await blocks_logged(daemon, 2)
+    assert set(types) == {3}  # Info
+    assert "Tool start" in blocks[0] and "id=c1" in blocks[0]
+    assert "Tool done" in blocks[1] and "tool=bash" in blocks[1]
+    assert any("hi" in m.message for m in daemon.client.log_messages)
+
+
+async def test_a_quick_runs_blocks_come_together_redacted_with_stderr_quiet(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("see https://me:hunter2secret@example.com\n")
+    reads = [Call("read_file", {"path": "a.txt"}, id=f"r{n}") for n in range(3)]
+    fake_llm.script([Reply("", reads), Reply("ok")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
+           "HARNESS9_LOG_LEVEL": "WARNING"}
+    daemon = await start(workspace, env=env)
+    await daemon.run(prompt="go")
+    types, blocks = await blocks_logged(daemon, 6)
+    assert len(blocks) == 6 and len(types) < 6  # fewer messages than blocks
+    assert "Tool start" in blocks[0] and "id=r0" in "".join(blocks)
+    text = "\n".join(m.message for m in daemon.client.log_messages)
+    assert "hunter2secret" not in text and "https://me:[redacted]@example.com" in text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
 import time
 
@@ -49,3 +51,39 @@ def test_a_burst_of_records_is_written_as_one_batch_after_a_pause() -> None:
         stdio_channel.write_queued_logs()  # what an exit does: the last record is written
         logger.handlers[:] = []
     assert kept.written[-1][0] == "the last one"
+
+
+_BLOCK_LOG_CHILD = """
+import logging, sys
+from harness9.engine.events import TurnStarted
+from harness9.engine.log import BlockLogger
+from harness9.process import stdio_channel
+
+class Kept(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.batches, self.records = [], []
+    def emit(self, record):
+        self.records.append(record.getMessage())
+    def flush(self):
+        if self.records:
+            self.batches.append(self.records)
+            self.records = []
+
+stdio_channel.configure_logging("WARNING")
+kept = Kept()
+stdio_channel.add_block_log_handler(kept)
+log = BlockLogger(logging.getLogger("harness9.engine"))
+for turn in (1, 2, 3):
+    log(TurnStarted(turn=turn, messages=2 * turn))
+logging.getLogger("harness9.engine").warning("a warning")
+stdio_channel.write_queued_logs()
+print(len(kept.batches), [len(b) for b in kept.batches], file=sys.__stdout__)
+"""
+
+
+def test_a_block_log_handler_gets_the_blocks_by_batch_while_stderr_keeps_its_level() -> None:
+    done = subprocess.run([sys.executable, "-c", _BLOCK_LOG_CHILD], capture_output=True,
+                          text=True, timeout=15, check=True)
+    assert done.stdout.split() == ["1", "[4]"]  # three turns and the warning, one batch
+    assert "Turn 1" not in done.stderr and "a warning" in done.stderr

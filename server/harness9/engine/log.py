@@ -88,19 +88,27 @@ class BlockLogger:
 
     def __call__(self, event: Event) -> None:
         if type(event) in _FORMATTERS and self._logger.isEnabledFor(logging.INFO):
-            self._logger.info("%s", _Block(event, self._clock(), self._words))
+            # The record is made directly: `Logger.info` would walk the stack for a caller's
+            # file and line, which no log format shows. `event` names the event's kind.
+            block = _Block(event, self._clock(), self._words)
+            self._logger.handle(self._logger.makeRecord(
+                self._logger.name, logging.INFO, "", 0, "%s", (block,), None,
+                extra={"event": event.kind}))
 
 
 class _Block:
-    """An event's log block, formatted when it is first shown."""
+    """An event's log block, formatted when it is first shown (once for every handler)."""
 
-    __slots__ = ("_event", "_now", "_words")
+    __slots__ = ("_event", "_now", "_text", "_words")
 
     def __init__(self, event: Event, now: float, words: Words) -> None:
         self._event, self._now, self._words = event, now, words
+        self._text: str | None = None
 
     def __str__(self) -> str:
-        return format_event(self._event, self._now, self._words) or ""
+        if self._text is None:
+            self._text = format_event(self._event, self._now, self._words) or ""
+        return self._text
 
 
 def format_event(event: Event, now: float, words: Words | None = None) -> str | None:

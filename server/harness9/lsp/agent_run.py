@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from lsprotocol import types
@@ -16,11 +15,9 @@ from harness9.engine.events import (
     Event,
     RunFinished,
     Subscriber,
-    ToolFinished,
-    ToolStarted,
     ToolsWarning,
 )
-from harness9.engine.log import BlockLogger, format_event
+from harness9.engine.log import BlockLogger
 from harness9.lsp.approval_requests import EditorApprover, announces_approval_requests
 from harness9.lsp.documents import EditorWorkspace, applies_edits
 from harness9.lsp.editor_language import EditorLanguage, announced_features
@@ -41,7 +38,8 @@ OWN_MODEL = frozenset({"provider", "model", "reasoning_effort"})
 
 
 class _Observers:
-    """The run's event subscribers: notifications, `$/progress`, stderr log, window log."""
+    """The run's event subscribers: notifications, `$/progress`, the block log (stderr, and
+    the editor's log view: `editor_log`)."""
 
     def __init__(self, ls: LanguageServer, ids: dict[str, str]) -> None:
         self.ls = ls
@@ -56,7 +54,7 @@ class _Observers:
     def subscribers(self) -> list[Subscriber]:
         """In the order they hear each event."""
         return [
-            BlockLogger(block_log), self._window_log, self.progress, self._warn, self._track
+            BlockLogger(block_log), self.progress, self._warn, self._track
         ]
 
     def _warn(self, event: Event) -> None:
@@ -65,13 +63,6 @@ class _Observers:
                 type=types.MessageType.Warning, message=f"harness9: {event.message}"
             )
             self.ls.window_show_message(params)
-
-    def _window_log(self, event: Event) -> None:
-        if isinstance(event, ToolStarted | ToolFinished):
-            text = format_event(event, time.time())
-            if text is not None:
-                send_notification(self.ls.protocol, "window/logMessage",
-                                  {"type": types.MessageType.Info.value, "message": text})
 
     def _track(self, event: Event) -> None:
         if self.work is not None:

@@ -10,6 +10,8 @@ from pygls.exceptions import JsonRpcException
 from harness9.process import stdio_channel as stdio
 from harness9.process.process_end import parent_to_watch
 
+INFO = 3  # `window/logMessage`'s MessageType.Info
+
 
 class _AnsweredErrors(logging.Filter):
     """Drops pygls' tracebacks for errors we raise on purpose: they are answered to the client."""
@@ -40,8 +42,14 @@ def main() -> None:
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
     stdio.reap_children_without_threads()
+    from harness9.lsp.editor_log import EditorLog
     from harness9.lsp.server import server
-    from harness9.lsp.transport import serve_stdio
+    from harness9.lsp.transport import send_notification, serve_stdio
+
+    def window_log(text: str) -> None:
+        send_notification(server.protocol, "window/logMessage", {"type": INFO, "message": text})
+
+    stdio.add_block_log_handler(EditorLog(window_log))
 
     code = serve_stdio(server.protocol, rpc_in, rpc_out, server.report_server_error, parent)
     sys.exit(code)

@@ -43,14 +43,26 @@ def configure_logging(level: str | None = None) -> None:
     root.handlers[:] = [_queued(stderr)]
     root.setLevel(level or os.environ.get("HARNESS9_LOG_LEVEL", "INFO"))
     engine = logging.getLogger("harness9.engine")
-    engine.handlers[:] = [_queued(plain)]
+    engine.handlers[:] = [_queued(plain, engine.name)]
     engine.propagate = False
 
 
-def _queued(handler: logging.Handler) -> logging.Handler:
+def add_block_log_handler(handler: logging.Handler) -> None:
+    """Also hand the engine's block log to `handler`, in the log thread, at INFO whatever
+    the level of stderr's log (after `configure_logging`). The handler's `flush` is called
+    after each batch of records."""
+    engine = logging.getLogger("harness9.engine")
+    listener = next(li for li in _listeners if li.name == engine.name)
+    for existing in listener.handlers:
+        existing.setLevel(max(existing.level, engine.getEffectiveLevel()))
+    listener.handlers = (*listener.handlers, handler)
+    engine.setLevel(min(logging.INFO, engine.getEffectiveLevel()))
+
+
+def _queued(handler: logging.Handler, name: str = "") -> logging.Handler:
     """A handler that queues records for `handler`, which a thread of its own writes."""
     records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    listener = _BatchListener(records, handler)
+    listener = _BatchListener(records, handler, name)
     listener.start()
     atexit.register(listener.stop)
     _listeners.append(listener)
@@ -62,10 +74,19 @@ class _BatchListener(logging.handlers.QueueListener):
     record queued by then: one wake-up for a turn's records, not one each (every wake-up of
     the thread takes the interpreter from the event loop for a moment)."""
 
-    def __init__(self, records: queue.SimpleQueue[Any], handler: logging.Handler) -> None:
-        super().__init__(records, handler)
+    def __init__(self, records: queue.SimpleQueue[Any], handler: logging.Handler,
+                 name: str = "") -> None:
+        super().__init__(records, handler, respect_handler_level=True)
+        self.name = name  # the logger whose records it takes ("" for the root)
         self._records = records
         self._taken: collections.deque[Any] = collections.deque()
+
+    def handle(self, record: logging.LogRecord) -> None:
+        """Hand `record` on; at the end of a batch, flush the handlers."""
+        super().handle(record)
+        if not self._taken or self._taken[0] is None:  # None: the sentinel of `stop`
+            for handler in self.handlers:
+                handler.flush()
 
     def dequeue(self, block: bool) -> Any:
         if not self._taken:
@@ -87,7 +108,7 @@ class _RecordQueue(logging.handlers.QueueHandler):
         return record
 
 
-_listeners: list[logging.handlers.QueueListener] = []
+_listeners: list[_BatchListener] = []
 
 
 def write_queued_logs() -> None:
