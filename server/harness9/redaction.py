@@ -60,6 +60,8 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     for secret in _ENVIRON_SECRETS.get() if env is None else secrets_of(env):
         if secret in text:
             text = text.replace(secret, REDACTED)
+    if "://" not in text:  # the pattern's scan costs more than this test, and most text fails it
+        return text
     return _URL_PASSWORD.sub(lambda m: m.group("head") + REDACTED, text)
 
 

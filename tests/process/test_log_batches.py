@@ -87,3 +87,37 @@ def test_a_block_log_handler_gets_the_blocks_by_batch_while_stderr_keeps_its_lev
                           text=True, timeout=15, check=True)
     assert done.stdout.split() == ["1", "[4]"]  # three turns and the warning, one batch
     assert "Turn 1" not in done.stderr and "a warning" in done.stderr
+
+
+class _Writes:
+    """A stream that keeps each write it is given."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_batch_of_records_reaches_stderr_in_one_write() -> None:
+    stream = _Writes()
+    handler = stdio_channel._Batched(stream)
+    logger = logging.getLogger("harness9.test.one_write")
+    logger.propagate = False
+    logger.handlers[:] = [stdio_channel._queued(handler)]
+    logger.setLevel(logging.INFO)
+    try:
+        for i in range(20):
+            logger.info("line %d\nand its second line", i)
+        deadline = time.monotonic() + 5
+        while not stream.writes and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        stdio_channel.write_queued_logs()
+        logger.handlers[:] = []
+    assert len(stream.writes) == 1  # not one (or two) a record
+    assert stream.writes[0] == "".join(f"line {i}\nand its second line\n" for i in range(20))

@@ -31,10 +31,10 @@ def configure_logging(level: str | None = None) -> None:
     takes the records of `LOG_BATCH_SECONDS` at a time. What is queued is written before the
     process exits (not on SIGTERM, which leaves at once).
     """
-    stderr = logging.StreamHandler(sys.stderr)
+    stderr = _Batched(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     stderr.addFilter(RedactingFilter())
-    plain = logging.StreamHandler(sys.stderr)
+    plain = _Batched(sys.stderr)
     plain.setFormatter(logging.Formatter("%(message)s"))
     plain.addFilter(RedactingFilter())
     # No record needs them (neither format shows them), and gathering them costs every record.
@@ -97,6 +97,28 @@ class _BatchListener(logging.handlers.QueueListener):
                 while True:
                     self._taken.append(self._records.get_nowait())
         return self._taken.popleft()
+
+
+class _Batched(logging.StreamHandler):  # type: ignore[type-arg]
+    """A stream handler that writes a batch of records at once, when flushed (one write a
+    batch, not one or more for each record: stderr is unbuffered or line-buffered)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._lines.append(self.format(record) + self.terminator)
+        except Exception:
+            self.handleError(record)
+
+    def flush(self) -> None:
+        with self.lock if self.lock is not None else contextlib.nullcontext():
+            lines, self._lines = self._lines, []
+            if lines:
+                self.stream.write("".join(lines))
+            super().flush()
 
 
 class _RecordQueue(logging.handlers.QueueHandler):
