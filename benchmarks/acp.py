@@ -221,14 +221,14 @@ async def turn_overhead(turns: int, reps: int) -> Row:
                 mine, base = await interleave(reps, through_acp, through_lsp)
     row = margin_row("acp turn overhead vs LSP", median(mine) / turns * 1000,
                      median(base) / turns * 1000, "ms/turn", TURN_MARGIN_MS)
-    row.notes.append(f"{turns} read_file turns, openai, streaming: ACP {median(mine):.3f} s, "
-                     f"LSP {median(base):.3f} s (floor: the LSP front-end)")
+    row.notes.append(f"{turns} read_file turns, openai, streaming, median of {reps} rounds: ACP "
+                     f"{median(mine):.3f} s, LSP {median(base):.3f} s (floor: the LSP front-end)")
     return row
 
 
 async def run(config: Config) -> list[Row]:
     """Cold start and per-turn overhead."""
     rows = await cold_start(config.reps, config.quick)
-    rows.append(await turn_overhead(config.size(50, 5, smoke=2), config.reps))
+    rows.append(await turn_overhead(config.size(50, 5, smoke=2), config.tight_reps))
     rows.append(await fs_overhead(config.size(50, 5, smoke=2), config.reps))
     return rows

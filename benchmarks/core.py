@@ -14,6 +14,9 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
 
+TIGHT_REPS = 9
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """How a run is sized: `quick` shrinks every case to seconds; `reps` repetitions per figure;
@@ -22,6 +25,13 @@ class Config:
     quick: bool = False
     reps: int = 5
     smoke: bool = False
+
+    @property
+    def tight_reps(self) -> int:
+        """Rounds for a figure whose target is a margin of a millisecond or two a turn over its
+        floor: the machine's noise between rounds is of that size, and the median of three
+        flaps around the target. At least `TIGHT_REPS` (quick runs keep theirs)."""
+        return self.reps if self.quick else max(self.reps, TIGHT_REPS)
 
     def size(self, full: int, quick: int, smoke: int | None = None) -> int:
         """`full` normally, `quick` in quick mode, `smoke` (else `quick`) in a smoke run."""

@@ -64,7 +64,8 @@ async def measure(daemon: Daemon, url: str, provider: str, stream: bool,
     mode += "" if checkpoints else ", checkpoints off"
     row = margin_row(f"turn overhead, {provider}, {mode}", median(mine) / turns * 1000,
                      median(base) / turns * 1000, "ms/turn", BUDGET_MS)
-    row.notes.append(f"{turns} turns: ours {median(mine):.3f} s, floor {median(base):.3f} s; "
+    row.notes.append(f"{turns} turns, median of {reps} rounds: ours {median(mine):.3f} s, "
+                     f"floor {median(base):.3f} s; "
                      f"CPU per turn (steadier on a busy machine): ours "
                      f"{median(cpu[0]) / turns * 1000:.2f} ms, floor "
                      f"{median(cpu[1]) / turns * 1000:.2f} ms")
@@ -156,8 +157,8 @@ async def run(config: Config) -> list[Row]:
         ) as daemon:
             for provider, stream in COMBOS[:2] if config.quick else COMBOS:
                 rows.append(await measure(daemon, fake.url, provider, stream, turns,
-                                          config.reps))
-            rows.append(await measure(daemon, fake.url, *COMBOS[0], turns, config.reps,
+                                          config.tight_reps))
+            rows.append(await measure(daemon, fake.url, *COMBOS[0], turns, config.tight_reps,
                                       checkpoints=False))
             rows.append(await checkpoint_overhead(daemon, config.size(20, 5, smoke=2),
                                                      config.reps))
