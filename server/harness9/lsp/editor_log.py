@@ -9,9 +9,9 @@ not two for every tool call, and the event loop nothing.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
+from harness9.process.stdio_channel import BatchHandler
 from harness9.redaction import RedactingFilter
 
 SHOWN = frozenset({"tool_started", "tool_finished"})  # the event kinds the editor's log gets
@@ -21,9 +21,9 @@ def _shown(record: logging.LogRecord) -> bool:
     return getattr(record, "event", None) in SHOWN
 
 
-class EditorLog(logging.Handler):
-    """Collects the (redacted) blocks of tool starts and ends; `flush` sends them, joined, to
-    `send`."""
+class EditorLog(BatchHandler):
+    """Collects the (redacted) blocks of tool starts and ends and sends each batch's, joined,
+    to `send`."""
 
     def __init__(self, send: Callable[[str], None]) -> None:
         super().__init__(logging.INFO)
@@ -31,15 +31,6 @@ class EditorLog(logging.Handler):
         self.addFilter(_shown)  # first: nothing else is redacted twice
         self.addFilter(RedactingFilter())
         self._send = send
-        self._blocks: list[str] = []
-        self._taking = threading.Lock()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        with self._taking:
-            self._blocks.append(self.format(record))
-
-    def flush(self) -> None:
-        with self._taking:
-            blocks, self._blocks = self._blocks, []
-        if blocks:
-            self._send("\n".join(blocks))
+    def deliver(self, texts: list[str]) -> None:
+        self._send("\n".join(texts))

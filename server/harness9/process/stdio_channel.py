@@ -13,6 +13,7 @@ import os
 import queue
 import signal
 import sys
+import threading
 import time
 from types import FrameType
 from typing import Any
@@ -99,26 +100,46 @@ class _BatchListener(logging.handlers.QueueListener):
         return self._taken.popleft()
 
 
-class _Batched(logging.StreamHandler):  # type: ignore[type-arg]
-    """A stream handler that writes a batch of records at once, when flushed (one write a
-    batch, not one or more for each record: stderr is unbuffered or line-buffered)."""
+class BatchHandler(logging.Handler):
+    """A handler that keeps the formatted records of a batch and hands them on together
+    (`deliver`) when flushed: the log's thread flushes its handlers after each batch."""
 
-    def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
-        self._lines: list[str] = []
+    def __init__(self, level: int = logging.NOTSET) -> None:
+        super().__init__(level)
+        self._texts: list[str] = []
+        self._taking = threading.Lock()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self._lines.append(self.format(record) + self.terminator)
+            text = self.format(record)
         except Exception:
             self.handleError(record)
+            return
+        with self._taking:
+            self._texts.append(text)
 
     def flush(self) -> None:
-        with self.lock if self.lock is not None else contextlib.nullcontext():
-            lines, self._lines = self._lines, []
-            if lines:
-                self.stream.write("".join(lines))
-            super().flush()
+        with self._taking:
+            texts, self._texts = self._texts, []
+        if texts:
+            self.deliver(texts)
+
+    def deliver(self, texts: list[str]) -> None:
+        """Hand on one batch's formatted records, oldest first."""
+        raise NotImplementedError
+
+
+class _Batched(BatchHandler):
+    """Writes a batch of records to a stream at once (one write a batch, not one or more for
+    each record: stderr is unbuffered or line-buffered)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def deliver(self, texts: list[str]) -> None:
+        self.stream.write("".join(f"{text}\n" for text in texts))
+        self.stream.flush()
 
 
 class _RecordQueue(logging.handlers.QueueHandler):

@@ -30,6 +30,8 @@ from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
 
+_Drafting = asyncio.Task[tuple[ShadowRepo, Checkpoint] | None]  # a run's first checkpoint
+
 
 class RunCheckpoints:
     """Keeps the checkpoints of one run on its session (implements `BatchObserver`)."""
@@ -48,9 +50,9 @@ class RunCheckpoints:
         self._bus = bus
         self._history_at_start = history_at_start
         self._first = True
-        self._early: asyncio.Task[tuple[ShadowRepo, Checkpoint] | None] | None = None
+        self._early: _Drafting | None = None
 
-    def start(self) -> asyncio.Task[Any] | None:
+    def start(self) -> _Drafting | None:
         """Begin the run's first checkpoint now (the workspace as the run found it), while
         the model answers; the first batch keeps it. The task writing it (waiting for it is
         up to the caller); None on a workspace whose shadow repository is not open yet (its
@@ -151,10 +153,10 @@ class RunCheckpoints:
 
 
 _log = logging.getLogger("harness9.checkpoints")
-_unkept: set[asyncio.Task[tuple[ShadowRepo, Checkpoint] | None]] = set()  # referenced till done
+_unkept: set[_Drafting] = set()  # referenced till done
 
 
-def _drop_draft(task: asyncio.Task[tuple[ShadowRepo, Checkpoint] | None]) -> None:
+def _drop_draft(task: _Drafting) -> None:
     _unkept.discard(task)
     if task.cancelled():
         return
