@@ -4,13 +4,17 @@ blocks of a moment in one message, redacted, whatever the level of the stderr lo
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.daemon import Daemon, StartDaemon
+from tests.e2e.raw import Spawn, spawn
 from tests.fakellm import Call, FakeLLM, Reply
 
+__all__ = ["spawn"]  # the fixture
 pytestmark = pytest.mark.timeout(30)
 
 
@@ -55,3 +59,23 @@ async def test_a_quick_runs_blocks_come_together_redacted_with_stderr_quiet(
     assert "Tool start" in blocks[0] and "id=r0" in "".join(blocks)
     text = "\n".join(m.message for m in daemon.client.log_messages)
     assert "hunter2secret" not in text and "https://me:[redacted]@example.com" in text
+
+
+def test_no_log_message_follows_the_shutdown_answer(spawn: Spawn, tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    # The call's start is logged in one batch, its end (0.2 s later) waits for the next.
+    calls = [{"name": "bash", "arguments": {"command": "sleep 0.2"}}]
+    script.write_text(json.dumps({"turns": [{"text": "go", "tool_calls": calls},
+                                            {"text": "done"}]}))
+    daemon = spawn(env={"HARNESS9_PROVIDER": "replay"})
+    daemon.initialize(tmp_path)
+    daemon.send({"id": 5, "method": "agent/run",
+                 "params": {"prompt": "go", "replayFile": str(script)}})
+    daemon.until_id(5)
+    # At once: the call's end is still waiting for the log's next batch.
+    daemon.send({"id": 6, "method": "shutdown"})
+    daemon.until_id(6)
+    time.sleep(0.3)  # long enough for that batch
+    daemon.send({"method": "exit"})
+    assert daemon.rest() == b""
+    assert daemon.exit_code() == 0

@@ -9,6 +9,7 @@ not two for every tool call, and the event loop nothing.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 from harness9.process.stdio_channel import BatchHandler
@@ -31,6 +32,27 @@ class EditorLog(BatchHandler):
         self.addFilter(_shown)  # first: nothing else is redacted twice
         self.addFilter(RedactingFilter())
         self._send = send
+        self._sending = threading.Lock()
+        self._stopped = False
+        _live.append(self)
 
     def deliver(self, texts: list[str]) -> None:
-        self._send("\n".join(texts))
+        with self._sending:
+            if not self._stopped:
+                self._send("\n".join(texts))
+
+    def stop(self) -> None:
+        """Send what is collected now, then nothing more (a batch being sent goes first)."""
+        self.flush()
+        with self._sending:
+            self._stopped = True
+
+
+_live: list[EditorLog] = []
+
+
+def stop_sending() -> None:
+    """The client asked to shut down: it gets no log message after the answer (the blocks
+    still queued go to stderr only)."""
+    for handler in _live:
+        handler.stop()

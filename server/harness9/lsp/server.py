@@ -415,9 +415,12 @@ async def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 
 @server.feature(types.SHUTDOWN)
 async def on_shutdown(ls: Harness9Server, params: Any) -> None:
-    """Stop the MCP servers (and their process groups) before answering."""
+    """Stop the MCP servers (and their process groups) and the editor's log before answering."""
+    from harness9.lsp.editor_log import stop_sending
+
     if ls._service is not None:
         await ls._service.shutdown()
+    stop_sending()
 
 
 def main() -> None:
