@@ -19,7 +19,8 @@ turn) sends the run's last tools with `tool_choice: {"type": "none"}`, because t
 such a history without tool definitions. Streams are read as raw events (not the SDK's
 `messages.stream()` helper, which raises on a tool input that is not valid JSON), so broken
 argument text reaches the tool as a failure the model can fix. Every call keeps to the run's
-`RequestLimits`; the service's `ping` events are keep-alives, no sign of the model.
+`RequestLimits`; the service's `ping` events are keep-alives, no sign of the model. The body is
+encoded here (`BodyEncoder`, as for OpenAI) and posted with the SDK's client.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from harness9.provider.anthropic_stream import (
     reasoning_block,
     usage_of,
 )
+from harness9.provider.json_body import BodyEncoder
 from harness9.provider.limits import DEFAULT_LIMITS, Pacer, RequestLimits
 from harness9.provider.llm_provider import LIST_TIMEOUT
 from harness9.provider.message_cache import MessageCache
@@ -273,6 +275,7 @@ class AnthropicProvider(AdvisedCalls):
         self._limits = limits
         self._run_tools: list[ToolDefinition] | None = None
         self._convert = MessageCache(_blocks)
+        self._body = BodyEncoder()
         self._sdk: Any = None
         self._client: Any = None
 
@@ -294,6 +297,17 @@ class AnthropicProvider(AdvisedCalls):
             self.reasoning_effort,
         )
 
+    def _post(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        """`messages.create(**request, stream=stream)`, the body encoded by `BodyEncoder`
+        (the SDK would copy and encode the whole conversation again for every call)."""
+        types = self._sdk.types
+        body = {**request, "stream": True} if stream else request
+        return client.post(
+            "/v1/messages", content=self._body(body),
+            cast_to=types.Message, stream=stream,
+            stream_cls=self._sdk.AsyncStream[types.RawMessageStreamEvent],
+        )
+
     async def list_models(self) -> list[ModelInfo]:
         """The service's models (`GET /v1/models`, every page), newest first as it lists them."""
         client = await self._connect()
@@ -312,7 +326,7 @@ class AnthropicProvider(AdvisedCalls):
             translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
-            return from_message(await pacer.first(client.messages.create(**request)))
+            return from_message(await pacer.first(self._post(client, request, stream=False)))
 
     async def _generate_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] | None
@@ -325,7 +339,7 @@ class AnthropicProvider(AdvisedCalls):
             translated_errors(self._sdk, self.name, self._limits, self.base_url),
             Pacer(self._limits, self.name) as pacer,
         ):
-            stream = await pacer.first(client.messages.create(**request, stream=True))
+            stream = await pacer.first(self._post(client, request, stream=True))
             async with stream:
                 async for event in pacer.events(stream, keepalive=is_ping):
                     delta = assembler.feed(event)
