@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,33 @@ def test_the_daemon_starts_without_the_engine_and_the_tools() -> None:
     out = subprocess.run([sys.executable, "-c", DAEMON_START], capture_output=True, text=True,
                          check=True, timeout=25, cwd=ROOT)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+BULKY = """
+import gc
+THRESHOLDS = gc.get_threshold()
+OBJECTS = [[index] for index in range(20000)]
+"""
+
+
+@pytest.mark.timeout(30)
+async def test_an_sdk_imported_late_is_loaded_without_full_collections_and_set_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An SDK imported after warming up (another provider's, chosen later): a full collection
+    # in the middle of its import, or over it afterwards, would walk all it made.
+    from harness9.provider import _sdk
+
+    (tmp_path / "bulky_sdk.py").write_text(BULKY)
+    monkeypatch.syspath_prepend(tmp_path)
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    try:
+        module = await _sdk.load_sdk("bulky_sdk")
+        assert module.THRESHOLDS[:2] == thresholds[:2] and module.THRESHOLDS[2] > 10**6
+        assert gc.get_freeze_count() >= frozen + len(module.OBJECTS)
+        assert gc.get_threshold() == thresholds
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        _sdk._loaded.pop("bulky_sdk", None)
+        sys.modules.pop("bulky_sdk", None)

@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager, contextmanager
 from types import ModuleType
 from typing import Any
 
+from harness9.provider import collector
 from harness9.provider.endpoints import auth_advice, model_advice, network_advice, path_advice
 from harness9.provider.limits import RequestLimits, connect_message
 from harness9.provider.provider_errors import (
@@ -62,12 +63,16 @@ _STREAM_ERROR_STATUS = {
 
 
 async def load_sdk(name: str) -> ModuleType:
-    """Import module `name` once, off the event loop, and cache it."""
+    """Import module `name` once, off the event loop, and cache it. The import holds off the
+    garbage collector's full collections and sets what it loaded apart from them (`collector`):
+    an SDK not imported while warming up (another provider's, chosen later) would otherwise
+    stall the event loop with full collections during its import and after."""
     module = _loaded.get(name)
     if module is None:
         # Not `sys.modules`: while another run's import is under way it holds a half-initialised
         # module; import_module waits for that import to finish instead.
-        module = await asyncio.to_thread(importlib.import_module, name)
+        with collector.held():
+            module = await asyncio.to_thread(importlib.import_module, name)
         _loaded[name] = module
     return module
 

@@ -24,13 +24,15 @@ import threading
 import time
 from collections.abc import Mapping
 
+from harness9.provider import collector
+
 _log = logging.getLogger("harness9.warm_up")
 
 SDK_MODULES = {"openai": "openai", "anthropic": "anthropic"}  # provider → its SDK's module
 _done = threading.Event()  # set when warming up ended (or never started)
 HOLD_AT_MOST = 60.0
-_NEVER = 1 << 30  # a full collection after this many middle ones: not during start-up
-_thresholds: list[int] = []  # the collector's thresholds while they are held
+_holding: list[bool] = []  # one entry while start-up holds full collections
+_holding_lock = threading.Lock()
 
 
 def wanted(env: Mapping[str, str] | None = None) -> bool:
@@ -50,30 +52,31 @@ def start_warm_up(provider: str | None) -> None:
 
 def hold_collection() -> None:
     """Hold off the garbage collector's full collections until warming up ends (or is found
-    to be off).
+    to be off), after `HOLD_AT_MOST` seconds in any case (a client that never initializes).
 
     Importing the daemon, the SDKs and their schemas makes hundreds of thousands of objects
     that live as long as the process; the two full collections this set off on the way took
     about 170 ms of the start. Young objects are still collected (stopping the collector
-    altogether left 9 MB more in use). When warming up ends, what is loaded is set apart from
-    the collector for good (`gc.freeze`) and full collections resume; after `HOLD_AT_MOST`
-    seconds in any case (a client that never initializes).
+    altogether left 9 MB more in use). When the hold ends, what is loaded is set apart from the
+    collector for good and full collections resume (`collector`).
     """
-    _thresholds[:] = gc.get_threshold()
-    young, middle, _ = _thresholds
-    gc.set_threshold(young, middle, _NEVER)
+    with _holding_lock:
+        collector.hold()
+        _holding.append(True)
     timer = threading.Timer(HOLD_AT_MOST, _resume)
     timer.daemon = True
     timer.start()
 
 
 def _resume() -> None:
-    if _thresholds:
-        gc.set_threshold(*_thresholds)
+    with _holding_lock:
+        if _holding:
+            _holding.clear()
+            collector.release()
 
 
 def _end() -> None:
-    gc.freeze()
+    gc.freeze()  # also when nothing held collections (warming up is off)
     _resume()
     _done.set()
 
