@@ -20,16 +20,19 @@ class DirectLoop:
 
     def __init__(self, provider: str, url: str, stream: bool, workdir: str,
                  raw: bool = False, system: bool = False) -> None:
-        """`raw` (OpenAI, not streamed): post the body as the daemon does, without the SDK's
-        parameter transformation, whose cost grows with the conversation. `system`: send the
+        """`raw` (OpenAI, not streamed): post the body as the daemon does (encoded by its
+        `BodyEncoder`, which reuses the previous body's JSON for the messages they share),
+        without the SDK's parameter transformation, whose cost grows with the conversation.
+        `system`: send the
         daemon's system prompt too (Anthropic: with the prompt-cache marks the daemon sets on it
         and on the tools), so the requests are the daemon's own."""
+        from harness9.provider.json_body import BodyEncoder
         from harness9.service.assembly import system_prompt
         from harness9.service.settings import RunSettings
         from harness9.tools import default_registry
 
         self.system = system_prompt(workdir, RunSettings()) if system else None
-        self.raw = raw
+        self.raw = BodyEncoder() if raw else None
         self.provider = provider
         self.stream = stream
         registry = default_registry(workdir)
@@ -99,12 +102,12 @@ class DirectLoop:
         return output if isinstance(output, str) else output.text
 
     async def _openai(self, messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-        if self.raw:
+        if self.raw is not None:
             from openai.types.chat import ChatCompletion
 
             reply = await self.client.post(
                 "/chat/completions", cast_to=ChatCompletion,
-                body={"model": MODEL, "messages": messages, "tools": self.schema})
+                content=self.raw({"model": MODEL, "messages": messages, "tools": self.schema}))
         else:
             reply = await self.client.chat.completions.create(
                 model=MODEL, messages=messages, tools=self.schema)

@@ -3,10 +3,10 @@
 A stored session of N messages (a system prompt, a prompt, then read_file calls of `notes.txt`
 with their results) is continued for 40 turns of the same kind, N = 10 and N = 1,000, a fresh
 copy of the session for every run (so loading it from disk is counted too). The floor of each
-is the same requests made directly with the SDK (posted as the daemon posts them), with a
-conversation of the same length. What the daemon adds per turn (its CPU time minus the floor
-client's: steadier than wall time on a busy machine, and both sides encode the same request)
-at 1,000 messages is compared with what it adds at 10.
+is the same requests made directly with the SDK (encoded and posted as the daemon posts them),
+with a conversation of the same length. What the daemon adds per turn (its CPU time minus the
+floor client's: steadier than wall time on a busy machine, and both sides encode the same
+request the same way) at 1,000 messages is compared with what it adds at 10.
 """
 
 from __future__ import annotations

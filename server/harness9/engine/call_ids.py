@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from harness9.schema import Message
+from harness9.schema import Message, ToolCall
 
 
 class CallIds:
@@ -23,20 +23,24 @@ class CallIds:
 
     def assign(self, message: Message) -> Message:
         """`message` with each tool call's id unique in the session (a call that has one
-        keeps it)."""
+        keeps it); the same message when no call needed a new one, since what stores and
+        converts a history knows a message it saw before by its identity."""
         if not message.tool_calls:
             return message
-        calls = []
-        for call in message.tool_calls:
-            if call.wire_id is None:
-                unique, n = call.id, 1
-                while unique in self._taken:
-                    n += 1
-                    unique = f"{call.id}~{n}"
-                call = call if unique == call.id else replace(call, wire_id=unique)
-            self._taken.add(call.unique_id)
-            calls.append(call)
-        return replace(message, tool_calls=tuple(calls))
+        calls = tuple(self._unique(call) for call in message.tool_calls)
+        if all(new is old for new, old in zip(calls, message.tool_calls, strict=True)):
+            return message
+        return replace(message, tool_calls=calls)
+
+    def _unique(self, call: ToolCall) -> ToolCall:
+        if call.wire_id is None:
+            unique, n = call.id, 1
+            while unique in self._taken:
+                n += 1
+                unique = f"{call.id}~{n}"
+            call = call if unique == call.id else replace(call, wire_id=unique)
+        self._taken.add(call.unique_id)
+        return call
 
 
 def with_unique_ids(history: list[Message]) -> None:

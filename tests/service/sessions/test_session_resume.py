@@ -341,3 +341,24 @@ async def test_a_session_never_prompted_leaves_no_file(fake: FakeLLM, tmp_path: 
     folder = state_dir() / "sessions" / workspace_key(str(tmp_path))
     assert not list(folder.glob(f"{session.id}.*"))
     service.close()
+
+
+async def test_continuing_a_stored_session_appends_only_the_new_messages(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    # Each message of a session is written once: continuing it in a new daemon must not write
+    # the loaded history again (a file growing by the whole history every run).
+    fake.script([Reply("", [Call("bash", {"command": "echo one"}, id="c1")]), Reply("first"),
+                 Reply("", [Call("bash", {"command": "echo two"}, id="c2")]), Reply("second")])
+    one = AgentService()
+    first = await one.run(request(tmp_path), Recorder().wire)
+    one.close()
+    two = AgentService()
+    await two.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    history = two.sessions.get(first.ids.session_id).history  # type: ignore[union-attr]
+    two.close()
+    log = state_dir() / "sessions" / workspace_key(str(tmp_path)) / \
+        f"{first.ids.session_id}.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["type"] for r in records if r["type"] not in ("message", "run", "call")] == []
+    assert sum(r["type"] == "message" for r in records) == len(history) == 9
