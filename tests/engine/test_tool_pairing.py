@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness9.engine import AgentEngine, EventBus
 from harness9.engine.tool_pairing import pair_tool_calls
@@ -102,3 +104,29 @@ def test_pairing_answers_missing_calls_and_drops_results_without_a_call() -> Non
     assert [m.tool_call_id for m in history] == [None, None, "c0", "c1", "c2", None]
     assert history[3].content == "ok"
     assert pair_tool_calls(history) == 0
+
+
+_IDS = st.sampled_from(["a", "b", "c"])
+_MESSAGES = st.one_of(
+    st.builds(lambda ids: Message(role=Role.ASSISTANT, content="", tool_calls=tuple(
+        ToolCall(i, "bash", "{}") for i in ids)), st.lists(_IDS, max_size=3)),
+    st.builds(lambda i: Message(role=Role.USER, content="out", tool_call_id=i), _IDS),
+    st.just(Message.user("more")),
+    st.just(Message(role=Role.ASSISTANT, content="text")),
+)
+
+
+@given(st.lists(_MESSAGES, max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_a_history_left_alone_is_one_that_holds_and_one_repaired_holds(
+    messages: list[Message],
+) -> None:
+    # The quick check that spares a long history the repair must agree with the repair.
+    history = list(messages)
+    changes = pair_tool_calls(history)
+    assert_paired(history)
+    if changes == 0:
+        assert all(a is b for a, b in zip(history, messages, strict=True))
+    again = list(history)
+    assert pair_tool_calls(again) == 0 and all(
+        a is b for a, b in zip(again, history, strict=True))

@@ -19,6 +19,8 @@ _log = logging.getLogger("harness9.engine")
 
 def pair_tool_calls(history: list[Message]) -> int:
     """Repair `history` in place; returns the number of results added or dropped (0: it held)."""
+    if _paired(history):
+        return 0
     repaired: list[Message] = []
     changes = 0
     i = 0
@@ -41,6 +43,22 @@ def pair_tool_calls(history: list[Message]) -> int:
         history[:] = repaired
         _log.warning("repaired the history: %d tool result(s) added or dropped", changes)
     return changes
+
+
+def _paired(history: list[Message]) -> bool:
+    """Whether every tool call is answered right after its message, in call order, and every
+    result answers one: the rule as the engine keeps it, checked without building anything
+    (a run checks its history at its start and its end, and a session's can be long)."""
+    expected: list[str] = []  # the ids the next results must answer, last first
+    for message in history:
+        if message.tool_call_id is not None:
+            if not expected or expected.pop() != message.tool_call_id:
+                return False
+        elif expected:
+            return False
+        elif message.tool_calls and message.role is Role.ASSISTANT:
+            expected = [call.id for call in reversed(message.tool_calls)]
+    return not expected
 
 
 def _answers(calls: tuple[ToolCall, ...], results: list[Message]) -> tuple[list[Message], int]:
