@@ -336,9 +336,13 @@ class StreamChunk:
 
 
 def shared_prefix(a: Sequence[Message], b: Sequence[Message]) -> int:
-    """How many leading messages `a` and `b` share, as the same objects. Messages are
-    immutable, so a message that changed is a new object: this finds where two versions of a
-    conversation part in time proportional to the prefix, without comparing contents."""
+    """How many leading messages `a` and `b` share. Messages are immutable, so a message that
+    changed is a new object: this finds where two versions of a conversation part by identity,
+    without comparing contents, except in the usual case of `a` extending `b`, which one list
+    comparison confirms (it passes over identical items without looking into them; an equal
+    message in place of one is the same message)."""
+    if len(b) <= len(a) and a[: len(b)] == b:  # lists: otherwise unequal, and the loop decides
+        return len(b)
     limit = min(len(a), len(b))
     common = 0
     while common < limit and a[common] is b[common]:

@@ -7,7 +7,7 @@ import pytest
 
 from harness9.provider import anthropic, openai
 from harness9.provider.message_cache import MessageCache
-from harness9.schema import Message, Role, ToolCall
+from harness9.schema import Message, Role, ToolCall, shared_prefix
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -62,3 +62,19 @@ def test_cached_wire_forms_equal_fresh_ones() -> None:
         history.append(Message.user(f"next {step}"))
         if step == 2:
             history[1] = Message.user("changed")
+
+
+def test_the_shared_prefix_of_two_versions_of_a_conversation() -> None:
+    history = _conversation(3)
+    longer = [*history, Message.user("more")]
+    assert shared_prefix(longer, history) == len(history)  # the usual case: it grew
+    assert shared_prefix(history, longer) == len(history)
+    changed = list(longer)
+    changed[3] = Message(role=Role.USER, content="[pruned]", tool_call_id="c0")
+    assert shared_prefix(changed, history) == 3
+    same_text = list(longer)
+    same_text[3] = Message(role=history[3].role, content=history[3].content,
+                           tool_call_id=history[3].tool_call_id)  # an equal copy
+    assert shared_prefix(same_text, history) == len(history)
+    assert shared_prefix(tuple(longer), history) == len(history)
+    assert shared_prefix([], history) == shared_prefix(history, []) == 0
