@@ -35,6 +35,15 @@ def _spliced(head: bytes, key: str, items: list[bytes]) -> bytes:
     return b"".join((head[:-1], comma, dumps(key), b":[", b",".join(items), b"]}"))
 
 
+def _same_objects(a: list[object], b: list[object]) -> int:
+    """How many leading items `a` and `b` share as the same objects."""
+    limit = min(len(a), len(b))
+    common = 0
+    while common < limit and a[common] is b[common]:
+        common += 1
+    return common
+
+
 def _identity(message: object) -> tuple[object, ...]:
     """What makes a message the same as one of the previous body: the same object, or (as a
     provider rebuilds the message around its blocks each call) the same role around the same
@@ -51,8 +60,11 @@ class BodyEncoder:
     messages it shares with it."""
 
     def __init__(self) -> None:
-        # Each entry holds the message it encodes, so the ids in its key stay that object's.
-        self._previous: dict[tuple[object, ...], tuple[object, bytes]] = {}
+        # The previous body's messages, their keys (`_identity`) and their JSON, in order. The
+        # messages are held so that the ids in their keys stay those objects'.
+        self._messages: list[object] = []
+        self._keys: list[tuple[object, ...]] = []
+        self._texts: list[bytes] = []
         self._head: tuple[dict[str, Any], bytes] = ({}, b"{}")
 
     def __call__(self, request: Mapping[str, Any]) -> bytes:
@@ -60,17 +72,19 @@ class BodyEncoder:
         messages = request.get("messages")
         if not isinstance(messages, list):
             return dumps(request)
-        previous, now = self._previous, {}
-        encoded = []
-        for message in messages:
+        # A conversation that only grew keeps its messages as the same objects: those are
+        # taken by position, without their keys; the rest (all of them, for a provider that
+        # rebuilds its messages each call) are looked up by key among the previous body's.
+        common = _same_objects(messages, self._messages)
+        keys, texts = self._keys[:common], self._texts[:common]
+        known = dict(zip(self._keys[common:], self._texts[common:], strict=True))
+        for message in messages[common:]:
             key = _identity(message)
-            known = previous.get(key)
-            if known is None:
-                known = (message, dumps(message))
-            now[key] = known
-            encoded.append(known[1])
-        self._previous = now  # the last body's messages only: it never outgrows a body
-        return _spliced(self._encoded_head(request), "messages", encoded)
+            text = known.get(key)
+            keys.append(key)
+            texts.append(dumps(message) if text is None else text)
+        self._messages, self._keys, self._texts = list(messages), keys, texts
+        return _spliced(self._encoded_head(request), "messages", texts)
 
     def _encoded_head(self, request: Mapping[str, Any]) -> bytes:
         """The request without its messages (model, system prompt, tools), as JSON: the same
