@@ -36,7 +36,9 @@ def _spliced(head: bytes, key: str, items: list[bytes]) -> bytes:
 
 
 def _same_objects(a: list[object], b: list[object]) -> int:
-    """How many leading items `a` and `b` share as the same objects."""
+    """How many leading items `a` and `b` share as the same objects (not `shared_prefix`,
+    which takes an equal message for the same: equal dicts can differ in JSON, `0` and
+    `False`)."""
     limit = min(len(a), len(b))
     common = 0
     while common < limit and a[common] is b[common]:
