@@ -68,6 +68,24 @@ def test_a_torn_last_line_and_garbage_in_the_middle_are_skipped(tmp_path: Path) 
     assert [m.content for m in loaded.messages] == ["You are harness9.", AWKWARD, "kept"]
 
 
+@pytest.mark.parametrize("damage", [
+    b"", b"1,2", b'{"type":"message","message":{"role":"user","content":"\xff"}}',
+    b"[" * 100_000, b"5", b'{"type":"message","message":{"role":"user","content":"x"},}',
+])
+def test_each_kind_of_damaged_line_costs_that_line_only(tmp_path: Path, damage: bytes) -> None:
+    # Read as one array first, line by line when that fails: the result must not differ.
+    log = SessionLog(tmp_path, "s-1")
+    log.add(conversation()[:2])
+    log.commit()
+    log.close()
+    with (tmp_path / "s-1.jsonl").open("ab") as handle:
+        handle.write(damage + b"\n")
+        handle.write(b'{"type":"message","message":{"role":"assistant","content":"kept"}}\n')
+    loaded = load(tmp_path, "s-1")
+    assert loaded.skipped == 1
+    assert [m.content for m in loaded.messages] == ["You are harness9.", AWKWARD, "kept"]
+
+
 def test_a_cut_shortens_the_history_from_there_on(tmp_path: Path) -> None:
     log = SessionLog(tmp_path, "s-1")
     log.add(conversation())

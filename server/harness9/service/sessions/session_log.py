@@ -126,18 +126,23 @@ def message_from(record: dict[str, Any]) -> Message:
     calls = tuple(
         ToolCall(id=str(c["id"]), name=str(c["name"]), arguments=str(c["arguments"]),
                  wire_id=None if c.get("wireId") is None else str(c["wireId"]))
-        for c in record.get("toolCalls", ())
-    )
+        for c in record["toolCalls"]
+    ) if "toolCalls" in record else ()
     tool_call_id = record.get("toolCallId")
     return Message(
-        role=Role(record["role"]),
+        role=_ROLES[record["role"]],
         content=str(record["content"]),
         tool_calls=calls,
         tool_call_id=None if tool_call_id is None else str(tool_call_id),
         is_error=bool(record.get("isError", False)),
-        reasoning=tuple(dict(b) for b in record.get("reasoning", ()) if isinstance(b, dict)),
-        images=tuple(Image(str(i["mediaType"]), str(i["data"])) for i in record.get("images", ())),
+        reasoning=tuple(dict(b) for b in record["reasoning"] if isinstance(b, dict))
+        if "reasoning" in record else (),
+        images=tuple(Image(str(i["mediaType"]), str(i["data"])) for i in record["images"])
+        if "images" in record else (),
     )
+
+
+_ROLES = {role.value: role for role in Role}
 
 
 _LOCK_TRIES = 5
@@ -253,17 +258,39 @@ def load(folder: Path, session_id: str) -> LoadedSession:
     """Read a stored session back; unreadable lines are skipped and counted."""
     path = folder / f"{session_id}.jsonl"
     loaded = LoadedSession([], read_meta(folder / f"{session_id}.meta.json"), 0)
-    skipped = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n"):
-                skipped += 1  # torn: the write of the turn in flight never finished
-                continue
-            try:
-                _apply(json.loads(raw), loaded)
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
-                skipped += 1
+    *lines, rest = path.read_bytes().split(b"\n")
+    skipped = 1 if rest else 0  # torn: the write of the turn in flight never finished
+    for record in _records(lines):
+        try:
+            if record is _DAMAGED:
+                raise ValueError("not JSON")
+            _apply(record, loaded)
+        except (ValueError, KeyError, TypeError, RecursionError):
+            skipped += 1
     return replace(loaded, skipped=skipped)
+
+
+_DAMAGED = object()
+
+
+def _records(lines: list[bytes]) -> list[Any]:
+    """Each line's JSON value (`_DAMAGED` for a line that is not JSON). All lines are parsed as
+    one array, in one call: a long session loads in about half the time of a call per line;
+    only a file with a damaged line is parsed line by line."""
+    try:
+        records: list[Any] = json.loads(b"[" + b",".join(lines) + b"]")
+        if len(records) == len(lines):
+            return records
+    except (ValueError, RecursionError):
+        pass
+    return [_record(line) for line in lines]
+
+
+def _record(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return _DAMAGED
 
 
 def _apply(record: Any, loaded: LoadedSession) -> None:
