@@ -2,7 +2,7 @@
 
 The daemon, the provider SDKs and their schemas are hundreds of thousands of objects made by
 imports and kept to the end. A full collection walks every object the collector tracks: one set
-off in the middle of an SDK's import walks the part already loaded (50–60 ms for Anthropic's,
+off in the middle of an SDK's import walks the part already loaded (up to 65 ms for Anthropic's,
 with the interpreter's lock held, so the event loop and a streamed answer stall) and frees
 nothing. While any hold is on, full collections wait (young objects are still collected); when
 the last hold ends, what was loaded is set apart from the collector for good (`gc.freeze`) and
