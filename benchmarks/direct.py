@@ -23,9 +23,8 @@ class DirectLoop:
         """`raw` (OpenAI, not streamed): post the body as the daemon does (encoded by its
         `BodyEncoder`, which reuses the previous body's JSON for the messages they share),
         without the SDK's parameter transformation, whose cost grows with the conversation.
-        `system`: send the
-        daemon's system prompt too (Anthropic: with the prompt-cache marks the daemon sets on it
-        and on the tools), so the requests are the daemon's own."""
+        `system`: send the daemon's system prompt too (Anthropic: with the prompt-cache marks
+        the daemon sets on it and on the tools), so the requests are the daemon's own."""
         from harness9.provider.json_body import BodyEncoder
         from harness9.service.assembly import system_prompt
         from harness9.service.settings import RunSettings
