@@ -15,7 +15,9 @@ from harness9.acp.early_session import EarlySession, answer_new_session
 from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
 from harness9.process import stdio_channel as stdio
+from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
+from harness9.redaction import looks_secret
 from harness9.service.settings import merge_client
 from harness9.service.warm_up import warm_up
 
@@ -100,6 +102,7 @@ def main(raw_settings: str | None = None) -> None:
     """`harness9 acp`: an ACP agent on stdin/stdout; logs go to stderr."""
     parent = parent_to_watch()  # first: it may end while we start
     stdio.configure_logging()
+    harden(looks_secret)
     settings = read_settings(raw_settings)
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()

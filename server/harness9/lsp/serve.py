@@ -8,7 +8,9 @@ import sys
 from pygls.exceptions import JsonRpcException
 
 from harness9.process import stdio_channel as stdio
+from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch
+from harness9.redaction import looks_secret
 
 INFO = 3  # `window/logMessage`'s MessageType.Info
 
@@ -39,6 +41,7 @@ def main() -> None:
     """
     parent = parent_to_watch()  # first: it may end while we start
     configure_logging()
+    harden(looks_secret)
     rpc_in, rpc_out = stdio.claim_stdio()
     stdio.exit_on_sigterm()
     stdio.reap_children_without_threads()

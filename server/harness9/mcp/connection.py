@@ -221,7 +221,7 @@ def _sandboxed(policy: SandboxPolicy) -> tuple[tuple[str, ...], dict[str, str]]:
     if found.mechanism is not Mechanism.BWRAP:
         raise OSError(f"the server asks for the OS sandbox, which needs bubblewrap here "
                       f"({found.reason or 'not the mechanism in use'})")
-    confinement = confine(policy, os.getcwd(), found)
+    confinement = confine(policy, os.getcwd(), found, launched=False)
     return confinement.prefix, dict(confinement.env or {})
 
 

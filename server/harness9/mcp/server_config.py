@@ -8,12 +8,14 @@ Validation only; nothing here loads the MCP SDK (the daemon's settings import it
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness9.process.sandbox import SandboxMode, SandboxPolicy
+from harness9.process.sandbox import SandboxMode, SandboxPolicy, resolve_roots
 
+_log = logging.getLogger(__name__)
 _KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs", "sandbox")
 _HTTP_KEYS = ("type", "url", "headers", "enabled", "toolTimeoutMs")
 TRANSPORTS = ("stdio", "http", "sse")
@@ -128,4 +130,7 @@ def _sandbox(name: str, value: Any) -> SandboxPolicy | None:
         raise TypeError(f"{name}.sandbox.network must be true or false, got {network!r}")
     if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
         raise TypeError(f"{name}.sandbox.writableRoots must be a list of paths, got {roots!r}")
-    return SandboxPolicy(SandboxMode.READ_ONLY, network, tuple(roots))
+    resolved, warnings = resolve_roots(tuple(roots))
+    for warning in warnings:
+        _log.warning("%s: %s", name, warning)
+    return SandboxPolicy(SandboxMode.READ_ONLY, network, resolved)

@@ -1,26 +1,24 @@
 """Landlock through its three system calls (Linux 5.13+): a ruleset that denies writes beneath
-everything but some folders.
+everything but some folders, and reads of what is hidden.
 
-Reads and execution stay free (they are not in the handled rights). Without network, TCP bind
-and connect are denied (ABI 4+); abstract unix sockets and signals that leave the sandbox too
-(ABI 6+). Landlock and `no_new_privs` confine the calling *thread* and what it starts: a
-`Spawner` is a daemon thread confined once, from which commands are started (they inherit its
-domain) the cheap way, as any other start, while the daemon's other threads stay free. (A hook
-run in the child before bash would force Python to copy the whole daemon with fork.)
+- Writes: only beneath the writable folders (and to the usual devices).
+- Reads: everything but the hidden paths and other terminals (`/dev/pts`): since Landlock only
+  allows, the folders on the way to a hidden path are opened up entry by entry, leaving out the
+  hidden one (a listing still shows its name; its files cannot be read).
+- Without network, TCP bind and connect are denied (ABI 4+); abstract unix sockets and signals
+  that leave the sandbox always (ABI 6+). The seccomp filter (`seccomp.py`) covers the rest.
+
+A ruleset confines the process that applies it and what that process starts, never the daemon:
+the launcher (`launch_server.py`) applies it in a freshly forked child just before bash.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Protocol, TypeVar
-
-_T = TypeVar("_T")
-_SPAWNERS_KEPT = 8  # confined threads kept for reuse (one per distinct set of rules)
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 # The same numbers on every architecture (the generic system call table).
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
@@ -28,16 +26,29 @@ _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
-_WRITE_FILE = 1 << 1
+_READ_FILE, _WRITE_FILE = 1 << 2, 1 << 1
 _REMOVE_DIR, _REMOVE_FILE = 1 << 4, 1 << 5
 _MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
 _REFER, _TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
 _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
+_FILE_RIGHTS = _READ_FILE | _WRITE_FILE | _TRUNCATE  # the only rights a rule on a file holds
 
 # Files a command writes to wherever it runs: their write right only (files take no others).
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")
-_DEVICE_FOLDERS = ("/dev/shm", "/dev/pts")
+_DEVICE_FOLDERS = ("/dev/shm",)
+# Never readable: the terminals of other programs (the user's among them).
+UNREADABLE = ("/dev/pts",)
+_MAX_READ_RULES = 4096  # entries opened up around hidden paths; past it the ruleset fails
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What a command may do: write beneath `writable`, read all but `hidden`, and network."""
+
+    writable: tuple[str, ...]
+    network: bool
+    hidden: tuple[str, ...] = ()
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -65,69 +76,87 @@ def abi_version() -> int:
     return max(version, 0)
 
 
-def restrictor(writable: list[str], network: bool) -> Restriction:
-    """A function that confines the thread that calls it (and what it starts): writes only
-    beneath `writable` (and to the usual devices), no TCP unless `network`. Raises OSError when
-    the ruleset cannot be made."""
+def ruleset(rules: Rules) -> int:
+    """A ruleset descriptor (close-on-exec) for `rules`; raises OSError when it cannot be made.
+    A writable folder that is missing, or no longer the folder it was resolved as (a link was
+    swapped in), is left out: it is not written through."""
     abi = abi_version()
     if abi < 1:
         raise OSError("Landlock is not available")
-    fd = _ruleset(abi, network)
+    fd = _ruleset(abi, rules.network)
     try:
         folder_rights = _folder_rights(abi)
-        for folder in writable:
-            _allow(fd, folder, folder_rights, missing_ok=True)
-        file_rights = _WRITE_FILE | (_TRUNCATE if abi >= 3 else 0)
+        for folder in rules.writable:
+            # Reads come from the rules around hidden paths; a folder inside one needs its own.
+            inside = any(_is_within(folder, hidden) for hidden in rules.hidden)
+            _allow_exact(fd, folder, folder_rights | (_READ_FILE if inside else 0))
         for device in _DEVICES:
-            _allow(fd, device, file_rights, missing_ok=True)
+            _allow(fd, device, _WRITE_FILE | (_TRUNCATE if abi >= 3 else 0))
         for folder in _DEVICE_FOLDERS:
-            _allow(fd, folder, folder_rights, missing_ok=True)
+            _allow(fd, folder, folder_rights | _READ_FILE)
+        for path, is_folder in readable_around([*UNREADABLE, *rules.hidden]):
+            _allow(fd, path, _READ_FILE, is_folder=is_folder)
     except BaseException:
         os.close(fd)
         raise
     os.set_inheritable(fd, False)
-    return _Restrict(fd)
+    return fd
 
 
-class Spawner:
-    """A daemon thread confined by one ruleset; what it starts is confined the same way."""
+def readable_around(excluded: Iterable[str]) -> list[tuple[str, bool]]:
+    """(path, is folder) of every entry to open up so that all is readable but `excluded`
+    (real paths): `/` itself when nothing is excluded, else each entry of the folders on the
+    way to an excluded path but the one leading there. Links are left out (what they point to
+    is reached by its own path); so are excluded paths that do not exist."""
+    targets = {os.path.normpath(path) for path in excluded if os.path.lexists(path)}
+    on_the_way = {os.path.dirname(path) for path in targets}
+    for path in list(on_the_way):
+        while path != "/":
+            path = os.path.dirname(path)
+            on_the_way.add(path)
+    if not targets:
+        return [("/", True)]
+    found: list[tuple[str, bool]] = []
+    for folder in sorted(on_the_way):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = entry.path if folder != "/" else "/" + entry.name
+            if path in targets or path in on_the_way or entry.is_symlink():
+                continue
+            found.append((path, entry.is_dir(follow_symlinks=False)))
+            if len(found) > _MAX_READ_RULES:
+                raise OSError(f"too many entries around the hidden paths (over {_MAX_READ_RULES})")
+    return found
 
-    def __init__(self, writable: list[str], network: bool) -> None:
-        restrict = restrictor(writable, network)  # raises OSError here, not in the thread
 
-        def confine() -> None:
-            try:
-                restrict()  # a failure breaks the pool: nothing ever runs unconfined in it
-            finally:
-                restrict.close()
-
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="landlock", initializer=confine)
-
-    def submit(self, start: Callable[..., _T], *args: object) -> Future[_T]:
-        """Run `start(*args)` in the confined thread."""
-        return self._pool.submit(start, *args)
-
-    def close(self) -> None:
-        """Let the thread end once its work is done."""
-        self._pool.shutdown(wait=False)
+def folders_around(excluded: Iterable[str]) -> list[str]:
+    """The folders whose entries `readable_around` lists: a ruleset made from them is out of
+    date once one of them changes."""
+    folders: set[str] = set()
+    for path in excluded:
+        if os.path.lexists(path):
+            path = os.path.normpath(path)
+            while path != "/":
+                path = os.path.dirname(path)
+                folders.add(path)
+    return sorted(folders)
 
 
-_spawners: OrderedDict[tuple[tuple[str, ...], bool], Spawner] = OrderedDict()
-_spawners_lock = threading.Lock()
+def _is_within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def spawner(writable: list[str], network: bool) -> Spawner:
-    """The confined thread for these rules (made once, kept among the last few used); raises
-    OSError when the ruleset cannot be made."""
-    key = (tuple(writable), network)
-    with _spawners_lock:
-        found = _spawners.pop(key, None)
-        if found is None:
-            found = Spawner(writable, network)
-        _spawners[key] = found
-        while len(_spawners) > _SPAWNERS_KEPT:
-            _spawners.popitem(last=False)[1].close()
-        return found
+def restrict_self(fd: int) -> None:
+    """Confine the calling thread (a child about to start a command) by the ruleset `fd`: no
+    new privileges, then the ruleset. Raises OSError."""
+    if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if _syscall(_RESTRICT_SELF, ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"landlock_restrict_self: {os.strerror(number)}")
 
 
 def _folder_rights(abi: int) -> int:
@@ -140,70 +169,55 @@ def _folder_rights(abi: int) -> int:
 
 
 def _ruleset(abi: int, network: bool) -> int:
-    attr = _RulesetAttr(fs=_folder_rights(abi))
+    attr = _RulesetAttr(fs=_folder_rights(abi) | _READ_FILE)
     size = 8
     if abi >= 4 and not network:
         attr.net = _NET_BIND_TCP | _NET_CONNECT_TCP
         size = 16
-    if abi >= 6 and not network:
-        attr.scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL
-        size = 24
-    elif abi >= 6:
-        attr.scoped = _SCOPE_SIGNAL
+    if abi >= 6:
+        attr.scoped = _SCOPE_SIGNAL | (0 if network else _SCOPE_ABSTRACT_UNIX_SOCKET)
         size = 24
     fd = int(_syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                       ctypes.c_uint32(0)))
     if fd < 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"landlock_create_ruleset: {os.strerror(errno)}")
+        number = ctypes.get_errno()
+        raise OSError(number, f"landlock_create_ruleset: {os.strerror(number)}")
     return fd
 
 
-def _allow(fd: int, path: str, rights: int, *, missing_ok: bool = False) -> None:
+def _allow_exact(fd: int, folder: str, rights: int) -> None:
+    """A rule for `folder` only if it is that very folder: reached without a link."""
     try:
-        target = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except FileNotFoundError:
-        if missing_ok:
-            return
-        raise
+        target = os.open(folder, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
     try:
-        if not os.path.isdir(path):
-            rights &= _WRITE_FILE | _TRUNCATE  # the only rights a file rule may hold
-        rule = _PathBeneath(allowed=rights, parent_fd=target)
-        done = int(_syscall(_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
-                            ctypes.byref(rule), ctypes.c_uint32(0)))
-        if done < 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"landlock_add_rule {path}: {os.strerror(errno)}")
+        if os.readlink(f"/proc/self/fd/{target}") == os.path.normpath(folder):
+            _add_rule(fd, target, rights, folder)
     finally:
         os.close(target)
 
 
-class Restriction(Protocol):
-    """Confines the thread that calls it; `close` releases what the daemon holds for it."""
+def _allow(fd: int, path: str, rights: int, *, is_folder: bool | None = None) -> None:
+    try:
+        target = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return  # missing, or gone since it was listed
+    try:
+        mode = os.fstat(target).st_mode
+        if stat.S_ISLNK(mode):
+            return  # never a rule through a link
+        if is_folder is None:
+            is_folder = stat.S_ISDIR(mode)
+        _add_rule(fd, target, rights if is_folder else rights & _FILE_RIGHTS, path)
+    finally:
+        os.close(target)
 
-    def __call__(self) -> None: ...
 
-    def close(self) -> None: ...
-
-
-class _Restrict:
-    """The confined thread's part (calling it): no new privileges, then the ruleset. Holds the
-    ruleset's descriptor until `close`."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._fd_arg = ctypes.c_int(fd)
-        self._zero = ctypes.c_uint32(0)
-
-    def __call__(self) -> None:
-        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-        if _syscall(_RESTRICT_SELF, self._fd_arg, self._zero) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
-
-    def close(self) -> None:
-        """Release the ruleset's descriptor (once it is applied)."""
-        fd, self.fd = self.fd, -1
-        if fd >= 0:
-            os.close(fd)
+def _add_rule(fd: int, target: int, rights: int, path: str) -> None:
+    rule = _PathBeneath(allowed=rights, parent_fd=target)
+    done = int(_syscall(_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
+                        ctypes.byref(rule), ctypes.c_uint32(0)))
+    if done < 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"landlock_add_rule {path}: {os.strerror(number)}")

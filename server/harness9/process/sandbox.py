@@ -1,19 +1,23 @@
 """The OS sandbox of the commands tools run: bubblewrap where it works, else Landlock, else none.
 
-A sandboxed command may read the whole file system but write only inside the workspace, its
-private temporary folder (its `/tmp` and `TMPDIR`) and the `writableRoots`; protected paths
-inside those (`.git`, `.vscode`, `.harness9` and the `protect` globs) stay read-only; and it has
-no network unless the policy says so. `availability()` probes once which mechanism works on this
-machine; `confine` turns a policy into what the process runner applies.
+A sandboxed command may read the file system but for the hidden paths (harness9's own config
+and state folders, `hide`), write only inside the workspace, its private temporary folder (its
+`/tmp` and `TMPDIR`) and the `writableRoots`; protected paths inside those (`.git`, `.vscode`,
+`.harness9` and the `protect` globs) stay read-only; and it has no network unless the policy
+says so. Every command is started by the launcher (`launcher.py`), never from a thread of the
+daemon, and confined in its own process: so it shares no Landlock domain with the daemon, and
+nothing it starts outlives the daemon. `availability()` probes once which mechanism works on
+this machine; `confine` turns a policy into what the launcher applies.
 
-- bubblewrap: the command runs in new mount, PID and (without network) network namespaces: the
-  root bound read-only, the writable folders bound read-write, each protected path that exists
-  bound read-only over them; a PID namespace of its own, so nothing it starts outlives it and it
-  sees no other process (nor their environments).
-- Landlock: the kernel denies writes beneath everything but the writable folders (and TCP
-  without network, from ABI 4; signals and abstract sockets leaving the sandbox, from ABI 6). It
-  cannot make a part of a writable folder read-only, so protected paths are then guarded by the
-  approval step only, and background jobs are ended as without a sandbox.
+- bubblewrap: new mount, PID and (without network) network namespaces: the root bound
+  read-only, hidden folders as empty ones, the writable folders bound read-write, each protected
+  path that exists bound read-only over them; a PID namespace of its own, so nothing it starts
+  outlives it and it sees no other process; no capabilities (a daemon running as root too); the
+  seccomp filter (`seccomp.py`), which without network leaves only the sandbox's own loopback.
+- Landlock: the kernel denies writes beneath everything but the writable folders and reads of
+  the hidden paths and other terminals (`landlock.py`); the seccomp filter refuses every new
+  socket without network; no capabilities. It cannot make a part of a writable folder
+  read-only, so protected paths are then guarded by the approval step only.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from harness9.process import bwrap, landlock
+from harness9.process import bwrap, landlock, seccomp
 
 
 class SandboxMode(StrEnum):
@@ -55,14 +60,21 @@ PROTECTED_NAMES = (".git", ".vscode", ".harness9")
 _MAX_PROTECTED = 256  # paths a `protect` glob may name; past it, the rest are left out
 
 
+# What commands never read (`sandbox.hide`'s default): the user's credentials of other tools.
+DEFAULT_HIDE = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.netrc", "~/.docker", "~/.kube",
+                "~/.config/gcloud")
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxPolicy:
-    """The `sandbox` setting: `mode`, `network`, extra `writable_roots`, `protect` globs."""
+    """The `sandbox` setting: `mode`, `network`, extra `writable_roots` (resolved real paths),
+    `protect` globs, and the paths commands cannot read (`hide`, `~` allowed)."""
 
     mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
     network: bool = False
     writable_roots: tuple[str, ...] = ()
     protect: tuple[str, ...] = ()
+    hide: tuple[str, ...] = DEFAULT_HIDE
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +92,15 @@ class Availability:
 
 @dataclass(frozen=True, slots=True)
 class Confinement:
-    """What the process runner applies to one command: a command-line `prefix` (bwrap), a
-    confined `spawner` thread to start it from (Landlock), and environment overrides."""
+    """What the launcher applies to one command: a command-line `prefix` (bwrap), the
+    Landlock rules and seccomp filter its process takes on (see `launch_server`), whether it
+    drops every capability, and environment overrides."""
 
     mechanism: Mechanism
     prefix: tuple[str, ...] = ()
-    spawner: landlock.Spawner | None = None
+    landlock: Mapping[str, Any] | None = None
+    seccomp: Mapping[str, Any] | None = None
+    drop_caps: bool = False
     env: Mapping[str, str] | None = None
 
 
@@ -140,23 +155,73 @@ def _bwrap_fails(program: str) -> str | None:
 
 
 def confine(
-    policy: SandboxPolicy, root: str, found: Availability, bwrap_path: str | None = None
+    policy: SandboxPolicy, root: str, found: Availability, bwrap_path: str | None = None,
+    *, launched: bool = True,
 ) -> Confinement:
-    """How to run a command of workspace `root` under `policy` with the mechanism `found`."""
+    """How to run a command of workspace `root` under `policy` with the mechanism `found`.
+    `launched` False: a process started by other means than the launcher (an MCP server),
+    which cannot hand bubblewrap a seccomp filter."""
     if policy.mode is SandboxMode.OFF or not found.works:
         return NO_CONFINEMENT
     real_root = os.path.realpath(root)
     private = private_temp(real_root)
     writable = [] if policy.mode is SandboxMode.READ_ONLY else [real_root]
-    writable += [os.path.realpath(os.path.expanduser(path)) for path in policy.writable_roots]
+    writable += [path for path in policy.writable_roots if path_is_itself(path)]
+    hidden = hidden_paths(policy.hide)
     if found.mechanism is Mechanism.BWRAP:
         program = shutil.which("bwrap", path=bwrap_path) or "bwrap"
         readable = [real_root] if real_root not in writable else []
         protected = protected_paths(writable, policy.protect)
-        prefix = bwrap.arguments(program, readable, writable, protected, private, policy.network)
-        return Confinement(Mechanism.BWRAP, tuple(prefix), env={"TMPDIR": "/tmp"})
-    confined = landlock.spawner([*writable, private], policy.network)
-    return Confinement(Mechanism.LANDLOCK, spawner=confined, env={"TMPDIR": private})
+        filtered = launched and seccomp.supported()
+        prefix = bwrap.arguments(program, bwrap.Layout(
+            readable, writable, protected, private, hidden, policy.network,
+            as_root=os.geteuid() == 0, seccomp=filtered))
+        filter_spec = None
+        if filtered:
+            families = None if policy.network else [seccomp.AF_INET, seccomp.AF_INET6,
+                                                    seccomp.AF_NETLINK]
+            filter_spec = {"families": families, "fd": bwrap.SECCOMP_FD}
+        return Confinement(Mechanism.BWRAP, tuple(prefix), seccomp=filter_spec,
+                           env={"TMPDIR": "/tmp"})
+    rules = {"writable": [*writable, private], "network": policy.network, "hidden": hidden}
+    filter_spec = None
+    if seccomp.supported():
+        filter_spec = {"families": None if policy.network else [], "fd": None}
+    return Confinement(Mechanism.LANDLOCK, landlock=rules, seccomp=filter_spec, drop_caps=True,
+                       env={"TMPDIR": private})
+
+
+def path_is_itself(path: str) -> bool:
+    """Whether `path` still names the folder it was resolved as: it exists and no link lies on
+    the way (a root swapped for a link is not written through)."""
+    return os.path.isdir(path) and os.path.realpath(path) == os.path.normpath(path)
+
+
+def resolve_roots(roots: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """`writableRoots` resolved once: (the real paths kept, a warning for each one left out
+    because it is missing or reached through a link)."""
+    kept: list[str] = []
+    warnings: list[str] = []
+    for root in roots:
+        path = os.path.abspath(os.path.expanduser(root))
+        if not os.path.isdir(path):
+            warnings.append(f"sandbox.writableRoots: {root} is not a folder here; left out")
+        elif os.path.realpath(path) != path:
+            warnings.append(f"sandbox.writableRoots: {root} is reached through a link "
+                            f"(to {os.path.realpath(path)}); left out, name the folder itself")
+        else:
+            kept.append(path)
+    return tuple(kept), warnings
+
+
+def hidden_paths(hide: tuple[str, ...]) -> list[str]:
+    """The real paths of what `hide` names that exist (`~` expanded)."""
+    found: list[str] = []
+    for path in hide:
+        expanded = os.path.abspath(os.path.expanduser(path))
+        if os.path.lexists(expanded):
+            found.append(os.path.realpath(expanded))
+    return sorted(set(found))
 
 
 def protected_paths(writable: list[str], protect: tuple[str, ...]) -> list[str]:

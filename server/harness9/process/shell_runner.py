@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import errno
 import os
-import subprocess
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from harness9.process.launcher import LAUNCHER, Child, LaunchRequest
 from harness9.process.reaper import REAPER, kill_group
 from harness9.process.sandbox import NO_CONFINEMENT, Confinement
 
@@ -97,32 +100,30 @@ async def run_shell(
     environment = REAPER.tool_environment(env)
     if confinement.env:
         environment = {**environment, **confinement.env}
-    proc, pipe = await _start(command, cwd, environment, confinement)
-    REAPER.register(proc.pid)
+    child, pipe = await _start(command, cwd, environment, confinement)
+    REAPER.register(child.pid)
     reader = _PipeReader(pipe, output, on_output)
-    watch = _ExitWatch(proc.pid)
     exited = emptied = False
     try:
-        exited = await watch.wait(budget)
+        exited = await child.wait(budget)
         if exited:
-            emptied = await _settle(proc, reader)
+            emptied = await _settle(child, reader)
     finally:
-        # Unless _settle reaped it, bash is a zombie at most, so its pid (the group's id, as
-        # start_new_session made it the leader) cannot have been reused by another process.
+        # Until it is released, bash is a zombie at most, so its pid (the group's id, as it
+        # leads a session of its own) cannot have been reused by another process.
         if not emptied:
-            kill_group(proc.pid)
+            kill_group(child.pid)
         reader.drain_and_close()
         try:
-            while not await watch.wait(1.0):
-                kill_group(proc.pid)
+            while not await child.wait(1.0):
+                kill_group(child.pid)
         finally:
-            watch.close()
-            proc.poll()  # collects the zombie; never blocks, even when cancelled again here
-            REAPER.unregister(proc.pid)
-    return ShellResult(output=output, returncode=proc.returncode if exited else None)
+            child.release()  # never blocks, even when cancelled again here
+            REAPER.unregister(child.pid)
+    return ShellResult(output=output, returncode=child.returncode if exited else None)
 
 
-async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
+async def _settle(child: Child, reader: _PipeReader) -> bool:
     """After bash exited: a short grace for output in flight and for jobs leaving the group.
 
     A background child may still hold the pipe, and a job being detached (`setsid CMD &`) may
@@ -133,10 +134,10 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + EXIT_GRACE_SECONDS
     await reader.wait_eof(EXIT_GRACE_SECONDS)
-    proc.poll()
+    child.release()
     while loop.time() < deadline:
         try:
-            os.killpg(proc.pid, 0)
+            os.killpg(child.pid, 0)
         except OSError:  # ProcessLookupError: the group is empty
             return True
         await asyncio.sleep(0.01)
@@ -145,46 +146,50 @@ async def _settle(proc: subprocess.Popen[bytes], reader: _PipeReader) -> bool:
 
 async def _start(
     command: str, cwd: str, env: Mapping[str, str], confinement: Confinement
-) -> tuple[subprocess.Popen[bytes], int]:
-    """`_spawn`, from the confinement's spawner thread when it has one. A start the caller
-    gave up on while it was under way is killed and reaped before the cancellation goes on."""
-    if confinement.spawner is None:
-        return _spawn(command, cwd, env, confinement)
-    started = asyncio.wrap_future(
-        confinement.spawner.submit(_spawn, command, cwd, env, confinement))
+) -> tuple[Child, int]:
+    """Have the launcher start bash (inside `confinement`) with stdin from /dev/null and
+    stdout+stderr on one non-blocking pipe. A start the caller gave up on while it was under
+    way is killed and released before the cancellation goes on."""
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)
+    request = LaunchRequest(
+        argv=[*confinement.prefix, "bash", "-c", command], cwd=cwd, env=env,
+        landlock=confinement.landlock, seccomp=confinement.seccomp,
+        drop_caps=confinement.drop_caps,
+    )
     try:
-        return await asyncio.shield(started)
-    except asyncio.CancelledError:
-        proc, pipe = await started
-        kill_group(proc.pid)
-        os.close(pipe)
-        await asyncio.to_thread(proc.wait)
-        raise
-
-
-def _spawn(
-    command: str, cwd: str, env: Mapping[str, str], confinement: Confinement
-) -> tuple[subprocess.Popen[bytes], int]:
-    """Start bash (inside `confinement`) with stdin from /dev/null and stdout+stderr on one
-    non-blocking pipe."""
-    read_end, write_end = os.pipe()
-    try:
-        proc = subprocess.Popen(
-            [*confinement.prefix, "bash", "-c", command],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=write_end,
-            stderr=write_end,
-            start_new_session=True,
-            env=env,
-        )
+        request = _resolved(request)
+        started = asyncio.wrap_future(LAUNCHER.spawn(request, write_end))
     except BaseException:
         os.close(read_end)
         raise
     finally:
         os.close(write_end)
+    try:
+        child = await asyncio.shield(started)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            child = await started
+            kill_group(child.pid)
+            await child.wait(5.0)
+            child.release()
+        os.close(read_end)
+        raise
+    except BaseException:
+        os.close(read_end)
+        raise
     os.set_blocking(read_end, False)
-    return proc, read_end
+    return child, read_end
+
+
+def _resolved(request: LaunchRequest) -> LaunchRequest:
+    """The request with its program found on the command's PATH, as a shell would."""
+    program = request.argv[0]
+    if "/" not in program:
+        found = shutil.which(program, path=request.env.get("PATH", os.defpath))
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, f"{program} is not on PATH", program)
+        program = found
+    return dataclasses.replace(request, argv=[program, *request.argv[1:]])
 
 
 class _PipeReader:
@@ -243,52 +248,3 @@ class _PipeReader:
         os.close(fd)
         if not self._eof.done():
             self._eof.cancel()
-
-
-class _ExitWatch:
-    """Tells when a child process has exited, without reaping it.
-
-    A pidfd wakes the waiter where Linux has one; elsewhere it polls. `waitid(WNOWAIT)` checks
-    the state and leaves the zombie in place, so its pid stays reserved until `Popen.wait`.
-    """
-
-    def __init__(self, pid: int) -> None:
-        self._pid = pid
-        self._loop = asyncio.get_running_loop()
-        self._ready = asyncio.Event()
-        self._fd: int | None = None
-        with contextlib.suppress(AttributeError, OSError):
-            self._fd = os.pidfd_open(pid)
-            self._loop.add_reader(self._fd, self._on_exit)
-
-    def _on_exit(self) -> None:
-        if self._fd is not None:
-            self._loop.remove_reader(self._fd)
-        self._ready.set()
-
-    def exited(self) -> bool:
-        """Whether the process has ended (it may still await reaping)."""
-        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-        try:
-            return os.waitid(os.P_PID, self._pid, flags) is not None
-        except ChildProcessError:
-            return True
-
-    async def wait(self, timeout: float) -> bool:
-        """Whether the process exited within `timeout` seconds."""
-        deadline = self._loop.time() + timeout
-        while not self.exited():
-            left = deadline - self._loop.time()
-            if left <= 0:
-                return False
-            step = left if self._fd is not None else min(left, 0.02)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ready.wait(), step)
-        return True
-
-    def close(self) -> None:
-        """Release the pidfd."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            self._loop.remove_reader(fd)
-            os.close(fd)

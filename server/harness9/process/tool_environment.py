@@ -3,6 +3,8 @@ default no variable whose name suggests a secret. Every process a tool starts ta
 environment from `ToolEnvironment.apply` (bash today; MCP servers too).
 
 For each variable name, the first rule that applies decides:
+0. a variable that names a host socket or display (`HOST_SOCKET_VARIABLES`: the session bus,
+   the ssh agent, X11, Wayland, the runtime folder) is never kept: commands reach no host socket;
 1. a name matching an `include` glob is kept; but a protected name (a provider credential) only
    when an `include` entry is that exact name, so `"*"` never lets an API key through;
 2. a protected name is removed;
@@ -23,6 +25,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from harness9.redaction import looks_secret
+
+HOST_SOCKET_VARIABLES = frozenset({
+    "DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "DISPLAY", "WAYLAND_DISPLAY",
+    "XDG_RUNTIME_DIR", "GPG_AGENT_INFO", "XAUTHORITY",
+})
 
 
 @functools.lru_cache(maxsize=32)
@@ -52,6 +59,8 @@ class ToolEnvironment:
 
     def keeps(self, name: str) -> bool:
         """Whether a tool process gets the variable `name`."""
+        if name in HOST_SOCKET_VARIABLES:
+            return False
         if name in self.protected:
             return name in self.include
         if _matches(name, self.include):

@@ -80,7 +80,7 @@ def build_engine(
     registry = default_registry(
         root,
         environment=tool_environment(settings),
-        sandbox=settings.sandbox,
+        sandbox=settings.command_sandbox(),
         middleware=steps,
         workspace=workspace,
         seen=session.seen_files,

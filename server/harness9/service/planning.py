@@ -54,7 +54,8 @@ def plan_mode_kinds(settings: RunSettings) -> frozenset[ToolKind]:
 
 def read_only_sandbox(settings: RunSettings) -> RunSettings:
     """The settings with commands confined read-only (a planning run's)."""
-    return replace(settings, sandbox=replace(settings.sandbox, mode=SandboxMode.READ_ONLY))
+    return replace(settings, sandbox=replace(settings.sandbox, mode=SandboxMode.READ_ONLY,
+                                             writable_roots=()))
 
 
 def prompt_for(prompt: str, request: RunRequest, session: Session, settings: RunSettings) -> str:

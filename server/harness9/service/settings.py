@@ -10,17 +10,28 @@ didChangeConfiguration right after connecting, which must not erase the initiali
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
 from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
-from harness9.process.sandbox import SandboxMode, SandboxPolicy, availability
+from harness9.process.guarantees import all_held
+from harness9.process.sandbox import (
+    DEFAULT_HIDE,
+    SandboxMode,
+    SandboxPolicy,
+    availability,
+    resolve_roots,
+)
 from harness9.schema import Price
+from harness9.service.state import config_dir, state_dir
 from harness9.tools.approvals.policy import MODES, ApprovalPolicy, PolicyError
 
 PROVIDERS = ("openai", "anthropic", "replay")
 REASONING_EFFORTS = ("low", "medium", "high")
+_log = logging.getLogger(__name__)
+_WARNED: set[str] = set()  # each left-out root is warned about once per daemon
 DEFAULT_SANDBOX = SandboxPolicy()
 
 
@@ -82,8 +93,19 @@ class RunSettings:
 
     def approval_policy(self) -> ApprovalPolicy:
         """The policy of this run: the `approvals` setting over the default mode."""
-        default = self.approvals_mode or ("auto" if self.sandbox_works() else "ask")
+        default = self.approvals_mode or ("auto" if self.auto_is_safe() else "ask")
         return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=default)
+
+    def command_sandbox(self) -> SandboxPolicy:
+        """The sandbox commands run in: `sandbox`, with harness9's own config folder (stored
+        keys) and state folder (every workspace's sessions) hidden too."""
+        always = (str(config_dir()), str(state_dir()))
+        return replace(self.sandbox, hide=(*self.sandbox.hide, *always))
+
+    def auto_is_safe(self) -> bool:
+        """Whether commands may run unasked by default: they are sandboxed, and every
+        guarantee of the sandbox holds on this machine."""
+        return self.sandbox_works() and all_held(availability())
 
     def sandbox_works(self) -> bool:
         """Whether bash runs in an OS sandbox (the setting is not off and one works here)."""
@@ -155,8 +177,21 @@ def _sandbox(value: Any) -> SandboxPolicy:
     network = value.get("network", False)
     if not isinstance(network, bool):
         raise TypeError(f"network must be true or false, got {network!r}")
-    return SandboxPolicy(SandboxMode(mode), network, _strings(value, "writableRoots"),
-                         _strings(value, "protect"))
+    hide = _strings(value, "hide") if "hide" in value else DEFAULT_HIDE
+    # Read-only writes nowhere but the private temporary folder: its roots are ignored.
+    roots = () if mode == SandboxMode.READ_ONLY.value else _writable_roots(value)
+    return SandboxPolicy(SandboxMode(mode), network, roots, _strings(value, "protect"), hide)
+
+
+def _writable_roots(value: Mapping[str, Any]) -> tuple[str, ...]:
+    """`writableRoots` resolved once, here: missing ones and ones reached through a link are
+    left out, each with one warning."""
+    kept, warnings = resolve_roots(_strings(value, "writableRoots"))
+    for warning in warnings:
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            _log.warning("%s", warning)
+    return kept
 
 
 def _strings(value: Mapping[str, Any], key: str) -> tuple[str, ...]:

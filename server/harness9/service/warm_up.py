@@ -114,6 +114,9 @@ def _warm_up(provider: str | None) -> None:
 
         # Probed once, with a process: the first bash call would wait for it on the event loop.
         sandbox = availability().mechanism.value
+        from harness9.process.launcher import LAUNCHER
+
+        LAUNCHER.ensure_started()  # the process every command starts from
     except Exception as exc:  # whatever it is, the first prompt meets it again and says so
         _log.debug("warm-up stopped: %s", exc)
         return
