@@ -21,7 +21,6 @@ from harness9.process.launcher import LAUNCHER
 from harness9.process.sandbox import (
     Availability,
     Mechanism,
-    SandboxMode,
     SandboxPolicy,
     availability,
 )
@@ -310,3 +309,16 @@ async def test_a_missing_or_swapped_writable_root_is_not_written_through(
     assert not (target / "b").exists(), swapped.text
     if found.mechanism is Mechanism.LANDLOCK:  # (bubblewrap: /tmp is the private one)
         assert failed(swapped)
+
+
+async def test_a_launcher_that_died_is_replaced_and_its_commands_end(workspace: Path) -> None:
+    tool = BashTool(workspace)
+    running = asyncio.ensure_future(tool.execute(json.dumps({"command": "sleep 30"})))
+    await asyncio.sleep(0.3)  # the launcher starts it
+    first = LAUNCHER.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    ended = await asyncio.wait_for(running, 10)  # not a hang: reported as killed
+    assert ended.exit == ProcessExit(signal="SIGKILL")
+    again = await tool.execute(json.dumps({"command": "echo again"}))
+    assert again.text == "again\n" and LAUNCHER.pid != first

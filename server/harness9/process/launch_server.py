@@ -17,7 +17,8 @@ Messages are JSON objects, one per datagram (SOCK_SEQPACKET):
   `{"op": "release", "pid"}` once the daemon has killed what was left of the command's group.
 - launcher → daemon: `{"op": "started", "id", "pid"}`, `{"op": "failed", "id", "errno",
   "message"}`, `{"op": "exited", "pid", "returncode"}` (the child stays a zombie until released,
-  so its process-group id cannot be reused while the daemon may still signal it).
+  so its process-group id cannot be reused while the daemon may still signal it), and
+  `{"op": "released", "pid"}` once it is reaped.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ class Launcher:
                 if self.control.fileno() in ready and not self.receive():
                     break
         finally:
+            for pid in self.running:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
             kill_descendants()
 
     def receive(self) -> bool:
@@ -105,6 +109,7 @@ class Launcher:
             return
         self.running[pid] = False
         self.send({"op": "started", "id": request_id, "pid": pid})
+        self.collect()  # it may have ended already (a SIGCHLD before it was known)
 
     def fork(self, request: dict[str, Any], output: int) -> int:
         """Fork the child that becomes the command; raises OSError with the child's reason
@@ -144,7 +149,11 @@ class Launcher:
 
     def collect(self) -> None:
         """Report children that exited (left as zombies until released); reap orphans."""
-        for pid in _children():
+        children = _children()
+        if children is None:  # a kernel without the list of children: reap as they end
+            self.collect_all()
+            return
+        for pid in children:
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
@@ -158,11 +167,27 @@ class Launcher:
                 self.running[pid] = True
                 self.send({"op": "exited", "pid": pid, "returncode": _returncode(info)})
 
+    def collect_all(self) -> None:
+        """Reap every child that exited, reporting the daemon's (their group ids are free
+        from then on)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.running:
+                self.running[pid] = True
+                self.send({"op": "exited", "pid": pid,
+                           "returncode": os.waitstatus_to_exitcode(status)})
+
     def release(self, pid: int) -> None:
         """Reap a child the daemon is done with."""
         if self.running.pop(pid, None) is not None:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+        self.send({"op": "released", "pid": pid})
 
 
 def _become(request: dict[str, Any], output: int, ruleset: int | None,
@@ -230,13 +255,14 @@ def _mtime(path: str) -> int:
         return -1
 
 
-def _children() -> list[int]:
-    """This process's children (one thread: its id is the process's)."""
+def _children() -> list[int] | None:
+    """This process's children (one thread: its id is the process's); None where the kernel
+    does not list them."""
     try:
         with open(f"/proc/self/task/{os.getpid()}/children", encoding="ascii") as handle:
             return [int(pid) for pid in handle.read().split()]
     except OSError:
-        return []
+        return None
 
 
 def kill_descendants() -> None:
@@ -244,7 +270,7 @@ def kill_descendants() -> None:
     their parents die)."""
     for _ in range(1000):
         children = _children()
-        if not children:
+        if not children:  # (None: only the process groups can be reached, below)
             return
         for pid in children:
             with contextlib.suppress(OSError):

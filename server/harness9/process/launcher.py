@@ -62,6 +62,7 @@ class Child:
     pid: int
     _client: LauncherClient
     _exit: concurrent.futures.Future[int] = field(default_factory=concurrent.futures.Future)
+    _reaped: concurrent.futures.Future[None] = field(default_factory=concurrent.futures.Future)
 
     @property
     def returncode(self) -> int | None:
@@ -77,7 +78,12 @@ class Child:
 
     def release(self) -> None:
         """Let the launcher reap it (its group id may be reused from then on)."""
-        self._client.release(self.pid)
+        self._client.release(self)
+
+    async def reaped(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) until the launcher has reaped it."""
+        if not self._reaped.done():
+            await asyncio.wait([asyncio.wrap_future(self._reaped)], timeout=timeout)
 
 
 class LauncherClient:
@@ -122,15 +128,19 @@ class LauncherClient:
             os.close(memfd)
         return future
 
-    def release(self, pid: int) -> None:
-        """Tell the launcher to reap `pid`."""
+    def release(self, child: Child) -> None:
+        """Tell the launcher to reap `child` (once)."""
         with self._lock:
-            if pid in self._released or self._children.pop(pid, None) is None:
+            if self._children.get(child.pid) is not child or child.pid in self._released:
                 return
-            self._released.add(pid)
-            if self._socket is not None:
-                with contextlib.suppress(OSError):
-                    self._socket.send(json.dumps({"op": "release", "pid": pid}).encode())
+            self._released.add(child.pid)
+            try:
+                if self._socket is None:
+                    raise OSError("the launcher is gone")
+                self._socket.send(json.dumps({"op": "release", "pid": child.pid}).encode())
+            except OSError:
+                self._children.pop(child.pid, None)
+                _done(child._reaped)
 
     def _ensure_started(self) -> socket.socket:
         if self._socket is not None:
@@ -167,6 +177,12 @@ class LauncherClient:
 
     def _take(self, message: dict[str, Any]) -> None:
         with self._lock:
+            if message["op"] == "released":
+                self._released.discard(message["pid"])
+                child = self._children.pop(message["pid"], None)
+                if child is not None:
+                    _done(child._reaped)
+                return
             if message["op"] == "exited":
                 child = self._children.get(message["pid"])
                 if child is not None and not child._exit.done():
@@ -200,8 +216,14 @@ class LauncherClient:
             kill_group(child.pid)
             if not child._exit.done():
                 child._exit.set_result(_KILLED)
+            _done(child._reaped)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
+
+
+def _done(future: concurrent.futures.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 LAUNCHER = LauncherClient()

@@ -118,8 +118,10 @@ async def run_shell(
             while not await child.wait(1.0):
                 kill_group(child.pid)
         finally:
-            child.release()  # never blocks, even when cancelled again here
+            child.release()
             REAPER.unregister(child.pid)
+            # Nothing of the call is left once it returns: not even bash's zombie.
+            await child.reaped(1.0)
     return ShellResult(output=output, returncode=child.returncode if exited else None)
 
 
