@@ -137,6 +137,7 @@ async def _settle(child: Child, reader: _PipeReader) -> bool:
     deadline = loop.time() + EXIT_GRACE_SECONDS
     await reader.wait_eof(EXIT_GRACE_SECONDS)
     child.release()
+    await child.reaped(EXIT_GRACE_SECONDS)
     while loop.time() < deadline:
         try:
             os.killpg(child.pid, 0)
