@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import gc
 import json
 import os
 import select
@@ -288,6 +289,9 @@ def main(control_fd: int) -> None:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C for the editor is not for us
+    # Forks copy fewer pages when no collection walks (and writes to) the objects in between.
+    gc.disable()
+    gc.freeze()
     os.set_inheritable(control_fd, False)
     control = socket.socket(fileno=control_fd)
     Launcher(control).serve()

@@ -65,41 +65,28 @@ def program(families: frozenset[int] | None) -> bytes:
     return b"".join(struct.pack("<HBBI", *step) for step in _steps(table, families))
 
 
+_Step = tuple[str, int, str]  # (operation, offset or value, label or return)
+
+
 def _steps(table: _Table, families: frozenset[int] | None) -> list[tuple[int, int, int, int]]:
-    """The instructions: checks first, each jumping forward to one of the returns at the end."""
-    allowed = sorted(families or ())
-    checks: list[tuple[str, int, int, int, str]] = []  # (op, offset or -, k, -, target)
-
-    def load(offset: int) -> None:
-        checks.append(("ld", offset, 0, 0, ""))
-
-    def jump(value: int, target: str, op: str = "jeq") -> None:
-        checks.append((op, 0, value, 0, target))
-
-    load(_ARCH)
-    jump(table.arch, "nr")  # equal: go on; the next step (the return) refuses
-    checks.append(("ret", 0, 0, 0, "enosys"))
-    checks.append(("label", 0, 0, 0, "nr"))
-    load(_NR)
+    """The instructions: checks first, each jumping forward to a label or to one of the shared
+    returns at the end."""
+    steps: list[_Step] = [
+        ("load", _ARCH, ""), ("jeq", table.arch, "nr"), ("ret", 0, "enosys"),
+        ("label", 0, "nr"), ("load", _NR, ""),
+    ]
     if table.x32:
-        jump(_X32_BIT, "enosys", "jge")
-    jump(table.io_uring_setup, "enosys")
-    jump(table.ioctl, "ioctl")
+        steps.append(("jge", _X32_BIT, "enosys"))
+    steps += [("jeq", table.io_uring_setup, "enosys"), ("jeq", table.ioctl, "ioctl")]
     if families is not None:
-        jump(table.socket, "socket")
-    checks.append(("ret", 0, 0, 0, "allow"))
-    checks.append(("label", 0, 0, 0, "ioctl"))
-    load(_ARG1)
-    jump(_TIOCSTI, "eperm")
-    jump(_TIOCLINUX, "eperm")
-    checks.append(("ret", 0, 0, 0, "allow"))
+        steps.append(("jeq", table.socket, "socket"))
+    steps += [("ret", 0, "allow"), ("label", 0, "ioctl"), ("load", _ARG1, ""),
+              ("jeq", _TIOCSTI, "eperm"), ("jeq", _TIOCLINUX, "eperm"), ("ret", 0, "allow")]
     if families is not None:
-        checks.append(("label", 0, 0, 0, "socket"))
-        load(_ARG0)
-        for family in allowed:
-            jump(family, "allow")
-        checks.append(("ret", 0, 0, 0, "eacces"))
-    return _assemble(checks)
+        steps += [("label", 0, "socket"), ("load", _ARG0, "")]
+        steps += [("jeq", family, "allow") for family in sorted(families)]
+        steps.append(("ret", 0, "eacces"))
+    return _assemble(steps)
 
 
 _RETURNS = {
@@ -110,30 +97,28 @@ _RETURNS = {
 }
 
 
-def _assemble(checks: list[tuple[str, int, int, int, str]]) -> list[tuple[int, int, int, int]]:
-    """Resolve the symbolic steps: labels to positions, return targets to shared returns."""
-    returns = list(_RETURNS)
-    body = [step for step in checks if step[0] != "label"]
-    size = len(body)
-    where: dict[str, int] = {name: size + index for index, name in enumerate(returns)}
+def _assemble(steps: list[_Step]) -> list[tuple[int, int, int, int]]:
+    """Resolve the symbolic steps: labels to positions, return names to the shared returns."""
+    body = [step for step in steps if step[0] != "label"]
+    where = {name: len(body) + index for index, name in enumerate(_RETURNS)}
     position = 0
-    for op, *_rest, target in checks:
-        if op == "label":
+    for operation, _, target in steps:
+        if operation == "label":
             where[target] = position
         else:
             position += 1
     out: list[tuple[int, int, int, int]] = []
-    for index, (op, offset, value, _unused, target) in enumerate(body):
-        if op == "ld":
-            out.append((_LD_W_ABS, 0, 0, offset))
-        elif op == "ret":
+    for index, (operation, number, target) in enumerate(body):
+        if operation == "load":
+            out.append((_LD_W_ABS, 0, 0, number))
+        elif operation == "ret":
             out.append((_RET_K, 0, 0, _RETURNS[target]))
         else:
             distance = where[target] - index - 1
             if not 0 <= distance < 256:
                 raise ValueError("seccomp program: jump out of range")
-            out.append((_JEQ_K if op == "jeq" else _JGE_K, distance, 0, value))
-    out += [(_RET_K, 0, 0, _RETURNS[name]) for name in returns]
+            out.append((_JEQ_K if operation == "jeq" else _JGE_K, distance, 0, number))
+    out += [(_RET_K, 0, 0, code) for code in _RETURNS.values()]
     return out
 
 
