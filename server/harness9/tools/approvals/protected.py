@@ -1,39 +1,13 @@
 """Files that decide what runs later: a write to them is always asked about.
 
-A model allowed to edit files could otherwise set `core.fsmonitor` in `.git/config` and have
-the next allowed `git status` run it, point the VS Code extension's `harness9.serverCommand` at
-a program of its own, or add a git hook. So writes to these paths (at any depth of the
-workspace, matched on the resolved path too) are asked about in every mode but yolo:
-
-- git: `.git/` (config, hooks, info) and a `.git` file (a worktree's or submodule's pointer);
-- git hooks: `.husky/`, `.githooks/`, `.pre-commit-config.yaml`, `lefthook.yml`,
-  `.lefthook.yml`, `lefthook-local.yml`;
-- editors: `.vscode/`, `*.code-workspace`, `.idea/`, `.zed/`, `.helix/`, `.nvim.lua`,
-  `.nvimrc`, `.exrc`, `.lazy.lua`, `.dir-locals.el`, `.dir-locals-2.el` (each can name a
-  program the editor starts, or is code it runs);
-- harness9: `.harness9/`;
-- direnv: `.envrc` (run by the shell when it enters the folder).
-
-`.editorconfig`, `.gitattributes` and `AGENTS.md` are not on the list: none of them names a
-program to run (a `.gitattributes` filter runs only what `.git/config` defines).
+Writes to the names of `harness9.process.protected_names` (which says why each is there), at
+any depth of the workspace and matched on the resolved path too, are asked about in every mode
+but yolo. The sandbox protects the same names from the commands it runs.
 """
 
 from __future__ import annotations
 
-_GIT = "which controls what git runs"
-_HOOKS = "which sets git hooks, commands git runs on commit"
-_EDITOR = "which configures the editor, and can make it start programs"
-_FOLDERS = {
-    ".git": _GIT, ".husky": _HOOKS, ".githooks": _HOOKS, ".vscode": _EDITOR, ".idea": _EDITOR,
-    ".zed": _EDITOR, ".helix": _EDITOR, ".harness9": "which configures harness9 itself",
-}
-_FILES = {
-    ".git": _GIT, ".pre-commit-config.yaml": _HOOKS, "lefthook.yml": _HOOKS,
-    ".lefthook.yml": _HOOKS, "lefthook-local.yml": _HOOKS, ".nvim.lua": _EDITOR,
-    ".nvimrc": _EDITOR, ".exrc": _EDITOR, ".lazy.lua": _EDITOR, ".dir-locals.el": _EDITOR,
-    ".dir-locals-2.el": _EDITOR, ".envrc": "which direnv runs when a shell enters its folder",
-}
-_SUFFIXES = {".code-workspace": _EDITOR}
+from harness9.process.protected_names import FOLDERS, name_reason
 
 
 def protection(path: str, fold_case: bool = False) -> str | None:
@@ -42,9 +16,7 @@ def protection(path: str, fold_case: bool = False) -> str | None:
     parts = [part.casefold() if fold_case else part for part in path.split("/") if part]
     if not parts:
         return None
-    why = next((_FOLDERS[part] for part in parts[:-1] if part in _FOLDERS), None)
+    why = next((FOLDERS[part] for part in parts[:-1] if part in FOLDERS), None)
     if why is None:
-        name = parts[-1]
-        why = _FILES.get(name) or _FOLDERS.get(name) or next(
-            (reason for suffix, reason in _SUFFIXES.items() if name.endswith(suffix)), None)
+        why = name_reason(parts[-1])
     return None if why is None else f"writes {path}, {why}"
