@@ -322,3 +322,50 @@ async def test_a_launcher_that_died_is_replaced_and_its_commands_end(workspace: 
     assert ended.exit == ProcessExit(signal="SIGKILL")
     again = await tool.execute(json.dumps({"command": "echo again"}))
     assert again.text == "again\n" and LAUNCHER.pid != first
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bubblewrap here")
+async def test_what_decides_what_runs_stays_read_only_at_any_depth_and_cannot_be_created(
+    workspace: Path,
+) -> None:
+    nested = workspace / "vendor" / "lib"
+    (nested / ".git").mkdir(parents=True)
+    (nested / ".git" / "config").write_text("[core]\n")
+    (workspace / "pkg" / "sub").mkdir(parents=True)
+    (workspace / "pkg" / "sub" / ".envrc").write_text("export A=1\n")
+    (workspace / "src").mkdir()
+    writes = [
+        "echo '[core] fsmonitor = touch PWNED' >> vendor/lib/.git/config",
+        "echo 'touch PWNED' >> pkg/sub/.envrc",
+        "mkdir -p .vscode && echo '{\"runOn\": \"folderOpen\"}' > .vscode/tasks.json",
+        "mkdir -p src/.githooks && echo 'touch PWNED' > src/.githooks/pre-commit",
+        "echo 'touch PWNED' > src/.envrc",
+        "mkdir -p .husky && echo x > .husky/pre-commit; echo x > app.code-workspace",
+        "echo '(eval)' > src/.dir-locals.el; echo 'vim.cmd(1)' > .nvim.lua",
+    ]
+    for command in writes:
+        result = await run(workspace, command, BWRAP)
+        assert result.sandbox_denied is not None, (command, result.text)
+    assert (nested / ".git" / "config").read_text() == "[core]\n"
+    assert (workspace / "pkg" / "sub" / ".envrc").read_text() == "export A=1\n"
+    for created in [".vscode", "src/.githooks", "src/.envrc", ".husky", "app.code-workspace",
+                    "src/.dir-locals.el", ".nvim.lua"]:
+        assert not (workspace / created).exists(), created
+    ordinary = await run(workspace, "echo fine > src/main.py && mkdir -p build/out", BWRAP)
+    assert ordinary.exit == ProcessExit(code=0) and ordinary.sandbox_denied is None
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bubblewrap here")
+async def test_the_folder_core_hooks_path_names_is_protected_existing_or_not(
+    workspace: Path,
+) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True, timeout=30)
+    subprocess.run(["git", "-C", str(workspace), "config", "core.hooksPath", "tools/hooks"],
+                   check=True, timeout=30)
+    created = await run(workspace, "mkdir -p tools/hooks && echo x > tools/hooks/pre-commit",
+                        BWRAP)
+    assert created.sandbox_denied is not None and not (workspace / "tools" / "hooks").exists()
+    (workspace / "tools" / "hooks").mkdir(parents=True)
+    written = await run(workspace, "echo 'touch PWNED' > tools/hooks/pre-commit", BWRAP)
+    assert written.exit is not None and written.exit.code != 0
+    assert not (workspace / "tools" / "hooks" / "pre-commit").exists()

@@ -12,6 +12,8 @@ import os
 import shutil
 import subprocess
 
+from harness9.redaction import looks_secret
+
 _TIMEOUT = 5.0  # seconds: git reads a few small files
 # Variables that would point git at another repository than the folder's own.
 _REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
@@ -34,7 +36,8 @@ def hooks_path(folder: str) -> str | None:
 
 def _git(git: str, folder: str, *arguments: str) -> str | None:
     """The first line `git arguments…` prints when run in `folder`, or None if it fails."""
-    env = {name: value for name, value in os.environ.items() if name not in _REDIRECTS}
+    env = {name: value for name, value in os.environ.items()
+           if name not in _REDIRECTS and not looks_secret(name)}
     env["GIT_OPTIONAL_LOCKS"] = "0"
     try:
         done = subprocess.run(

@@ -2,8 +2,9 @@
 
 A sandboxed command may read the file system but for the hidden paths (harness9's own config
 and state folders, `hide`), write only inside the workspace, its private temporary folder (its
-`/tmp` and `TMPDIR`) and the `writableRoots`; protected paths inside those (`.git`, `.vscode`,
-`.harness9` and the `protect` globs) stay read-only; and it has no network unless the policy
+`/tmp` and `TMPDIR`) and the `writableRoots`; protected paths inside those (every name of the
+"always asked" list at any depth, git's hooks folder and the `protect` globs: `protected_tree`)
+stay read-only, and one it creates is removed after it; and it has no network unless the policy
 says so. Every command is started by the launcher (`launcher.py`), never from a thread of the
 daemon, and confined in its own process: so it shares no Landlock domain with the daemon, and
 nothing it starts outlives the daemon. `availability()` probes once which mechanism works on
@@ -29,13 +30,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from harness9.process import bwrap, landlock, seccomp
+from harness9.process.protected_tree import ProtectedTree
 
 
 class SandboxMode(StrEnum):
@@ -52,12 +54,6 @@ class Mechanism(StrEnum):
     BWRAP = "bwrap"
     LANDLOCK = "landlock"
     NONE = "none"
-
-
-# Inside a writable folder, these stay read-only (besides the policy's `protect` globs): what
-# decides what git, the editor and harness9 run.
-PROTECTED_NAMES = (".git", ".vscode", ".harness9")
-_MAX_PROTECTED = 256  # paths a `protect` glob may name; past it, the rest are left out
 
 
 # What commands never read (`sandbox.hide`'s default): the user's credentials of other tools.
@@ -102,6 +98,9 @@ class Confinement:
     seccomp: Mapping[str, Any] | None = None
     drop_caps: bool = False
     env: Mapping[str, str] | None = None
+    # Where a protected path the command creates is removed after it (bubblewrap: nothing of
+    # the command outlives its call, so nothing can create one after the check).
+    guard: tuple[ProtectedTree, ...] = ()
 
 
 NO_CONFINEMENT = Confinement(Mechanism.NONE)
@@ -171,7 +170,8 @@ def confine(
     if found.mechanism is Mechanism.BWRAP:
         program = shutil.which("bwrap", path=bwrap_path) or "bwrap"
         readable = [real_root] if real_root not in writable else []
-        protected = protected_paths(writable, policy.protect)
+        trees = protected_trees(writable, policy.protect)
+        protected = sorted({path for tree in trees for path in tree.existing()})
         filtered = launched and seccomp.supported()
         prefix = bwrap.arguments(program, bwrap.Layout(
             readable, writable, protected, private, hidden, policy.network,
@@ -182,7 +182,7 @@ def confine(
                                                     seccomp.AF_NETLINK]
             filter_spec = {"families": families, "fd": bwrap.SECCOMP_FD}
         return Confinement(Mechanism.BWRAP, tuple(prefix), seccomp=filter_spec,
-                           env={"TMPDIR": "/tmp"})
+                           env={"TMPDIR": "/tmp"}, guard=trees)
     rules = {"writable": [*writable, private], "network": policy.network, "hidden": hidden}
     filter_spec = None
     if seccomp.supported():
@@ -224,38 +224,30 @@ def hidden_paths(hide: tuple[str, ...]) -> list[str]:
     return sorted(set(found))
 
 
+_TREES: dict[tuple[str, tuple[str, ...]], ProtectedTree] = {}
+_TREES_LOCK = threading.Lock()
+
+
+def protected_trees(writable: list[str], protect: tuple[str, ...]) -> tuple[ProtectedTree, ...]:
+    """The protected paths of each writable folder (kept: repeated scans are cheap)."""
+    trees = []
+    with _TREES_LOCK:
+        for folder in writable:
+            tree = _TREES.get((folder, protect))
+            if tree is None:
+                tree = _TREES[(folder, protect)] = ProtectedTree(folder, protect)
+            trees.append(tree)
+    return tuple(trees)
+
+
 def protected_paths(writable: list[str], protect: tuple[str, ...]) -> list[str]:
-    """The existing paths inside `writable` folders that stay read-only: each folder's
-    `.git`, `.vscode`, `.harness9`, and what the `protect` globs (relative to each) name."""
-    found: list[str] = []
-    for folder in writable:
-        base = Path(folder)
-        names = [base / name for name in PROTECTED_NAMES]
-        for pattern in protect:
-            names += list(_bounded_glob(base, pattern))
-        for path in names:
-            if os.path.lexists(path) and len(found) < _MAX_PROTECTED:
-                real = os.path.realpath(path)
-                if any(_is_within(real, top) for top in writable):
-                    found.append(real)
-    return sorted(set(found))
-
-
-def _bounded_glob(base: Path, pattern: str) -> list[Path]:
-    if os.path.isabs(pattern):
-        pattern = os.path.relpath(pattern, base)
-    if pattern.startswith(".."):
-        return []
-    matches: list[Path] = []
-    for path in base.glob(pattern):
-        matches.append(path)
-        if len(matches) >= _MAX_PROTECTED:
-            break
-    return matches
-
-
-def _is_within(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip("/") + "/")
+    """The existing paths inside `writable` folders that stay read-only: every name of the
+    "always asked" list at any depth, git's hooks folder, and what the `protect` globs
+    (relative to each folder) name."""
+    found: set[str] = set()
+    for tree in protected_trees(writable, protect):
+        found.update(tree.existing())
+    return sorted(found)
 
 
 _PRIVATE: dict[str, str] = {}

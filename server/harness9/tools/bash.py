@@ -18,9 +18,9 @@ the approval step waived it for this call (`SANDBOX_WAIVED`); the model may ask 
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import os
-import re
 import signal
 from typing import Any
 
@@ -38,6 +38,14 @@ from harness9.process.sandbox import (
 from harness9.process.shell_runner import OutputBuffer, run_shell
 from harness9.process.tool_environment import DEFAULT_TOOL_ENVIRONMENT, ToolEnvironment
 from harness9.schema import ProcessExit, ToolDefinition, ToolError, ToolKind
+from harness9.tools.bash_sandbox import (
+    denied_note,
+    remove_created,
+    removed_evidence,
+    removed_note,
+    sandbox_evidence,
+    snapshots,
+)
 from harness9.tools.contract import (
     OUTPUT_SINK,
     SANDBOX_WAIVED,
@@ -68,25 +76,11 @@ Background jobs (`cmd &`) are killed when the command returns; to leave a server
 detach it explicitly: `setsid nohup CMD > server.log 2>&1 &` (it runs until harness9 exits)."""
 
 _SANDBOXED = """
-It runs in an OS sandbox: it can read everything but write only in the workspace and its \
-temporary folder ($TMPDIR, /tmp){protected}, {network}{lifetime}. \
+It runs in an OS sandbox: it can read everything but the user's credentials, and write only \
+in the workspace and its temporary folder ($TMPDIR, /tmp){protected}, {network}{lifetime}. \
 If a command needs more (installing packages over the network, writing elsewhere), call bash \
 with `escalate: true` and a `reason`: the user is asked, and if allowed it runs outside the \
 sandbox. A command the sandbox stopped is offered to the user to run outside too."""
-
-# Output lines that say the sandbox stopped something: a write refused; without network, a
-# connection that failed (nothing listens inside the sandbox, no route leads out).
-_WRITE_MARKS = (
-    "Read-only file system", "Permission denied", "Operation not permitted",
-    "Device or resource busy",  # moving or removing a folder bound read-only
-)
-_NETWORK_MARKS = (
-    "Network is unreachable", "Temporary failure in name resolution", "Could not resolve host",
-    "Name or service not known", "No address associated with hostname", "Connection refused",
-    "Failed to connect", "Could not connect",
-)
-_EVIDENCE_CHARS = 200
-_TMP_PATH = re.compile(r"/tmp/[^\s'\"`:]+")
 
 
 class BashTool:
@@ -155,7 +149,8 @@ class BashTool:
                                kind=ToolKind.EXECUTE)
 
     def _sandbox_text(self) -> str:
-        protected = "; .git, .vscode and .harness9 stay read-only"
+        protected = ("; what decides what runs later (.git and git hooks, editor settings, "
+                     ".envrc, .harness9, at any depth) stays read-only and cannot be created")
         if self._mechanism() is Mechanism.LANDLOCK:
             protected = ""
         if self._policy.mode is SandboxMode.READ_ONLY:
@@ -178,10 +173,15 @@ class BashTool:
         if budget <= 0:
             raise ToolTimeoutError("Error: no time left to run the command (the deadline passed)")
         try:
-            confinement = self._confinement()
+            # Off the event loop: finding protected paths lists the workspace's changed folders.
+            confinement = await asyncio.to_thread(self._confinement)
+            before = await snapshots(confinement.guard)
             env = self._environment.apply(os.environ)
-            result = await run_shell(command, self._workdir, budget, self._max_output, env,
-                                     OUTPUT_SINK.get(), confinement)
+            try:
+                result = await run_shell(command, self._workdir, budget, self._max_output, env,
+                                         OUTPUT_SINK.get(), confinement)
+            finally:
+                removed = await remove_created(confinement.guard, before)
         except OSError as exc:
             raise ToolError(f"Error: cannot start bash: {exc.strerror or exc}") from None
         if result.timed_out:
@@ -194,8 +194,11 @@ class BashTool:
         if confinement.mechanism is not Mechanism.NONE and returncode:
             denied = sandbox_evidence(text, network=self._policy.network,
                                       hidden_tmp=confinement.mechanism is Mechanism.BWRAP)
-        if denied is not None:
-            text += _denied_note(confinement.mechanism, denied)
+        if removed:
+            denied = removed_evidence(self._workdir, removed)
+            text += removed_note(self._workdir, removed)
+        elif denied is not None:
+            text += denied_note(confinement.mechanism, denied)
         return ToolOutput(
             text=text,
             bytes=result.output.total,
@@ -204,34 +207,6 @@ class BashTool:
             sandbox=confinement.mechanism.value,
             sandbox_denied=denied,
         )
-
-
-def sandbox_evidence(output: str, *, network: bool = False, hidden_tmp: bool = False
-                     ) -> str | None:
-    """The first output line that says a write (or, without `network`, a connection) was
-    refused, or None. `hidden_tmp`: the command had a private /tmp, so a host folder under /tmp
-    it did not find counts too."""
-    marks = _WRITE_MARKS if network else _WRITE_MARKS + _NETWORK_MARKS
-    for line in output.splitlines():
-        if any(mark in line for mark in marks) or (hidden_tmp and _hidden(line)):
-            return line.strip()[:_EVIDENCE_CHARS]
-    return None
-
-
-def _hidden(line: str) -> bool:
-    """Whether the line says a path under /tmp is missing whose folder the host has."""
-    if "No such file or directory" not in line:
-        return False
-    return any(os.path.isdir(os.path.dirname(path.rstrip("/")))
-               for path in _TMP_PATH.findall(line))
-
-
-def _denied_note(mechanism: Mechanism, evidence: str) -> str:
-    return (
-        f"\n[the OS sandbox ({mechanism.value}) may have stopped this command: {evidence!r}. "
-        "If it needs to write outside the workspace or to reach the network, call bash again "
-        "with escalate: true and a reason; the user is asked.]"
-    )
 
 
 def render_output(output: OutputBuffer) -> str:
