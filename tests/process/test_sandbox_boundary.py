@@ -355,13 +355,20 @@ async def test_what_decides_what_runs_stays_read_only_at_any_depth_and_cannot_be
     assert ordinary.exit == ProcessExit(code=0) and ordinary.sandbox_denied is None
 
 
-@pytest.mark.skipif(not HAS_BWRAP, reason="no bubblewrap here")
-async def test_the_folder_core_hooks_path_names_is_protected_existing_or_not(
-    workspace: Path,
-) -> None:
+@pytest.fixture
+def repository(workspace: Path) -> Path:
+    """The workspace as a git repository whose hooks live in `tools/hooks`."""
     subprocess.run(["git", "init", "-q", str(workspace)], check=True, timeout=30)
     subprocess.run(["git", "-C", str(workspace), "config", "core.hooksPath", "tools/hooks"],
                    check=True, timeout=30)
+    return workspace
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bubblewrap here")
+async def test_the_folder_core_hooks_path_names_is_protected_existing_or_not(
+    repository: Path,
+) -> None:
+    workspace = repository
     created = await run(workspace, "mkdir -p tools/hooks && echo x > tools/hooks/pre-commit",
                         BWRAP)
     assert created.sandbox_denied is not None and not (workspace / "tools" / "hooks").exists()
