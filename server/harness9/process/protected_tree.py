@@ -76,6 +76,7 @@ class ProtectedTree:
         self._settle_ns = int(settle * 1e9)
         self._listings: dict[str, _Listing] = {}
         self._lock = threading.Lock()  # concurrent commands may share the tree
+        self._hooks_known: tuple[tuple[object, ...], str | None] | None = None
 
     def existing(self) -> list[str]:
         """The real paths to keep read-only, shallowest first, at most `limit` of them: each
@@ -176,6 +177,12 @@ class ProtectedTree:
 
     def _hooks(self) -> str | None:
         """The hooks folder (its parents resolved, not itself) when it lies inside root."""
+        key = _config_stamp(self.root)
+        if self._hooks_known is None or self._hooks_known[0] != key:
+            self._hooks_known = (key, self._hooks_now())
+        return self._hooks_known[1]
+
+    def _hooks_now(self) -> str | None:
         named = hooks_path(self.root)
         if named is None:
             return None
@@ -197,6 +204,30 @@ class ProtectedTree:
         parent = os.path.dirname(path)
         return (os.path.isabs(path) and os.path.normpath(path) == path and self._inside(path)
                 and os.path.realpath(parent) == parent)
+
+
+_HOOKS_TTL_NS = 5_000_000_000  # git's answer is asked again at least this often
+
+
+def _config_stamp(root: str) -> tuple[object, ...]:
+    """What git's answer for `root` depends on, cheaply: the state of the config files git
+    reads (the workspace's own cannot be changed from inside the sandbox; the others lie
+    outside it), and the time, so a setting made elsewhere is seen within seconds."""
+    home = os.path.expanduser("~")
+    files = (os.path.join(root, ".git"), os.path.join(root, ".git", "config"),
+             os.path.join(home, ".gitconfig"),
+             os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                          "git", "config"),
+             "/etc/gitconfig")
+    stamp: list[object] = [time.monotonic_ns() // _HOOKS_TTL_NS]
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamp.append(None)
+        else:
+            stamp.append((info.st_ino, info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
 
 
 def _identity(path: str) -> Identity | None:
