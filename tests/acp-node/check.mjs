@@ -172,7 +172,9 @@ try {
   const text = updates.filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text).join("");
   assert.ok(text.startsWith("Reading, then editing.Running.Planning.Done: a.txt now says omega." +
-                            "Commands"), text);
+                            "**Commands**"), text);
+  // /help in Markdown, with only what ACP offers.
+  assert.ok(text.includes("\n- `/compact` — ") && !text.includes("/resume"), text);
   const plan = updates.filter((u) => u.sessionUpdate === "plan").at(-1);
   assert.deepEqual(plan.entries.map((e) => [e.content, e.status]),
                    [["Change a.txt", "completed"], ["Say so", "in_progress"]]);

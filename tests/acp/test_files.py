@@ -85,6 +85,17 @@ async def test_edits_match_the_clients_text_and_land_in_the_client_not_on_disk(
     assert new["newText"] == "bee\n" and "oldText" not in new
 
 
+async def test_an_edit_through_the_client_reads_the_file_once(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    agent = await start(env=openai_env(fake_llm), fs=True)
+    a = str(workspace / "a.txt")
+    await run(agent, workspace, fake_llm, Call(
+        "edit_file", {"path": "a.txt", "source_text": "alpha", "target_text": "beta"}, id="e"))
+    assert agent.client.reads == [a]
+    assert agent.client.writes == [(a, "beta\n")]
+
+
 async def test_a_client_that_saves_its_writes_lets_bash_see_them(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:

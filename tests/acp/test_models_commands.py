@@ -102,3 +102,43 @@ async def test_commands_are_announced_and_run_from_prompts(
     await agent.client.wait_for(lambda u: u["sessionUpdate"] == "config_option_update"
                                 and "openai:gpt-other" in str(u))
     assert len(fake_llm.requests) == 1  # neither asked the model
+
+
+async def test_any_model_of_a_configured_service_is_taken_before_the_lists_arrive(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.models = ["gpt-4o"]
+    fake_llm.script([Reply("from claude")])
+    agent = await start(env=openai_env(fake_llm))  # a fresh process: no list asked for yet
+    session = await agent.new_session(workspace)
+    changed = await agent.conn.set_config_option(config_id="model", session_id=session,
+                                                 value="anthropic:claude-opus-4-1")
+    assert {o.id: o.current_value for o in changed.config_options}["model"] == (
+        "anthropic:claude-opus-4-1")
+    await agent.prompt(session, "hello")  # the service says whether it has the model
+    assert fake_llm.requests[-1].wire == "anthropic"
+    assert fake_llm.requests[-1].body["model"] == "claude-opus-4-1"
+    # A service that is not configured has no models to choose: named, not taken.
+    for value in ("mistral:large", "gemini:pro"):
+        with pytest.raises(RequestError) as info:
+            await agent.conn.set_config_option(config_id="model", session_id=session,
+                                               value=value)
+        assert info.value.code == -32602 and "is not a configured service" in str(info.value)
+
+
+async def test_help_and_model_answer_in_markdown_with_what_acp_offers(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.models = ["gpt-4o"]
+    agent = await start(env=openai_env(fake_llm))
+    session = await agent.new_session(workspace)
+    await agent.prompt(session, "/help")
+    shown = agent.client.text(session)
+    assert "- `/compact` — " in shown
+    assert "- `/model [provider:]model [low|medium|high]` — " in shown
+    assert "/clear" not in shown and "/resume" not in shown  # the client's own views do that
+    before = len(shown)
+    await agent.prompt(session, "/model")
+    models = agent.client.text(session)[before:]
+    assert "- `openai:gpt-4o`\n" in models and "- `openai:fake` (in use)\n" in models
+    assert models.rstrip().endswith("In use: `openai:fake`.")

@@ -265,6 +265,23 @@ async def test_a_loaded_session_shows_the_prompt_as_typed_and_each_edit_with_its
     assert diff["oldText"] == "one\ntwo\nthree\n" and diff["newText"] == "one\nTWO\nthree\n"
 
 
+async def test_a_replayed_new_file_has_no_old_text(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([Reply("", [Call("write_file", {"path": "n.txt", "content": "new\n"},
+                                     id="c-new")]), Reply("done")])
+    first = await start(env=openai_env(fake_llm))
+    session = await first.new_session(workspace)
+    await first.prompt(session, "make n.txt")
+    await first.end()
+    again = await start(env=openai_env(fake_llm))
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    [finished] = [u for u in again.client.of(session) if u["sessionUpdate"] == "tool_call_update"]
+    diff = finished["content"][0]
+    # Not a diff that removes an empty line: a new file's diff has no old text, as live.
+    assert diff == {"type": "diff", "path": str(workspace / "n.txt"), "newText": "new\n"}
+
+
 async def test_session_delete_removes_a_session_from_the_list(
     start: StartAgent, fake_llm: FakeLLM, workspace: Path
 ) -> None:

@@ -12,6 +12,7 @@ A cancelled run is no error in ACP: `session/prompt` answers stop reason `cancel
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -25,6 +26,16 @@ REQUEST_FAILED = -32803  # the LSP front-end's RequestFailed: same code, same `d
 def invalid_params(field: str, reason: str) -> RequestError:
     """-32602 whose message starts with the field's name."""
     return RequestError(-32602, f"{field}: {reason}", {"field": field})
+
+
+def workspace_root(cwd: str) -> str:
+    """`cwd` as the workspace root: an absolute path to an existing folder (-32602 naming
+    `cwd`)."""
+    if not os.path.isabs(cwd):
+        raise invalid_params("cwd", f"must be an absolute path, got {cwd!r}")
+    if not os.path.isdir(cwd):
+        raise invalid_params("cwd", f"{cwd} is not a folder")
+    return cwd
 
 
 def request_failed(exc: RunError) -> RequestError:

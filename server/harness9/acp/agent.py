@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from acp import Client, RequestError
+from acp import Client
 from acp.schema import (
     CloseSessionResponse,
     ConfigOptionUpdate,
@@ -21,27 +20,26 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
-    SessionInfo,
-    SessionInfoUpdate,
     SessionModeState,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    StopReason,
-    Usage,
 )
 
-from harness9.acp.acp_errors import invalid_params, wire_errors
-from harness9.acp.config_options import NOT_OFFERED, chosen, commands_update, options
+from harness9.acp.acp_errors import invalid_params, wire_errors, workspace_root
+from harness9.acp.announce import Announcer
+from harness9.acp.auth import check_method
+from harness9.acp.config_options import NOT_OFFERED, chosen, options
 from harness9.acp.early_session import EarlySession
 from harness9.acp.files import ClientWorkspace, FsOffer
-from harness9.acp.hello import AUTH_VARIABLES, INITIALIZE_RESULT
+from harness9.acp.hello import INITIALIZE_RESULT
 from harness9.acp.history import replay_session
-from harness9.acp.listing import page_of
-from harness9.acp.modes import is_mode, mode_state
+from harness9.acp.listing import session_list
+from harness9.acp.modes import ShownModes, is_mode, mode_state
 from harness9.acp.permissions import ClientApprover
+from harness9.acp.prompt_answer import connection_closing, prompt_answer, title_update
 from harness9.acp.prompt_blocks import prompt_images, prompt_text
 from harness9.acp.quiet import Prompts
-from harness9.acp.session_mcp import SessionServers, session_servers
+from harness9.acp.session_mcp import SessionServers, given_servers
 from harness9.acp.session_wire import default_mode
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import RunUpdates, plan_update, warning_text
@@ -49,20 +47,21 @@ from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
 from harness9.mcp.server_config import McpServerConfig
 from harness9.service.agent_service import AgentService
-from harness9.service.commands import available, invocation
+from harness9.service.commands import Invocation, invocation
 from harness9.service.credentials import provider_environment
 from harness9.service.models import current_model
-from harness9.service.run_request import RunContext, RunRequest, RunWiring
+from harness9.service.run_request import CommandView, RunContext, RunOutcome, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
-from harness9.service.sessions.session import Session, iso_time
-from harness9.service.sessions.session_log import title_of
+from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings, from_environment, resolve
 from harness9.tools import default_registry
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
 
-_STOP_REASONS: dict[str, StopReason] = {"completed": "end_turn", "max_turns": "max_turn_requests"}
+# Built-in commands answer in Markdown (ACP clients render it); /help leaves out those not
+# offered here.
+_COMMANDS = CommandView(markdown=True, hidden=NOT_OFFERED)
 
 
 class Harness9Agent:
@@ -82,15 +81,18 @@ class Harness9Agent:
         self._client: Client | None = None
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
-        self._announcing: set[asyncio.Task[None]] = set()
         self._prompts = Prompts()
+        self._announcer = Announcer(lambda: self.client, self.service, self._prompts,
+                                    self._settings)
         self._adopted: list[str] = []  # sessions answered before the SDK loaded
+        self._modes = ShownModes()
 
     def adopt(self, early: EarlySession) -> None:
         """Take on a session whose `session/new` was answered before the SDK loaded (on this
         agent's service); what follows a new session's answer is sent once connected."""
         self._roots[early.session_id] = early.root
         self._servers[early.session_id] = SessionServers()
+        self._modes.shown(early.session_id, early.mode)
         self._adopted.append(early.session_id)
 
     def on_connect(self, conn: Client) -> None:
@@ -115,47 +117,34 @@ class Harness9Agent:
         return InitializeResponse.model_validate(INITIALIZE_RESULT)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
-        """The environment-variable methods: the key must be in the agent's environment (the
-        client sets it when it starts the agent) or stored by `harness9 login` (the terminal
-        method); -32602 naming `methodId` for another method, `auth_required` naming what is
-        missing."""
-        env = provider_environment()
-        if method_id == "login":  # `harness9 login` ran in the client's terminal
-            if not any(env.get(v, "").strip() for v in AUTH_VARIABLES.values()):
-                raise RequestError.auth_required({"message": "no API key is stored: run "
-                                                  "`harness9 login`"})
-            return
-        variable = AUTH_VARIABLES.get(method_id)
-        if variable is None:
-            raise invalid_params("methodId", f"unknown method {method_id!r}: expected one of "
-                                 f"{', '.join([*AUTH_VARIABLES, 'login'])}")
-        if not env.get(variable, "").strip():
-            raise RequestError.auth_required({"message": f"{variable} is not set: start the "
-                                              "agent with it in its environment, or run "
-                                              "`harness9 login`"})
+        """The environment-variable methods and `login` (see `auth.check_method`)."""
+        check_method(method_id)
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        """A new session whose tools act on `cwd`."""
-        root = _workspace_root(cwd)
-        servers = _servers(mcp_servers)
-        session = self.service.session(None, root)
-        self._roots[session.id] = root
-        self._servers[session.id] = servers
+        """A new session whose tools act on `cwd`, stored at once (listed, and resumed by
+        another process, before its first prompt)."""
+        root = workspace_root(cwd)
+        servers = given_servers(mcp_servers)
+        session = self._open(self.service.sessions.create(root, stored=True), root, servers)
         self._announce(session)
         return NewSessionResponse(session_id=session.id, modes=self._mode_state(session.id),
                                   config_options=self._config_options(session))
+
+    def _open(self, session: Session, root: str, servers: SessionServers) -> Session:
+        """Take `session` on, its tools acting on `root`, with the MCP servers the client gave
+        it."""
+        self._roots[session.id] = root
+        self._servers[session.id] = servers
+        return session
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         """Show a session again (`session/update`s of its history), then answer."""
-        root = _workspace_root(cwd)
-        servers = _servers(mcp_servers)
-        session = self._known_session(session_id)
-        self._roots[session_id] = root
-        self._servers[session_id] = servers
+        root, servers = workspace_root(cwd), given_servers(mcp_servers)
+        session = self._open(self._known_session(session_id), root, servers)
         stream = UpdateStream(self.client, session_id)
         # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
         replay_session(session, stream, root, default_registry(root).kind_of)
@@ -173,17 +162,37 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         text = prompt_text(prompt, root)
         images = prompt_images(prompt)
-        settings = self._settings()
         stream = UpdateStream(self.client, session_id)
         called = invocation(text)
         if called is None:
-            self._title(session_id, prompt, stream)
-        if called is not None and called.name in NOT_OFFERED:
-            stream.text("message", f"/{called.name} is not offered here: use the client's own "
-                        "new-session and history views.")
+            title = title_update(self._known_session(session_id), prompt)
+            if title is not None:
+                stream.push(title)
+        elif called.name in NOT_OFFERED:
+            stream.text("message", f"`/{called.name}` is not offered here: use the client's "
+                        "own new-session and history views.")
             await stream.drain()
             return PromptResponse(stop_reason="end_turn")
-        servers = self._mcp_servers(session_id, stream)
+        elif called.name == "plan" and called.arguments:
+            self._modes.follow(session_id, "plan", stream)  # this prompt only plans
+        request = RunRequest(text, root, self._settings(), session_id, images=images,
+                             mcp_servers=self._mcp_servers(session_id, stream),
+                             commands=_COMMANDS)
+        try:
+            outcome = await self._run(request, stream)
+        except RunCancelled:
+            if connection_closing():
+                raise asyncio.CancelledError from None
+            return PromptResponse(stop_reason="cancelled")
+        finally:
+            self._follow_mode(session_id, stream)
+            await stream.drain()
+        await self._after_command(called, outcome, stream)
+        return prompt_answer(outcome)
+
+    async def _run(self, request: RunRequest, stream: UpdateStream) -> RunOutcome:
+        """The request's run, its events and questions going to the client."""
+        root, session_id = request.root, request.session_id or ""
         files = ClientWorkspace(root, self.client, session_id, self.fs) if self.fs.any else None
 
         async def wire(context: RunContext) -> RunWiring:
@@ -195,38 +204,27 @@ class Harness9Agent:
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.
-        run = asyncio.ensure_future(
-            self.service.run(
-                RunRequest(text, root, settings, session_id, mcp_servers=servers,
-                           images=images), wire
-            )
-        )
-        try:
-            with wire_errors(), self._prompts.running():
-                outcome = await run
-        except RunCancelled:
-            if _closing():
-                raise asyncio.CancelledError from None
-            return PromptResponse(stop_reason="cancelled")
-        finally:
+        run = asyncio.ensure_future(self.service.run(request, wire))
+        with wire_errors(), self._prompts.running():
+            return await run
+
+    async def _after_command(
+        self, called: Invocation | None, outcome: RunOutcome, stream: UpdateStream
+    ) -> None:
+        """What a command changed that the client shows: `/model`'s choice in the picker."""
+        if called is not None and outcome.command == "model" and "model" in outcome.extra:
+            session = self._known_session(outcome.ids.session_id)
+            stream.push(ConfigOptionUpdate(session_update="config_option_update",
+                                           config_options=self._config_options(session)))
             await stream.drain()
-        if outcome.command == "model" and "model" in outcome.extra:
-            stream.push(ConfigOptionUpdate(
-                session_update="config_option_update",
-                config_options=self._config_options(self._known_session(session_id))))
-            await stream.drain()
-        result = outcome.result
-        usage = result.usage
-        return PromptResponse(
-            stop_reason=_STOP_REASONS.get(result.status, "end_turn"),
-            usage=Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                total_tokens=usage.input_tokens + usage.output_tokens,
-                cached_read_tokens=usage.cached_input_tokens,
-                cached_write_tokens=usage.cache_write_tokens,
-            ),
-        )
+
+    def _follow_mode(self, session_id: str, stream: UpdateStream) -> None:
+        """Tell the client the session's mode when a prompt changed it (`/approvals`, `/plan`,
+        a plan carried out) or a planning prompt ended."""
+        session = self.service.sessions.get(session_id)
+        if session is not None:
+            mode = session.approval_mode or default_mode(self._settings())
+            self._modes.follow(session_id, mode, stream)
 
     def _settings(self) -> RunSettings:
         """The settings of a run: `--settings` over the environment (the service applies a
@@ -239,18 +237,6 @@ class Harness9Agent:
         with wire_errors():
             return self.service.known_session(session_id)
 
-    def _title(self, session_id: str, prompt: Sequence[Any], stream: UpdateStream) -> None:
-        """A session's first prompt names it: `session_info_update` with its title (the first
-        line the user typed, as `session/list` shows it)."""
-        session = self._known_session(session_id)
-        if session.history or session.runs:
-            return
-        typed = next((block.text for block in prompt
-                      if getattr(block, "type", None) == "text" and block.text.strip()), "")
-        if typed:
-            stream.push(SessionInfoUpdate(session_update="session_info_update",
-                                          title=title_of(typed), updated_at=iso_time(time.time())))
-
     def _config_options(self, session: Session) -> list[Any]:
         """The session's model and reasoning effort as config options, from the models known
         without asking a service (`_announce` sends the services' lists when they come)."""
@@ -261,25 +247,7 @@ class Harness9Agent:
     def _announce(self, session: Session) -> None:
         """After the answer: the commands the session offers, then its config options again
         once the services have listed their models (when that changed them)."""
-        task = asyncio.ensure_future(self._announcement(session))
-        self._announcing.add(task)
-        task.add_done_callback(self._announcing.discard)
-
-    async def _announcement(self, session: Session) -> None:
-        await asyncio.sleep(0.01)  # the session/new or session/load answer goes out first
-        root = self._roots.get(session.id, session.root)
-        stream = UpdateStream(self.client, session.id)
-        stream.push(commands_update(await asyncio.to_thread(available, root)))
-        await stream.drain()
-        await self._prompts.quiet()  # the services' SDKs load after a prompt sent at once
-        settings = self._settings()
-        before = self.service.models.known(settings)
-        listing = await self.service.models.listing(settings)
-        if [m.as_wire() for m in listing.models] != [m.as_wire() for m in before]:
-            current = current_model(settings, session.model)
-            stream.push(ConfigOptionUpdate(session_update="config_option_update",
-                                           config_options=options(listing.models, current)))
-            await stream.drain()
+        self._announcer.announce(session, self._roots.get(session.id, session.root))
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
@@ -289,9 +257,11 @@ class Harness9Agent:
         if session_id not in self._roots:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         session = self._known_session(session_id)
-        current = current_model(self._settings(), session.model)
+        settings = self._settings()
+        current = current_model(settings, session.model)
+        services = self.service.models.providers(settings, provider_environment())
         try:
-            choice = chosen(config_id, str(value), current)
+            choice = chosen(config_id, str(value), current, services)
         except ValueError as exc:
             raise invalid_params("configId" if "unknown option" in str(exc) else "value",
                                  str(exc)) from None
@@ -302,8 +272,9 @@ class Harness9Agent:
     def _mode_state(self, session_id: str) -> SessionModeState:
         """The session's `modes`: the approval modes, the current one as the client set it,
         else as the settings give it."""
-        chosen = self._known_session(session_id).approval_mode
-        return mode_state(chosen or default_mode(self._settings()))
+        chosen = self._known_session(session_id).approval_mode or default_mode(self._settings())
+        self._modes.shown(session_id, chosen)
+        return mode_state(chosen)
 
     def _mcp_servers(self, session_id: str, stream: UpdateStream) -> tuple[McpServerConfig, ...]:
         """The session's own MCP servers; the notes on those left out are told once, at the
@@ -318,11 +289,8 @@ class Harness9Agent:
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
         """`session/resume`: go on with a session without replaying its history."""
-        root = _workspace_root(cwd)
-        servers = _servers(mcp_servers)
-        session = self._known_session(session_id)
-        self._roots[session_id] = root
-        self._servers[session_id] = servers
+        root, servers = workspace_root(cwd), given_servers(mcp_servers)
+        session = self._open(self._known_session(session_id), root, servers)
         self._announce(session)
         return ResumeSessionResponse(modes=self._mode_state(session_id),
                                      config_options=self._config_options(session))
@@ -334,6 +302,7 @@ class Harness9Agent:
             raise invalid_params("sessionId", f"unknown session {session_id!r}")
         del self._roots[session_id]
         self._servers.pop(session_id, None)
+        self._modes.forget(session_id)
         await self.service.close_session(session_id)
         return CloseSessionResponse()
 
@@ -350,27 +319,17 @@ class Harness9Agent:
                 raise invalid_params("sessionId", f"unknown session {session_id!r}")
         self._roots.pop(session_id, None)
         self._servers.pop(session_id, None)
+        self._modes.forget(session_id)
         await self.service.close_session(session_id)  # its own MCP servers, if it had some
         return {}
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        """The stored sessions of `cwd` (else of every workspace this client opened), newest
-        first, a page at a time."""
-        roots = [_workspace_root(cwd)] if cwd is not None else sorted(set(self._roots.values()))
-        metas = [meta for root in roots for meta in self.service.stored_sessions(root)]
-        page, next_cursor = page_of(metas, cursor)
-        sessions = [
-            SessionInfo(
-                session_id=meta.session_id,
-                cwd=meta.workspace_root,
-                title=meta.title or None,
-                updated_at=iso_time(meta.updated_at),
-            )
-            for meta in page
-        ]
-        return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
+        """The stored sessions of `cwd` (else of every workspace), newest first, a page at a
+        time."""
+        root = workspace_root(cwd) if cwd is not None else None
+        return session_list(self.service.stored_sessions(root), cursor)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
@@ -382,31 +341,9 @@ class Harness9Agent:
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
         with wire_errors():
             self.service.set_approval_mode(session_id, mode_id)
+        self._modes.shown(session_id, mode_id)
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: the run ends (its tools killed); its prompt answers `cancelled`."""
         await self.service.cancel(None, session_id)
-
-
-def _closing() -> bool:
-    """Whether the current task is being cancelled (the SDK closing the connection)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _workspace_root(cwd: str) -> str:
-    """`cwd` as the workspace root: an absolute path to an existing folder."""
-    if not os.path.isabs(cwd):
-        raise invalid_params("cwd", f"must be an absolute path, got {cwd!r}")
-    if not os.path.isdir(cwd):
-        raise invalid_params("cwd", f"{cwd} is not a folder")
-    return cwd
-
-
-def _servers(given: Sequence[Any] | None) -> SessionServers:
-    """The session's MCP servers; those left out are logged (and told at the first prompt)."""
-    servers = session_servers(given)
-    for note in servers.notes:
-        _log.warning("%s", note)
-    return servers

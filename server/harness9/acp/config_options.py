@@ -5,6 +5,8 @@ and stored with the session like `agent/setModel`. Slash commands go to the clie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
@@ -33,13 +35,20 @@ def options(
             for option in session_wire.config_options(models, current)]
 
 
-def chosen(config_id: str, value: str, current: ModelChoice | None) -> ModelChoice:
+def chosen(
+    config_id: str, value: str, current: ModelChoice | None, services: Sequence[str]
+) -> ModelChoice:
     """The session's model after setting option `config_id` to `value`; `ValueError` naming
-    what is wrong."""
+    what is wrong. Any model of a configured service (`services`) is taken, listed yet or
+    not: the service itself says whether it has the model when the session's next prompt
+    uses it."""
     if config_id == MODEL_OPTION:
         provider, colon, model = value.partition(":")
         if not colon or not provider or not model:
             raise ValueError(f"value must be provider:model, got {value!r}")
+        if provider not in services:
+            raise ValueError(f"{provider} is not a configured service: choose a model of "
+                             f"{', '.join(services) or 'a service whose API key is set'}")
         effort = current.reasoning_effort if current is not None else None
         return ModelChoice(provider, model, effort)
     if config_id == EFFORT_OPTION:

@@ -27,11 +27,13 @@ _log = logging.getLogger("harness9.acp")
 
 @dataclass(frozen=True, slots=True)
 class EarlySession:
-    """A session made and answered before the SDK loaded: its service, id and root."""
+    """A session made and answered before the SDK loaded: its service, id, root, and the mode
+    its answer gave."""
 
     service: AgentService
     session_id: str
     root: str
+    mode: str
 
 
 def plain_new_session(line: bytes) -> dict[str, Any] | None:
@@ -74,18 +76,20 @@ def answer_new_session(
 
 
 def _new_session(root: str, settings: dict[str, Any]) -> tuple[EarlySession, dict[str, Any]]:
-    """A new session on `root`, and the `session/new` result that announces it."""
+    """A new session on `root` (stored at once, as the agent's are), and the `session/new`
+    result that announces it."""
     from harness9.service.agent_service import AgentService
     from harness9.service.models import current_model
     from harness9.service.settings import from_environment, resolve
 
     service = AgentService()
-    session = service.session(None, root)
+    session = service.sessions.create(root, stored=True)
     resolved = resolve(from_environment(os.environ), settings)
     current = current_model(resolved, session.model)
+    mode = session_wire.default_mode(resolved)
     result = {
         "sessionId": session.id,
-        "modes": session_wire.mode_state(session_wire.default_mode(resolved)),
+        "modes": session_wire.mode_state(mode),
         "configOptions": session_wire.config_options(service.models.known(resolved), current),
     }
-    return EarlySession(service, session.id, root), result
+    return EarlySession(service, session.id, root, mode), result

@@ -102,6 +102,9 @@ class ClientWorkspace(DiskWorkspace):
         self._session_id = session_id
         self._offer = offer
         self._changes: dict[str, Change] = {}
+        # The client's text of each file as last read for an edit, by real path: the write
+        # that follows on that very text is not preceded by a second read of it.
+        self._fresh: dict[str, FileText] = {}
 
     async def read_page(self, path: str, offset: int, limit: int) -> Page:
         """A page of the client's text of the file (else of the file on disk)."""
@@ -129,7 +132,9 @@ class ClientWorkspace(DiskWorkspace):
         if on_disk is None or not on_disk.utf8:
             return on_disk
         text = await self._read(path)
-        return FileText(text, fingerprint_of(text.encode("utf-8", "surrogatepass")), "editor")
+        found = FileText(text, fingerprint_of(text.encode("utf-8", "surrogatepass")), "editor")
+        self._fresh[str(safe_path(self.root, path))] = found
+        return found
 
     async def write_text(
         self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
@@ -140,8 +145,12 @@ class ClientWorkspace(DiskWorkspace):
             return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
         data = encode_text(text, path)
         target = await asyncio.to_thread(self._prepare, path)
-        if base is not None:
+        key = str(safe_path(self.root, path))
+        # A base read just now by the caller (under the file's lock) is the client's text: the
+        # client is asked for the file once per edit. An older base is checked against it.
+        if base is not None and base is not self._fresh.pop(key, None):
             now = await self.read_text(path)
+            self._fresh.pop(key, None)
             if now is None or now.fingerprint != base.fingerprint:
                 raise Moved(f"Error: {path} changed in the editor while it was being written")
         await self._ask("write", path, self._client.write_text_file(

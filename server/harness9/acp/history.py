@@ -98,11 +98,14 @@ def _user_message(text: str, stream: UpdateStream) -> None:
 
 def _diff(outcome: dict[str, Any] | None, root: str) -> ToolContent | None:
     """An edit's `diff` content from its kept unified diff: each hunk's old and new sides (the
-    whole files were not kept), hunks apart by `HUNK_GAP`."""
+    whole files were not kept), hunks apart by `HUNK_GAP`; a new file's has no old text."""
     if outcome is None or not isinstance(outcome.get("diff"), str) or not outcome.get("path"):
         return None
-    old, new = hunk_sides(outcome["diff"])
-    return tool_diff_content(os.path.join(root, str(outcome["path"])), new, old)
+    diff: str = outcome["diff"]
+    old, new = hunk_sides(diff)
+    created = diff.startswith("--- /dev/null\n")  # as `unified_diff` names a new file's old side
+    return tool_diff_content(os.path.join(root, str(outcome["path"])), new,
+                             None if created else old)
 
 
 def hunk_sides(diff: str) -> tuple[str, str]:

@@ -13,7 +13,10 @@ import binascii
 import json
 from collections.abc import Sequence
 
+from acp.schema import ListSessionsResponse, SessionInfo
+
 from harness9.acp.acp_errors import invalid_params
+from harness9.service.sessions.session import iso_time
 from harness9.service.sessions.session_log import SessionMeta
 
 PAGE_SIZE = 50
@@ -31,6 +34,17 @@ def page_of(
     rest = ordered if after is None else [meta for meta in ordered if _key(meta) > after]
     page = rest[:size]
     return page, (_encode(_key(page[-1])) if len(rest) > size else None)
+
+
+def session_list(metas: Sequence[SessionMeta], cursor: str | None) -> ListSessionsResponse:
+    """The `session/list` answer: the page of `metas` after `cursor`."""
+    page, next_cursor = page_of(metas, cursor)
+    sessions = [
+        SessionInfo(session_id=meta.session_id, cwd=meta.workspace_root,
+                    title=meta.title or None, updated_at=iso_time(meta.updated_at))
+        for meta in page
+    ]
+    return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
 
 
 def _key(meta: SessionMeta) -> _Key:

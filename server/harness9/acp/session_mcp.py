@@ -9,6 +9,7 @@ the user saying why; so is a second server of the same name.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,8 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from harness9.mcp.server_config import McpServerConfig
 
+_log = logging.getLogger("harness9.acp")
+
 
 @dataclass(frozen=True, slots=True)
 class SessionServers:
@@ -24,6 +27,14 @@ class SessionServers:
 
     configs: tuple[McpServerConfig, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+def given_servers(given: Sequence[Any] | None) -> SessionServers:
+    """The session's MCP servers; those left out are logged (and told at the first prompt)."""
+    servers = session_servers(given)
+    for note in servers.notes:
+        _log.warning("%s", note)
+    return servers
 
 
 def session_servers(servers: Sequence[Any] | None) -> SessionServers:

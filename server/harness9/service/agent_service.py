@@ -122,8 +122,8 @@ class AgentService:
         front-end to keep each session to the clients of its workspaces."""
         return self.sessions.roots_of(session_id)
 
-    def stored_sessions(self, root: str) -> list[SessionMeta]:
-        """The stored sessions of workspace `root`, newest first."""
+    def stored_sessions(self, root: str | None) -> list[SessionMeta]:
+        """The stored sessions of workspace `root` (None: of every workspace), newest first."""
         return self.sessions.listing(root)
 
     def session_view(self, session_id: str) -> tuple[Session, int]:
@@ -148,8 +148,8 @@ class AgentService:
             raise busy(str(exc), sessionId=session_id) from None
 
     def set_approval_mode(self, session_id: str, mode: str) -> None:
-        """The approval mode of the session's next runs, stored with it (a session with no
-        turn yet keeps it in memory until its first). `UnknownSession`, or a `busy`
+        """The approval mode of the session's next runs, stored with it (a session not stored
+        yet keeps it in memory until its first turn). `UnknownSession`, or a `busy`
         `RunError` when another daemon holds it."""
         session = self.known_session(session_id)
         session.approval_mode = mode

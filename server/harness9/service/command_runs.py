@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from harness9.engine.agent_loop import RunResult
 from harness9.engine.events import CommandRan, EventBus, RunFinished, RunStarted, TextDelta
 from harness9.schema import Usage
+from harness9.service.command_text import help_text, models_text, plan_text
 from harness9.service.commands import BUILTIN_NAMES, Command, Invocation, available, expand
 from harness9.service.model_choice import ModelChoice
 from harness9.service.models import current_model
@@ -130,13 +131,7 @@ Action = Callable[["AgentService", RunRequest, Session, Invocation], Awaitable[C
 async def _help(
     service: AgentService, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
-    lines = ["Commands (type them at the start of a prompt):"]
-    for command in available(request.root):
-        hint = f" {command.argument_hint}" if command.argument_hint else ""
-        origin = "" if command.source == "builtin" else f"  [{command.source}]"
-        lines.append(f"  /{command.name}{hint} — {command.description}{origin}")
-    lines.append("Start a prompt with a space to send text that begins with / to the model.")
-    return CommandAnswer("\n".join(lines))
+    return CommandAnswer(help_text(available(request.root), request.commands))
 
 
 async def _unknown(
@@ -225,18 +220,8 @@ async def _model(
         return _choose_model(service, request, session, called.arguments.split())
     listing = await service.models.listing(request.settings)
     current = current_model(request.settings, session.model)
-    lines = ["Models (/model [provider:]model [low|medium|high] chooses one):"]
-    for model in listing.models:
-        mark = "*" if current is not None and (model.provider, model.id) == (
-            current.provider, current.model) else " "
-        lines.append(f" {mark} {model.provider}:{model.id}")
-    for provider, error in listing.errors:
-        lines.append(f"   ({provider}: {error.message})")
-    if current is not None:
-        effort = f", reasoning effort {current.reasoning_effort}" if (
-            current.reasoning_effort) else ""
-        lines.append(f"In use: {current.provider}:{current.model}{effort}.")
-    return CommandAnswer("\n".join(lines), extra={
+    text = models_text(listing.models, listing.errors, current, request.commands)
+    return CommandAnswer(text, extra={
         "models": [m.as_wire() for m in listing.models],
         "current": current.as_wire() if current is not None else None,
     })
@@ -280,9 +265,7 @@ async def _plan(
     service: AgentService, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     service.set_approval_mode(session.id, "plan")
-    return CommandAnswer("Plan mode: the next prompts investigate and plan without changing "
-                         "anything. Run with executePlan (or /approvals auto) to carry it out.",
-                         extra={"mode": "plan"})
+    return CommandAnswer(plan_text(request.commands), extra={"mode": "plan"})
 
 
 _ACTIONS: dict[str, Action] = {

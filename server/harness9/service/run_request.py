@@ -27,6 +27,15 @@ EXECUTE_PROMPT = "Carry out the plan."
 
 
 @dataclass(frozen=True, slots=True)
+class CommandView:
+    """How a front-end shows the built-in commands: answers in Markdown (else plain text),
+    and the commands it does not offer (left out of `/help`)."""
+
+    markdown: bool = False
+    hidden: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class RunRequest:
     """What to run: the prompt, the session to continue (None: a new one), the workspace root
     the tools act on, the settings after precedence, and the editor context attached to the
@@ -46,6 +55,7 @@ class RunRequest:
     claim: str | None = None  # the run id of a slot reserved for this run (a left-over steer)
     own_model: bool = False  # the request chose provider, model or effort: the session's waits
     images: tuple[Image, ...] = ()  # given with the prompt, for a model that sees images
+    commands: CommandView = CommandView()  # how the front-end shows a built-in's answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,6 +120,16 @@ class SessionFile:
         self.meta.model = session.model.as_wire() if session.model is not None else None
         self.log.commit(self.meta)
 
+    def keep(self, session: Session) -> None:
+        """Store a session that has no turn yet: listed, and loadable by another daemon, from
+        its creation on."""
+        self._meta_written = True
+        try:
+            self.save(session)
+        except BaseException:
+            self._meta_written = False  # nothing is on disk to read back
+            raise
+
     @property
     def written(self) -> bool:
         """Whether the session is on disk (it can be read back from there)."""

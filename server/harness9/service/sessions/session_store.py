@@ -2,7 +2,8 @@
 runs in flight on them.
 
 A session is stored under `sessions/<workspace key>/` of the state directory from its first
-run on. A stored session is taken into memory (and its file locked) when a run, a restore or a
+run on (or from its creation, when the front-end asks: ACP lists and resumes sessions at
+once). A stored session is taken into memory (and its file locked) when a run, a restore or a
 compaction needs it; reading one for a listing or a view needs no lock. When the state
 directory cannot be written, sessions live in memory only and the reason is logged once.
 """
@@ -51,14 +52,18 @@ class SessionStore:
         """Where the sessions of workspace `root` are stored."""
         return None if self._folder is None else self._folder / workspace_key(root)
 
-    def create(self, root: str) -> Session:
-        """A new, empty session on workspace `root` (stored from its first save on)."""
+    def create(self, root: str, *, stored: bool = False) -> Session:
+        """A new, empty session on workspace `root`, stored from its first save on (`stored`:
+        at once, and let go, so another daemon can list and take it before its first run)."""
         session = Session(id=new_id("s"), root=root)
         folder = self.folder(root)
         if folder is not None and self._state is not None:
             try:
                 private_folder(folder, self._state)
-                self._files[session.id] = SessionFile.create(folder, session.id, root)
+                file = self._files[session.id] = SessionFile.create(folder, session.id, root)
+                if stored:
+                    file.keep(session)
+                    file.let_go()
             except OSError as exc:
                 self._warn(exc)
         self._sessions[session.id] = session
@@ -207,10 +212,16 @@ class SessionStore:
             self._guarded(lambda: file.compacted(session, fields))
         self._let_go_soon(session.id)
 
-    def listing(self, root: str) -> list[SessionMeta]:
-        """The stored sessions of workspace `root`, newest first."""
-        folder = self.folder(root)
-        return [] if folder is None else session_log.list_sessions(folder)
+    def listing(self, root: str | None) -> list[SessionMeta]:
+        """The stored sessions of workspace `root` (None: of every workspace), newest first."""
+        if root is not None:
+            folder = self.folder(root)
+            return [] if folder is None else session_log.list_sessions(folder)
+        if self._folder is None or not self._folder.is_dir():
+            return []
+        metas = [meta for folder in self._folder.iterdir() if folder.is_dir()
+                 for meta in session_log.list_sessions(folder)]
+        return sorted(metas, key=lambda meta: meta.updated_at, reverse=True)
 
     def release(self, session_id: str) -> None:
         """Let go of an idle session (its file is closed; a stored one is read again when it
