@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -63,6 +63,12 @@ class SandboxPolicy:
     network: bool = False
     writable_roots: tuple[str, ...] = ()
     protect: tuple[str, ...] = ()
+
+    def read_only(self) -> SandboxPolicy:
+        """This policy for commands that may change nothing (plan mode, read-only): the
+        sandbox read-only and `writable_roots` ignored, so only the command's private
+        temporary folder is writable."""
+        return replace(self, mode=SandboxMode.READ_ONLY, writable_roots=())
 
 
 @dataclass(frozen=True, slots=True)

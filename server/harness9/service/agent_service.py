@@ -231,6 +231,8 @@ class AgentService:
         session = self._session_to_run(request)
         ids = RunIds(request.claim or new_id("r"), session.id)
         entry = self._turns.enter(ids, request.prompt, request.root, request.claim is not None)
+        if entry is not None and entry.mode is not None:  # a left-over steer: its run's mode
+            request = replace(request, mode=entry.mode)
         holding = entry is None
         finish, turns, recorder = Finish(), CallTurns(), _Later()
         bus = EventBus(finish, turns, recorder)
@@ -295,7 +297,8 @@ class AgentService:
             prompt = await prompt_with_context(
                 request.prompt, request.root, request.context, wiring.workspace)
             prompt = prompt_for(prompt, request, session, request.settings)
-            self._turns.started(ids.run_id, wiring.workspace)
+            self._turns.started(ids.run_id, wiring.workspace,
+                                request.settings.approval_policy().mode)
             _check_images(request, engine.provider.model)
             result = await engine.run(prompt, session.history, self._turns.steering(ids.run_id),
                                       request.images)

@@ -33,6 +33,8 @@ class QueuedRun:
     )
     lapse: asyncio.TimerHandle | None = None  # a reservation's deadline
     task: asyncio.Task[Any] | None = None  # the task waiting for the turn (to cancel it)
+    # A reserved slot's approval mode: a left-over steer keeps the mode of the run it was for.
+    mode: str | None = None
 
 
 class SessionQueue:
@@ -57,10 +59,11 @@ class SessionQueue:
         self.waiting.append(entry)
         return entry
 
-    def reserve(self, run_id: str, prompt: str) -> QueuedRun:
+    def reserve(self, run_id: str, prompt: str, mode: str | None = None) -> QueuedRun:
         """A slot at the front of the queue (or the session itself, when free) for a run that
-        starts a moment later and `claim`s it; unclaimed, it lapses."""
-        entry = QueuedRun(run_id, prompt)
+        starts a moment later (in approval mode `mode`, when given) and `claim`s it;
+        unclaimed, it lapses."""
+        entry = QueuedRun(run_id, prompt, mode=mode)
         self.waiting.insert(0, entry)
         self.reserved[run_id] = entry
         loop = asyncio.get_running_loop()
