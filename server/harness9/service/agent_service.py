@@ -80,11 +80,14 @@ class AgentService:
     are the daemon's; a session's own MCP servers are that session's."""
 
     def __init__(self, state: Path | Literal["default"] | None = "default") -> None:
-        self.sessions = SessionStore(state_dir() if state == "default" else state)
+        # A session is held (locked against other daemons) while runs hold or wait for it.
+        self._turns = SessionTurns(on_idle=lambda session_id: self.sessions.let_go_soon(
+            session_id))
+        self.sessions = SessionStore(state_dir() if state == "default" else state,
+                                     in_use=self._turns.busy)
         background = Background()
         self._checkpoints = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
-        self._turns = SessionTurns()
         self.models = ModelDirectory()
 
     # Sessions
@@ -249,6 +252,7 @@ class AgentService:
             raise ended(exc, ids, bus, finish, request.root) from None
         finally:
             self._turns.leave(ids, entry, holding)
+            self.sessions.let_go_soon(session.id)
 
     def _session_to_run(self, request: RunRequest) -> Session:
         """The session a run goes to; `busy` while it is rewritten, or (`queue` off) runs."""
@@ -270,7 +274,7 @@ class AgentService:
     ) -> RunOutcome:
         """The run, once it holds its session."""
         try:  # a run that waited in the queue: another daemon may have continued the session
-            self.sessions.take(session)
+            self.sessions.take(session, run=True)
         except SessionLocked as exc:
             raise busy(str(exc), sessionId=session.id) from None
         if request.execute_plan and session.approval_mode == PLAN_MODE:

@@ -9,6 +9,7 @@ late for its run becomes the session's next prompt); a reservation nobody claims
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,9 @@ class QueuedRun:
 class SessionQueue:
     """The holder of one session and the runs waiting for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[], None] = lambda: None) -> None:
+        """`on_idle`: called when a reserved slot lapses and leaves the session free."""
+        self._on_idle = on_idle
         self.holder: str | None = None
         self.waiting: list[QueuedRun] = []
         self.reserved: dict[str, QueuedRun] = {}  # by run id, until claimed
@@ -119,3 +122,5 @@ class SessionQueue:
         if not entry.turn.done():
             entry.turn.cancel()
         self.leave(entry)
+        if not self.busy():
+            self._on_idle()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness9.engine.events import Dequeued, EventBus, Queued
@@ -39,7 +39,9 @@ class _Live:
 class SessionTurns:
     """The sessions' queues and the runs' steering, for one daemon."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[str], None] = lambda _: None) -> None:
+        """`on_idle(session_id)`: a reserved slot lapsed and left the session free."""
+        self._on_idle = on_idle
         self._queues: dict[str, SessionQueue] = {}
         self._live: dict[str, _Live] = {}
         # Ended runs a late steer may still name, by run id.
@@ -61,7 +63,7 @@ class SessionTurns:
         """Take the session for the run now (None) or queue it (the entry to `wait` for); a
         `claim` takes the slot reserved for it, when it has not lapsed. The run can be
         steered from here on."""
-        queue = self._queues.setdefault(ids.session_id, SessionQueue())
+        queue = self._queue(ids.session_id)
         entry = queue.claim(ids.run_id) if claim else None
         if entry is None:
             entry = queue.enter(ids.run_id, prompt)
@@ -171,9 +173,16 @@ class SessionTurns:
     def _next(self, run: _Live, prompt: str) -> SteerOutcome:
         """A steer too late for its run: the session's next prompt, reserved at the front, in
         the run's mode."""
-        queue = self._queues.setdefault(run.session_id, SessionQueue())
+        queue = self._queue(run.session_id)
         entry = queue.reserve(new_id("r"), prompt, run.mode)
         return SteerOutcome(LEFT_OVER, entry.run_id, run.session_id)
+
+    def _queue(self, session_id: str) -> SessionQueue:
+        """The session's queue (made when it has none)."""
+        queue = self._queues.get(session_id)
+        if queue is None:
+            queue = self._queues[session_id] = SessionQueue(lambda: self._on_idle(session_id))
+        return queue
 
     def _left_over(self, queue: SessionQueue, steer: Steer, mode: str | None) -> None:
         entry = queue.reserve(new_id("r"), steer.shown, mode)
