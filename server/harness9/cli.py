@@ -277,7 +277,7 @@ def _print_tools(workspace: str) -> int:
     from harness9.service.settings import from_environment, resolve
     from harness9.tools import default_registry
 
-    sandbox = resolve(from_environment(os.environ)).command_sandbox()
+    sandbox = resolve(from_environment(os.environ)).tool_sandbox()
     registry = default_registry(workspace, sandbox=sandbox)
     tools = [wire_tool(d) for d in registry.available_tools()]
     print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))

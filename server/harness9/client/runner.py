@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient
 
 DEMO_APPROVALS = (
-    "demo · tool calls run without asking (approvals: yolo); "
-    "harness9 run asks before writes and commands by default"
+    "demo · tool calls run without asking (approvals: yolo); by default harness9 run lets "
+    "edits and sandboxed commands run where the OS sandbox works (auto) and asks before "
+    "leaving it; without a sandbox it asks before writes and commands (ask)"
 )
 NO_PROMPT = (
     'harness9: say what to do, e.g. harness9 run "make the tests pass"'

@@ -32,7 +32,7 @@ async def list_tools(
         ls.window_show_message(params)
 
     root = folders[0] if folders else os.getcwd()
-    registry = default_registry(root, sandbox=settings.command_sandbox())
+    registry = default_registry(root, sandbox=settings.tool_sandbox())
     tools = [wire_tool(definition) for definition in registry.available_tools()]
     # Offered to this client's runs, as it announced them.
     if announces_diagnostics(ls.client_capabilities):

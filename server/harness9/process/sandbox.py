@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -71,6 +71,12 @@ class SandboxPolicy:
     writable_roots: tuple[str, ...] = ()
     protect: tuple[str, ...] = ()
     hide: tuple[str, ...] = DEFAULT_HIDE
+
+    def read_only(self) -> SandboxPolicy:
+        """This policy for commands that may change nothing (plan mode, read-only): the
+        sandbox read-only and `writable_roots` ignored, so only the command's private
+        temporary folder is writable."""
+        return replace(self, mode=SandboxMode.READ_ONLY, writable_roots=())
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,11 +80,14 @@ class AgentService:
     are the daemon's; a session's own MCP servers are that session's."""
 
     def __init__(self, state: Path | Literal["default"] | None = "default") -> None:
-        self.sessions = SessionStore(state_dir() if state == "default" else state)
+        # A session is held (locked against other daemons) while runs hold or wait for it.
+        self._turns = SessionTurns(on_idle=lambda session_id: self.sessions.let_go_soon(
+            session_id))
+        self.sessions = SessionStore(state_dir() if state == "default" else state,
+                                     in_use=self._turns.busy)
         background = Background()
         self._checkpoints = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
-        self._turns = SessionTurns()
         self.models = ModelDirectory()
 
     # Sessions
@@ -231,6 +234,8 @@ class AgentService:
         session = self._session_to_run(request)
         ids = RunIds(request.claim or new_id("r"), session.id)
         entry = self._turns.enter(ids, request.prompt, request.root, request.claim is not None)
+        if entry is not None and entry.mode is not None:  # a left-over steer: its run's mode
+            request = replace(request, mode=entry.mode)
         holding = entry is None
         finish, turns, recorder = Finish(), CallTurns(), _Later()
         bus = EventBus(finish, turns, recorder)
@@ -247,6 +252,7 @@ class AgentService:
             raise ended(exc, ids, bus, finish, request.root) from None
         finally:
             self._turns.leave(ids, entry, holding)
+            self.sessions.let_go_soon(session.id)
 
     def _session_to_run(self, request: RunRequest) -> Session:
         """The session a run goes to; `busy` while it is rewritten, or (`queue` off) runs."""
@@ -268,7 +274,7 @@ class AgentService:
     ) -> RunOutcome:
         """The run, once it holds its session."""
         try:  # a run that waited in the queue: another daemon may have continued the session
-            self.sessions.take(session)
+            self.sessions.take(session, run=True)
         except SessionLocked as exc:
             raise busy(str(exc), sessionId=session.id) from None
         if request.execute_plan and session.approval_mode == PLAN_MODE:
@@ -295,7 +301,8 @@ class AgentService:
             prompt = await prompt_with_context(
                 request.prompt, request.root, request.context, wiring.workspace)
             prompt = prompt_for(prompt, request, session, request.settings)
-            self._turns.started(ids.run_id, wiring.workspace)
+            self._turns.started(ids.run_id, wiring.workspace,
+                                request.settings.approval_policy().mode)
             _check_images(request, engine.provider.model)
             result = await engine.run(prompt, session.history, self._turns.steering(ids.run_id),
                                       request.images)

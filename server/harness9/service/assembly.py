@@ -25,7 +25,7 @@ from harness9.service.instructions import (
     project_instructions,
     with_instructions,
 )
-from harness9.service.planning import plan_mode_kinds, planning, read_only_sandbox
+from harness9.service.planning import command_sandbox, plan_mode_kinds, planning
 from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
 from harness9.tools import ToolEnvironment, default_registry
@@ -60,12 +60,11 @@ def build_engine(
     each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
     session read and wrote on the session (the stale guard); `extra_tools` (MCP tools) are
     offered after the built-in ones. A planning run (approval mode plan) is offered the read
-    tools, update_plan and read-only commands only."""
+    tools, update_plan and read-only commands only (see `command_sandbox`)."""
     kinds = None
     if planning(settings):
         kinds, extra_tools = plan_mode_kinds(settings), ()
-        if settings.sandbox_works():
-            settings = read_only_sandbox(settings)
+    settings = command_sandbox(settings)
     provider = create_provider(provider_settings(settings))
     step = ApprovalStep(
         settings.approval_policy(),
@@ -80,7 +79,7 @@ def build_engine(
     registry = default_registry(
         root,
         environment=tool_environment(settings),
-        sandbox=settings.command_sandbox(),
+        sandbox=settings.tool_sandbox(),
         middleware=steps,
         workspace=workspace,
         seen=session.seen_files,

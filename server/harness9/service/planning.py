@@ -2,8 +2,8 @@
 
 In plan mode (approval mode `plan`, or `agent/run {plan: true}` for one run) the model may read,
 run commands confined read-only by the OS sandbox (where one works), and record its plan; it
-is told so with the prompt. `executePlan` runs in the session's normal mode, with the stored
-plan restated.
+is told so with the prompt. `executePlan` runs in the session's normal mode (plan is the only
+mode it leaves), with the stored plan restated. A left-over steer runs in its run's mode.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness9.engine.compaction import PLAN_HEADER
-from harness9.process.sandbox import SandboxMode
 from harness9.schema import ToolKind
 from harness9.service.run_request import RunRequest
 from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
+from harness9.tools.approvals.policy import SILENT_MODES
 
 PLAN_MODE = "plan"
 PLAN_MODE_NOTE = (
@@ -26,13 +26,18 @@ PLAN_MODE_NOTE = (
 
 
 def run_settings(request: RunRequest, session: Session) -> RunSettings:
-    """The settings of a run on `session`: the session's own mode over the request's, plan
-    mode for a `plan` run, and the normal mode (plan mode left) for `execute_plan`."""
+    """The settings of a run on `session`: the mode of the run itself when it has one (a
+    left-over steer keeps its run's); else the session's own mode over the request's, plan
+    mode for a `plan` run, and for `execute_plan` the session's normal mode: plan mode is the
+    only one it leaves."""
     settings = request.settings
+    if request.mode is not None:
+        return settings.with_approval_mode(request.mode)
     if request.execute_plan:
-        return _normal(settings)
-    if session.approval_mode is not None:  # chosen for this session alone
-        settings = settings.with_approval_mode(session.approval_mode)
+        settings = _normal(settings)
+    own = session.approval_mode  # chosen for this session alone
+    if own is not None and not (request.execute_plan and own == PLAN_MODE):
+        settings = settings.with_approval_mode(own)
     if request.plan:
         settings = settings.with_approval_mode(PLAN_MODE)
     return settings
@@ -52,10 +57,13 @@ def plan_mode_kinds(settings: RunSettings) -> frozenset[ToolKind]:
     return frozenset(kinds)
 
 
-def read_only_sandbox(settings: RunSettings) -> RunSettings:
-    """The settings with commands confined read-only (a planning run's)."""
-    return replace(settings, sandbox=replace(settings.sandbox, mode=SandboxMode.READ_ONLY,
-                                             writable_roots=()))
+def command_sandbox(settings: RunSettings) -> RunSettings:
+    """The settings with the sandbox the run's commands get: read-only, `writableRoots`
+    ignored, in the modes that change nothing (plan, read-only: a command an allow rule lets
+    run there changes nothing either); as set otherwise."""
+    if settings.approval_policy().mode in SILENT_MODES and settings.sandbox_works():
+        return replace(settings, sandbox=settings.sandbox.read_only())
+    return settings
 
 
 def prompt_for(prompt: str, request: RunRequest, session: Session, settings: RunSettings) -> str:

@@ -53,6 +53,7 @@ class RunRequest:
     plan: bool = False  # this run only plans (approval mode `plan`)
     execute_plan: bool = False  # carry out the stored plan, in the session's normal mode
     claim: str | None = None  # the run id of a slot reserved for this run (a left-over steer)
+    mode: str | None = None  # the approval mode of this run alone (a left-over steer's: its run's)
     own_model: bool = False  # the request chose provider, model or effort: the session's waits
     images: tuple[Image, ...] = ()  # given with the prompt, for a model that sees images
     commands: CommandView = CommandView()  # how the front-end shows a built-in's answer

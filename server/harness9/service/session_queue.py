@@ -9,6 +9,7 @@ late for its run becomes the session's next prompt); a reservation nobody claims
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,12 +34,16 @@ class QueuedRun:
     )
     lapse: asyncio.TimerHandle | None = None  # a reservation's deadline
     task: asyncio.Task[Any] | None = None  # the task waiting for the turn (to cancel it)
+    # A reserved slot's approval mode: a left-over steer keeps the mode of the run it was for.
+    mode: str | None = None
 
 
 class SessionQueue:
     """The holder of one session and the runs waiting for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[], None] = lambda: None) -> None:
+        """`on_idle`: called when a reserved slot lapses and leaves the session free."""
+        self._on_idle = on_idle
         self.holder: str | None = None
         self.waiting: list[QueuedRun] = []
         self.reserved: dict[str, QueuedRun] = {}  # by run id, until claimed
@@ -57,10 +62,11 @@ class SessionQueue:
         self.waiting.append(entry)
         return entry
 
-    def reserve(self, run_id: str, prompt: str) -> QueuedRun:
+    def reserve(self, run_id: str, prompt: str, mode: str | None = None) -> QueuedRun:
         """A slot at the front of the queue (or the session itself, when free) for a run that
-        starts a moment later and `claim`s it; unclaimed, it lapses."""
-        entry = QueuedRun(run_id, prompt)
+        starts a moment later (in approval mode `mode`, when given) and `claim`s it;
+        unclaimed, it lapses."""
+        entry = QueuedRun(run_id, prompt, mode=mode)
         self.waiting.insert(0, entry)
         self.reserved[run_id] = entry
         loop = asyncio.get_running_loop()
@@ -116,3 +122,5 @@ class SessionQueue:
         if not entry.turn.done():
             entry.turn.cancel()
         self.leave(entry)
+        if not self.busy():
+            self._on_idle()

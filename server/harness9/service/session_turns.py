@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness9.engine.events import Dequeued, EventBus, Queued
@@ -26,22 +26,26 @@ _RECENT = 64  # finished runs a late steer can still name
 
 @dataclass(slots=True)
 class _Live:
-    """A run that can be steered, and what a steer's context is read through."""
+    """A run that can be steered, what a steer's context is read through, and the approval
+    mode the run runs in (its left-over steers run in it too)."""
 
     steering: Steering
     session_id: str
     root: str
     workspace: Workspace | None = None
+    mode: str | None = None
 
 
 class SessionTurns:
     """The sessions' queues and the runs' steering, for one daemon."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[str], None] = lambda _: None) -> None:
+        """`on_idle(session_id)`: a reserved slot lapsed and left the session free."""
+        self._on_idle = on_idle
         self._queues: dict[str, SessionQueue] = {}
         self._live: dict[str, _Live] = {}
-        # Ended runs a late steer may still name: run id → (session id, workspace root).
-        self._recent: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        # Ended runs a late steer may still name, by run id.
+        self._recent: OrderedDict[str, _Live] = OrderedDict()
 
     def busy(self, session_id: str) -> bool:
         """Whether a run holds the session or waits for it."""
@@ -59,7 +63,7 @@ class SessionTurns:
         """Take the session for the run now (None) or queue it (the entry to `wait` for); a
         `claim` takes the slot reserved for it, when it has not lapsed. The run can be
         steered from here on."""
-        queue = self._queues.setdefault(ids.session_id, SessionQueue())
+        queue = self._queue(ids.session_id)
         entry = queue.claim(ids.run_id) if claim else None
         if entry is None:
             entry = queue.enter(ids.run_id, prompt)
@@ -84,11 +88,12 @@ class SessionTurns:
             raise RunCancelled(ids.run_id, ids.session_id, "cancelled") from None
         bus.emit(Dequeued(entry.queue_id, "started"))
 
-    def started(self, run_id: str, workspace: Workspace | None) -> None:
-        """The run reads its steers' context through `workspace` (None: the disk)."""
+    def started(self, run_id: str, workspace: Workspace | None, mode: str) -> None:
+        """The run reads its steers' context through `workspace` (None: the disk) and runs in
+        approval mode `mode`."""
         live = self._live.get(run_id)
         if live is not None:
-            live.workspace = workspace
+            live.workspace, live.mode = workspace, mode
 
     def steering(self, run_id: str) -> Steering:
         """The run's steering (it exists from `enter` to `leave`)."""
@@ -100,14 +105,14 @@ class SessionTurns:
         to the next run."""
         live = self._live.pop(ids.run_id, None)
         if live is not None:
-            self._recent[ids.run_id] = (ids.session_id, live.root)
+            self._recent[ids.run_id] = live
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
         queue = self._queues[ids.session_id]
         if live is not None:
             # Reserved in reverse at the front: the first steer runs first.
             for steer in reversed(live.steering.close()):
-                self._left_over(queue, steer)
+                self._left_over(queue, steer, live.mode)
         if holding:
             queue.release(ids.run_id)
         elif entry is not None:
@@ -126,11 +131,11 @@ class SessionTurns:
         if live is None:
             if run_id not in self._recent:
                 raise UnknownRun(run_id)
-            return self._next(self._recent[run_id][0], prompt)
+            return self._next(self._recent[run_id], prompt)
         message = await prompt_with_context(prompt, live.root, context, live.workspace)
         steer = live.steering.put(message, prompt)
         if steer is None:  # the run ended while the context was read
-            return self._next(live.session_id, prompt)
+            return self._next(live, prompt)
         # Shielded: a steer whose request is cancelled is still delivered.
         await asyncio.shield(steer.fate)
         if steer.fate.result() == DELIVERED:
@@ -140,12 +145,10 @@ class SessionTurns:
     def place_of(self, run_id: str) -> tuple[str, str]:
         """The session and workspace root of a run that runs, waits or just ended;
         `UnknownRun`."""
-        live = self._live.get(run_id)
-        if live is not None:
-            return live.session_id, live.root
-        if run_id in self._recent:
-            return self._recent[run_id]
-        raise UnknownRun(run_id)
+        live = self._live.get(run_id) or self._recent.get(run_id)
+        if live is None:
+            raise UnknownRun(run_id)
+        return live.session_id, live.root
 
     def queued(self, session_id: str) -> list[tuple[int, QueuedRun]]:
         """The session's waiting runs with their positions (1 runs next)."""
@@ -167,14 +170,22 @@ class SessionTurns:
                     return entry.task
         return None
 
-    def _next(self, session_id: str, prompt: str) -> SteerOutcome:
-        """A steer too late for its run: the session's next prompt, reserved at the front."""
-        queue = self._queues.setdefault(session_id, SessionQueue())
-        entry = queue.reserve(new_id("r"), prompt)
-        return SteerOutcome(LEFT_OVER, entry.run_id, session_id)
+    def _next(self, run: _Live, prompt: str) -> SteerOutcome:
+        """A steer too late for its run: the session's next prompt, reserved at the front, in
+        the run's mode."""
+        queue = self._queue(run.session_id)
+        entry = queue.reserve(new_id("r"), prompt, run.mode)
+        return SteerOutcome(LEFT_OVER, entry.run_id, run.session_id)
 
-    def _left_over(self, queue: SessionQueue, steer: Steer) -> None:
-        entry = queue.reserve(new_id("r"), steer.shown)
+    def _queue(self, session_id: str) -> SessionQueue:
+        """The session's queue (made when it has none)."""
+        queue = self._queues.get(session_id)
+        if queue is None:
+            queue = self._queues[session_id] = SessionQueue(lambda: self._on_idle(session_id))
+        return queue
+
+    def _left_over(self, queue: SessionQueue, steer: Steer, mode: str | None) -> None:
+        entry = queue.reserve(new_id("r"), steer.shown, mode)
         steer.next_run = entry.run_id
         if not steer.fate.done():
             steer.fate.set_result(LEFT_OVER)

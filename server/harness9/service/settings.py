@@ -96,7 +96,7 @@ class RunSettings:
         default = self.approvals_mode or ("auto" if self.auto_is_safe() else "ask")
         return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=default)
 
-    def command_sandbox(self) -> SandboxPolicy:
+    def tool_sandbox(self) -> SandboxPolicy:
         """The sandbox commands run in: `sandbox`, with harness9's own config folder (stored
         keys) and state folder (every workspace's sessions) hidden too."""
         always = (str(config_dir()), str(state_dir()))
@@ -178,9 +178,8 @@ def _sandbox(value: Any) -> SandboxPolicy:
     if not isinstance(network, bool):
         raise TypeError(f"network must be true or false, got {network!r}")
     hide = _strings(value, "hide") if "hide" in value else DEFAULT_HIDE
-    # Read-only writes nowhere but the private temporary folder: its roots are ignored.
-    roots = () if mode == SandboxMode.READ_ONLY.value else _writable_roots(value)
-    return SandboxPolicy(SandboxMode(mode), network, roots, _strings(value, "protect"), hide)
+    return SandboxPolicy(SandboxMode(mode), network, _writable_roots(value),
+                         _strings(value, "protect"), hide)
 
 
 def _writable_roots(value: Mapping[str, Any]) -> tuple[str, ...]:

@@ -105,6 +105,8 @@ class BashTool:
         self._hard_timeout = hard_timeout
         self._max_output = max_output
         self._policy = sandbox if sandbox is not None else SandboxPolicy(SandboxMode.OFF)
+        if self._policy.mode is SandboxMode.READ_ONLY:  # read-only ignores writableRoots
+            self._policy = self._policy.read_only()
         self._found = found
 
     @property

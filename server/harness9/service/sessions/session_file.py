@@ -10,6 +10,7 @@ metadata beside it.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,9 @@ class SessionFile:
     @property
     def log(self) -> SessionLog:
         """The session's log, opened and locked on first use (`SessionLocked`, `OSError`)."""
+        return self._open()
+
+    def _open(self) -> SessionLog:
         if self._log is None:
             self._log = SessionLog(self._folder, self.meta.session_id)
         return self._log
@@ -72,14 +76,18 @@ class SessionFile:
         return (self._let_go_at is not None
                 and self._let_go_at != stamp(self._folder, self.meta.session_id))
 
-    def take(self) -> LoadedSession | None:
+    def take(self, *, hold: bool = False) -> LoadedSession | None:
         """Open and lock the file again after `let_go`: None when it is as this daemon left
         it, else what another daemon made of it meanwhile (what is in memory is then out of
-        date). `SessionLocked` while another daemon uses it."""
+        date). `hold`: a run starts, so a session with nothing on disk yet is locked too (its
+        file made empty), for another daemon to find it in use. `SessionLocked` while another
+        daemon uses it."""
         if not self._meta_written:
-            return None  # nothing on disk yet: its first save opens (and locks) the file
-        if self._log is None:
-            self._log = SessionLog(self._folder, self.meta.session_id)
+            if hold:  # a disk that fails here costs the stored copy (`save` says so), not the run
+                with contextlib.suppress(OSError):
+                    self._open()
+            return None  # else its first save opens (and locks) the file
+        self._open()
         outdated = self.outdated()
         self._let_go_at = None
         if not outdated:

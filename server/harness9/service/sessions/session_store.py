@@ -4,7 +4,9 @@ runs in flight on them.
 A session is stored under `sessions/<workspace key>/` of the state directory from its first
 run on (or from its creation, when the front-end asks: ACP lists and resumes sessions at
 once). A stored session is taken into memory (and its file locked) when a run, a restore or a
-compaction needs it; reading one for a listing or a view needs no lock. When the state
+compaction needs it, and stays locked as long as runs hold it or wait for it (a run starting
+on a new session locks its empty file); reading one for a listing or a view needs no lock.
+When the state
 directory cannot be written, sessions live in memory only and the reason is logged once.
 """
 
@@ -40,7 +42,11 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 class SessionStore:
     """Sessions in memory and on disk, and the active runs."""
 
-    def __init__(self, state: Path | None) -> None:
+    def __init__(self, state: Path | None, in_use: Callable[[str], bool] = lambda _: False,
+                 ) -> None:
+        """Sessions stored under `state` (None: in memory only); `in_use(session_id)` tells
+        whether runs hold the session or wait for it (it is not let go meanwhile)."""
+        self._in_use = in_use
         self._state = state
         self._folder = None if state is None else state / "sessions"
         self._sessions: dict[str, Session] = {}
@@ -81,7 +87,7 @@ class SessionStore:
         if session is not None:
             self._sessions[session_id] = session  # the most recently used last
             self.take(session)
-            self._let_go_soon(session_id)
+            self.let_go_soon(session_id)
             return session
         folder = self._where(session_id)
         if folder is None or self._state is None:
@@ -100,25 +106,26 @@ class SessionStore:
         self._sessions[session_id] = session
         self._files[session_id] = file
         self._let_go()
-        self._let_go_soon(session_id)
+        self.let_go_soon(session_id)
         return session
 
-    def take(self, session: Session) -> None:
-        """Hold a session this daemon let go while it was idle (a run starts on it, or a
-        request reads it), bringing it up to date when another daemon wrote it meanwhile.
-        `SessionLocked` while another daemon uses it."""
+    def take(self, session: Session, *, run: bool = False) -> None:
+        """Hold a session this daemon let go while it was idle (a request reads it, or with
+        `run` a run starts on it: then also one with nothing stored yet), bringing it up to
+        date when another daemon wrote it meanwhile. `SessionLocked` while another daemon
+        uses it."""
         file = self._files.get(session.id)
-        loaded = None if file is None else file.take()
+        loaded = None if file is None else file.take(hold=run)
         if loaded is not None:
             _log.info("session %s was continued by another daemon: read again", session.id)
             fresh = session_from(session.id, loaded)
             for name in _STORED_FIELDS:
                 setattr(session, name, getattr(fresh, name))
 
-    def _let_go_soon(self, session_id: str) -> None:
+    def let_go_soon(self, session_id: str) -> None:
         """Release the session's file once what uses it now is done, if it is idle then (no
-        run, no rewrite): another daemon can take an idle session over. Outside an event
-        loop (a script), it is held until `close`."""
+        run holds it or waits for it, no rewrite): another daemon can take an idle session
+        over. Outside an event loop (a script), it is held until `close`."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -128,9 +135,13 @@ class SessionStore:
     def _let_go_if_idle(self, session_id: str) -> None:
         session = self._sessions.get(session_id)
         file = self._files.get(session_id)
-        if session is not None and file is not None and session.active is None \
-                and session.rewriting is None:
+        if session is not None and file is not None and self._idle(session):
             file.let_go()
+
+    def _idle(self, session: Session) -> bool:
+        """Whether nothing of this daemon uses the session: no run, queued run or rewrite."""
+        return session.active is None and session.rewriting is None \
+            and not self._in_use(session.id)
 
     def _let_go(self) -> None:
         """Release the least recently used idle stored sessions beyond `HELD`: a daemon that
@@ -138,8 +149,7 @@ class SessionStore:
         released session is read again from disk when it is needed; a session not yet on disk
         (no turn so far) is kept, since nothing could bring it back."""
         idle = [s for s in self._sessions.values()
-                if s.id in self._files and self._files[s.id].written
-                and s.active is None and s.rewriting is None]
+                if s.id in self._files and self._files[s.id].written and self._idle(s)]
         for session in idle[: max(0, len(self._files) - HELD)]:
             del self._sessions[session.id]
             self._files.pop(session.id).close()
@@ -210,7 +220,7 @@ class SessionStore:
         file = self._files.get(session.id)
         if file is not None:
             self._guarded(lambda: file.compacted(session, fields))
-        self._let_go_soon(session.id)
+        self.let_go_soon(session.id)
 
     def listing(self, root: str | None) -> list[SessionMeta]:
         """The stored sessions of workspace `root` (None: of every workspace), newest first."""
@@ -227,7 +237,7 @@ class SessionStore:
         """Let go of an idle session (its file is closed; a stored one is read again when it
         is next needed)."""
         session = self._sessions.get(session_id)
-        if session is None or session.active is not None or session.rewriting is not None:
+        if session is None or not self._idle(session):
             return
         del self._sessions[session_id]
         file = self._files.pop(session_id, None)
@@ -236,15 +246,18 @@ class SessionStore:
 
     def delete(self, session_id: str) -> bool:
         """Forget a session and remove its files; False when there is none. `SessionLocked`
-        when another daemon holds it (a session running here is the caller's to refuse)."""
+        when another daemon holds it (a session running here is the caller's to refuse):
+        then nothing is lost here either."""
+        file = self._files.get(session_id)
+        if file is not None:
+            file.let_go()  # this daemon's own lock is no other daemon's run
+        folder = self._where(session_id)
+        removed = folder is not None and session_log.delete(folder, session_id)
         session = self._sessions.pop(session_id, None)
         file = self._files.pop(session_id, None)
         if file is not None:
             file.close()
-        found = self._locate(session_id)
-        if found is None:
-            return session is not None
-        return session_log.delete(found[0], session_id)
+        return removed or session is not None
 
     def close(self) -> None:
         """Release every stored session (at shutdown)."""
@@ -288,7 +301,7 @@ class SessionStore:
         if session.active is run:
             session.active = None
         run.answered.set()
-        self._let_go_soon(session.id)
+        self.let_go_soon(session.id)
 
     def find_run(self, run_id: str | None, session_id: str | None) -> ActiveRun | None:
         """The active run with this run id, or the active run of this session."""
