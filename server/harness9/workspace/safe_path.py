@@ -117,17 +117,6 @@ def open_beneath(
     raise _keeps_changing(path)
 
 
-def read_regular_beneath(workdir: str | os.PathLike[str], path: str, limit: int) -> bytes:
-    """At most `limit` bytes of the regular file `path` inside `workdir`. Opened without
-    blocking and refused unless regular: a FIFO or a device named by a prompt or an editor
-    must never stall the daemon. `FileNotFoundError`/`OSError` as `open_beneath`; a
-    `ToolError` for what is not a regular file."""
-    with open_beneath(workdir, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ToolError(f"Error: {path} is not a regular file")
-        return os.pread(fd, limit, 0)
-
-
 def _keeps_changing(shown: str) -> ToolError:
     return ToolError(
         f"Error: {shown} keeps changing while it is being opened (a folder or link on the way "
