@@ -30,12 +30,14 @@ class Decided:
     """Where a path led when its call was decided: the workspace root's real path, the path as
     the call gave it, where it leads (workspace-relative, `/`-separated, "" for the root), and
     the identity (device, inode) of the folder holding it (None: that folder did not exist
-    yet, and is made, without following links, when the file is written)."""
+    yet, and is made, without following links, when the file is written), and the workspace
+    as the caller spelled it."""
 
     root: str
     given: str
     relative: str
     folder: tuple[int, int] | None
+    workdir: str = ""
 
     @property
     def real(self) -> str:
@@ -50,10 +52,9 @@ DECIDED: ContextVar[tuple[Decided, ...]] = ContextVar("harness9_decided", defaul
 def decide_path(workdir: str | os.PathLike[str], path: str) -> Decided:
     """Resolve `path` once, beneath `workdir`; `ToolError` as `resolve_beneath`."""
     with resolve_beneath(workdir, path) as where:
-        root = os.path.realpath(workdir)
-        relative = os.path.relpath(where.path, root).replace(os.sep, "/")
+        root = where.path[: len(where.path) - len(where.relative)].rstrip(os.sep) or os.sep
         folder = None if where.folder_missing else _identity(os.fstat(where.dir_fd))
-        return Decided(root, path, "" if relative == "." else relative, folder)
+        return Decided(root, path, where.relative, folder, os.fspath(workdir))
 
 
 @contextlib.contextmanager
@@ -69,12 +70,14 @@ def deciding(decided: Iterable[Decided]) -> Iterator[None]:
 def decided_for(workdir: str | os.PathLike[str], path: str) -> Decided | None:
     """What the current call decided on for `path` in `workdir` (None: nothing)."""
     pinned = DECIDED.get()
-    if pinned:
-        root = os.path.realpath(workdir)
-        for decided in pinned:
-            if decided.given == path and decided.root == root:
-                return decided
-    return None
+    if not pinned:
+        return None
+    spelled = os.fspath(workdir)
+    for decided in pinned:  # the workspace as spelled when decided, else its real path
+        if decided.given == path and decided.workdir == spelled:
+            return decided
+    root = os.path.realpath(workdir)
+    return next((d for d in pinned if d.given == path and d.root == root), None)
 
 
 def settled(workdir: str | os.PathLike[str], path: str) -> Decided:
