@@ -31,6 +31,7 @@ class Server:
     def __init__(self, daemon: Daemon, root: Path, outside: Path) -> None:
         self.asked: list[dict[str, Any]] = []
         self.rename_reaches_outside = False
+        self.rename_also: dict[str, list[dict[str, Any]]] = {}  # more files the rename edits
         lib, use = root / "lib.py", root / "use.py"
 
         @daemon.client.feature("harness9/languageQuery")
@@ -54,18 +55,27 @@ class Server:
                                       {**spot(use, 1, 14), "newText": new}]}
             if self.rename_reaches_outside:
                 changes[outside.as_uri()] = [{**spot(outside, 3, 0), "newText": new}]
+            changes.update({uri: [{**edit, "newText": new} for edit in edits]
+                            for uri, edits in self.rename_also.items()})
             return {"edit": {"changes": changes}}
 
 
 async def setup(start: StartDaemon, fake: FakeLLM, root: Path, tmp_path: Path,
-                kinds: list[str]) -> tuple[Daemon, Server, Editor]:
+                kinds: list[str], mode: str = "yolo") -> tuple[Daemon, Server, Editor]:
     (root / "lib.py").write_text(LIB)
     (root / "use.py").write_text(USE)
-    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test"}
-    daemon = await start(root, env=env, language=kinds)
+    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
+           "HARNESS9_APPROVALS": mode}
+    daemon = await start(root, env=env, language=kinds, approval_requests=mode != "yolo")
     editor = Editor(daemon)
     editor.open(root / "use.py", USE)
     return daemon, Server(daemon, root, tmp_path / "site" / "other.py"), editor
+
+
+def rename_to(new_name: str) -> Reply:
+    """The model's call renaming `helper` (line 1 of lib.py) to `new_name`."""
+    return Reply("", [Call("rename_symbol", {"path": "lib.py", "line": 1, "symbol": "helper",
+                                             "newName": new_name})])
 
 
 def tool_texts(fake: FakeLLM, index: int) -> list[str]:
@@ -117,8 +127,7 @@ async def test_rename_changes_every_file_through_the_editor(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
 ) -> None:
     fake_llm.script([
-        Reply("", [Call("rename_symbol", {"path": "lib.py", "line": 1, "symbol": "helper",
-                                          "newName": "assist"})]),
+        rename_to("assist"),
         Reply("renamed"),
     ])
     daemon, _, editor = await setup(start, fake_llm, workspace, tmp_path, ALL)
@@ -138,8 +147,7 @@ async def test_a_rename_reaching_outside_changes_nothing(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
 ) -> None:
     fake_llm.script([
-        Reply("", [Call("rename_symbol", {"path": "lib.py", "line": 1, "symbol": "helper",
-                                          "newName": "assist"})]),
+        rename_to("assist"),
         Reply("refused"),
     ])
     daemon, server, editor = await setup(start, fake_llm, workspace, tmp_path, ALL)
@@ -165,3 +173,72 @@ async def test_only_the_announced_kinds_are_offered(
     await plain.run(prompt="hi")
     assert "find_definition" not in {t["function"]["name"]
                                      for t in fake_llm.requests[1].body["tools"]}
+
+
+class Asked:
+    """The user, asked through `agent/requestApproval`: records each question, answers
+    `decision`."""
+
+    def __init__(self, daemon: Daemon, decision: str) -> None:
+        self.asked: list[dict[str, Any]] = []
+
+        @daemon.client.feature("agent/requestApproval")
+        def _ask(ls: Any, params: Any) -> dict[str, Any]:
+            self.asked.append(dict(params))
+            return {"decision": decision}
+
+
+CONFIG = "[core]\n\tbare = false\n"
+SETTINGS = '{"helper": "python"}\n'
+
+
+async def test_a_rename_that_writes_protected_files_is_asked_about_listing_every_file(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([
+        rename_to("fsmonitor"),
+        Reply("refused"),
+    ])
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text(CONFIG)
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text(SETTINGS)
+    daemon, server, editor = await setup(start, fake_llm, workspace, tmp_path, ALL, "auto-edit")
+    server.rename_also = {
+        (workspace / ".git" / "config").as_uri(): [spot(workspace / ".git" / "config", 1, 1, 4)],
+        (workspace / ".vscode" / "settings.json").as_uri(): [
+            spot(workspace / ".vscode" / "settings.json", 0, 2, 6)],
+    }
+    user = Asked(daemon, "reject")
+    ran = await daemon.run(prompt="rename helper")
+    [question] = user.asked  # auto-edit runs edits unasked, but not these
+    assert question["files"] == ["lib.py", "use.py", ".git/config", ".vscode/settings.json"]
+    assert question["reason"] == "writes .git/config, which controls what git runs"
+    assert question["title"] == "rename_symbol: lib.py, use.py, .git/config, .vscode/settings.json"
+    assert "+++ b/.git/config" in question["diff"] and "+\tfsmonitor = false" in question["diff"]
+    assert "+++ b/.vscode/settings.json" in question["diff"]
+    assert (workspace / ".git" / "config").read_text() == CONFIG
+    assert (workspace / ".vscode" / "settings.json").read_text() == SETTINGS
+    assert (workspace / "lib.py").read_text() == LIB and editor.edits == []
+    failed = [p for p in daemon.of_run(ran["runId"]) if p["kind"] == "tool_failed"]
+    assert [p["reason"] for p in failed] == ["rejected"]
+
+
+async def test_an_asked_rename_lists_its_files_and_writes_what_was_shown(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    fake_llm.script([
+        rename_to("assist"),
+        Reply("renamed"),
+    ])
+    daemon, server, editor = await setup(start, fake_llm, workspace, tmp_path, ALL, "ask")
+    user = Asked(daemon, "allow_once")
+    await daemon.run(prompt="rename helper")
+    [question] = user.asked
+    assert (question["files"], question["title"]) == (
+        ["lib.py", "use.py"], "rename_symbol: lib.py, use.py")
+    assert "reason" not in question and question["diff"].count("+++ b/") == 2
+    assert [a["kind"] for a in server.asked].count("rename") == 1  # worked out once
+    assert tool_texts(fake_llm, 1)[0] == "Renamed to assist in 2 files: lib.py, use.py"
+    assert (workspace / "lib.py").read_text() == "def assist():\n    return 1\n"
+    assert editor.text(workspace / "use.py") == "from lib import assist\nx = '😀'; y = assist()\n"

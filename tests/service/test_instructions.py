@@ -108,3 +108,14 @@ async def test_an_edit_that_brings_instructions_keeps_its_report(workspace: Path
     assert not result.is_error and result.output.endswith("pkg rules")
     assert result.edit is not None
     assert (result.edit.path, result.edit.added, result.edit.removed) == ("pkg/new.py", 1, 0)
+
+
+def test_instruction_files_that_are_not_regular_are_skipped(workspace: Path) -> None:
+    user = config_home() / "harness9" / "AGENTS.md"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(user)  # opening it for reading would wait for a writer forever
+    (workspace / "AGENTS.md").symlink_to("/proc/self/environ")
+    try:
+        assert project_instructions(str(workspace)) == ""
+    finally:
+        user.unlink()

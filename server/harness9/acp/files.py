@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 
 from harness9.schema import ToolError
 from harness9.tools.contract import seconds_left
+from harness9.workspace.decided import beneath_as_decided, settled
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import (
     DiskWorkspace,
@@ -40,7 +41,7 @@ from harness9.workspace.port import (
     regular_file,
     unsaved_note,
 )
-from harness9.workspace.safe_path import open_beneath, resolve_beneath, safe_path
+from harness9.workspace.safe_path import open_beneath, safe_path
 
 CLIENT_READ_LIMIT = 8 << 20  # bytes on disk above which a file is read from the disk
 CLIENT_TIMEOUT = 60.0  # seconds the client may take to answer, within the tool's timeout
@@ -218,8 +219,9 @@ class ClientWorkspace(DiskWorkspace):
 
     def _prepare(self, path: str) -> str:
         """The absolute path to write, its missing folders created inside the workspace (a
-        client may not create them)."""
-        with resolve_beneath(self.root, path, make_folders=True) as where:
+        client may not create them): the file the call was decided on, checked right before
+        the client is asked to write it (a link or another folder in its place fails)."""
+        with beneath_as_decided(self.root, settled(self.root, path), path) as where:
             return self._as_client_knows(where.path)
 
     def _as_client_knows(self, real: str) -> str:

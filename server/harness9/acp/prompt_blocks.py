@@ -26,7 +26,7 @@ from acp.schema import (
 from harness9.acp.acp_errors import invalid_params
 from harness9.schema import Image, ToolError
 from harness9.service.images import check_count, image_from
-from harness9.workspace.safe_path import read_regular_beneath
+from harness9.workspace.regular_files import read_regular_beneath
 
 LINK_LIMIT = 256 * 1024  # bytes of a linked file attached to the prompt
 # How each media type's bytes start: (offset, bytes) pairs that must all match.

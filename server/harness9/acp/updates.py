@@ -53,7 +53,7 @@ from harness9.engine.events import (
     UsageReported,
 )
 from harness9.schema import Plan, PlanStatus, ToolCall, ToolError, ToolKind, ToolResult
-from harness9.workspace.safe_path import read_regular_beneath
+from harness9.workspace.regular_files import read_regular_beneath
 
 DIFF_LIMIT = 1024 * 1024  # bytes of a file read for its diff content
 

@@ -91,6 +91,8 @@ class EditorApprover:
             params["diff"] = request.diff
         if request.reason is not None:
             params["reason"] = request.reason
+        if request.files:
+            params["files"] = list(request.files)
         return params
 
     async def _request(self, method: str, params: Any) -> Any:
@@ -104,6 +106,9 @@ def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams
     summary = f"harness9 asks to run {request.title}"
     if request.reason:
         summary += f": it {request.reason}"
+    if len(request.files) > 1:  # a change of several files: the user sees every one
+        summary += f"; it writes {len(request.files)} files: " + ", ".join(
+            visible(path) for path in request.files)
     command = request.arguments.get("command")
     if request.kind is ToolKind.EXECUTE and isinstance(command, str) and \
             request.title.endswith(CUT):

@@ -32,6 +32,7 @@ from harness9.lsp.client_requests import ask_client, field_of
 from harness9.lsp.text_edits import minimal_edits, text_edits
 from harness9.schema import ToolError
 from harness9.tools.contract import seconds_left
+from harness9.workspace.decided import beneath_as_decided, settled
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import (
     BOM,
@@ -95,8 +96,13 @@ class EditorWorkspace(DiskWorkspace):
     async def write_text(
         self, path: str, text: str, *, tool: str, base: FileText | None, encoding: str = "utf-8"
     ) -> Written:
-        """Through the editor when the file is open there (then to disk), else to disk."""
-        document = self.document(path) if self._through_editor else None
+        """Through the editor when the file is open there (then to disk), else to disk. The
+        file is the one the call was decided on: its buffer, and its path on disk reached
+        without following links (checked before the editor is asked too)."""
+        if not self._through_editor:
+            return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
+        real = await asyncio.to_thread(self._as_decided, path)
+        document = self._document_at(real)
         if document is None:
             return await super().write_text(path, text, tool=tool, base=base, encoding=encoding)
         text, bom = await asyncio.to_thread(self._split_bom, path, document.source, text)
@@ -112,7 +118,16 @@ class EditorWorkspace(DiskWorkspace):
 
     def document(self, path: str) -> TextDocument | None:
         """The open document of the file at `path` (None: the editor does not hold it)."""
-        real = str(safe_path(self.root, path))
+        return self._document_at(str(safe_path(self.root, path)))
+
+    def _as_decided(self, path: str) -> str:
+        """The real path of the file the call was decided on; a `ToolError` when a link or
+        another folder has taken its place since (blocking)."""
+        decided = settled(self.root, path)
+        with beneath_as_decided(self.root, decided, path, make_folders=False):
+            return decided.real
+
+    def _document_at(self, real: str) -> TextDocument | None:
         documents: dict[str, TextDocument] = self._server.workspace.text_documents
         document = documents.get(unquote(Path(real).as_uri()))
         if document is not None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from harness9.schema import ToolError
 from harness9.workspace.port import Workspace
-from harness9.workspace.safe_path import read_regular_beneath
+from harness9.workspace.regular_files import read_regular_beneath
 
 KINDS = ("file", "selection", "diagnostics", "note")
 MAX_ITEM_BYTES = 32 * 1024  # one attachment, as shown to the model

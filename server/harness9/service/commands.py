@@ -6,6 +6,10 @@ workspace, then of the user's config folder, in the format Claude Code users alr
 optional front matter between `---` lines (`description:`, `argument-hint:`, `model:` for a
 model of the provider in use that this command runs on), then the prompt,
 where `$ARGUMENTS` stands for what follows the name and `$1`…`$9` for its words.
+
+A workspace's command files are read beneath the workspace (a link leading out of it is
+refused) and, like the user's own, only when they are regular files: a repository cannot make
+`/proc/self/environ` or a FIFO a command.
 """
 
 from __future__ import annotations
@@ -16,14 +20,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness9.schema import ToolError
 from harness9.service.state import config_dir
 from harness9.tools.approvals.policy import MODES
+from harness9.workspace.regular_files import read_regular, read_regular_beneath
+from harness9.workspace.safe_path import open_beneath
 
 COMMANDS_FOLDER = Path(".harness9") / "commands"
 MAX_COMMAND_BYTES = 64 * 1024
 _INVOCATION = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_:-]*)(?:\s+(.*))?\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:-]*\Z")
-_POSITIONAL = re.compile(r"\$([1-9])")
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$([1-9])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,44 +92,60 @@ def available(root: str, env: Mapping[str, str] | None = None) -> list[Command]:
     """The built-in commands, then the workspace's and the user's own, sorted by name. A
     workspace command hides a user command of the same name; neither replaces a built-in."""
     found = {c.name: c for c in BUILTINS}
-    for folder, source in ((Path(root) / COMMANDS_FOLDER, "workspace"),
-                           (config_dir(env) / "commands", "user")):
-        for command in _custom(folder, source):
-            found.setdefault(command.name, command)
+    workspace = _custom(COMMANDS_FOLDER, "workspace", root)
+    for command in workspace + _custom(config_dir(env) / "commands", "user"):
+        found.setdefault(command.name, command)
     return sorted(found.values(), key=lambda c: c.name)
 
 
 def expand(command: Command, arguments: str) -> str:
-    """A custom command's prompt for these arguments."""
+    """A custom command's prompt for these arguments. One pass over the template: text that
+    came from the arguments is never substituted again (`$ARGUMENTS` holding `$1` stays so)."""
     body = command.body or ""
     words = arguments.split()
-    has_placeholder = "$ARGUMENTS" in body or _POSITIONAL.search(body) is not None
-    text = body.replace("$ARGUMENTS", arguments)
-    text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words)
-                           else "", text)
-    if arguments and not has_placeholder:
+
+    def value(found: re.Match[str]) -> str:
+        if found.group(1) is None:
+            return arguments
+        index = int(found.group(1))
+        return words[index - 1] if index <= len(words) else ""
+
+    text, count = _PLACEHOLDER.subn(value, body)
+    if arguments and not count:
         text = f"{text.rstrip()}\n\n{arguments}"
     return text.strip()
 
 
-def _custom(folder: Path, source: str) -> list[Command]:
-    """The commands of one folder; unreadable files and unusable names are left out."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
+def _custom(folder: Path, source: str, root: str | None = None) -> list[Command]:
+    """The commands of one folder (`root` given: the folder is workspace-relative and read
+    beneath it); files that are not regular, unreadable, or leading out, and unusable names,
+    are left out."""
     commands = []
-    for entry in entries:
-        name = entry.name[:-3] if entry.name.endswith(".md") else ""
-        if not _NAME.match(name) or not entry.is_file():
+    for name in _names(folder, root):
+        command = name[:-3] if name.endswith(".md") else ""
+        if not _NAME.match(command):
             continue
         try:
-            with open(entry.path, "rb") as handle:
-                text = handle.read(MAX_COMMAND_BYTES).decode("utf-8", "replace")
-        except OSError:
+            if root is None:
+                data = read_regular(folder / name, MAX_COMMAND_BYTES)
+            else:
+                data = read_regular_beneath(root, str(folder / name), MAX_COMMAND_BYTES)
+        except (OSError, ToolError):
             continue
-        commands.append(_parsed(name, source, text))
+        commands.append(_parsed(command, source, data.decode("utf-8", "replace")))
     return commands
+
+
+def _names(folder: Path, root: str | None) -> list[str]:
+    """The sorted names in `folder` (beneath `root` when given); none when it cannot be read."""
+    try:
+        if root is None:
+            return sorted(os.listdir(folder))
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
+        with open_beneath(root, str(folder), flags) as (fd, _):
+            return sorted(os.listdir(fd))
+    except (OSError, ToolError):
+        return []
 
 
 def _parsed(name: str, source: str, text: str) -> Command:

@@ -5,7 +5,9 @@ A new conversation's system prompt carries the user's own file
 with where it came from and capped at 32 KiB (with a note when cut). An `AGENTS.md` in a
 subfolder is added to the observation of the first call of a session that reads or edits a
 file under it (`NestedInstructions`, a registry middleware), once per session; the closest
-file to the touched one is the one added, and the model is told that it wins.
+file to the touched one is the one added, and the model is told that it wins. Workspace files
+are read beneath the workspace (a link leading out is refused), and every file only when it is
+a regular file (a FIFO never stalls the daemon).
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from harness9.schema import ToolCall, ToolError
 from harness9.service.state import config_dir
 from harness9.tools.approvals.policy import FILE_KINDS
 from harness9.tools.contract import BaseTool, ToolOutput, as_output
 from harness9.tools.registry import Proceed
-from harness9.workspace.safe_path import open_beneath, safe_path
+from harness9.workspace.regular_files import read_regular, read_regular_beneath
+from harness9.workspace.safe_path import safe_path
 
 FILE_NAME = "AGENTS.md"
 MAX_BYTES = 32 * 1024
@@ -39,10 +42,10 @@ def project_instructions(root: str, env: Mapping[str, str] | None = None) -> str
     Blocking: it reads files."""
     parts: list[str] = []
     home = user_file(env)
-    user = _read(lambda: home.open("rb"))
+    user = _read(lambda: read_regular(home, MAX_BYTES + 1))
     if user is not None:
         parts.append(f"Instructions from the user's own file {home} (for every project):\n{user}")
-    project = _read(lambda: _open_in(root, FILE_NAME))
+    project = _read(lambda: read_regular_beneath(root, FILE_NAME, MAX_BYTES + 1))
     if project is not None:
         parts.append(
             f"Instructions from the project's {FILE_NAME} (at the workspace root; where they "
@@ -87,7 +90,7 @@ class NestedInstructions:
 
     def _instructions_in(self, found: str) -> str | None:
         """The text added for the AGENTS.md at `found` (workspace-relative); None if unread."""
-        text = _read(lambda: _open_in(self._root, found))
+        text = _read(lambda: read_regular_beneath(self._root, found, MAX_BYTES + 1))
         if text is None:
             return None
         folder = found.rsplit("/", 1)[0]
@@ -112,18 +115,11 @@ class NestedInstructions:
         return None
 
 
-def _open_in(root: str, path: str) -> BinaryIO:
-    """A workspace file opened through the sandbox (a link out of the workspace is refused)."""
-    with open_beneath(root, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-        return os.fdopen(os.dup(fd), "rb")
-
-
-def _read(opener: Callable[[], BinaryIO]) -> str | None:
-    """The file's text capped at `MAX_BYTES` (with a note when cut); None when it is unreadable
-    or empty."""
+def _read(reader: Callable[[], bytes]) -> str | None:
+    """The text `reader` gives (at most `MAX_BYTES + 1` bytes), capped at `MAX_BYTES` with a
+    note when cut; None when it is unreadable or empty."""
     try:
-        with opener() as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = reader()
     except (OSError, ToolError):
         return None
     if len(data) <= MAX_BYTES:

@@ -132,6 +132,33 @@ class Preview:
     after: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChangePlan:
+    """The change of a call that writes several files known only once asked for (a rename's
+    edit), worked out before the call is decided: the tool's name, the files it writes
+    (workspace-relative), the diff of them all, and the tool's own record of the change, which
+    the call then writes as it was decided (`PLANNED`)."""
+
+    tool: str
+    files: tuple[str, ...]
+    diff: str
+    change: tuple[object, ...]
+
+
+# The plan the current call was decided on, set by the approval step while the call runs.
+PLANNED: ContextVar[ChangePlan | None] = ContextVar("harness9_planned", default=None)
+
+
+@runtime_checkable
+class PlansChanges(Protocol):
+    """A tool whose call writes files it learns only by asking (a rename): it works out its
+    change first, so that every file is decided on (and listed when the user is asked)."""
+
+    async def plan(self, arguments: dict[str, Any]) -> ChangePlan:
+        """The change this call would make, without making it; raises as the call would."""
+        ...
+
+
 def preview_of(diff: str, before: str | None, after: str) -> Preview:
     """A `Preview` with the texts when they are small enough to show whole."""
     if max(len(before or ""), len(after)) > PREVIEW_TEXT_LIMIT:

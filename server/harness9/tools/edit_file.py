@@ -31,10 +31,10 @@ from harness9.tools.edit.diff import file_edit, unified_diff
 from harness9.tools.edit.refusals import EditError
 from harness9.tools.file_tool import FileTool
 from harness9.tools.user_text import USER_TEXT, UserText, changed_meanwhile, check_base, note
+from harness9.workspace.decided import settled
 from harness9.workspace.file_lock import file_lock
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import LATIN_1, FileText, Moved, Written
-from harness9.workspace.safe_path import safe_path
 
 __all__ = ["EditError", "EditFileTool", "EditOutcome", "apply_edit"]
 
@@ -92,8 +92,9 @@ class EditFileTool(FileTool):
         with the change as a diff."""
         args = parse_arguments(arguments)
         path, source, target = (_text(args, key) for key in ("path", "source_text", "target_text"))
-        # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
-        key = str(safe_path(self._workdir, path))
+        # Resolving first refuses a bad path early and names the file for its daemon-wide lock:
+        # the file the call was decided on, which is the one written.
+        key = settled(self._workdir, path).real
         user = USER_TEXT.get()
         async with file_lock(key):
             if user is None:

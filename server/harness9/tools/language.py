@@ -6,25 +6,31 @@ line (or on a line close by) and hand the port a 0-based line and character. A f
 knows such an editor plugs in `LanguageQueries`, which knows which kinds the editor offers.
 A rename arrives as new texts for the files it changes; they are written through the workspace
 (the editor's buffers, then the disk) only when every file is inside the workspace, and a
-failed write puts back the files already written.
+failed write puts back the files already written. The rename is worked out before the call is
+decided (`plan`), so that every file it writes is decided on and listed when the user is asked,
+and the call then writes that change.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness9.schema import ChangedFile, FileChanges, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import (
     PATH_PROPERTY,
+    PLANNED,
     BaseTool,
+    ChangePlan,
     ToolOutput,
     parse_arguments,
     string_property,
     tool_definition,
 )
+from harness9.tools.edit.diff import unified_diff
 from harness9.workspace.port import FileText, Workspace
 
 MAX_PLACES = 50
@@ -118,8 +124,7 @@ def _places(places: Sequence[Place], what: str) -> str:
     return f"{len(places)} {what}:\n" + "\n".join(lines)
 
 
-def _position(arguments: str) -> tuple[str, int, str]:
-    args = parse_arguments(arguments)
+def _position(args: dict[str, Any]) -> tuple[str, int, str]:
     path, line, symbol = args.get("path"), args.get("line"), args.get("symbol")
     if not isinstance(path, str) or not path:
         raise ToolError("Error: path is required")
@@ -151,8 +156,9 @@ class _AtSymbol:
         """Answer the model (each tool its own)."""
         raise NotImplementedError
 
-    async def _where(self, arguments: str) -> tuple[str, int, int]:
-        path, line, symbol = _position(arguments)
+    async def _where(self, arguments: str | dict[str, Any]) -> tuple[str, int, int]:
+        args = parse_arguments(arguments) if isinstance(arguments, str) else arguments
+        path, line, symbol = _position(args)
         index, character = await locate(self._workspace, path, line, symbol)
         return path, index, character
 
@@ -252,20 +258,34 @@ class RenameSymbolTool(_AtSymbol):
         return tool_definition(self.name, self.description, properties,
                                ["path", "line", "symbol", "newName"], kind=ToolKind.EDIT)
 
+    async def plan(self, arguments: dict[str, Any]) -> ChangePlan:
+        """The rename's change, asked of the language server, without making it."""
+        files = await self._renamed(arguments)
+        diff = await asyncio.to_thread(
+            lambda: "".join(unified_diff(f.path, f.base.text, f.text) for f in files))
+        return ChangePlan(self.name, tuple(f.path for f in files), diff, tuple(files))
+
     async def execute(self, arguments: str) -> str | ToolOutput:
-        """Write every renamed file, or none; the result names the files it changed."""
-        new_name = parse_arguments(arguments).get("newName")
-        if not isinstance(new_name, str) or not new_name.strip():
-            raise ToolError("Error: newName is required")
-        path, line, character = await self._where(arguments)
-        files = await self._queries.rename(path, line, character, new_name.strip())
+        """Write every renamed file, or none; the result names the files it changed. A rename
+        worked out when the call was decided is the one written."""
+        args = parse_arguments(arguments)
+        planned = PLANNED.get()
+        if planned is not None and planned.tool == self.name:
+            files = [f for f in planned.change if isinstance(f, RenamedFile)]
+        else:
+            files = await self._renamed(args)
         if not files:
             return "The language server changed nothing: no rename was made."
         await self._write_all(files)
         names = ", ".join(f.path for f in files)
-        text = f"Renamed to {new_name.strip()} in {len(files)} files: {names}"
+        text = f"Renamed to {_new_name(args)} in {len(files)} files: {names}"
         changed = tuple(ChangedFile(f.path, "modified") for f in files)
         return ToolOutput(text, len(text.encode()), changes=FileChanges(changed))
+
+    async def _renamed(self, args: dict[str, Any]) -> list[RenamedFile]:
+        new_name = _new_name(args)
+        path, line, character = await self._where(args)
+        return await self._queries.rename(path, line, character, new_name)
 
     async def _write_all(self, files: Sequence[RenamedFile]) -> None:
         written: list[RenamedFile] = []
@@ -279,6 +299,13 @@ class RenameSymbolTool(_AtSymbol):
                 await self._workspace.write_text(file.path, file.base.text, tool=self.name,
                                                  base=None, encoding=file.base.encoding)
             raise ToolError(f"{exc}; the rename was undone in every file") from None
+
+
+def _new_name(args: dict[str, Any]) -> str:
+    new_name = args.get("newName")
+    if not isinstance(new_name, str) or not new_name.strip():
+        raise ToolError("Error: newName is required")
+    return new_name.strip()
 
 
 TOOLS: tuple[type[_AtSymbol] | type[WorkspaceSymbolsTool], ...] = (

@@ -26,6 +26,7 @@ from harness9.tools.contract import (
 from harness9.tools.edit.diff import file_edit, unified_diff
 from harness9.tools.file_tool import FileTool
 from harness9.tools.user_text import USER_TEXT, check_base, note
+from harness9.workspace.decided import settled
 from harness9.workspace.file_lock import file_lock
 from harness9.workspace.paths import relative_path
 from harness9.workspace.port import FileText, encode_text
@@ -70,8 +71,9 @@ class WriteFileTool(FileTool):
         content: str = args["content"] if user is None else user.content
         _check_path(path)
         data = encode_text(content, path)
-        # Resolving first refuses a bad path early and names the file for its daemon-wide lock.
-        key = str(safe_path(self._workdir, path))
+        # Resolving first refuses a bad path early and names the file for its daemon-wide lock:
+        # the file the call was decided on, which is the one written.
+        key = settled(self._workdir, path).real
         async with file_lock(key):
             before = await self._current(path, key)
             if user is not None:

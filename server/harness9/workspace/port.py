@@ -21,7 +21,8 @@ from typing import Literal, Protocol
 
 from harness9.schema import ToolError
 from harness9.workspace.atomic_write import Owner, replace_in_folder
-from harness9.workspace.safe_path import open_beneath, resolve_beneath
+from harness9.workspace.decided import beneath_as_decided, open_as_decided, settled
+from harness9.workspace.safe_path import open_beneath
 
 Via = Literal["editor", "disk"]
 BOM = "\ufeff"  # editors keep it out of a buffer's text; the disk may hold it
@@ -172,9 +173,10 @@ class DiskWorkspace:
         return await asyncio.to_thread(self._exists, path)
 
     def read_disk(self, path: str) -> FileText | None:
-        """The file on disk as text (blocking; run it in a thread)."""
+        """The file on disk as text (blocking; run it in a thread); the file the call was
+        decided on, when it was."""
         try:
-            with open_beneath(self.root, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
+            with open_as_decided(self.root, path, os.O_RDONLY | os.O_NONBLOCK) as fd:
                 fingerprint = _fingerprint(fd, regular_file(fd, path))
                 data = _read_all(fd)
         except FileNotFoundError:
@@ -188,8 +190,9 @@ class DiskWorkspace:
     def write_disk(self, path: str, data: bytes, base: FileText | None) -> str:
         """Create the parent folders and replace the file atomically, relative to the
         descriptor of its folder held from the check to the rename (blocking); the fingerprint
-        of what was written."""
-        with resolve_beneath(self.root, path, make_folders=True) as where:
+        of what was written. The file is the one the call was decided on (`decided`), reached
+        without following links: one swapped in since fails the write."""
+        with beneath_as_decided(self.root, settled(self.root, path), path) as where:
             keep = _keep(where.dir_fd, where.name, path)
             if base is not None and _fingerprint_at(where.dir_fd, where.name) != base.fingerprint:
                 raise Moved(f"Error: {path} changed while it was being written; read it again")

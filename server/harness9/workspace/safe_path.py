@@ -34,15 +34,17 @@ class Location:
     """Where a workspace path lives: its folder's open descriptor and its name in that folder.
 
     `name` is `"."` for the workspace root itself. `path` is the real path, for messages and
-    as the key under which writes to one file are serialized. `exists` is False when a folder
-    on the way is missing (then `name` holds the rest of the path and must not be opened). The
-    descriptor is valid only inside the `resolve_beneath` block that produced it.
+    as the key under which writes to one file are serialized; `relative` is that path below the
+    root. `folder_missing` is True when a folder on the way is missing (then `name` holds the
+    rest of the path and must not be opened). The descriptor is valid only inside the
+    `resolve_beneath` block that produced it.
     """
 
     dir_fd: int
     name: str
     path: str
     folder_missing: bool = False
+    relative: str = ""  # `path` below the root, `/`-separated ("" for the root)
 
 
 def safe_path(workdir: str | os.PathLike[str], path: str) -> Path:
@@ -115,17 +117,6 @@ def open_beneath(
                 os.close(fd)
             return
     raise _keeps_changing(path)
-
-
-def read_regular_beneath(workdir: str | os.PathLike[str], path: str, limit: int) -> bytes:
-    """At most `limit` bytes of the regular file `path` inside `workdir`. Opened without
-    blocking and refused unless regular: a FIFO or a device named by a prompt or an editor
-    must never stall the daemon. `FileNotFoundError`/`OSError` as `open_beneath`; a
-    `ToolError` for what is not a regular file."""
-    with open_beneath(workdir, path, os.O_RDONLY | os.O_NONBLOCK) as (fd, _):
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ToolError(f"Error: {path} is not a regular file")
-        return os.pread(fd, limit, 0)
 
 
 def _keeps_changing(shown: str) -> ToolError:
@@ -226,7 +217,7 @@ class _Walk:
         if self._look(name) == "link":
             self._reset()
             return None
-        return Location(self.fds[-1], name, self._path(name))
+        return self._at(name)
 
     def resolve(self, parts: list[str], *, make_folders: bool) -> Location:
         """Walk `parts` from the root, again from the start when something changed mid-way."""
@@ -263,13 +254,13 @@ class _Walk:
                     raise ToolError(f"Error: {self.shown}: too many levels of symbolic links")
                 self._follow(name, pending)
             elif step == "last":
-                return Location(self.fds[-1], name, self._path(name))
+                return self._at(name)
             elif step == "missing" and ".." in pending:  # a link's target passing through it
                 pending = _collapsed([name, *pending])
             elif step == "missing":  # the rest does not exist: nothing more can redirect it
                 rest = os.sep.join([name, *pending])
-                return Location(self.fds[-1], rest, self._path(rest), folder_missing=True)
-        return Location(self.fds[-1], ".", self._path(""))
+                return self._at(rest, folder_missing=True)
+        return self._at(".")
 
     def _look(self, name: str) -> str:
         """`link` when the last component is a symbolic link to follow, else `last`."""
@@ -356,6 +347,11 @@ class _Walk:
             raise ToolError(
                 f"Error: cannot create the folders for {self.shown}: {exc.strerror}"
             ) from None
+
+    def _at(self, name: str, folder_missing: bool = False) -> Location:
+        below = [] if name == "." else [name]
+        return Location(self.fds[-1], name, self._path("/".join(below)), folder_missing,
+                        "/".join([*self.names, *below]))
 
     def _path(self, name: str) -> str:
         return os.path.join(self.root, *self.names, *([name] if name else []))

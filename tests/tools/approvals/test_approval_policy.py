@@ -16,6 +16,7 @@ from harness9.tools.approvals.policy import (
     PolicyError,
     SessionApprovals,
 )
+from harness9.tools.approvals.subjects import PathSpellings
 
 # The kinds the built-in tools declare (an MCP tool's is `other`).
 KIND_OF = default_registry("/nonexistent-workspace").kind_of
@@ -174,3 +175,29 @@ def test_session_memory_allows_a_file_tool_anywhere_and_bash_per_command() -> No
     assert decide(ask, "bash", {"command": "npm test && rm -rf x"}, memory).action is Q
     denied = policy(deny=["edit_file(docs/**)"])
     assert decide(denied, "edit_file", other_path, memory).action is D  # deny still wins
+
+
+def test_every_file_of_a_change_of_several_files_is_decided_on() -> None:
+    def files(*paths: str) -> tuple[PathSpellings, ...]:
+        return tuple(PathSpellings(path, path) for path in paths)
+
+    def verdict(raw: dict[str, Any], *paths: str) -> Decision:
+        return ApprovalPolicy.from_setting(raw).decide(
+            "rename", ToolKind.EDIT, {"path": "src/a.py"}, SessionApprovals(),
+            files=files(*paths))
+
+    edits = {"mode": "auto-edit"}
+    assert verdict(edits, "src/a.py", "src/b.py").action is A
+    protected = verdict(edits, "src/a.py", ".vscode/settings.json", ".git/config")
+    assert (protected.action, protected.reason) == (
+        Q, "writes .vscode/settings.json, which configures the editor, and can make it start "
+           "programs")
+    assert verdict({"mode": "read-only"}, "src/a.py").action is D
+    rules = {"mode": "ask", "allow": ["rename(src/**)"], "deny": ["rename(secret/**)"]}
+    assert verdict(rules, "src/a.py", "src/b.py").by is DecidedBy.RULE  # every file matches
+    assert verdict(rules, "src/a.py", "docs/b.md").action is Q  # one does not: the mode asks
+    assert verdict(rules, "src/a.py", "secret/key.txt").action is D  # any file denied: denied
+    outside = ApprovalPolicy.from_setting(rules).decide(
+        "rename", ToolKind.EDIT, {"path": "src/a.py"}, SessionApprovals(),
+        files=(PathSpellings("src/a.py", "src/a.py"), PathSpellings("../x.py", None)))
+    assert outside.action is Q  # a file outside the workspace is never allowed by a rule

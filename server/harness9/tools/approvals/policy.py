@@ -96,12 +96,15 @@ class ApprovalPolicy:
         memory: SessionApprovals,
         root: str | None = None,
         sandboxed: bool = False,
+        files: tuple[PathSpellings, ...] | None = None,
     ) -> Decision:
         """The verdict on a call of `tool` (of this kind) with these (validated) arguments;
         `root` is the workspace, against which paths are resolved for the rules; `sandboxed`:
         the call's command would run in the OS sandbox (its `escalate` argument asks to leave
-        it, which only the user, an earlier allow-for-the-session of it, or yolo allows)."""
-        call = self._call(tool, kind, arguments, root)
+        it, which only the user, an earlier allow-for-the-session of it, or yolo allows);
+        `files`: the files a file call writes, as the approval step resolved them (its path,
+        or each file of a change of several), in place of its `path` resolved here."""
+        call = self._call(tool, kind, arguments, root, files)
         denied = self._denied(tool, call)
         if denied is not None:
             return Decision(Action.DENY, DecidedBy.RULE, denied.text)
@@ -135,12 +138,13 @@ class ApprovalPolicy:
         return Decision(Action.ASK, DecidedBy.MODE, reason=reason)
 
     def _call(self, tool: str, kind: ToolKind, arguments: Mapping[str, Any],
-              root: str | None) -> _Call:
+              root: str | None, files: tuple[PathSpellings, ...] | None) -> _Call:
         if kind is ToolKind.EXECUTE:
             return CommandCall(_command(arguments), root)
         path = arguments.get("path")
-        if kind in FILE_KINDS and isinstance(path, str):
-            return PathCall(path, root, edit=kind is ToolKind.EDIT)
+        if kind in FILE_KINDS and (isinstance(path, str) or files is not None):
+            given = path if isinstance(path, str) else None
+            return PathCall(given, root, edit=kind is ToolKind.EDIT, spelled=files)
         return NamedCall(tool)
 
     def _denied(self, tool: str, call: _Call) -> Rule | None:

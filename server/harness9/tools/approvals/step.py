@@ -7,14 +7,15 @@ question is asked at a time, in call order; calls that need no asking start at o
 waiting for an answer has not started: it is reported started (`call_starting`) and its timeout
 starts once it is allowed; a denied or rejected call is never reported started. A file call
 the user allowed with their own text (`ApprovalAnswer.content`) writes that text (`USER_TEXT`).
+An edit call's files are settled once, before it is decided (`targets`): its write goes where
+the decision was made or fails, and every file of a change of several files is decided on and
+listed in the question.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from harness9.schema import ToolCall, ToolFailure, ToolKind
 from harness9.tools.approvals.policy import (
@@ -27,10 +28,19 @@ from harness9.tools.approvals.policy import (
     Decision,
     SessionApprovals,
 )
+from harness9.tools.approvals.questions import (
+    Answer,
+    ApprovalAnswer,
+    ApprovalObserver,
+    ApprovalRequest,
+    Approver,
+    Previewable,
+)
+from harness9.tools.approvals.targets import NOTHING, Targets, path_targets, planned_targets
 from harness9.tools.contract import (
     SANDBOX_WAIVED,
     BaseTool,
-    Preview,
+    ChangePlan,
     ToolOutput,
     ToolRefused,
     call_starting,
@@ -41,76 +51,12 @@ from harness9.tools.user_text import USER_TEXT, UserText, takes_user_text
 from harness9.visible_text import visible
 from harness9.workspace.paths import relative_path
 
+__all__ = ["Answer", "ApprovalAnswer", "ApprovalObserver", "ApprovalRequest", "ApprovalStep",
+           "Approver", "Previewable", "call_title"]
+
 _NO_SANDBOX = "none"
 TITLE_CHARS = 120  # of a command or path in a title, escapes included
 _BLANKS = " \t\n"
-
-
-class Answer(StrEnum):
-    """The user's choices, as the wire names them."""
-
-    ALLOW_ONCE = "allow_once"
-    ALLOW_SESSION = "allow_session"
-    REJECT = "reject"
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    """What the user is asked about: the call, its tool's kind, a one-line title (`call_title`),
-    for file tools the workspace-relative path, the diff the call would make and (`before`,
-    None for a new file, and `after`, when small text files) the file's whole text before and
-    after it, and `reason` when the question is asked whatever the rules say (a write to
-    `.git/config`)."""
-
-    call: ToolCall
-    kind: ToolKind
-    arguments: dict[str, Any]
-    title: str
-    path: str | None = None
-    diff: str | None = None
-    before: str | None = None
-    after: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalAnswer:
-    """The user's decision; with a rejection, their reason for the model; with an allowed
-    write_file or edit_file, the file's whole text as the user changed it (`content`)."""
-
-    decision: Answer
-    message: str | None = None
-    content: str | None = None
-
-
-class Approver(Protocol):
-    """Asks the user; a failure to ask (no client, an error) should answer `reject`."""
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        """Put `request` to the user and return their answer."""
-        ...
-
-
-class ApprovalObserver(Protocol):
-    """Hears what the approval step does (progress events, the block log)."""
-
-    def requested(self, request: ApprovalRequest) -> None:
-        """The user is being asked about `request`."""
-        ...
-
-    def resolved(self, call: ToolCall, decision: str, by: DecidedBy, rule: str | None) -> None:
-        """A call's fate was decided by a rule, the session's memory, the mode or the user."""
-        ...
-
-
-@runtime_checkable
-class Previewable(Protocol):
-    """A tool that can show the change a call would make before it is made."""
-
-    async def preview(self, arguments: dict[str, Any], shown: str) -> Preview:
-        """The change of the call, its diff labelled `shown`; raises as the call itself would
-        fail."""
-        ...
 
 
 class ApprovalStep:
@@ -140,24 +86,44 @@ class ApprovalStep:
         sandboxed = sandbox_of(tool) not in (None, _NO_SANDBOX)
         # A sandboxed command that asks to leave the sandbox runs outside once allowed.
         outside = sandboxed and arguments.get("escalate") is True
-        decision = self._decide(call, kind, arguments, sandboxed)
+        targets, decision = await self._settle(call, tool, kind, arguments, sandboxed)
         if decision.action is Action.ASK:
             async with self._asking:
                 # An answer given while this call waited (allow_session) may cover it now.
-                decision = self._decide(call, kind, arguments, sandboxed)
+                decision = self._decide(call, kind, arguments, sandboxed, targets)
                 if decision.action is Action.ASK:
-                    answer, user = await self._ask(call, tool, kind, arguments, decision.reason)
+                    answer, user = await self._ask(call, tool, kind, arguments, decision.reason,
+                                                   targets)
                     self._remember(call, kind, arguments, answer, outside=outside)
-                    return await self._run(call, tool, kind, arguments, proceed, outside, user)
+                    with targets.held():
+                        return await self._run(call, tool, kind, arguments, proceed, outside,
+                                               user)
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode))
-        return await self._run(call, tool, kind, arguments, proceed, outside)
+        with targets.held():
+            return await self._run(call, tool, kind, arguments, proceed, outside)
+
+    async def _settle(
+        self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
+        sandboxed: bool,
+    ) -> tuple[Targets, Decision]:
+        """The files the call writes, each resolved once, and the decision on them. A tool
+        that writes files it learns only by asking (a rename) works out its change unless the
+        call is denied anyway, and every file of it is decided on."""
+        targets = path_targets(kind, arguments, self._root)
+        decision = self._decide(call, kind, arguments, sandboxed, targets)
+        if decision.action is not Action.DENY and kind is ToolKind.EDIT:
+            planned = await planned_targets(tool, arguments, self._root)
+            if planned is not None:
+                targets = planned
+                decision = self._decide(call, kind, arguments, sandboxed, targets)
+        return targets, decision
 
     def _decide(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
-                sandboxed: bool = False) -> Decision:
+                sandboxed: bool = False, targets: Targets = NOTHING) -> Decision:
         return self.policy.decide(call.name, kind, arguments, self.memory, self._root,
-                                  sandboxed=sandboxed)
+                                  sandboxed=sandboxed, files=targets.files)
 
     async def _run(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
@@ -204,11 +170,11 @@ class ApprovalStep:
 
     async def _ask(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
-        reason: str | None,
+        reason: str | None, targets: Targets = NOTHING,
     ) -> tuple[ApprovalAnswer, UserText | None]:
         """Ask the user; raises `ToolRefused` when they reject the call. Returns the answer and
         the user's own text for a file call they changed before allowing it."""
-        request = await self._request(call, tool, kind, arguments, reason)
+        request = await self._request(call, tool, kind, arguments, reason, targets.plan)
         if self._observer is not None:
             self._observer.requested(request)
         answer = await self._approver.ask(request)
@@ -225,12 +191,18 @@ class ApprovalStep:
 
     async def _request(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
-        reason: str | None,
+        reason: str | None, plan: ChangePlan | None = None,
     ) -> ApprovalRequest:
         """The question, with the diff a file tool would make (computed before asking; a call
-        that would fail anyway fails here with its own error, and nothing is asked)."""
+        that would fail anyway fails here with its own error, and nothing is asked), and for a
+        change of several files, every file it writes."""
         title = call_title(call.name, kind, arguments, self._root)
         path = arguments.get("path")
+        if plan is not None:
+            title = f"{visible(call.name)}: {visible(', '.join(plan.files), TITLE_CHARS)}"
+            shown_path = relative_path(path, self._root) if isinstance(path, str) else None
+            return ApprovalRequest(call, kind, arguments, title, shown_path, plan.diff,
+                                   reason=reason, files=plan.files)
         if kind in FILE_KINDS and isinstance(path, str):
             shown = relative_path(path, self._root)
             if not isinstance(tool, Previewable):

@@ -25,6 +25,7 @@ from harness9.schema import ToolError
 from harness9.tools.approvals.command_forms import allow_form, deny_forms, fallback_forms, program
 from harness9.tools.approvals.protected import protection
 from harness9.tools.approvals.shell_split import split_command
+from harness9.workspace.decided import Decided
 from harness9.workspace.paths import relative_path
 from harness9.workspace.safe_path import safe_path
 
@@ -115,37 +116,51 @@ def folds_case(root: str) -> bool:
         path = parent
 
 
+def spelled_as_decided(decided: Decided, root: str) -> PathSpellings:
+    """The spellings of a path resolved once when its call was decided (`decide_path`)."""
+    return PathSpellings(relative_path(decided.given, root), decided.relative, folds_case(root))
+
+
 class PathCall:
-    """A read or edit tool's call about `path`."""
+    """A read or edit tool's call about `path`, or (`spelled`, settled by the approval step)
+    about the files it writes: a deny rule matches if it matches any of them, an allow rule
+    only if it matches every one, and a write to any protected one is asked about."""
 
     command = False
 
-    def __init__(self, path: str, root: str | None, edit: bool) -> None:
+    def __init__(self, path: str | None, root: str | None, edit: bool,
+                 spelled: tuple[PathSpellings, ...] | None = None) -> None:
         self._path = path
         self._root = root
         self._edit = edit
+        self._spelled = spelled
 
     @functools.cached_property
-    def spellings(self) -> PathSpellings:
-        return spell_path(self._path, self._root)
+    def files(self) -> tuple[PathSpellings, ...]:
+        if self._spelled is not None:
+            return self._spelled
+        return () if self._path is None else (spell_path(self._path, self._root),)
 
     @property
     def fold_case(self) -> bool:
-        return self.spellings.fold_case
+        return any(spelled.fold_case for spelled in self.files)
 
     @property
     def deny(self) -> tuple[str, ...]:
-        return self.spellings.all
+        return tuple(spelling for spelled in self.files for spelling in spelled.all)
 
     @property
     def allow(self) -> tuple[str, ...] | None:
-        resolved = self.spellings.resolved
-        return None if resolved is None else (resolved,)
+        resolved = tuple(spelled.resolved for spelled in self.files)
+        return None if None in resolved else tuple(r for r in resolved if r is not None)
 
     writes: tuple[PathSpellings | None, ...] = ()
 
     def protection(self) -> str | None:
-        return self.spellings.protection() if self._edit else None
+        if not self._edit:
+            return None
+        return next((why for spelled in self.files for why in [spelled.protection()]
+                     if why is not None), None)
 
 
 @functools.lru_cache(maxsize=512)
