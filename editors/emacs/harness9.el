@@ -144,7 +144,7 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output approval diff)
+  name summary (status 'running) reason ms output approval diff exit)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -274,7 +274,11 @@ allowed; a refused call never starts."
         ((or "approval_requested" "approval_resolved") (harness9--apply-approval run ev))
         ((or "tool_completed" "tool_failed")
          (let ((tool (harness9--tool-block run ev)))
-           (setf (harness9--tool-status tool) (if (equal kind "tool_completed") 'ok 'failed)
+           (setf (harness9--tool-exit tool) (harness9--command-failure ev)
+                 ;; A command that exited non-zero completed for the model, failed for the user.
+                 (harness9--tool-status tool) (if (and (equal kind "tool_completed")
+                                                       (null (harness9--tool-exit tool)))
+                                                  'ok 'failed)
                  (harness9--tool-reason tool) (plist-get ev :reason)
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
                  (harness9--tool-output tool) (plist-get ev :output)
@@ -324,11 +328,22 @@ allowed; a refused call never starts."
                  (if kind (format "%s (%s)" (plist-get error :message) kind)
                    (plist-get error :message)))))))
 
+(defun harness9--command-failure (ev)
+  "How the command of the `tool_completed' EV failed, as its row says it.
+\"exit 254\", or \"killed (SIGKILL)\"; nil when it exited 0 or ran none.
+From its `exitCode' or `signal', never from its text."
+  (let ((code (plist-get ev :exitCode))
+        (signal (plist-get ev :signal)))
+    (cond ((and (integerp code) (/= code 0)) (format "exit %d" code))
+          ((stringp signal) (format "killed (%s)" signal)))))
+
 (defun harness9--tool-text (tool)
   "The lines of TOOL: status, name, summary, then the head of its output."
   (let* ((status (harness9--tool-status tool))
          (approval (harness9--tool-approval tool))
-         (icon (pcase status ('running "…") ('asking "?") ('ok "✓") (_ "✗")))
+         (icon (pcase status
+                 ('running "…") ('asking "?") ('ok (propertize "✓" 'face 'success))
+                 (_ (propertize "✗" 'face 'error))))
          (head (format "  %s %s: %s" icon (harness9--tool-name tool)
                        (replace-regexp-in-string "\n" " ⏎ " (harness9--tool-summary tool)))))
     (pcase status
@@ -343,7 +358,9 @@ allowed; a refused call never starts."
               (out (unless (string-empty-p text) (split-string text "\n")))
               (shown (seq-take out harness9-output-lines)))
          (append (list (format "%s  (%s)" head
-                               (string-join (delq nil (list approval reason (format "%d ms" ms)))
+                               (string-join (delq nil (list approval reason
+                                                            (harness9--tool-exit tool)
+                                                            (format "%d ms" ms)))
                                             ", ")))
                  (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)

@@ -124,6 +124,12 @@ class ProcessExit:
     code: int | None = None
     signal: str | None = None
 
+    @property
+    def failed(self) -> bool:
+        """Whether the command failed (a non-zero exit, or a signal): what a user is shown as a
+        failure, though the model gets it as a normal result."""
+        return self.signal is not None or self.code not in (None, 0)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from harness9.process.sandbox import Mechanism, availability
 from tests.acp.agent import StartAgent, openai_env
 from tests.fakellm.server import FakeLLM
 from tests.fakellm.steps import Call, Reply
@@ -125,3 +128,24 @@ async def test_the_question_never_hides_the_command_and_says_why_it_is_asked(
     [why] = [text for text in texts if "Asked because" in text]
     assert why == "Asked because it writes .git/config, which controls what git runs."
     assert not (workspace / "planted").exists() and not (workspace / ".git").exists()
+
+
+@pytest.mark.skipif(availability().mechanism is not Mechanism.BWRAP,
+                    reason="bubblewrap does not work here")
+async def test_a_command_the_sandbox_stops_after_it_was_allowed_is_asked_about_again(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    """The default mode (auto) asks before a write under .git; bubblewrap keeps .git read-only
+    all the same, so the client is asked a second time (run it outside?), and the call ends."""
+    (workspace / ".git" / "info").mkdir(parents=True)
+    command = "echo build/ >> .git/info/exclude"
+    fake_llm.script([Reply("", [Call("bash", {"command": command}, id="x-1")]), Reply("ok")])
+    agent = await start(env=openai_env(fake_llm, HARNESS9_SANDBOX="", HARNESS9_APPROVALS=""))
+    session = await agent.new_session(workspace)
+    agent.client.answers = ["allow_once", "allow_once"]
+    async with asyncio.timeout(30):
+        assert (await agent.prompt(session, "ignore build/")).stop_reason == "end_turn"
+    assert len(agent.client.permissions) == 2
+    assert (workspace / ".git" / "info" / "exclude").read_text() == "build/\n"
+    statuses = [u.get("status") for u in agent.client.tool_updates(session, "x-1")]
+    assert statuses[-1] == "completed"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from harness9.process.sandbox import Mechanism, availability
 from tests.client.conftest import HARNESS9, run_harness9
 
 pytestmark = pytest.mark.timeout(60)
@@ -145,3 +146,26 @@ def test_the_terminal_shows_a_command_whole_whatever_it_holds(
     terminal.type("")
     assert terminal.wait() == 0
     assert not (workspace / "planted").exists()
+
+
+@pytest.mark.skipif(availability().mechanism is not Mechanism.BWRAP,
+                    reason="bubblewrap does not work here")
+def test_a_command_the_sandbox_stops_after_it_was_allowed_is_asked_about_again(
+    workspace: Path, replay: Any
+) -> None:
+    """The machine's defaults (the sandbox, mode auto): a write under .git is asked about,
+    allowed, stopped by bubblewrap all the same, then asked about again and run outside."""
+    (workspace / ".git" / "info").mkdir(parents=True)
+    command = "echo build/ >> .git/info/exclude"
+    script = replay([{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+                     {"text": "Done."}])
+    env = {**asking_env(), "HARNESS9_APPROVALS": "", "HARNESS9_SANDBOX": ""}
+    args = ["run", "ignore build/", "--workspace", str(workspace), "--replay", str(script)]
+    terminal = Terminal(args, env)
+    terminal.expect("allow [a]once")
+    terminal.type("a")
+    terminal.expect("was stopped by the OS sandbox")
+    terminal.type("a")
+    assert terminal.wait() == 0
+    assert (workspace / ".git" / "info" / "exclude").read_text() == "build/\n"
+    assert "✓ completed" in terminal.text

@@ -142,3 +142,21 @@ def test_cost_shows_dollars_when_the_price_is_known() -> None:
     assert fmt.cost({"inputTokens": 10}) == ""
     assert fmt.cost({"costUsd": True}) == ""
     assert fmt.cost(None) == ""
+
+
+def test_a_command_that_exited_non_zero_is_a_red_failed_row() -> None:
+    def row(note: dict[str, object]) -> tuple[bool | None, str, str]:
+        ran = ToolRow("bash", "execute", {"command": "npm test"})
+        ran.finish({"bytes": 5, "durationMs": 80, **note}, ok=True)
+        console = Console(width=80, record=True, color_system="truecolor")
+        console.print(ran.render())
+        return ran.ok, console.export_text(clear=False), console.export_html(inline_styles=True)
+
+    ok, text, html = row({"output": "boom\nexit status 254", "exitCode": 254})
+    assert not ok and "✗ ran `npm test` · exit 254 · 80 ms" in text and "│ boom" in text
+    assert "✓" not in text and 'color: #800000">✗' in html
+    killed, text, _ = row({"output": "killed by signal SIGKILL (9)", "signal": "SIGKILL"})
+    assert not killed and "✗ ran `npm test` · killed (SIGKILL)" in text
+    passed, text, _ = row({"output": "fine", "exitCode": 0})
+    assert passed and "✓ ran `npm test` · exit 0" in text
+    assert summary.command_failed({"exitCode": 1}) and not summary.command_failed({})

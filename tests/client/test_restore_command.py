@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.client.conftest import run_harness9
+from tests.client.terminal import Terminal
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -74,3 +75,27 @@ def test_harness9_alone_prints_its_help() -> None:
     assert done.out.startswith("usage: harness9")
     for command in ("run", "sessions", "restore", "serve"):
         assert f"\n    {command} " in done.out
+
+
+def test_after_undo_in_the_terminal_the_session_is_free_for_another_process(
+    workspace: Path, state: Path, replay: Any
+) -> None:
+    """`/undo` in the interactive client lets the session go once done: `harness9 restore`
+    from another process takes it while the client is still open."""
+    term = Terminal(["run", "--workspace", str(workspace), "--replay", str(replay(WRITE))])
+    try:
+        term.wait_for(lambda screen: screen.endswith("›"))
+        term.type(b"write a.txt\r")
+        term.wait_for(lambda screen: "Done." in screen and screen.endswith("›"))
+        term.type(b"/undo\r")
+        term.wait_for(lambda screen: "Restored the files" in screen and screen.endswith("›"))
+        assert not (workspace / "a.txt").exists()
+        undo = re.search(r"Checkpoint (\w+) takes this back", term.transcript())
+        assert undo, term.transcript()
+        again = run_harness9("restore", undo[1], "--workspace", str(workspace))
+        assert again.code == 0, again.err
+        assert (workspace / "a.txt").read_text() == "new\n"
+        term.type(b"\x04")
+        assert term.finish() == 0
+    finally:
+        term.kill()

@@ -98,7 +98,7 @@ def test_live_view_shows_text_tools_and_status(workspace: Path, replay: Any) -> 
     assert "Reading the notes." in out
     assert "✓ read notes.txt · 2 lines" in out
     assert "│ alpha" not in out  # the file's text is the model's, not the transcript's
-    assert "✓ ran `echo out; exit 3` · exit 3 · " in out
+    assert "✗ ran `echo out; exit 3` · exit 3 · " in out  # it exited non-zero: a failed row
     assert "│ out" in out
     assert "exit status 3" not in out  # said once, in the row
     assert "✗ read missing.txt · error" in out

@@ -61,7 +61,8 @@ def test_rows_speak_english_and_answers_are_markdown(
     assert "✓ read pager.py · 2 lines" in text
     assert "✓ edited pager.py +1 −1" in text
     assert "✓ wrote notes.md +2 −0" in text
-    assert re.search(r"✓ ran `echo ran; exit 1` · exit 1 · \d+ ms · not sandboxed\n\s+│ ran\n",
+    # A non-zero exit is a failed row (the model got a normal result): ✗, its exit code.
+    assert re.search(r"✗ ran `echo ran; exit 1` · exit 1 · \d+ ms · not sandboxed\n\s+│ ran\n",
                      text), text
     assert not CJK.search(text), text
     assert "the off-by-one" in text and "**" not in text and "`page()`" not in text

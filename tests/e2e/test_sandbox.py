@@ -4,6 +4,7 @@ once allowed; the red-team shapes of the trust pass are harmless."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -108,3 +109,48 @@ async def test_the_red_team_shapes_are_harmless_in_auto(
     assert {n["sandbox"] for n in completed} == {"bwrap"}
     second = json.dumps(fake_llm.requests[1].body)
     assert "escalate: true" in second
+
+
+async def test_an_allowed_command_the_sandbox_then_stopped_is_asked_about_again(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    """A write under .git is asked about in auto; once allowed, bubblewrap still keeps .git
+    read-only: the second question (run it outside?) is asked and answered, no hang."""
+    (workspace / ".git" / "info").mkdir(parents=True)
+    command = "echo build/ >> .git/info/exclude"
+    fake_llm.script([Reply("", [Call("bash", {"command": command}, id="x1")]), Reply("done")])
+    daemon = await auto_daemon(start, fake_llm, workspace)
+    editor = Editor(daemon, {"decision": "allow_once"}, {"decision": "allow_once"})
+    async with asyncio.timeout(30):
+        result = await daemon.run(prompt="ignore build/")
+    first, second = editor.asked
+    assert first["title"] == f"bash: {command}"
+    assert second["reason"].startswith("was stopped by the OS sandbox (")
+    assert (workspace / ".git" / "info" / "exclude").read_text() == "build/\n"
+    [completed] = kinds(daemon, result["runId"], "tool_completed")
+    assert completed["sandbox"] == "none" and completed["exitCode"] == 0
+
+
+async def test_in_ask_mode_declining_to_leave_ends_the_call_with_the_sandboxs_error(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    """`ask` asks before every command; the one the sandbox then stops is asked about again,
+    and declining ends the call with what the sandbox said (a failed command, not a hang)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    command = f"echo x > {outside}/made"
+    fake_llm.script([Reply("", [Call("bash", {"command": command}, id="a1")]), Reply("done")])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_SANDBOX": "",
+           "HARNESS9_APPROVALS": "ask"}
+    daemon = await start(workspace, env=env, approval_requests=True)
+    editor = Editor(daemon, {"decision": "allow_once"}, {"decision": "reject"})
+    async with asyncio.timeout(30):
+        result = await daemon.run(prompt="make it")
+    assert result["status"] == "completed"
+    first, second = editor.asked
+    assert "reason" not in first or not first["reason"].startswith("was stopped")
+    assert second["reason"].startswith("was stopped by the OS sandbox (")
+    assert not (outside / "made").exists()
+    [completed] = kinds(daemon, result["runId"], "tool_completed")
+    assert completed["sandbox"] == "bwrap" and completed["exitCode"] != 0
+    assert "escalate: true" in json.dumps(fake_llm.requests[1].body)

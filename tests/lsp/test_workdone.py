@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine.events import ToolStarted
+from harness9.engine.events import ToolFinished, ToolStarted
 from harness9.lsp.workdone import WorkDoneProgress
-from harness9.schema import ToolCall, ToolKind
+from harness9.schema import ProcessExit, ToolCall, ToolKind, ToolResult
 
 
 class Collect:
@@ -31,14 +32,21 @@ def reports(writer: Collect) -> list[Any]:
             if b.get("method") == "$/progress" and b["params"]["value"]["kind"] == "report"]
 
 
-async def test_reports_are_held_while_the_client_lags() -> None:
+async def progress(congested: Callable[[], bool]
+                   ) -> tuple[WorkDoneProgress, Collect, asyncio.Future[None]]:
+    """A run's reports on a server whose writes `Collect` keeps; the run's task to cancel."""
     ls = LanguageServer("t", "0")
     writer = Collect()
     ls.protocol.set_writer(writer)
-    lagging = [True]
     task = asyncio.ensure_future(asyncio.sleep(10))
-    work = await WorkDoneProgress.open(ls, "tok", task, "prompt", lambda: lagging[0])
+    work = await WorkDoneProgress.open(ls, "tok", task, "prompt", congested)
     assert work is not None
+    return work, writer, task
+
+
+async def test_reports_are_held_while_the_client_lags() -> None:
+    lagging = [True]
+    work, writer, task = await progress(lambda: lagging[0])
     for i in range(20):
         call = ToolCall(f"c{i}", "bash", json.dumps({"command": f"step {i}"}))
         work(ToolStarted(1, call, ToolKind.EXECUTE))
@@ -52,15 +60,23 @@ async def test_reports_are_held_while_the_client_lags() -> None:
 
 
 async def test_end_drops_a_held_report() -> None:
-    ls = LanguageServer("t", "0")
-    writer = Collect()
-    ls.protocol.set_writer(writer)
-    task = asyncio.ensure_future(asyncio.sleep(10))
-    work = await WorkDoneProgress.open(ls, "tok", task, "prompt", lambda: True)
-    assert work is not None
+    work, writer, task = await progress(lambda: True)
     work(ToolStarted(1, ToolCall("c", "bash", "{}"), ToolKind.EXECUTE))
     work.end("completed")
     await asyncio.sleep(0.1)
     kinds = [b["params"]["value"]["kind"] for b in writer.bodies if b.get("method") == "$/progress"]
     assert kinds == ["begin", "end"]
+    task.cancel()
+
+
+async def test_a_command_that_exited_non_zero_is_reported_failed() -> None:
+    work, writer, task = await progress(lambda: False)
+    call = ToolCall("c", "bash", json.dumps({"command": "npm test"}))
+    for ended in (ProcessExit(254), ProcessExit(signal="SIGKILL"), ProcessExit(0)):
+        result = ToolResult("c", "out", exit=ended, duration_ms=12)
+        work(ToolFinished(1, call, result, ToolKind.EXECUTE))
+    await asyncio.sleep(0.05)
+    assert reports(writer) == ["turn 1 · bash ✗ exit 254 12 ms", "turn 1 · bash ✗ SIGKILL 12 ms",
+                               "turn 1 · bash ✓ 12 ms"]
+    work.end("completed")
     task.cancel()

@@ -119,6 +119,33 @@ eglot sends it from `eglot-connect-hook'; one more is sent here in case a versio
       (should (equal (butlast lines) '("" "» and again")))
       (should (string-match-p "\\`■ error: .*maxTurns" (car (last lines)))))))
 
+(ert-deftest harness9-test-failed-command ()
+  "A command that exits non-zero is a normal result for the model, a failed row for the user:
+a red ✗ with its exit code; one a signal killed, the same with the signal."
+  (harness9-test--with-daemon "failing"
+    (should (equal (plist-get (harness9-run-and-wait "run the tests") :status) "completed"))
+    (let ((completed (seq-find (lambda (ev) (equal (plist-get ev :kind) "tool_completed"))
+                               harness9-events)))
+      (should (equal (plist-get completed :exitCode) 254))
+      (should-not (plist-get completed :reason)))
+    (should (member "  ✗ bash: echo boom; exit 254  (exit 254, N ms)"
+                    (split-string (harness9-test--text) "\n")))
+    (with-current-buffer (harness9-buffer)
+      (goto-char (point-min))
+      (search-forward "✗ bash:")
+      (should (eq (get-text-property (match-beginning 0) 'face) 'error))))
+  (let* ((run (harness9--make-run :prompt "go" :id "r-1"))
+         (harness9--runs (list run)))
+    (harness9--apply '(:runId "r-1" :kind "tool_completed" :turn 1 :toolCallId "c1" :tool "bash"
+                       :arguments (:command "./hang") :output "killed by signal SIGKILL (9)"
+                       :signal "SIGKILL" :durationMs 7))
+    (harness9--apply '(:runId "r-1" :kind "tool_completed" :turn 1 :toolCallId "c2" :tool "bash"
+                       :arguments (:command "./check") :output "exit status 9" :exitCode 0
+                       :durationMs 5))
+    (should (equal (mapcar (lambda (tool) (car (harness9--tool-text tool)))
+                           (seq-filter #'harness9--tool-p (harness9--run-blocks run)))
+                   '("  ✗ bash: ./hang  (killed (SIGKILL), 7 ms)" "  ✓ bash: ./check  (5 ms)")))))
+
 (ert-deftest harness9-test-cancel ()
   "agent/cancel mid-tool: once it answers, the buffer already shows the cancelled run."
   (harness9-test--with-daemon "cancel"

@@ -60,7 +60,7 @@ local function real_daemon()
     "",
     "harness9",
     "Let me look.",
-    "  ✓ ran `printf 'one\\ntwo\\n'; exit 3` · exit 3 · N ms · <sandbox>",
+    "  ✗ ran `printf 'one\\ntwo\\n'; exit 3` · exit 3 · N ms · <sandbox>",
     "  ✓ read a.txt · 17 B · N ms",
     "Changing it.",
     "  ✓ edited a.txt" .. ((lines[11] or ""):match(" %+1 −1") or "") .. " · N ms",
@@ -149,7 +149,14 @@ local function scripted()
   h.expect_equal("the edit's row", "calc.py", out.rows[8].path)
   apply({ kind = "tool_completed", turn = 1, toolCallId = "c2", tool = "bash", toolKind = "execute",
           durationMs = 2410, output = "test_add ... ok\ntest_sub ... FAIL\nexit status 1", exitCode = 1 })
-  h.expect_equal("the finished bash row", "  ✓ ran `make test` · exit 1 · 2.4 s", chat_view.render(state).lines[13])
+  -- A non-zero exit: a failed row (✗, in the failed colour), though the model got a normal result.
+  h.expect_equal("the finished bash row", "  ✗ ran `make test` · exit 1 · 2.4 s", chat_view.render(state).lines[13])
+  local groups = vim.tbl_map(function(hl)
+    return hl[2]
+  end, vim.tbl_filter(function(hl)
+    return hl[1] == 12
+  end, chat_view.render(state).highlights))
+  h.expect_equal("its colour", { "harness9ChatFailed" }, groups)
   -- How a command ended comes from exitCode or signal, never from the text it printed.
   apply({ kind = "tool_started", turn = 1, toolCallId = "c3", tool = "bash", toolKind = "execute",
           arguments = { command = "./check" } })
@@ -161,7 +168,13 @@ local function scripted()
           durationMs = 7, output = "killed by signal SIGKILL (9)", signal = "SIGKILL" })
   local rows = chat_view.render(state).lines
   h.expect_equal("a command that printed a status line", "  ✓ ran `./check` · exit 0 · 5 ms", rows[14])
-  h.expect_equal("a command killed by a signal", "  ✓ ran `./hang` · killed (SIGKILL) · 7 ms", rows[15])
+  h.expect_equal("a command killed by a signal", "  ✗ ran `./hang` · killed (SIGKILL) · 7 ms", rows[15])
+  -- The run buffer says the same: ✗, and how the command ended.
+  local run_rows = vim.tbl_filter(function(line)
+    return line:find(" bash: ", 1, true) ~= nil
+  end, view.lines(state))
+  h.expect_equal("the run buffer's command rows", { "  ✗ bash: make test  (exit 1, 2410 ms)",
+    "  ✓ bash: ./check  (5 ms)", "  ✗ bash: ./hang  (killed (SIGKILL), 7 ms)" }, run_rows)
 end
 
 -- A bash call that prints, sleeps and prints again: its first line shows in the chat while it

@@ -68,7 +68,7 @@ h.main(function()
     "  ✗ `rm a.txt` rejected · rejected · N ms",
     "  ✗ could not read missing.txt (failed) · N ms",
     "Now the build.",
-    "  ✓ ran `echo built > built.txt; exit 3` · exit 3 · allowed once · N ms · <sandbox>",
+    "  ✗ ran `echo built > built.txt; exit 3` · exit 3 · allowed once · N ms · <sandbox>",
     "    + built.txt",
     "The build wrote built.txt and failed with exit 3.",
     "  ── done · 3 turns · 4 tool calls",

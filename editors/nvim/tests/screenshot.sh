@@ -58,7 +58,7 @@ PY
 }
 
 # The file with the agent's edit beside the chat's rows in English.
-shot chat screenshot.lua replay-screenshot.json "return a + b" "You" "ran \`python3 -m unittest" "exit 1" \
+shot chat screenshot.lua replay-screenshot.json "return a + b" "You" "✗ ran \`python3 -m unittest" "exit 1" \
   "read calc.py" "edited calc.py" "── done · 3 turns · 3 tool calls" \
   "add subtracted; it now adds:" "The test passes, no other change." # the markdown's marks concealed
 # A run with its plan, a message sent into it while it ran, and a prompt queued behind it.

@@ -9,7 +9,7 @@ import {
   type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type ProblemView, type RunState, type SteerView,
   type ToolItem, type TurnView,
 } from './runState';
-import { plural, summarize } from './summary';
+import { plural, shownStatus, summarize } from './summary';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -149,7 +149,7 @@ function renderSummary(t: ToolItem, now: number | undefined): string {
     : '';
   // A running call's clock is updated in place by the webview, once a second.
   const live = t.status === 'running' && t.startedAt !== undefined ? ` data-started="${t.startedAt}"` : '';
-  return `<span class="icon">${TOOL_ICON[t.status]}</span> <span class="verb">${esc(s.verb)}</span> <code class="args">${esc(s.subject)}</code>${counts} <span class="meta"${live}>${esc(s.facts.join(' · '))}</span>${renderSandboxMark(t)}`;
+  return `<span class="icon">${TOOL_ICON[shownStatus(t)]}</span> <span class="verb">${esc(s.verb)}</span> <code class="args">${esc(s.subject)}</code>${counts} <span class="meta"${live}>${esc(s.facts.join(' · '))}</span>${renderSandboxMark(t)}`;
 }
 
 /** What the row shows when opened: the command or change, then what came back. */
@@ -242,7 +242,7 @@ function renderTool(runKey: string, t: ToolItem, now: number | undefined): strin
   if (isPlanCall(t) && t.status !== 'failed' && t.status !== 'refused') {
     return `<div class="plan-mark" data-tool="${esc(t.name)}">☰ updated the plan</div>`;
   }
-  return `<details class="tool ${t.status}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
+  return `<details class="tool ${shownStatus(t)}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="${esc(t.name)}">
 <summary>${renderSummary(t, now)}</summary>
 ${renderToolBody(t)}
 </details>${renderApproval(t.approval, t.status === 'waiting')}${renderLiveOutput(t)}${renderChangeLink(t)}${renderProblems(t)}${renderChangedFiles(t)}`;

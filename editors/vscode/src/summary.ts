@@ -3,7 +3,7 @@
  * 291 ms". Built from the structured fields (arguments, path, diff counts, exitCode, duration),
  * never from the model-facing output text. Pure: used by the renderer and by unit tests.
  */
-import type { ToolItem } from './runState';
+import type { ToolItem, ToolStatus } from './runState';
 
 /** A call's summary: a verb, what it acted on (shown as code) and short facts. */
 export interface ToolSummary {
@@ -43,6 +43,19 @@ export function exitOf(t: ToolItem): string | undefined {
     return `exit ${t.exitCode}`;
   }
   return t.signal !== undefined ? `killed (${t.signal})` : undefined;
+}
+
+/**
+ * True for a call that completed but whose command failed: it exited non-zero (`exitCode`) or a
+ * signal killed it. The model got a normal result; the user sees a failed row.
+ */
+export function commandFailed(t: ToolItem): boolean {
+  return t.status === 'ok' && ((t.exitCode !== undefined && t.exitCode !== 0) || t.signal !== undefined);
+}
+
+/** The status a call's row shows: its own, or `failed` for a command that failed (`commandFailed`). */
+export function shownStatus(t: ToolItem): ToolStatus {
+  return commandFailed(t) ? 'failed' : t.status;
 }
 
 function argsOf(t: ToolItem): Readonly<Record<string, unknown>> {

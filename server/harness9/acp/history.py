@@ -22,6 +22,7 @@ from acp.schema import ToolCallStatus
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import ToolContent, shown_output, start_update
 from harness9.schema import Message, Role, ToolCall, ToolKind
+from harness9.service.call_outcome import exit_of
 from harness9.service.sessions.session import Session
 
 HUNK_GAP = "⋯"  # between two hunks of a replayed edit: lines the diff did not keep
@@ -58,12 +59,15 @@ def replay(
                 kinds[call.id] = kind_of(call.name)
                 stream.push(start_update(call, kinds[call.id], root))
         elif message.role is Role.USER and message.tool_call_id is not None:
-            status: ToolCallStatus = "failed" if message.is_error else "completed"
             kind = kinds.get(message.tool_call_id, ToolKind.OTHER)
             call_id = _answered(pending, message.tool_call_id)
+            kept = (outcomes or {}).get(call_id)
+            ended = exit_of(kept)  # a command that exited non-zero failed, as it did live
+            failed = message.is_error or (ended is not None and ended.failed)
+            status: ToolCallStatus = "failed" if failed else "completed"
             content: list[ToolContent] = [
                 tool_content(text_block(shown_output(message.content, kind)))]
-            diff = _diff((outcomes or {}).get(call_id), root)
+            diff = _diff(kept, root)
             stream.push(update_tool_call(call_id, status=status,
                                          content=content if diff is None else [diff, *content]))
         elif message.role is Role.USER:

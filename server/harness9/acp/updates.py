@@ -111,14 +111,17 @@ def finish_update(
     call: ToolCall, result: ToolResult, diff: ToolContent | None = None,
     kind: ToolKind = ToolKind.OTHER,
 ) -> Any:
-    """The `tool_call_update` ending `call` (of a tool of `kind`): its status and output (and
-    diff), and for a call that ran a command (bash) its `rawOutput`."""
+    """The `tool_call_update` ending `call` (of a tool of `kind`): its status (`failed` for an
+    error, and for a command that exited non-zero or was killed) and output (and diff), and for
+    a call that ran a command (bash) its `rawOutput`."""
     content: list[ToolContent] = [tool_content(text_block(shown_output(result.output, kind)))]
     if diff is not None:
         content.append(diff)
     if result.sandbox is not None:  # where the command ran, for the user to see
         content.append(tool_content(text_block(sandbox_note(result.sandbox))))
-    status: ToolCallStatus = "failed" if result.is_error else "completed"
+    # A command that exited non-zero completed for the model, but failed for the user.
+    failed = result.is_error or (result.exit is not None and result.exit.failed)
+    status: ToolCallStatus = "failed" if failed else "completed"
     return update_tool_call(
         call.unique_id, status=status, content=content, raw_output=raw_output(result)
     )

@@ -77,6 +77,13 @@ def exit_text(note: dict[str, Any]) -> str:
     return ""
 
 
+def command_failed(note: dict[str, Any]) -> bool:
+    """Whether a command's `tool_completed` tells of a failure: a non-zero `exitCode`, or a
+    `signal` that killed it. The row shows it failed; the model got it as a normal result."""
+    code = note.get("exitCode")
+    return (isinstance(code, int) and code != 0) or isinstance(note.get("signal"), str)
+
+
 def command_output(note: dict[str, Any]) -> str:
     """What a command printed: its `output` without the status line the model is given after
     a non-zero exit or a signal (the row already says how it ended), and nothing when it
@@ -84,7 +91,7 @@ def command_output(note: dict[str, Any]) -> str:
     output = str(note.get("output", ""))
     if note.get("bytes") == 0:
         return ""
-    if note.get("exitCode", 0) != 0 or "signal" in note:
+    if command_failed(note):
         return output.rstrip("\n").rpartition("\n")[0]
     return output
 

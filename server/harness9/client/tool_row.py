@@ -1,5 +1,6 @@
 """One tool call in the live view: while it runs, a spinner with its elapsed time and the live
-tail of its output; once it ended, ✓/✗ with what it did in English, and its diff or output."""
+tail of its output; once it ended, ✓/✗ with what it did in English, and its diff or output (a
+command that exited non-zero is a ✗ row with its exit code)."""
 
 from __future__ import annotations
 
@@ -51,8 +52,9 @@ class ToolRow:
         self.live = (self.live + text)[-LIVE_KEEP:]
 
     def finish(self, params: dict[str, Any], *, ok: bool) -> None:
-        """Record a `tool_completed` (ok) or `tool_failed` notification."""
-        self.ok = ok
+        """Record a `tool_completed` (ok) or `tool_failed` notification. A command that ended
+        with a non-zero exit (or a signal) completed, but its row shows it failed."""
+        self.ok = ok and not summary.command_failed(params)
         self.waiting = False
         self.sandbox = params.get("sandbox") if isinstance(params.get("sandbox"), str) else None
         self.headline = summary.finished(self.tool, self.arguments, params, ok=ok)

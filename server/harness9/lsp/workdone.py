@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from harness9.engine.events import Event, ToolFinished, ToolStarted
 from harness9.lsp.transport import output_congested
-from harness9.schema import ToolCall
+from harness9.schema import ToolCall, ToolResult
 
 _log = logging.getLogger(__name__)
 _CREATE_TIMEOUT = 5.0
@@ -36,6 +36,15 @@ def describe_call(call: ToolCall, limit: int = 60) -> str:
     if len(detail) > limit:
         detail = detail[: limit - 1] + "…"
     return f"{call.name}: {detail}" if detail else call.name
+
+
+def _mark(result: ToolResult) -> str:
+    """`✓`, or `✗` for a failed call, with how its command ended when it exited non-zero or
+    was killed (a completed call for the model, a failed one for the user)."""
+    ended = result.exit
+    if ended is not None and ended.failed:
+        return f"✗ exit {ended.code}" if ended.code is not None else f"✗ {ended.signal}"
+    return "✗" if result.is_error else "✓"
 
 
 class WorkDoneProgress:
@@ -87,9 +96,8 @@ class WorkDoneProgress:
         if isinstance(event, ToolStarted):
             self._report(f"turn {event.turn} · {describe_call(event.call)}")
         elif isinstance(event, ToolFinished):
-            mark = "✗" if event.result.is_error else "✓"
             took = f"{event.result.duration_ms:.0f} ms"
-            self._report(f"turn {event.turn} · {event.call.name} {mark} {took}")
+            self._report(f"turn {event.turn} · {event.call.name} {_mark(event.result)} {took}")
 
     def _report(self, message: str) -> None:
         if self._congested():

@@ -80,6 +80,15 @@ def wire_exit(ended: ProcessExit) -> dict[str, Any]:
     return {"signal": ended.signal}
 
 
+def exit_of(fields: dict[str, Any] | None) -> ProcessExit | None:
+    """How a command ended, from the fields `wire_exit` gave (a stored call's outcome); None
+    when they tell nothing (no command, or an older session)."""
+    code, signal = (fields or {}).get("exitCode"), (fields or {}).get("signal")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return ProcessExit(code=code)
+    return ProcessExit(signal=signal) if isinstance(signal, str) else None
+
+
 def wire_edit(edit: FileEdit) -> dict[str, Any]:
     """What a file tool changed: `path`, `diff`, `added`, `removed`, `via`, and
     `diffTruncated: true` when the diff was cut."""

@@ -4,6 +4,7 @@ with a reason, a command the sandbox stopped is offered to run outside."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,35 @@ async def test_without_a_sandbox_auto_asks_before_commands(workspace: Path) -> N
     tools.register(BashTool(workspace))  # no sandbox policy: commands would run unconfined
     result = await tools.execute(bash("touch x"))
     assert result.is_error and len(user.asked) == 1 and not (workspace / "x").exists()
+
+
+async def test_an_asked_command_the_sandbox_stops_is_asked_about_again(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """The first answer allowed the sandboxed command; the sandbox stopping it brings the
+    second question (run it outside?) at once, from the same call."""
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    user = ScriptedUser(ONCE, ONCE)
+    tools = sandboxed_registry(workspace, user, mode="ask")
+    async with asyncio.timeout(20):
+        result = await tools.execute(bash(f"touch {target}/made && echo done"))
+    assert result.output.strip() == "done" and result.sandbox == "none", result.output
+    first, second = user.asked
+    assert first.reason is None
+    assert second.reason is not None and second.reason.startswith("was stopped by the OS sandbox")
+    assert (target / "made").exists()
+
+
+async def test_declining_the_second_question_keeps_the_sandboxs_error(
+    workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".git" / "info").mkdir(parents=True)
+    user = ScriptedUser(ONCE, REJECT)
+    tools = sandboxed_registry(workspace, user, mode="auto")
+    async with asyncio.timeout(20):
+        result = await tools.execute(bash("echo build/ >> .git/info/exclude"))
+    assert not result.is_error and len(user.asked) == 2
+    assert result.exit is not None and result.exit.code != 0
+    assert "escalate: true" in result.output
+    assert not (workspace / ".git" / "info" / "exclude").exists()

@@ -104,12 +104,13 @@ end
 local PROBLEM_GROUP = { error = "harness9ChatFailed", warning = "harness9ChatAsking" }
 
 local function add_tool(out, block, state)
-  local row = string.format("  %s %s", ICON[block.status] or "·", summary.tool(block))
+  local shown = summary.shown_status(block) -- a command that exited non-zero failed
+  local row = string.format("  %s %s", ICON[shown] or "·", summary.tool(block))
   local meta = tool_meta(block, state)
   if #meta > 0 then
     row = row .. " · " .. table.concat(meta, " · ")
   end
-  out.add(row, ROW_GROUP[block.status])
+  out.add(row, ROW_GROUP[shown])
   out.rows[#out.lines] = block
   if block.status == "running" then
     add_live(out, block)

@@ -54,6 +54,21 @@ function M.exit_status(block)
   return nil
 end
 
+--- Whether a block's command completed but failed: it exited non-zero or a signal killed it
+--- (`exitCode` / `signal`). The model got a normal result; the user sees a failed row.
+function M.command_failed(block)
+  if block.status ~= "ok" then
+    return false
+  end
+  local code = tonumber(block.exit_code)
+  return (code ~= nil and code ~= 0) or type(block.signal) == "string"
+end
+
+--- The status a block's row shows: its own, or "failed" for a command that failed.
+function M.shown_status(block)
+  return M.command_failed(block) and "failed" or block.status
+end
+
 local VERBS = {
   read_file = { running = "reading", ok = "read", failed = "read", asking = "read" },
   write_file = { running = "writing", ok = "wrote", failed = "write", asking = "write" },

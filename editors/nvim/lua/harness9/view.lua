@@ -1,6 +1,7 @@
 -- The run view as data: agent/progress events and agent/run replies fold into a state,
 -- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
-local dollars = require("harness9.summary").dollars
+local words = require("harness9.summary") -- a row's words (its local `summary` is the arguments')
+local dollars = words.dollars
 local M = {}
 
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
@@ -719,7 +720,9 @@ function M.diff_lines(block, indent, limit, more)
 end
 
 local function tool_lines(block, max_output)
-  local head = string.format("  %s %s: %s", ICON[block.status], block.tool, (block.summary:gsub("\n", " ⏎ ")))
+  local failed = words.command_failed(block) -- it ran, but exited non-zero (or was killed)
+  local head = string.format("  %s %s: %s", ICON[failed and "failed" or block.status], block.tool,
+    (block.summary:gsub("\n", " ⏎ ")))
   local mark = M.sandbox_mark(block.sandbox)
   mark = mark and (" · " .. mark) or ""
   if block.status == "asking" then
@@ -733,6 +736,9 @@ local function tool_lines(block, max_output)
   -- A rejected or denied call's reason is already in its approval note.
   if block.reason and not (block.approval and (block.reason == "rejected" or block.reason == "denied")) then
     table.insert(parts, block.reason)
+  end
+  if failed then
+    table.insert(parts, words.exit_status(block))
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
   local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }

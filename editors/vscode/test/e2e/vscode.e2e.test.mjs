@@ -1529,7 +1529,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     const rows = (await readRun(frame, index)).tools.map((t) => [t.icon, t.verb, t.args, t.status]);
     assert.deepEqual(rows, [
       ['✓', 'edited', 'kept.txt', 'ok'], ['⊘', 'did not run', 'rm kept.txt', 'refused'],
-      ['✗', 'could not read', 'missing.txt', 'failed'], ['✓', 'ran', 'echo built > built.txt; exit 3', 'ok'],
+      ['✗', 'could not read', 'missing.txt', 'failed'], ['✗', 'ran', 'echo built > built.txt; exit 3', 'failed'],
     ]);
     await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
     await shot('33a-live-rows');
@@ -1546,6 +1546,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.match(restored[0], /edited kept\.txt\s*\+1 −1/);
     assert.match(restored[0], /✓ allowed by you for this session/);
     assert.match(restored[0], /did not run rm kept\.txt\s*rejected\s*✗ rejected by you/);
+    // The build exited 3: a failed row, shown again as it was live.
+    assert.match(restored[1], /✗\s*ran\b/);
     assert.match(restored[1], /exit 3/);
     await frame.locator('article.run').nth(index).locator('section.turn').first().scrollIntoViewIfNeeded();
     await shot('33b-restored-rows');

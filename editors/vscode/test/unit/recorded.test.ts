@@ -128,6 +128,8 @@ describe('recorded from the daemon', () => {
     assert.match(html, /✗ denied by the rule bash\(rm \*\)/);
     assert.match(html, /✗ denied by the approvals mode/);
     assert.match(html, /✓ allowed by the rule bash\(npm test\)/);
+    // npm test exited 254: a failed row with its exit code, though the call completed for the model.
+    assert.match(html, /<details class="tool failed" data-key="[^"]*\/call_1_2" data-tool="bash">\n<summary><span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">npm test<\/code> <span class="meta">exit 254 · 1\.0 s<\/span>/);
   });
 
   it('approvals: a run cancelled while asking ends the waiting call as cancelled', () => {
@@ -207,7 +209,7 @@ describe('recorded from the daemon', () => {
     assert.deepEqual([tool.status, tool.exitCode, tool.sandbox, tool.neverRan, tool.approval?.decision], ['ok', 1, 'bwrap', undefined, 'reject']);
     assert.match(tool.output ?? '', /Read-only file system/);
     const html = renderRuns([state]);
-    assert.match(html, /<span class="verb">ran<\/span> <code class="args">touch \/var\/tmp\/h9-outside\/rejected<\/code> <span class="meta">exit 1 · \d+ ms<\/span> <span class="sandbox-mark sandbox-bwrap"/);
+    assert.match(html, /<span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">touch \/var\/tmp\/h9-outside\/rejected<\/code> <span class="meta">exit 1 · \d+ ms<\/span> <span class="sandbox-mark sandbox-bwrap"/);
     assert.match(html, /✗ rejected by you/);
   });
 });

@@ -30,6 +30,16 @@ describe('renderRuns', () => {
     assert.match(html, /<pre class="output">hi\n<\/pre>/);
   });
 
+  it('shows a command that exited non-zero or was killed as a failed row with how it ended', () => {
+    const ended = (fields: Record<string, unknown>): string => renderRuns([reduceAll(initialRunState('test'), [
+      { kind: 'tool_started', runId: 'r', sessionId: 's', seq: 1, turn: 1, toolCallId: 'c1', tool: 'bash', toolKind: 'execute', arguments: { command: 'npm test' } },
+      { kind: 'tool_completed', runId: 'r', sessionId: 's', seq: 2, turn: 1, toolCallId: 'c1', tool: 'bash', toolKind: 'execute', output: 'boom\nexit status 254', durationMs: 80, ...fields },
+    ])]);
+    assert.match(ended({ exitCode: 254 }), /<details class="tool failed"[^>]*>\n<summary><span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">npm test<\/code> <span class="meta">exit 254 · 80 ms<\/span>/);
+    assert.match(ended({ signal: 'SIGKILL' }), /<span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">npm test<\/code> <span class="meta">killed \(SIGKILL\) · 80 ms/);
+    assert.match(ended({ exitCode: 0 }), /<details class="tool ok"[^>]*>\n<summary><span class="icon">✓<\/span>/);
+  });
+
   it('ends the footer with the run\'s cost when the daemon knows the price', () => {
     const usage = { kind: 'usage', runId: 'r', sessionId: 's', seq: 1, turn: 1, inputTokens: 10,
                     outputTokens: 2, totalInputTokens: 10, totalOutputTokens: 2, costUsd: 0.045 };

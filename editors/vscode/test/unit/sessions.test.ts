@@ -202,6 +202,8 @@ describe('agent/session', () => {
       assert.deepEqual([read.status, read.reason], ['failed', 'error']);
       assert.deepEqual([build.status, build.exitCode, build.sandbox, build.changedFiles], ['ok', 3, 'bwrap', [{ path: 'out.txt', status: 'added' }]]);
       assert.match(renderRuns([restored]), /approval-note refused">✗ rejected by you</);
+      // Its exit 3 is a failed row, as it was live.
+      assert.match(renderRuns([restored]), /<span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">[^<]*<\/code> <span class="meta">exit 3 · /);
     });
   });
 

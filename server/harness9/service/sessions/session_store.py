@@ -188,10 +188,12 @@ class SessionStore:
 
     def save(self, session: Session, *, meta: bool = True) -> None:
         """Write what changed in `session` (nothing when it is not stored); `meta=False` at
-        the end of a turn (see `SessionFile.save`)."""
+        the end of a turn (see `SessionFile.save`). A save while the session is idle (after a
+        restore, a model chosen) may have taken the file again: it is let go once done."""
         file = self._files.get(session.id)
         if file is not None:
             self._guarded(lambda: file.save(session, meta=meta))
+            self.let_go_soon(session.id)
 
     def _guarded(self, write: Callable[[], None]) -> None:
         """Do a write; a failing disk costs the stored copy, never the run."""

@@ -15,6 +15,7 @@ listed in the question.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from harness9.schema import ToolCall, ToolFailure, ToolKind
@@ -95,9 +96,11 @@ class ApprovalStep:
                     answer, user = await self._ask(call, tool, kind, arguments, decision.reason,
                                                    targets)
                     self._remember(call, kind, arguments, answer, outside=outside)
+                    # Still holding the turn to ask: a second question about this call (run it
+                    # outside the sandbox?) is asked under the same hold, not queued behind it.
                     with targets.held():
                         return await self._run(call, tool, kind, arguments, proceed, outside,
-                                               user)
+                                               user, asking=True)
         self._report(call, decision)
         if decision.action is Action.DENY:
             raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode))
@@ -127,10 +130,11 @@ class ApprovalStep:
 
     async def _run(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
-        proceed: Proceed, outside: bool, user: UserText | None = None,
+        proceed: Proceed, outside: bool, user: UserText | None = None, *, asking: bool = False,
     ) -> str | ToolOutput:
         """Let the call go (outside the OS sandbox when `outside`, writing the user's text when
-        `user`); when the sandbox stopped its command, offer to run it again outside."""
+        `user`); when the sandbox stopped its command, offer to run it again outside (`asking`:
+        this call already holds the turn to ask)."""
         token = SANDBOX_WAIVED.set(outside)
         user_token = USER_TEXT.set(user)
         try:
@@ -138,7 +142,7 @@ class ApprovalStep:
             output = await proceed()
             if outside or not isinstance(output, ToolOutput) or output.sandbox_denied is None:
                 return output
-            if not await self._leave_sandbox(call, tool, kind, arguments, output):
+            if not await self._leave_sandbox(call, tool, kind, arguments, output, asking):
                 return output
             SANDBOX_WAIVED.set(True)
             return await proceed()
@@ -148,11 +152,11 @@ class ApprovalStep:
 
     async def _leave_sandbox(
         self, call: ToolCall, tool: BaseTool, kind: ToolKind, arguments: dict[str, Any],
-        stopped: ToolOutput,
+        stopped: ToolOutput, asking: bool,
     ) -> bool:
         """Whether a command the sandbox stopped may run again outside it: yolo and an earlier
         allow-for-the-session say yes, read-only no, else the user is asked, with what the
-        sandbox stopped."""
+        sandbox stopped (taking the turn to ask unless this call holds it: `asking`)."""
         if self.policy.mode in SILENT_MODES:
             return False
         if self.policy.mode == "yolo" or self.memory.allows(call.name, kind, arguments,
@@ -160,7 +164,8 @@ class ApprovalStep:
             self._report(call, Decision(Action.ALLOW, DecidedBy.MODE))
             return True
         reason = f"{SANDBOX_STOPPED} ({stopped.sandbox_denied})"
-        async with self._asking:
+        # asyncio's lock is not reentrant: taking it again while holding it would wait forever.
+        async with contextlib.nullcontext() if asking else self._asking:
             try:
                 answer, _ = await self._ask(call, tool, kind, arguments, reason)
             except ToolRefused:
