@@ -80,6 +80,26 @@ def test_a_bad_header_closes_the_connection(
     assert reason in daemon.log()
 
 
+def test_a_bad_header_while_handlers_run_ends_with_one_line_and_no_traceback(
+    spawn: Spawn, tmp_path: Path
+) -> None:
+    """The bad frame comes while `initialized` is still being handled: the daemon still ends
+    with exit code 1 and the reason on one line, not an asyncio traceback for the handler the
+    exit cancelled (with a sandbox to probe, `initialized` waits for the probe's thread)."""
+    daemon = spawn(env={"HARNESS9_SANDBOX": "workspace-write"})
+    frames = b""
+    for message in ({"id": 1, "method": "initialize", "params": {
+            "processId": None, "capabilities": {}, "rootUri": tmp_path.as_uri()}},
+            {"method": "initialized", "params": {}}):
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    daemon.send_raw(frames + b"Content-Length: twelve\r\n\r\n{}")
+    assert daemon.exit_code(timeout=25) == 1
+    log = daemon.log()
+    assert "bad frame from the client, closing the connection: bad Content-Length" in log
+    assert "Traceback" not in log and "Exception in callback" not in log, log
+
+
 def test_a_huge_header_line_is_cut_off_early(spawn: Spawn, tmp_path: Path) -> None:
     """64 MB without a line end: the daemon stops reading after the cap, its memory stays small."""
     daemon = spawn()
