@@ -166,6 +166,22 @@ def test_a_message_that_is_not_an_object_is_an_invalid_request(
 
 # -- lifecycle
 
+@pytest.mark.parametrize("pid", [2**40, 2**31, "abc", -5, 1.5, True, {"pid": 1}],
+                         ids=["2**40", "2**31", "text", "negative", "fraction", "bool", "object"])
+def test_initialize_with_a_bad_process_id_is_refused_naming_it(
+    spawn: Spawn, tmp_path: Path, pid: object
+) -> None:
+    daemon = spawn()
+    daemon.send({"id": 1, "method": "initialize", "params": {
+        "processId": pid, "capabilities": {}, "rootUri": tmp_path.as_uri()}})
+    _, answer = daemon.until_id(1)
+    assert answer["error"]["code"] == -32602, answer
+    assert answer["error"]["message"].startswith("processId: must be null or a process id")
+    assert "Traceback" not in json.dumps(answer)
+    daemon.initialize(tmp_path)  # a valid one then works
+    assert daemon.close() == b""
+
+
 def test_a_request_after_shutdown_is_refused_and_exit_then_ends_with_0(
     spawn: Spawn, tmp_path: Path
 ) -> None:
