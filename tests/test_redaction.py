@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from harness9.redaction import REDACTED, RedactingFilter, redact
+from harness9.mcp.server_config import parse_mcp_servers
+from harness9.redaction import REDACTED, RedactingFilter, redact, remember_secret
 
 ENV = {"OPENAI_API_KEY": "sk-live-0123456789", "db_password": "hunter2hunter2",
        "SHORT_TOKEN": "1", "PATH": "/usr/bin:/bin"}
@@ -50,3 +51,22 @@ def test_a_secret_set_or_changed_after_a_line_was_redacted_is_redacted_too(
         f"first-secret-1234 {REDACTED} {REDACTED}")
     monkeypatch.delenv("OTHER_API_KEY")
     assert redact("third-secret-9012") == "third-secret-9012"
+
+
+def test_keys_a_setting_carries_are_redacted_once_read() -> None:
+    """mcpServers' env and headers are a source of keys besides the environment."""
+    parse_mcp_servers({
+        "local": {"command": "srv", "env": {"GITHUB_TOKEN": "ghp-settings-0123456789",
+                                            "MODE": "plain-value-0123"}},
+        "remote": {"url": "https://mcp.example/", "headers": {
+            "Authorization": "Bearer bearer-settings-0123456789"}},
+    })
+    shown = redact("token ghp-settings-0123456789, bearer-settings-0123456789, plain-value-0123")
+    assert shown == f"token {REDACTED}, {REDACTED}, plain-value-0123"
+
+
+def test_a_remembered_key_is_redacted_with_any_environment() -> None:
+    remember_secret("  sk-remembered-0123456789  ")
+    remember_secret("short")  # too short to redact ordinary words
+    assert redact("sk-remembered-0123456789 short", {}) == f"{REDACTED} short"
+    assert redact("sk-remembered-0123456789") == REDACTED

@@ -1,9 +1,11 @@
 """Secrets kept out of every error and log line the daemon writes.
 
 A secret is the value of an environment variable whose name suggests one (`KEY`, `SECRET`,
-`TOKEN` or `PASSWORD` in any letter case: the provider API keys among them), and the password
-of any URL (`https://user:pw@host`). A provider that echoes the key in its 401 message, or an
-HTTP library that logs a base URL with its password, shows `[redacted]` in their place.
+`TOKEN` or `PASSWORD` in any letter case: the provider API keys among them), every key read
+from elsewhere (`remember_secret`: the keys `harness9 login` stored, those a setting carries),
+and the password of any URL (`https://user:pw@host`). A provider that echoes the key in its 401
+message, or an HTTP library that logs a base URL with its password, shows `[redacted]` in
+their place.
 """
 
 from __future__ import annotations
@@ -33,31 +35,50 @@ def secrets_of(env: Mapping[str, str]) -> list[str]:
 
 
 class _EnvironSecrets:
-    """The secrets of the process's environment, found again only when it changed: every log
-    line is redacted, and decoding the whole environment for each would cost more than
-    writing the line."""
+    """The secrets of the process's environment and the remembered ones, found again only
+    when either changed: every log line is redacted, and decoding the whole environment for
+    each would cost more than writing the line."""
 
     def __init__(self) -> None:
         self._seen: dict[bytes, bytes] | None = None
         self._secrets: list[str] = []
+        self.remembered: frozenset[str] = frozenset()
+        self._with: frozenset[str] = frozenset()  # the remembered ones `_secrets` holds
 
     def get(self) -> list[str]:
-        """`secrets_of(os.environ)`, as it is now."""
+        """`secrets_of(os.environ)` as it is now, with the remembered secrets."""
         data = getattr(os.environ, "_data", None)  # CPython's raw mapping behind os.environ
         if not isinstance(data, dict):
-            return secrets_of(os.environ)
-        if data != self._seen:
-            self._secrets, self._seen = secrets_of(os.environ), dict(data)
+            return _longest_first(secrets_of(os.environ), self.remembered)
+        if data != self._seen or self._with is not self.remembered:
+            self._with = self.remembered
+            self._secrets = _longest_first(secrets_of(os.environ), self._with)
+            self._seen = dict(data)
         return self._secrets
+
+
+def _longest_first(found: list[str], remembered: frozenset[str]) -> list[str]:
+    return sorted({*found, *remembered}, key=len, reverse=True)
 
 
 _ENVIRON_SECRETS = _EnvironSecrets()
 
 
+def remember_secret(value: str) -> None:
+    """Redact `value` from now on, wherever it appears: a key the daemon read from somewhere
+    other than its environment (a file, a setting), or one that may leave the environment."""
+    value = value.strip()
+    if len(value) >= MIN_SECRET and value not in _ENVIRON_SECRETS.remembered:
+        # A new set, not an update: a reader on another thread keeps a consistent one.
+        _ENVIRON_SECRETS.remembered = _ENVIRON_SECRETS.remembered | {value}
+
+
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
-    """`text` with every secret of `env` (default: the process's environment) and every URL
-    password replaced by `[redacted]`."""
-    for secret in _ENVIRON_SECRETS.get() if env is None else secrets_of(env):
+    """`text` with every secret of `env` (default: the process's environment), every
+    remembered secret and every URL password replaced by `[redacted]`."""
+    secrets = (_ENVIRON_SECRETS.get() if env is None
+               else _longest_first(secrets_of(env), _ENVIRON_SECRETS.remembered))
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     if "://" not in text:  # the pattern's scan costs more than this test, and most text fails it

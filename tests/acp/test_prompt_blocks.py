@@ -69,4 +69,4 @@ def test_an_image_whose_bytes_are_not_of_its_media_type_is_refused(
     with pytest.raises(RequestError) as info:
         prompt_images([text_block("look"), image_block(data, media_type)])
     assert info.value.code == -32602
-    assert str(info.value).startswith(f"prompt: an image's data is not {media_type}")
+    assert str(info.value).startswith(f"prompt: an image declared {media_type} holds ")

@@ -193,6 +193,11 @@ async def test_an_image_reaches_the_model_and_comes_back_on_load(
     with pytest.raises(RequestError) as info:
         await agent.prompt(session, "look", image_block("aGk=", "image/bmp"))
     assert info.value.code == -32602 and str(info.value).startswith("prompt: an image must be")
+    with pytest.raises(RequestError) as mislabelled:
+        await agent.prompt(session, "look", image_block(png, "image/webp"))
+    assert mislabelled.value.code == -32602
+    assert "declared image/webp holds image/png bytes" in str(mislabelled.value)
+    assert len(fake_llm.requests) == 1
     await agent.end()
     again = await start(env=openai_env(fake_llm, HARNESS9_MODEL="gpt-3.5-turbo"))
     await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])

@@ -137,3 +137,10 @@ async def test_an_image_item_reaches_the_model_and_a_bad_one_names_its_field(
                                                 "data": "%%%"}])
     assert bad.value.code == -32602 and "context[0]" in str(bad.value)
     assert "base64" in str(bad.value)
+    # A PNG said to be a JPEG: the API would refuse it, and the session would keep it.
+    with pytest.raises(JsonRpcException) as mislabelled:
+        await daemon.run(prompt="x", context=[{"kind": "image", "mimeType": "image/jpeg",
+                                                "data": png}])
+    assert mislabelled.value.code == -32602 and "context[0]" in str(mislabelled.value)
+    assert "declared image/jpeg holds image/png bytes" in str(mislabelled.value)
+    assert len(fake_llm.requests) == 1

@@ -218,3 +218,26 @@ async def test_usage_carries_what_the_run_cost_and_the_run_record_keeps_it(
     shown = await daemon.request("agent/session", {"sessionId": first["sessionId"]})
     assert [r.get("costUsd") for r in shown["runs"]] == [pytest.approx(0.1125),
                                                           pytest.approx(1.0)]
+
+
+async def test_a_cost_never_goes_out_as_infinity(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    """An infinite price is refused naming the setting; prices so high that the sum overflows
+    give no cost. JSON has no Infinity: a client's parser may refuse the whole message."""
+    fake_llm.script([Reply("one", usage=(10_000_000, 10_000_000)),
+                     Reply("two", usage=(10_000_000, 10_000_000))])
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "my-model"}
+    daemon = await start(workspace, env=env, init={"prices": {"my-model": {
+        "input": float("inf"), "output": 1}}})
+    refused = await daemon.run(prompt="go")
+    assert any("prices: my-model.input must be a finite number" in m.message
+               for m in daemon.client.messages)
+    daemon.change_configuration({"harness9": {"prices": {"my-model": {
+        "input": 1e308, "output": 1e308}}}})
+    overflowed = await daemon.run(prompt="again", sessionId=refused["sessionId"])
+    for run in (refused, overflowed):
+        usage = [n for n in daemon.of_run(run["runId"]) if n["kind"] == "usage"]
+        assert usage and all("costUsd" not in n for n in usage), usage
+    shown = await daemon.request("agent/session", {"sessionId": refused["sessionId"]})
+    assert all("costUsd" not in r for r in shown["runs"])

@@ -80,6 +80,26 @@ def test_a_bad_header_closes_the_connection(
     assert reason in daemon.log()
 
 
+def test_a_bad_header_while_handlers_run_ends_with_one_line_and_no_traceback(
+    spawn: Spawn, tmp_path: Path
+) -> None:
+    """The bad frame comes while `initialized` is still being handled: the daemon still ends
+    with exit code 1 and the reason on one line, not an asyncio traceback for the handler the
+    exit cancelled (with a sandbox to probe, `initialized` waits for the probe's thread)."""
+    daemon = spawn(env={"HARNESS9_SANDBOX": "workspace-write"})
+    frames = b""
+    for message in ({"id": 1, "method": "initialize", "params": {
+            "processId": None, "capabilities": {}, "rootUri": tmp_path.as_uri()}},
+            {"method": "initialized", "params": {}}):
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    daemon.send_raw(frames + b"Content-Length: twelve\r\n\r\n{}")
+    assert daemon.exit_code(timeout=25) == 1
+    log = daemon.log()
+    assert "bad frame from the client, closing the connection: bad Content-Length" in log
+    assert "Traceback" not in log and "Exception in callback" not in log, log
+
+
 def test_a_huge_header_line_is_cut_off_early(spawn: Spawn, tmp_path: Path) -> None:
     """64 MB without a line end: the daemon stops reading after the cap, its memory stays small."""
     daemon = spawn()
@@ -145,6 +165,22 @@ def test_a_message_that_is_not_an_object_is_an_invalid_request(
 
 
 # -- lifecycle
+
+@pytest.mark.parametrize("pid", [2**40, 2**31, "abc", -5, 1.5, True, {"pid": 1}],
+                         ids=["2**40", "2**31", "text", "negative", "fraction", "bool", "object"])
+def test_initialize_with_a_bad_process_id_is_refused_naming_it(
+    spawn: Spawn, tmp_path: Path, pid: object
+) -> None:
+    daemon = spawn()
+    daemon.send({"id": 1, "method": "initialize", "params": {
+        "processId": pid, "capabilities": {}, "rootUri": tmp_path.as_uri()}})
+    _, answer = daemon.until_id(1)
+    assert answer["error"]["code"] == -32602, answer
+    assert answer["error"]["message"].startswith("processId: must be null or a process id")
+    assert "Traceback" not in json.dumps(answer)
+    daemon.initialize(tmp_path)  # a valid one then works
+    assert daemon.close() == b""
+
 
 def test_a_request_after_shutdown_is_refused_and_exit_then_ends_with_0(
     spawn: Spawn, tmp_path: Path

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from harness9.provider.prices import price_of
 from harness9.schema import Price, Usage
+from harness9.service.sessions.session import run_cost
 from harness9.service.settings import SettingsError, parse_overrides
 
 pytestmark = pytest.mark.timeout(10)
@@ -40,6 +43,30 @@ def test_a_bad_price_names_the_setting(bad: object) -> None:
     with pytest.raises(SettingsError) as error:
         parse_overrides({"prices": bad})
     assert error.value.field == "prices"
+
+
+@pytest.mark.parametrize(("amounts", "named"), [
+    ({"input": float("inf"), "output": 2}, "gpt-4o.input"),
+    ({"input": 1, "output": float("nan")}, "gpt-4o.output"),
+    ({"input": 1, "output": 2, "cachedInput": float("-inf")}, "gpt-4o.cachedInput"),
+    ({"input": 1, "output": 2, "cacheWrite": -0.5}, "gpt-4o.cacheWrite"),
+    ({"input": 10**400, "output": 2}, "gpt-4o.input"),
+], ids=["infinite", "nan", "minus-infinite", "negative", "too-large-for-a-float"])
+def test_a_price_that_is_not_a_finite_amount_is_refused_naming_it(
+    amounts: dict[str, float], named: str
+) -> None:
+    with pytest.raises(SettingsError) as error:
+        parse_overrides({"prices": {"gpt-4o": amounts}})
+    assert error.value.field == "prices"
+    assert f"{named} must be a finite number" in str(error.value)
+
+
+def test_prices_so_high_that_a_cost_overflows_give_no_cost_rather_than_infinity() -> None:
+    """A stored run whose cost went out as infinity counts nothing and shows none."""
+    assert math.isinf(Price(1e308, 1e308).cost(Usage(input_tokens=10**7, output_tokens=10**7)))
+    assert run_cost({"costUsd": float("inf")}) is None
+    assert run_cost({"costUsd": float("nan")}) is None
+    assert run_cost({"costUsd": 0.25}) == 0.25
 
 
 def test_cache_reads_and_writes_are_priced_apart_from_plain_input() -> None:

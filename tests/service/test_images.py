@@ -77,3 +77,28 @@ def test_a_bad_image_says_what_is_wrong(media_type: str, data: str, reason: str)
     with pytest.raises(ValueError, match=reason):
         image_from(media_type, data)
     assert MAX_IMAGES == 20
+
+
+SIGNED = {
+    "image/png": b"\x89PNG\r\n\x1a\n" + b"\0" * 8,
+    "image/jpeg": b"\xff\xd8\xff\xe0" + b"\0" * 8,
+    "image/gif": b"GIF89a" + b"\0" * 8,
+    "image/webp": b"RIFF\x10\0\0\0WEBPVP8 " + b"\0" * 8,
+}
+
+
+@pytest.mark.parametrize("declared", list(SIGNED))
+@pytest.mark.parametrize("actual", list(SIGNED))
+def test_an_image_is_taken_only_when_its_bytes_are_of_its_type(declared: str,
+                                                               actual: str) -> None:
+    data = base64.b64encode(SIGNED[actual]).decode()
+    if declared == actual:
+        assert image_from(declared, data) == Image(declared, data)
+        return
+    with pytest.raises(ValueError, match=f"declared {declared} holds {actual} bytes"):
+        image_from(declared, data)
+
+
+def test_bytes_of_no_image_type_are_refused() -> None:
+    with pytest.raises(ValueError, match="declared image/png holds no PNG, JPEG, GIF or WebP"):
+        image_from("image/png", base64.b64encode(b"<svg>not a png</svg>").decode())

@@ -44,8 +44,10 @@
                                [(:path "main.py" :line 2 :column 7 :severity "error"
                                        :message "Undefined name `valeu`" :source "Ruff" :code "F821")]))
                 (should (string-suffix-p
-                         (concat "New problems in main.py after this edit:\n"
-                                 "main.py:2:7: error: Undefined name `valeu` (Ruff F821)")
+                         (concat "New problems in main.py after this edit, as the editor's "
+                                 "language servers report them:\n<editor-diagnostics>\n"
+                                 "main.py:2:7: error: Undefined name `valeu` (Ruff F821)\n"
+                                 "</editor-diagnostics>")
                          (plist-get (nth 0 edits) :output)))
                 (should (equal (plist-get (nth 1 edits) :diagnostics) []))
                 (should (string-suffix-p "No new problems in main.py."

@@ -39,8 +39,9 @@ h.main(function()
   h.expect_equal("edits", 2, #edits)
   h.expect_equal("the first edit's problems", { { path = "main.py", line = 3, column = 7, severity = "error",
     message = "Undefined name `valeu`", source = "Ruff", code = "F821" } }, edits[1].diagnostics)
-  local said = edits[1].output:match("New problems in main.py after this edit:\n(.*)$")
-  h.expect_equal("what the model read of it", "main.py:3:7: error: Undefined name `valeu` (Ruff F821)", said)
+  local said = edits[1].output:match("New problems in main.py after this edit, as the editor's language servers report them:\n(.*)$")
+  h.expect_equal("what the model read of it",
+    "<editor-diagnostics>\nmain.py:3:7: error: Undefined name `valeu` (Ruff F821)\n</editor-diagnostics>", said)
   h.expect_equal("the second edit's problems", {}, edits[2].diagnostics)
   h.expect_equal("what the model read of the fix", "No new problems in main.py.",
     edits[2].output:match("No new problems in main%.py%.$"))

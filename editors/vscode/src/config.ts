@@ -110,6 +110,15 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
   };
 }
 
+/**
+ * `daemonSettingsFrom` with the values the extension itself chooses (`overlay`: the offline
+ * demo's scripted model) over the settings. `get` reads VS Code's configuration, which takes a
+ * machine-scoped setting (what chooses what runs) from the user's settings, never a workspace's.
+ */
+export function daemonSettingsOver(overlay: Record<string, unknown>, get: SettingGetter): DaemonSettings {
+  return daemonSettingsFrom((k) => (Object.hasOwn(overlay, k) ? overlay[k] : get(k)));
+}
+
 /** `harness9.prices` as set (the daemon checks each entry and says what it ignores); null when
  * empty, so the daemon's own table applies. */
 export function pricesFrom(value: unknown): Record<string, unknown> | null {

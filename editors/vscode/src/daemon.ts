@@ -21,7 +21,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { bundledDaemon } from './bundled';
-import { DEFAULT_SERVER_COMMAND, daemonSettingsFrom, findExecutable, serverCommandFrom, syncedDocuments } from './config';
+import { DEFAULT_SERVER_COMMAND, daemonSettingsOver, findExecutable, serverCommandFrom, syncedDocuments } from './config';
 import { answerLanguageQuery, EditorKnowledgeFeature, ProblemsAnswerer } from './editorKnowledge';
 
 const MAX_RESTARTS = 4;
@@ -99,6 +99,8 @@ export class Daemon implements vscode.Disposable {
   private approvalContent = false;
   /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
+  /** Settings the extension itself chooses over the user's (the offline demo's scripted model); read at each send. */
+  settingsOverlay: () => Record<string, unknown> = () => ({});
   /** The daemon bundled with the extension (dist/daemon), run when `harness9` is not on PATH, and where it is unpacked. */
   private bundle: { readonly dir: string; readonly storage: string } | undefined;
   /** Answers `harness9/diagnostics`; watches problems and documents from the start. */
@@ -135,7 +137,6 @@ export class Daemon implements vscode.Disposable {
   takesApprovalContent(): boolean {
     return this.approvalContent;
   }
-
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
   async ensureStarted(): Promise<LanguageClient | undefined> {
@@ -222,7 +223,7 @@ export class Daemon implements vscode.Disposable {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // A function: a restarted daemon gets the settings of the moment.
-      initializationOptions: () => daemonSettingsFrom((k) => section().get(k)),
+      initializationOptions: () => daemonSettingsOver(this.settingsOverlay(), (k) => section().get(k)),
       errorHandler: new CrashHandler(
         () => this.client !== undefined,
         () => this.notifyRunning(false),
@@ -295,7 +296,7 @@ export class Daemon implements vscode.Disposable {
     // A daemon starting now may have read the old settings: it gets the new ones once it is up.
     const client = this.client?.isRunning() ? Promise.resolve(this.client) : this.starting;
     void client?.then((c) => {
-      const settings = { harness9: daemonSettingsFrom((k) => section().get(k)) };
+      const settings = { harness9: daemonSettingsOver(this.settingsOverlay(), (k) => section().get(k)) };
       return c?.sendNotification('workspace/didChangeConfiguration', { settings });
     }).catch(() => undefined); // a daemon that stopped meanwhile gets them when it starts
   }

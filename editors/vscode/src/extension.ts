@@ -12,7 +12,7 @@ import { CommandList } from './commandList';
 import { Daemon } from './daemon';
 import { onEditedThroughEditor } from './editedDocuments';
 import { ModelChooser } from './modelChooser';
-import { initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
+import { demoSettings, initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
 import { Restorer } from './restorer';
 import { Runner } from './runner';
 import { type ChatAction, RunView } from './runView';
@@ -39,6 +39,7 @@ export function activate(context: vscode.ExtensionContext): void {
     (params, token) => approver.handle(params, token),
   );
   daemon.setEnvironmentSource(secretEnvironment);
+  daemon.settingsOverlay = demoSettings;
   daemon.setBundle(vscode.Uri.joinPath(context.extensionUri, 'dist', 'daemon').fsPath, context.globalStorageUri.fsPath);
   daemon.onDidChangeRunning((running) => {
     if (!running) {

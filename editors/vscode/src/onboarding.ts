@@ -13,6 +13,15 @@ export const SECRET_KEYS: readonly { readonly variable: string; readonly label: 
 ];
 
 const DEMO_KEY = 'harness9.pendingDemo';
+/** The demo projects this extension made, with their scripts (its own storage: no repository writes it). */
+const DEMOS_KEY = 'harness9.demoProjects';
+/** How many demo projects keep their scripted model (the newest). */
+const MAX_DEMOS = 8;
+
+interface DemoProject {
+  readonly project: string;
+  readonly replay: string;
+}
 /** The file that marks the demo's copy of the sample project (an activation event names it). */
 export const DEMO_MARKER = '.vscode/harness9-demo.json';
 const DEMO_PROMPT =
@@ -114,13 +123,26 @@ export async function startDemo(): Promise<void> {
   await fs.cp(vscode.Uri.joinPath(bundled, 'sample').fsPath, project.fsPath, { recursive: true });
   const replay = vscode.Uri.joinPath(root, 'replay.json');
   await fs.copyFile(vscode.Uri.joinPath(bundled, 'replay.json').fsPath, replay.fsPath);
-  const settings = { 'harness9.provider': 'replay', 'harness9.replayFile': replay.fsPath };
+  // The scripted model is chosen in the extension's own storage, not in the project's workspace
+  // settings: those cannot choose a provider or a script (machine scope), and must not.
+  const demos = context.globalState.get<DemoProject[]>(DEMOS_KEY) ?? [];
+  const entry = { project: project.fsPath, replay: replay.fsPath };
+  await context.globalState.update(DEMOS_KEY, [entry, ...demos].slice(0, MAX_DEMOS));
   await fs.mkdir(vscode.Uri.joinPath(project, '.vscode').fsPath, { recursive: true });
-  await fs.writeFile(vscode.Uri.joinPath(project, '.vscode', 'settings.json').fsPath, JSON.stringify(settings, null, 2));
   // Its presence activates the extension in the new window (package.json), which then opens the chat.
   await fs.writeFile(vscode.Uri.joinPath(project, ...DEMO_MARKER.split('/')).fsPath, '{"demo": true}\n');
   await context.globalState.update(DEMO_KEY, project.fsPath);
   await vscode.commands.executeCommand('vscode.openFolder', project, { forceNewWindow: true });
+}
+
+/**
+ * In a window on a demo project this extension made: the scripted model and its script, over
+ * the user's settings; nothing elsewhere.
+ */
+export function demoSettings(): Record<string, unknown> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const demo = (context?.globalState.get<DemoProject[]>(DEMOS_KEY) ?? []).find((d) => d.project === folder);
+  return demo === undefined ? {} : { provider: 'replay', replayFile: demo.replay };
 }
 
 /** In the demo's new window: the chat opens and the demo's prompt runs. */

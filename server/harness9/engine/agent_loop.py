@@ -7,6 +7,7 @@ reports every step as an event on an `EventBus`.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,6 +230,8 @@ class AgentEngine:
             state.usage = state.usage + usage
             window = self.context.window if self.context is not None else 0
             cost = None if self.price is None else self.price.cost(state.usage)
+            if cost is not None and not math.isfinite(cost):
+                cost = None  # prices so high that the sum overflowed: no cost, not infinity
             self.bus.emit(UsageReported(turn, usage, state.usage, context_window=window,
                                         cost=cost))
         return message

@@ -8,7 +8,7 @@ from typing import Any
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.schema import Message, ToolKind
 from harness9.service.agent_service import AgentService
-from harness9.service.sessions.session import iso_time
+from harness9.service.sessions.session import iso_time, run_cost
 from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
 from harness9.service.settings import RunSettings
 from harness9.tools import default_registry
@@ -80,8 +80,8 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
         "toolCalls": run.get("toolCalls", 0),
         "startedAt": iso_time(float(run.get("startedAt", 0))),
     }
-    if run.get("costUsd") is not None:
-        shown["costUsd"] = run["costUsd"]
+    if (cost := run_cost(run)) is not None:
+        shown["costUsd"] = cost
     return shown
 
 

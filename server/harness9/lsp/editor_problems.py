@@ -28,6 +28,12 @@ METHOD = "harness9/diagnostics"
 # Beyond the wait the client is given: the answer's own way back.
 MARGIN = 0.5
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+# What is kept of one answer, which may be megabytes: at most this many problems, of files
+# and problems the answer lists first, each message cut to MAX_MESSAGE characters and its
+# source and code to MAX_LABEL. (What the model reads is cut and escaped further.)
+MAX_PROBLEMS = 500
+MAX_MESSAGE = 1000
+MAX_LABEL = 100
 
 _log = logging.getLogger("harness9.lsp")
 
@@ -89,22 +95,28 @@ class EditorProblems:
     def _parsed(self, uri: str, answer: Any) -> list[Problem] | None:
         items = field_of(answer, "items")
         if isinstance(items, list):
-            found = []
-            for item in items:
+            found: list[Problem] = []
+            for item in items[:MAX_PROBLEMS]:
                 item_uri = field_of(item, "uri")
                 if isinstance(item_uri, str):
-                    found += self._problems(item_uri, field_of(item, "diagnostics"))
+                    room = MAX_PROBLEMS - len(found)
+                    found += self._problems(item_uri, field_of(item, "diagnostics"), room)
             return found
         diagnostics = field_of(answer, "diagnostics")
         if not isinstance(diagnostics, list):
             return None
-        return self._problems(uri, diagnostics)
+        return self._problems(uri, diagnostics, MAX_PROBLEMS)
 
-    def _problems(self, uri: str, diagnostics: Any) -> list[Problem]:
+    def _problems(self, uri: str, diagnostics: Any, room: int) -> list[Problem]:
+        """At most `room` problems of the file at `uri`."""
         shown = workspace_path(uri, self._root)
-        if shown is None or not isinstance(diagnostics, list):
+        if shown is None or not isinstance(diagnostics, list) or room <= 0:
             return []
-        return [p for d in diagnostics if (p := _problem(shown, d)) is not None]
+        found = [p for d in diagnostics[:room] if (p := _problem(shown, d)) is not None]
+        if len(diagnostics) > room:
+            _log.info("%s: kept %d of the %d problems of %s", METHOD, room, len(diagnostics),
+                      shown)
+        return found
 
 
 def workspace_path(uri: str, root: str) -> str | None:
@@ -130,7 +142,13 @@ def _problem(path: str, raw: Any) -> Problem | None:
         line=line + 1,
         column=(character if isinstance(character, int) else 0) + 1,
         severity=SEVERITIES.get(severity, "error") if isinstance(severity, int) else "error",
-        message=message.strip(),
-        source=source if isinstance(source, str) and source else None,
-        code=str(code) if isinstance(code, str | int) and not isinstance(code, bool) else None,
+        message=_cut(message.strip(), MAX_MESSAGE),
+        source=_cut(source, MAX_LABEL) if isinstance(source, str) and source else None,
+        code=(_cut(str(code), MAX_LABEL)
+              if isinstance(code, str | int) and not isinstance(code, bool) else None),
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, cut to `limit` characters with the cut marked."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

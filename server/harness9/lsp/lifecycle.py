@@ -4,11 +4,18 @@ in the `initialize` answer."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
@@ -27,6 +34,18 @@ PROGRESS_KINDS = [
     "context_compacted", "tool_output", "steered", "queued", "dequeued", "plan",
     "command",
 ]
+# `initialize`'s processId: a pid_t (0 and null: no process to end with).
+MAX_PROCESS_ID = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A request whose params fail a check made before pygls converts them: answered with
+    -32602 and this reason, under its own id (pygls would answer -32600 with a null id, or fail
+    later with -32603)."""
+
+    msg_id: int | str
+    reason: str
 
 
 class LifecycleProtocol(LanguageServerProtocol):
@@ -38,6 +57,10 @@ class LifecycleProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         """Answer requests that arrive after `shutdown` with InvalidRequest; pass the rest on."""
+        if isinstance(message, _Refused):
+            refusal = JsonRpcInvalidParams(message=message.reason)
+            self._send_response(message.msg_id, None, refusal.to_response_error())
+            return
         method = getattr(message, "method", None)
         msg_id = getattr(message, "id", None)
         if self._shutdown and method not in (None, types.EXIT) and msg_id is not None:
@@ -55,7 +78,8 @@ class LifecycleProtocol(LanguageServerProtocol):
         cannot be read fails its request instead.
         """
         if not _is_answer(data):
-            return super().structure_message(data)
+            refused = _refused(data)
+            return refused if refused is not None else super().structure_message(data)
         self._result_types.pop(data["id"], None)
         if "error" not in data:
             return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"],
@@ -85,6 +109,23 @@ class LifecycleProtocol(LanguageServerProtocol):
             }
         }
         return result
+
+
+def _refused(data: Any) -> _Refused | None:
+    """An `initialize` request whose `processId` is neither null nor a process id."""
+    if not isinstance(data, dict) or data.get("method") != types.INITIALIZE:
+        return None
+    msg_id, params = data.get("id"), data.get("params")
+    if not isinstance(msg_id, int | str) or isinstance(msg_id, bool):
+        return None
+    pid = params.get("processId") if isinstance(params, dict) else None
+    if pid is None or (isinstance(pid, int) and not isinstance(pid, bool)
+                       and 0 <= pid <= MAX_PROCESS_ID):
+        return None
+    shown = json.dumps(pid)
+    shown = shown if len(shown) <= 40 else shown[:40] + "…"
+    return _Refused(msg_id, f"processId: must be null or a process id (an integer from 0 to "
+                            f"{MAX_PROCESS_ID}), got {shown}")
 
 
 def _is_answer(data: Any) -> bool:

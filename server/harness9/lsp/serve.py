@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 
@@ -16,11 +17,15 @@ INFO = 3  # `window/logMessage`'s MessageType.Info
 
 
 class _AnsweredErrors(logging.Filter):
-    """Drops pygls' tracebacks for errors we raise on purpose: they are answered to the client."""
+    """Drops pygls' tracebacks for errors we raise on purpose: they are answered to the
+    client. And asyncio's for a handler that was cancelled: when the connection ends, the
+    handlers still running are cancelled and pygls' callback reads each one's result, which
+    asyncio would log as "Exception in callback" with a traceback; the reason the connection
+    ended is already logged, on one line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, JsonRpcException)
+        return not isinstance(exc, JsonRpcException | asyncio.CancelledError)
 
 
 def configure_logging(level: str | None = None) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness9.process.sandbox import SandboxMode, SandboxPolicy, resolve_roots
+from harness9.redaction import looks_secret, remember_secret
 
 _log = logging.getLogger(__name__)
 _KEYS = ("command", "args", "env", "enabled", "toolTimeoutMs", "sandbox")
@@ -72,6 +73,7 @@ def _server(name: str, entry: Any) -> McpServerConfig:
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
         raise TypeError(f"{name}.env must be an object of strings, got {env!r}")
+    _remember_secrets(env)
     enabled, timeout = _switches(name, entry)
     return McpServerConfig(
         name, command, tuple(args), tuple(sorted(env.items())), enabled, timeout,
@@ -109,10 +111,20 @@ def _remote(name: str, entry: Mapping[str, Any]) -> McpServerConfig:
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
         raise TypeError(f"{name}.headers must be an object of strings, got {headers!r}")
+    _remember_secrets(headers)
     enabled, timeout = _switches(name, entry)
     return McpServerConfig(name, "", enabled=enabled, tool_timeout_ms=timeout,
                            transport=str(transport), url=url,
                            headers=tuple(sorted(headers.items())))
+
+
+def _remember_secrets(pairs: Mapping[str, str]) -> None:
+    """A setting is one more source of keys: values under names that suggest one (and
+    authorization headers, with their credentials alone) are redacted from now on."""
+    for key, value in pairs.items():
+        if looks_secret(key) or key.lower() in ("authorization", "proxy-authorization"):
+            remember_secret(value)
+            remember_secret(value.split()[-1] if value.split() else value)
 
 
 def _sandbox(name: str, value: Any) -> SandboxPolicy | None:

@@ -30,6 +30,7 @@ from harness9.provider.llm_provider import LLMProvider
 from harness9.provider.openai import OpenAIProvider
 from harness9.provider.provider_errors import ConfigError
 from harness9.provider.replay import ReplayProvider, load_script
+from harness9.redaction import remember_secret
 
 PROVIDERS = ("openai", "anthropic", "replay")
 DEFAULT_MODELS = {"openai": "gpt-5.4-mini", "anthropic": "claude-sonnet-4-6", "replay": "replay"}
@@ -110,6 +111,7 @@ def _required(env: Mapping[str, str], variable: str, provider: str) -> str:
     value = env.get(variable, "").strip()
     if not value:
         raise ConfigError(f"{variable} is not set: the {provider} provider needs it")
+    remember_secret(value)  # whatever its source: a service may echo it in an error
     return value
 
 

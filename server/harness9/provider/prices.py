@@ -8,7 +8,9 @@ without an entry has no cost shown, rather than a made-up one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from typing import Any
 
 from harness9.schema import Price
 
@@ -48,3 +50,41 @@ def price_of(model: str, overrides: Mapping[str, Price] | None = None) -> Price 
         if matches:
             return table[max(matches, key=len)]
     return None
+
+
+_PRICE_KEYS = {"input": "input", "output": "output", "cachedInput": "cached_input",
+               "cacheWrite": "cache_write"}
+
+
+def prices_setting(value: Any) -> Mapping[str, Price]:
+    """The `prices` setting: {model-name prefix: {input, output, cachedInput?, cacheWrite?}},
+    US dollars per million tokens; a TypeError saying what is wrong when it is not that."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"must be an object of model-name prefixes, got {value!r}")
+    prices: dict[str, Price] = {}
+    for prefix, entry in value.items():
+        if not isinstance(prefix, str) or not prefix or not isinstance(entry, Mapping):
+            raise TypeError(f"{prefix!r} must name a model prefix and hold an object")
+        unknown = set(entry) - set(_PRICE_KEYS)
+        if unknown or "input" not in entry or "output" not in entry:
+            raise TypeError(f"{prefix}: give input and output (and cachedInput, cacheWrite) "
+                            f"as dollars per million tokens ≥ 0, got {dict(entry)!r}")
+        prices[prefix] = Price(**{_PRICE_KEYS[k]: _dollars(f"{prefix}.{k}", v)
+                                  for k, v in entry.items()})
+    return prices
+
+
+def _dollars(name: str, value: Any) -> float:
+    """A price in dollars per million tokens: a finite number ≥ 0 (an infinite or NaN price
+    would make every cost infinite, which JSON cannot carry)."""
+    amount = None
+    shown = "a number too large" if isinstance(value, int) and value > 1e300 else repr(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            amount = float(value)
+        except OverflowError:  # an integer too large for a float
+            amount = None
+    if amount is None or not math.isfinite(amount) or amount < 0:
+        raise TypeError(f"{name} must be a finite number of dollars per million tokens ≥ 0, "
+                        f"got {shown}")
+    return amount

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness9.provider.endpoints import KEY_VARIABLES
+from harness9.redaction import remember_secret
 from harness9.service.state import config_dir
 from harness9.workspace.atomic_write import atomic_write_bytes
 
@@ -51,7 +52,10 @@ def stored_keys(env: Mapping[str, str] | None = None) -> dict[str, str]:
     known = set(KEY_VARIABLES.values())
     if not isinstance(data, dict):
         return {}
-    return {k: v for k, v in data.items() if k in known and isinstance(v, str) and v.strip()}
+    keys = {k: v for k, v in data.items() if k in known and isinstance(v, str) and v.strip()}
+    for key in keys.values():
+        remember_secret(key)  # not in the environment: redaction would not know it otherwise
+    return keys
 
 
 def store_key(variable: str, key: str | None, env: Mapping[str, str] | None = None) -> Path:

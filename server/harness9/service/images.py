@@ -28,7 +28,28 @@ def image_from(media_type: str, data: str) -> Image:
         raise ValueError("an image's data is empty")
     if len(raw) > MAX_IMAGE_BYTES:
         raise ValueError(too_big)
+    # The APIs refuse an image whose bytes are not of its type, and one kept in a session
+    # would make every later request of it fail.
+    actual = sniffed_type(raw)
+    if actual is None:
+        raise ValueError(f"an image declared {media_type} holds no PNG, JPEG, GIF or WebP bytes")
+    if actual != media_type:
+        raise ValueError(f"an image declared {media_type} holds {actual} bytes: give its real "
+                         "type")
     return Image(media_type, data)
+
+
+def sniffed_type(raw: bytes) -> str | None:
+    """The media type the bytes' signature says (one of `MEDIA_TYPES`), or None."""
+    if raw.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if raw.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if raw.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def check_count(images: tuple[Image, ...]) -> None:

@@ -24,6 +24,7 @@ from harness9.process.sandbox import (
     availability,
     resolve_roots,
 )
+from harness9.provider.prices import prices_setting
 from harness9.schema import Price
 from harness9.service.state import config_dir, state_dir
 from harness9.tools.approvals.policy import MODES, ApprovalPolicy, PolicyError
@@ -200,30 +201,6 @@ def _strings(value: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(items)
 
 
-_PRICE_KEYS = {"input": "input", "output": "output", "cachedInput": "cached_input",
-               "cacheWrite": "cache_write"}
-
-
-def _prices(value: Any) -> Mapping[str, Price]:
-    """`prices`: {model-name prefix: {input, output, cachedInput?, cacheWrite?}}, US dollars
-    per million tokens."""
-    if not isinstance(value, Mapping):
-        raise TypeError(f"must be an object of model-name prefixes, got {value!r}")
-    prices: dict[str, Price] = {}
-    for prefix, entry in value.items():
-        if not isinstance(prefix, str) or not prefix or not isinstance(entry, Mapping):
-            raise TypeError(f"{prefix!r} must name a model prefix and hold an object")
-        unknown = set(entry) - set(_PRICE_KEYS)
-        amounts = {_PRICE_KEYS[k]: v for k, v in entry.items() if k in _PRICE_KEYS}
-        if unknown or "input" not in amounts or "output" not in amounts or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
-                for v in amounts.values()):
-            raise TypeError(f"{prefix}: give input and output (and cachedInput, cacheWrite) "
-                            f"as dollars per million tokens ≥ 0, got {dict(entry)!r}")
-        prices[prefix] = Price(**{k: float(v) for k, v in amounts.items()})
-    return prices
-
-
 def _approvals(value: Any) -> Mapping[str, Any]:
     try:
         ApprovalPolicy.from_setting(value)
@@ -256,7 +233,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "diagnosticsWaitMs": ("diagnostics_wait_ms", _positive_int),
     "instructions": ("instructions", _boolean),
     "sandbox": ("sandbox", _sandbox),
-    "prices": ("prices", _prices),
+    "prices": ("prices", prices_setting),
 }
 # Daemon-wide: client settings only, never per `agent/run`.
 _CLIENT_FIELDS = {

@@ -9,10 +9,16 @@ A front-end that knows an editor able to tell its problems plugs in a `ProblemSo
 
 Problems are matched across an edit by what they say (severity, source, code, message), not by
 line: an edit that moves code moves its old problems, which are not new.
+
+What the editor says is data, not the daemon's word: the model reads the problems inside an
+`<editor-diagnostics>` block, one a line, every part cut and escaped (a newline in a message is
+`\\n`), so that no message can end the block, start a line of its own, or pass for the daemon's
+"No new problems".
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -28,8 +34,16 @@ from harness9.tools.contract import (
     tool_definition,
 )
 from harness9.tools.registry import Proceed
+from harness9.visible_text import visible
 
 MAX_SHOWN = 20
+# Characters of a problem's parts the model reads (the rest is cut, the cut marked).
+MAX_SHOWN_MESSAGE = 300
+MAX_SHOWN_LABEL = 60
+MAX_SHOWN_PATH = 200
+BLOCK_START = "<editor-diagnostics>"
+BLOCK_END = "</editor-diagnostics>"
+_MARKER = re.compile(r"<(/?editor-diagnostics)", re.IGNORECASE)
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 # Of the problems after an edit, those the model is told about.
 REPORTED = ("error", "warning")
@@ -61,12 +75,29 @@ def new_problems(before: Sequence[Problem], after: Sequence[Problem]) -> list[Pr
     return fresh
 
 
+def shown(problem: Problem) -> str:
+    """One problem on one line, as the model reads it: every part the editor chose cut and
+    escaped (the block's own markers too)."""
+    return replace(
+        problem,
+        path=_escaped(problem.path, MAX_SHOWN_PATH),
+        message=_escaped(problem.message, MAX_SHOWN_MESSAGE),
+        source=_escaped(problem.source, MAX_SHOWN_LABEL) if problem.source else None,
+        code=_escaped(problem.code, MAX_SHOWN_LABEL) if problem.code else None,
+    ).shown()
+
+
+def _escaped(text: str, limit: int) -> str:
+    return _MARKER.sub(r"\\x3c\1", visible(text, limit))
+
+
 def listing(problems: Sequence[Problem], limit: int = MAX_SHOWN) -> str:
-    """Problems one a line, at most `limit`, then how many more there are."""
-    lines = [p.shown() for p in problems[:limit]]
+    """Problems one a line, at most `limit`, then how many more there are, in a block that
+    marks them as the editor's data."""
+    lines = [shown(p) for p in problems[:limit]]
     if len(problems) > limit:
         lines.append(f"… and {len(problems) - limit} more")
-    return "\n".join(lines)
+    return "\n".join([BLOCK_START, *lines, BLOCK_END])
 
 
 class ProblemsStep:
@@ -88,15 +119,17 @@ class ProblemsStep:
         before = await self._source.problems(path, settled=False, timeout=0)
         output = as_output(await proceed())
         shown = output.edit.path if output.edit is not None else path
+        where = visible(shown, MAX_SHOWN_PATH)
         after = await self._source.problems(path, settled=True, timeout=self._wait)
         if after is None:
-            note = (f"(The editor reported no problems for {shown} within {self._wait:g} s; "
+            note = (f"(The editor reported no problems for {where} within {self._wait:g} s; "
                     "call diagnostics later to check.)")
             return _noted(output, note, None)
         fresh = new_problems(before or [], after)
         if not fresh:
-            return _noted(output, f"No new problems in {shown}.", ())
-        note = f"New problems in {shown} after this edit:\n{listing(fresh)}"
+            return _noted(output, f"No new problems in {where}.", ())
+        note = (f"New problems in {where} after this edit, as the editor's language servers "
+                f"report them:\n{listing(fresh)}")
         return _noted(output, note, tuple(fresh))
 
 
@@ -133,11 +166,12 @@ class DiagnosticsTool:
         if path is not None and not isinstance(path, str):
             path = None
         found = await self._source.problems(path or None, settled=False, timeout=self._wait)
-        where = path or "the workspace"
+        where = visible(path, MAX_SHOWN_PATH) if path else "the workspace"
         if found is None:
             return f"The editor did not report the problems of {where} within {self._wait:g} s."
         if not found:
             return f"No problems reported in {where}."
         ordered = sorted(found, key=lambda p: (_SEVERITY_ORDER.get(p.severity, 9), p.path,
                                                p.line))
-        return f"{len(found)} problems in {where}:\n{listing(ordered, 50)}"
+        return (f"{len(found)} problems in {where}, as the editor's language servers report "
+                f"them:\n{listing(ordered, 50)}")

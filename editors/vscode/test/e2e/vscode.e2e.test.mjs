@@ -409,9 +409,9 @@ async function widenSideBar(width) {
 
 /**
  * The user settings with `changes` over them (`spacing` makes a file that differs byte for byte,
- * for when the editor missed the last write). `serverCommand`, `python` and `approvals.*` are
- * machine-scoped: only the user's settings set them, never a workspace's. code-server is a remote
- * window: there a change to a machine-scoped setting counts in the machine's user settings
+ * for when the editor missed the last write). `serverCommand`, `python`, `provider`, `model`,
+ * `replayFile`, `prices` and `approvals.*` are machine-scoped: only the user's settings set them,
+ * never a workspace's. code-server is a remote window: there a change to a machine-scoped setting counts in the machine's user settings
  * (user-data/Machine/settings.json, VS Code's "Remote" tab) and goes unnoticed in User/; the
  * harness9 settings are written to both.
  */
@@ -459,18 +459,17 @@ async function leaveFakeLLM() {
 }
 
 /**
- * Runs from the chat with no provider (workspace setting `auto`, no key) until the error toast
- * shows; returns it. The editor notices a changed settings file after a moment.
+ * Runs from the chat with no provider (user setting `auto`, no key) until the error toast
+ * shows; returns it. The editor notices a changed settings file after a moment. The provider is
+ * machine-scoped, so it is the user's settings that change; the caller puts them back.
  */
 async function noProviderError() {
-  const vscodeDir = path.join(workspace, '.vscode');
   playNext([{ text: 'The settings did not reach the daemon yet.' }]);
   const toast = page.locator('.notification-toast', { hasText: 'no LLM provider is configured' });
   for (let attempt = 1; attempt <= 5 && (await toast.count()) === 0; attempt += 1) {
     // The editor may miss a settings file written just after another change (the folder removed
     // by the step before, the user settings rewritten): write it again, differing byte for byte.
-    fs.mkdirSync(vscodeDir, { recursive: true });
-    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.provider': 'auto' }, null, attempt));
+    setUserSettings({ 'harness9.provider': 'auto' }, attempt);
     await page.waitForTimeout(1000);
     const index = await frame.locator('article.run').count();
     await sendFromChat(frame, `Anything (${attempt}).`);
@@ -721,12 +720,11 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
 
   it('a cleared setting returns to the daemon default (sent as null, not left out)', async () => {
     playNext(TOOLS_TURNS);
-    const vscodeDir = path.join(workspace, '.vscode');
-    fs.mkdirSync(vscodeDir, { recursive: true });
-    // An empty replayFile means "the daemon's default": none, so the replay provider has no script.
-    fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({ 'harness9.replayFile': '' }));
+    // An empty replayFile means "the daemon's default": none, so the replay provider has no
+    // script. It is machine-scoped: the user's settings set it.
+    setUserSettings({ 'harness9.replayFile': '' });
     assert.equal(await runUntilStatus('error', 'No script now'), 'error');
-    fs.rmSync(vscodeDir, { recursive: true, force: true });
+    setUserSettings({});
     assert.equal(await runUntilStatus('completed', 'The script again'), 'completed');
   });
 
@@ -1356,15 +1354,19 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
   });
 
   it('under ask an edit waits: the diff is shown, opens in the diff editor, and "Allow once" applies it', async () => {
-    // A workspace cannot choose the daemon or loosen approvals: its yolo and its command are
-    // ignored (a model that can edit .vscode/settings.json must not gain either).
+    // A workspace cannot choose the daemon, the model or its script, nor loosen approvals: its
+    // yolo, its command, its provider and its replay script are ignored (a repository, or a
+    // model that can edit .vscode/settings.json, must not gain any of them).
     const vscodeDir = path.join(workspace, '.vscode');
     fs.mkdirSync(vscodeDir, { recursive: true });
     const planted = path.join(tmp, 'planted-by-workspace');
     const planter = path.join(tmp, 'bin', 'harness9-planter');
     fs.writeFileSync(planter, `#!/bin/sh\ntouch '${planted}'\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
+    const plantedScript = path.join(tmp, 'planted-replay.json');
+    fs.writeFileSync(plantedScript, JSON.stringify({ turns: [{ text: 'The planted script answers.' }] }));
     fs.writeFileSync(path.join(vscodeDir, 'settings.json'), JSON.stringify({
       'harness9.approvals.mode': 'yolo', 'harness9.serverCommand': [planter, 'serve'],
+      'harness9.provider': 'replay', 'harness9.replayFile': plantedScript, 'harness9.model': 'planted-model',
     }));
     // Mode ask (the daemon's default is auto where a sandbox works, which edits unasked).
     setUserSettings({ 'harness9.approvals.mode': 'ask' });
@@ -1502,6 +1504,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.match(run.tools[0].meta, /cancelled/);
     assert.ok(!fs.existsSync(path.join(workspace, 'planted.txt')));
     assert.ok(!fs.existsSync(path.join(tmp, 'planted-by-workspace')), 'the workspace\'s serverCommand never ran');
+    assert.deepEqual(logsMentioning(profile.userData, 'planted-model'), [], 'the workspace\'s model never reached the daemon');
     fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
     setUserSettings({});
   });
@@ -1573,8 +1576,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
   });
 
   it('without a provider the error offers a stored API key, which the restarted daemon gets', async () => {
-    const vscodeDir = path.join(workspace, '.vscode');
     const toast = await noProviderError();
+    setUserSettings({});
     await toast.hover();
     const buttons = (await toast.locator('.monaco-button').allTextContents()).map((t) => t.trim());
     assert.deepEqual(buttons.filter((b) => b !== ''), ['Store API Key', 'Open Settings', 'Try the Offline Demo']);
@@ -1590,7 +1593,6 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     const environ = fs.readFileSync(`/proc/${after}/environ`, 'utf8').split('\0');
     assert.ok(environ.includes('OPENAI_API_KEY=sk-e2e-not-a-real-key'), 'the daemon has the stored key');
     // Remove it again; nothing ran with it.
-    fs.rmSync(vscodeDir, { recursive: true, force: true });
     await runCommand(page, 'harness9: Store API Key');
     await pick.waitFor({ timeout: 10_000 });
     await pick.click();
@@ -1629,7 +1631,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await runCommand(page, 'harness9: Focus Chat');
     frame = await runViewFrame(page);
     const toast = await noProviderError();
-    fs.rmSync(path.join(workspace, '.vscode'), { recursive: true, force: true });
+    setUserSettings({});
     await toast.hover();
     const opened = page.context().waitForEvent('page', { timeout: 30_000 });
     await toast.locator('.monaco-button', { hasText: 'Try the Offline Demo' }).click();

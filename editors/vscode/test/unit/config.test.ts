@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, findExecutable, pricesFrom, serverCommandFrom, splitCommand, syncedDocuments,
+  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, daemonSettingsOver, findExecutable, pricesFrom, serverCommandFrom, splitCommand, syncedDocuments,
 } from '../../src/config';
 
 describe('serverCommandFrom', () => {
@@ -50,6 +50,16 @@ describe('daemonSettingsFrom', () => {
       replayFile: '/tmp/s.json', editsThroughEditor: null, diagnosticsAfterEdit: null, diagnosticsWaitMs: null, approvals: null,
       prices: null,
     });
+  });
+
+  it('takes what the extension chooses (the demo\'s scripted model) over the settings, the rest as set', () => {
+    const values: Record<string, unknown> = { provider: 'openai', model: 'gpt-x', maxTurns: 3 };
+    const sent = daemonSettingsOver({ provider: 'replay', replayFile: '/demo/replay.json' }, (k) => values[k]);
+    assert.equal(sent.provider, 'replay');
+    assert.equal(sent.replayFile, '/demo/replay.json');
+    assert.equal(sent.model, 'gpt-x');
+    assert.equal(sent.maxTurns, 3);
+    assert.deepEqual(daemonSettingsOver({}, (k) => values[k]), daemonSettingsFrom((k) => values[k]));
   });
 
   it('sends the prices as set, and null when there are none', () => {
@@ -120,15 +130,18 @@ describe('syncedDocuments', () => {
 });
 
 describe('setting scopes', () => {
-  it('only the user sets what starts the daemon and what runs unasked; a workspace cannot', () => {
+  it('only the user sets what starts the daemon, which model and script it plays, and what runs unasked; a workspace cannot', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
       contributes: { configuration: { properties: Record<string, { scope?: string }> } };
     };
-    const machine = Object.entries(manifest.contributes.configuration.properties)
-      .filter(([, schema]) => schema.scope === 'machine').map(([name]) => name).sort();
+    const properties = Object.entries(manifest.contributes.configuration.properties);
+    const machine = properties.filter(([, schema]) => schema.scope === 'machine').map(([name]) => name).sort();
     assert.deepEqual(machine, [
       'harness9.approvals.allow', 'harness9.approvals.deny', 'harness9.approvals.mode',
-      'harness9.python', 'harness9.serverCommand',
+      'harness9.model', 'harness9.prices', 'harness9.provider', 'harness9.python', 'harness9.replayFile',
+      'harness9.serverCommand',
     ]);
+    // Every other setting says that a workspace may set it (a new one must choose).
+    assert.deepEqual(properties.filter(([, schema]) => schema.scope === undefined).map(([name]) => name), []);
   });
 });

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +19,15 @@ def iso_time(seconds: float) -> str:
     """A Unix time as ISO 8601 in UTC, to the millisecond: `2026-04-29T15:11:30.123Z`."""
     moment = datetime.fromtimestamp(seconds, UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def run_cost(run: dict[str, Any]) -> float | None:
+    """What a stored run cost in US dollars; None when it has no cost, or none that JSON can
+    carry (a record written with an infinite cost)."""
+    cost = run.get("costUsd")
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost):
+        return None
+    return float(cost)
 
 
 def new_id(prefix: str) -> str:
@@ -79,7 +89,7 @@ class Session:
     def cost(self) -> float:
         """What the session's finished runs cost, in US dollars (runs of models without known
         prices count nothing)."""
-        return sum(float(run.get("costUsd") or 0) for run in self.runs)
+        return sum(run_cost(run) or 0.0 for run in self.runs)
 
     def history_rewritten(self) -> None:
         """The history was cut back (a restore) or summarized (a compaction): the nested
