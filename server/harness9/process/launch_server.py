@@ -14,7 +14,8 @@ outlives the daemon.
 Messages are JSON objects, one per datagram (SOCK_SEQPACKET):
 - daemon → launcher: `{"op": "spawn", "id"}` with two descriptors: a memfd holding the request
   (`argv`, `cwd`, `env`, `landlock`, `seccomp`, `dropCaps`) and the command's output pipe;
-  `{"op": "release", "pid"}` once the daemon has killed what was left of the command's group.
+  `{"op": "release", "pid"}` once the daemon has killed what was left of the command's group;
+  `{"op": "killall"}` to SIGKILL the group of every command still running.
 - launcher → daemon: `{"op": "started", "id", "pid"}`, `{"op": "failed", "id", "errno",
   "message"}`, `{"op": "exited", "pid", "returncode"}` (the child stays a zombie until released,
   so its process-group id cannot be reused while the daemon may still signal it), and
@@ -83,6 +84,8 @@ class Launcher:
         message = json.loads(data)
         if message.get("op") == "release":
             self.release(int(message["pid"]))
+        elif message.get("op") == "killall":
+            self.kill_running()
         elif message.get("op") == "spawn":
             self.spawn(message["id"], fds)
         for fd in fds:
@@ -147,6 +150,13 @@ class Launcher:
         fd = landlock.ruleset(rules)
         self.rulesets[key] = (stamp, fd)
         return fd
+
+    def kill_running(self) -> None:
+        """SIGKILL the group of every command that has not exited."""
+        for pid, exited in self.running.items():
+            if not exited:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
 
     def collect(self) -> None:
         """Report children that exited (left as zombies until released); reap orphans."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness9.process.reaper import kill_group
+from harness9.process.reaper import ALSO_KILL, kill_group
 
 _log = logging.getLogger(__name__)
 _MAX_MESSAGE = 1 << 16
@@ -142,6 +142,17 @@ class LauncherClient:
                 self._children.pop(child.pid, None)
                 _done(child._reaped)
 
+    def kill_all(self) -> int:
+        """Have the launcher SIGKILL the group of every command it started that still runs
+        (those whose start the daemon has not heard of yet too); how many are in flight. No
+        lock: safe from a signal handler (one datagram is never mixed with another)."""
+        control = self._socket
+        if control is None:
+            return 0
+        with contextlib.suppress(OSError):
+            control.send(b'{"op": "killall"}')
+        return len(self._children) + len(self._pending)
+
     def _ensure_started(self) -> socket.socket:
         if self._socket is not None:
             return self._socket
@@ -227,3 +238,4 @@ def _done(future: concurrent.futures.Future[None]) -> None:
 
 
 LAUNCHER = LauncherClient()
+ALSO_KILL.append(LAUNCHER.kill_all)

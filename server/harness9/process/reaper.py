@@ -24,7 +24,7 @@ import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 _log = logging.getLogger(__name__)
 
@@ -187,6 +187,11 @@ def kill_group(pgid: int) -> bool:
 REAPER = GroupReaper()
 
 
+# Others that start tool processes and can end them all at once (the launcher: it also knows
+# the commands whose start the daemon has not heard of yet); each returns how many it ended.
+ALSO_KILL: list[Callable[[], int]] = []
+
+
 def kill_all_groups() -> int:
     """SIGKILL every process group the tools started and that still runs (for a SIGTERM handler)."""
-    return REAPER.kill_all()
+    return REAPER.kill_all() + sum(kill() for kill in ALSO_KILL)
