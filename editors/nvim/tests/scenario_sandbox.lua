@@ -26,6 +26,7 @@ h.main(function()
     return h.skip("no OS sandbox works here (harness9 doctor: " .. tostring(sandbox) .. ")")
   end
   h.setup({ approvals = { mode = "auto" }, init_options = { sandbox = { mode = "workspace-write" } } })
+  vim.fn.mkdir(h.workspace .. "/.git", "p") -- a repository: its .git is read-only in bubblewrap
   require("harness9.approval").ui = "select"
   local asked = h.fake_select(sandbox == "bwrap" and { "Allow once", "Reject" } or { "Reject" })
   local reasons = h.fake_input("stay inside")
@@ -46,7 +47,7 @@ h.main(function()
   h.expect_equal("reasons asked", { "Reason for rejecting (optional): " }, reasons)
   local lines = run_lines()
   local mark = "sandboxed (" .. sandbox .. ")"
-  h.expect_equal("the first bash row", "  ✓ bash: mkdir .git && echo made  (N ms) · " .. mark, lines[4])
+  h.expect_equal("the first bash row", "  ✓ bash: mkdir build && echo made  (N ms) · " .. mark, lines[4])
   if sandbox == "bwrap" then
     h.expect_equal("the rerun's question", {
       prompt = "harness9 asks to run bash: touch .git/h9-rerun OUTSIDE the sandbox (it was stopped by the OS sandbox "
