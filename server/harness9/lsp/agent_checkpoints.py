@@ -19,9 +19,13 @@ def list_checkpoints(service: AgentService, session_id: str) -> dict[str, Any]:
 
 
 async def restore(service: AgentService, params: RestoreParams) -> dict[str, Any]:
-    """The `agent/restore` result, or its error."""
+    """The `agent/restore` result, or its error; with `dryRun`, what it would restore."""
     with wire_errors():
-        restored = await service.restore(params.session_id, params.checkpoint_id)
+        if params.dry_run:
+            paths = await service.would_restore(
+                params.session_id, params.checkpoint_id, params.files)
+            return {"restored": list(paths), "dryRun": True}
+        restored = await service.restore(params.session_id, params.checkpoint_id, params.files)
     return {"restored": list(restored.paths)}
 
 
