@@ -53,6 +53,7 @@ async def test_a_restore_puts_back_only_the_files_its_own_session_changed(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
     daemon = await daemon_on(start, fake_llm, workspace)
+    assert daemon.initialized.capabilities.experimental["harness9"]["restorePreview"] is True
     session, checkpoint = await two_sessions(daemon, fake_llm, workspace)
 
     preview = await daemon.request(

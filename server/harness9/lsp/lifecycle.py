@@ -82,6 +82,9 @@ class LifecycleProtocol(LanguageServerProtocol):
                 "progressKinds": PROGRESS_KINDS,
                 # An approval answer's `content` (the user's own text) is written.
                 "approvalContent": True,
+                # `agent/restore` takes `dryRun` and `files`; a restore touches only the
+                # files of its own session.
+                "restorePreview": True,
             }
         }
         return result

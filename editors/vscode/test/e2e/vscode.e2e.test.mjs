@@ -794,11 +794,18 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await page.locator('.monaco-editor .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
     await shot('10-changed-files');
 
-    // The checkpoint before the batch: the files as they were before the command ran.
+    // A file the user wrote since, which the session never touched: no restore takes it away.
+    const typed = path.join(workspace, 'typed-by-user.txt');
+    fs.writeFileSync(typed, 'the user typed this\n');
+
+    // The checkpoint before the batch: the files as they were before the command ran. The
+    // question names the files the daemon will restore, and they are what it restores.
     await run.locator('[data-action="restore"]').first().click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
     assert.match(await dialog.textContent(), /Restore 2 files to the checkpoint of turn 1\?/);
+    assert.match(await dialog.textContent(), /a\.txt\s*b\.txt/);
+    assert.doesNotMatch(await dialog.textContent(), /typed-by-user/);
     await shot('11-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: /^Restore$/ }).click();
     const restored = run.locator('.restore-note');
@@ -806,6 +813,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.equal((await restored.textContent()).trim(), '↺ restored 2 files');
     assert.equal(fs.readFileSync(aFile, 'utf8'), before);
     assert.ok(!fs.existsSync(path.join(workspace, 'b.txt')), 'the added file is gone');
+    assert.equal(fs.readFileSync(typed, 'utf8'), 'the user typed this\n');
+    fs.rmSync(typed);
     // The open, unmodified a.txt follows the disk, without a question.
     await page.locator('.monaco-editor .view-line', { hasText: 'more' }).waitFor({ state: 'detached', timeout: 10_000 });
     await page.locator('.tab:not(.dirty)', { hasText: 'a.txt' }).first().waitFor({ timeout: 5_000 });
