@@ -102,3 +102,39 @@ async def test_files_narrow_a_restore_and_are_checked(
     with pytest.raises(JsonRpcException) as bad:
         await restore(daemon, session, checkpoint, dryRun="yes")
     assert bad.value.code == -32602 and "dryRun" in str(bad.value)
+
+
+async def test_changed_since_gives_the_sessions_files_as_they_were_at_the_checkpoint(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("bash", {"command": "echo more >> a.txt; echo mine > mine.txt; "
+                                            "printf '\\000\\001' > bin.dat"})]),
+        Reply("a done"),
+        Reply("", [Call("bash", {"command": "printf 'x' > bin.dat"})]), Reply("again"),
+        Reply("", [Call("write_file", {"path": "theirs.txt", "content": "theirs\n"})]),
+        Reply("b done"),
+    ])
+    daemon = await daemon_on(start, fake_llm, workspace)
+    first = await daemon.run(prompt="session a")
+    session = first["sessionId"]
+    checkpoints = (await daemon.request("agent/checkpoints", {"sessionId": session}))
+    after_first = checkpoints["checkpoints"][-1]["checkpointId"]
+    await daemon.run(prompt="more", sessionId=session)
+    await daemon.run(prompt="session b")
+    start_of_a = checkpoints["checkpoints"][0]["checkpointId"]
+
+    params = {"sessionId": session, "checkpointId": start_of_a}
+    answer = await daemon.request("agent/changedSince", params)
+    assert answer["files"] == [
+        {"path": "a.txt", "existed": True, "text": "alpha\n"},
+        {"path": "bin.dat", "existed": False},
+        {"path": "mine.txt", "existed": False},
+    ]
+    params["checkpointId"] = after_first
+    answer = await daemon.request("agent/changedSince", params)
+    assert answer["files"] == [{"path": "bin.dat", "existed": True, "skipped": "binary"}]
+    assert (workspace / "mine.txt").exists()  # nothing changed
+    with pytest.raises(JsonRpcException) as bad:
+        await daemon.request("agent/changedSince", {"sessionId": session})
+    assert bad.value.code == -32602 and "checkpointId" in str(bad.value)

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { Approver } from './approver';
 import { ChangeViewer } from './changes';
+import { CheckpointReviewer } from './checkpointReview';
 import { ContextChips } from './contextChips';
 import { CommandList } from './commandList';
 import { Daemon } from './daemon';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionPicker(d, r, view);
   new Restorer(d, view, () => r.workspaceRoot());
   const changes = new ChangeViewer(view, () => r.workspaceRoot());
+  const since = new CheckpointReviewer(d, view, () => r.workspaceRoot());
   const models = new ModelChooser(d, view, () => r.sessionId);
   const commands = new CommandList(d, view, () => r.sessionId, () => r.workspaceRoot());
   r.setHooks({
@@ -158,6 +160,7 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     approver,
     changes,
+    since,
     d,
     vscode.commands.registerCommand('harness9.runAgent', (prompt?: unknown) =>
       r.runAgent(typeof prompt === 'string' ? prompt : undefined, chips.take()),

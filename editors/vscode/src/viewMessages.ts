@@ -20,6 +20,8 @@ export type RunAction =
   | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
   | { readonly type: 'review'; readonly run: number }
   | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string }
+  /** The files the session changed since a checkpoint, in the diff editor. */
+  | { readonly type: 'reviewSince'; readonly run: number; readonly checkpointId: string }
   | { readonly type: 'unqueue'; readonly run: number }
   | { readonly type: 'executePlan'; readonly run: number };
 
@@ -90,8 +92,8 @@ export function runActionFrom(m: Record<string, unknown>): RunAction | undefined
   if (m.type === 'openChange' && typeof m.toolCallId === 'string') {
     return { type: 'openChange', run, toolCallId: m.toolCallId };
   }
-  if (m.type === 'restore' && typeof m.checkpointId === 'string') {
-    return { type: 'restore', run, checkpointId: m.checkpointId };
+  if ((m.type === 'restore' || m.type === 'reviewSince') && typeof m.checkpointId === 'string') {
+    return { type: m.type, run, checkpointId: m.checkpointId };
   }
   if (m.type === 'unqueue' || m.type === 'executePlan' || m.type === 'review') {
     return { type: m.type, run };

@@ -299,6 +299,12 @@ def parse_checkpoints_params(raw: Any) -> str:
     return _required_str(_object(raw, "agent/checkpoints"), "sessionId")
 
 
+def parse_changed_since_params(raw: Any) -> tuple[str, str]:
+    """Validate `agent/changedSince` params: the session id and the checkpoint id."""
+    params = _object(raw, "agent/changedSince")
+    return _required_str(params, "sessionId"), _required_str(params, "checkpointId")
+
+
 def parse_restore_params(raw: Any) -> RestoreParams:
     """Validate `agent/restore` params: `sessionId`, `checkpointId`, `dryRun?`, `files?`."""
     params = _object(raw, "agent/restore")

@@ -28,6 +28,7 @@ from harness9.provider.provider_errors import ProviderError
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
 from harness9.service.attachments import ContextItem, prompt_with_context
 from harness9.service.background import Background
+from harness9.service.checkpoints.files_then import FileThen
 from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.checkpoints.snapshots import Restored
@@ -218,6 +219,11 @@ class AgentService:
         """The files `restore` would put back now; nothing changes."""
         session = self.session(session_id)
         return await self._checkpoints.would_restore(session, checkpoint_id, only)
+
+    async def changed_since(self, session_id: str, checkpoint_id: str) -> list[FileThen]:
+        """The files `restore` would put back now, as they were at the checkpoint."""
+        session = self.known_session(session_id)
+        return await self._checkpoints.changed_since(session, checkpoint_id)
 
     async def _restore(
         self, session: Session, checkpoint_id: str, only: Sequence[str] | None

@@ -237,8 +237,8 @@ root.addEventListener('click', (event) => {
     vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
   } else if (action === 'review') {
     vscode.postMessage({ type: 'review', run: index });
-  } else if (action === 'restore') {
-    vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
+  } else if (action === 'restore' || action === 'review-since') {
+    vscode.postMessage({ type: action === 'restore' ? 'restore' : 'reviewSince', run: index, checkpointId: target.dataset.checkpoint });
   } else if (action === 'unqueue') {
     target.setAttribute('disabled', '');
     vscode.postMessage({ type: 'unqueue', run: index });

@@ -5,7 +5,7 @@
  * the sent prompt names go with it as context (the extension attaches them).
  */
 import { acceptMention, mentionQuery } from '../mentions';
-import type { Menu } from './menu';
+import { followPrompt, type Menu } from './menu';
 
 export class MentionCompletion {
   /** The `@path` asked about last: only its answer is shown. */
@@ -16,13 +16,8 @@ export class MentionCompletion {
     private readonly prompt: HTMLTextAreaElement,
     private readonly post: (message: unknown) => void,
   ) {
-    prompt.addEventListener('input', () => this.update());
-    prompt.addEventListener('click', () => this.update());
-    prompt.addEventListener('blur', () => {
+    followPrompt(prompt, menu, 'mention', () => this.update(), () => {
       this.asked = undefined;
-      if (menu.kind === 'mention') {
-        menu.close();
-      }
     });
   }
 

@@ -846,14 +846,26 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     const run = frame.locator('article.run').nth(index);
     const changed = run.locator('.changed-files li');
     assert.deepEqual((await changed.allTextContents()).map((t) => t.trim()), ['~ a.txt', '+ b.txt']);
+    // A file the user wrote since, which the session never touched: no restore takes it away.
+    const typed = path.join(workspace, 'typed-by-user.txt');
+    fs.writeFileSync(typed, 'the user typed this\n');
+
+    // "Changes since" that checkpoint: this chat's files in the multi-diff editor, no others.
+    await run.locator('[data-action="review-since"]').first().click();
+    const multi = page.locator('.multiDiffEditor');
+    await page.locator('.tab.active', { hasText: 'Changes since turn 1 (harness9)' }).waitFor({ timeout: 15_000 });
+    await multi.locator('.multiDiffEntry', { hasText: 'b.txt' }).waitFor({ timeout: 10_000 });
+    await multi.locator('.multiDiffEntry', { hasText: 'a.txt' }).locator('.editor.modified .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await multi.locator('.multiDiffEntry').count(), 2);
+    await page.waitForTimeout(300);
+    await shot('10b-changes-since');
+    await runCommand(page, 'View: Close Editor');
+    await multi.waitFor({ state: 'detached', timeout: 10_000 });
+
     await run.locator('[data-action="open-file"]', { hasText: 'a.txt' }).click();
     await page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.monaco-editor .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
     await shot('10-changed-files');
-
-    // A file the user wrote since, which the session never touched: no restore takes it away.
-    const typed = path.join(workspace, 'typed-by-user.txt');
-    fs.writeFileSync(typed, 'the user typed this\n');
 
     // The checkpoint before the batch: the files as they were before the command ran. The
     // question names the files the daemon will restore, and they are what it restores.

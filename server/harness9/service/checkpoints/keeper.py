@@ -15,8 +15,15 @@ from collections.abc import Collection
 
 from harness9.schema import ChangedFile
 from harness9.service.background import Background
+from harness9.service.checkpoints.files_then import FileThen, files_then
 from harness9.service.checkpoints.shadow_git import GitError
-from harness9.service.checkpoints.snapshots import CheckpointsOff, Restored, RestoreFailed
+from harness9.service.checkpoints.snapshots import (
+    CheckpointsOff,
+    Restored,
+    RestoreFailed,
+    ShadowRepo,
+)
+from harness9.service.checkpoints.tree_restore import Plan
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.service_errors import RunError, UnknownCheckpoint, busy
 from harness9.service.sessions.session import Session, SessionCheckpoint
@@ -101,17 +108,37 @@ class CheckpointKeeper:
         """The files `restore` would put back now (nothing changes); its errors but for the
         ones of writing."""
         entry = self._entry(session, checkpoint_id)
+        _, plan = await self._planned(session, entry, only)
+        return tuple(plan.paths())
+
+    async def changed_since(self, session: Session, checkpoint_id: str) -> list[FileThen]:
+        """The files `restore` would put back now, each as it was at the checkpoint (nothing
+        changes, and runs may go on meanwhile)."""
+        entry = session.checkpoint(checkpoint_id)
+        if entry is None:
+            raise UnknownCheckpoint(checkpoint_id)
+        repo, plan = await self._planned(session, entry, None)
+        try:
+            return await files_then(repo.git, plan)
+        except GitError as exc:
+            raise RunError(f"reading the checkpoint failed: {exc}", "internal",
+                           sessionId=session.id) from None
+
+    async def _planned(
+        self, session: Session, entry: SessionCheckpoint, only: Collection[str] | None
+    ) -> tuple[ShadowRepo, Plan]:
+        """The plan of a restore to `entry` as the workspace is now."""
         workspace = self.workspace(entry.root)
         repo = await workspace.repo()
         if repo is None:
             raise RunError(workspace.off or "checkpoints are off", "config")
         try:
-            paths = await repo.would_restore(checkpoint_id, restorable(session, entry, only))
+            plan = await repo.plan_restore(entry.checkpoint_id, restorable(session, entry, only))
         except KeyError:
-            raise UnknownCheckpoint(checkpoint_id, "it is no longer kept") from None
+            raise UnknownCheckpoint(entry.checkpoint_id, "it is no longer kept") from None
         except (CheckpointsOff, GitError) as exc:
             raise RunError(f"restore failed: {exc}", "internal", sessionId=session.id) from None
-        return tuple(paths)
+        return repo, plan
 
     def _entry(self, session: Session, checkpoint_id: str) -> SessionCheckpoint:
         """The session's checkpoint to restore: `UnknownCheckpoint`, or `busy` while a run

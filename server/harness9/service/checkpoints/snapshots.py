@@ -25,7 +25,7 @@ from pathlib import Path
 
 from harness9.schema import ChangedFile
 from harness9.service.checkpoints.shadow_git import GitError, ShadowGit, git_executable
-from harness9.service.checkpoints.tree_restore import RestoreFailed, planned, restore_tree
+from harness9.service.checkpoints.tree_restore import Plan, RestoreFailed, planned, restore_tree
 from harness9.service.state import state_dir, workspace_key
 
 _log = logging.getLogger("harness9.checkpoints")
@@ -234,12 +234,11 @@ class ShadowRepo:
             self._index = None
             return Restored(tuple(paths), undo.id)
 
-    async def would_restore(self, checkpoint_id: str, only: Collection[str] | None) -> list[str]:
-        """The paths `restore` would change now; nothing is written to the workspace."""
+    async def plan_restore(self, checkpoint_id: str, only: Collection[str] | None) -> Plan:
+        """What `restore` would do now; nothing is written to the workspace."""
         await self._known(checkpoint_id)
         async with self._lock:
-            now = await self._tree_now(sized=False)
-            return (await planned(self.git, now, checkpoint_id, only)).paths()
+            return await planned(self.git, await self._tree_now(sized=False), checkpoint_id, only)
 
     async def checkpoint_ids(self) -> list[str]:
         """Every checkpoint kept, oldest first."""
