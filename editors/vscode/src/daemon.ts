@@ -95,8 +95,8 @@ export class Daemon implements vscode.Disposable {
   private readonly stateListeners: ((running: boolean) => void)[] = [];
   /** The methods of the daemon's `capabilities.experimental.harness9`, read when it came up. */
   private methods: readonly string[] = [];
-  /** Whether it writes an approval answer's `content` (`approvalContent`), read when it came up. */
-  private approvalContent = false;
+  /** The true flags of its `capabilities.experimental.harness9` (`approvalContent`, `restorePreview`), read when it came up. */
+  private flags: readonly string[] = [];
   /** Variables added to the daemon's environment (API keys kept in VS Code's secret storage). */
   private extraEnv: () => Promise<Record<string, string>> = () => Promise.resolve({});
   /** Settings the extension itself chooses over the user's (the offline demo's scripted model); read at each send. */
@@ -135,7 +135,12 @@ export class Daemon implements vscode.Disposable {
   }
   /** Whether the running daemon writes the user's own text of an allowed file call ("Edit before allowing"). */
   takesApprovalContent(): boolean {
-    return this.approvalContent;
+    return this.flags.includes('approvalContent');
+  }
+
+  /** Whether the running daemon previews a restore (`agent/restore {dryRun, files}`, the session's own files only). */
+  previewsRestores(): boolean {
+    return this.flags.includes('restorePreview');
   }
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
@@ -242,7 +247,7 @@ export class Daemon implements vscode.Disposable {
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.methods = methodsOf(client);
-        this.approvalContent = takesApprovalContent(client);
+        this.flags = flagsOf(client);
       }
       this.notifyRunning(e.newState === State.Running);
     });
@@ -332,10 +337,11 @@ function launchSettings(): string {
   return JSON.stringify([section().get('serverCommand'), section().get('python')]);
 }
 
-/** Whether a started daemon announced that it writes an approval answer's `content`. */
-function takesApprovalContent(client: LanguageClient): boolean {
+/** The names a started daemon announced as `true` in `capabilities.experimental.harness9`. */
+function flagsOf(client: LanguageClient): string[] {
   const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
-  return (experimental?.harness9 as { approvalContent?: unknown } | undefined)?.approvalContent === true;
+  const ours = (experimental?.harness9 ?? {}) as Record<string, unknown>;
+  return Object.keys(ours).filter((k) => ours[k] === true);
 }
 
 /** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */

@@ -7,10 +7,13 @@
 import * as vscode from 'vscode';
 import { Approver } from './approver';
 import { ChangeViewer } from './changes';
+import { CheckpointReviewer } from './checkpointReview';
 import { ContextChips } from './contextChips';
 import { CommandList } from './commandList';
 import { Daemon } from './daemon';
 import { onEditedThroughEditor } from './editedDocuments';
+import { MentionFinder } from './mentionFinder';
+import { withMentioned } from './mentions';
 import { ModelChooser } from './modelChooser';
 import { demoSettings, initOnboarding, pendingDemoPrompt, secretEnvironment, startDemo, storeApiKey } from './onboarding';
 import { Restorer } from './restorer';
@@ -53,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionPicker(d, r, view);
   new Restorer(d, view, () => r.workspaceRoot());
   const changes = new ChangeViewer(view, () => r.workspaceRoot());
+  const since = new CheckpointReviewer(d, view, () => r.workspaceRoot());
   const models = new ModelChooser(d, view, () => r.sessionId);
   const commands = new CommandList(d, view, () => r.sessionId, () => r.workspaceRoot());
   r.setHooks({
@@ -74,14 +78,17 @@ export function activate(context: vscode.ExtensionContext): void {
       void r.runAgent(prompt, chips.take());
     }
   };
+  const mentions = new MentionFinder(() => r.workspaceRoot());
   // The prompt box: a new run; while one goes, a message into it (Enter) or a queued prompt (Queue).
-  const sendFromBox = (a: { prompt: string; queue?: boolean; plan?: boolean }): void => {
+  // The files it names as `@path` go with it, after the chips.
+  const sendFromBox = async (a: { prompt: string; queue?: boolean; plan?: boolean }): Promise<void> => {
+    const context = withMentioned(chips.take(), await mentions.attach(a.prompt));
     if (!r.busy) {
-      void r.runAgent(a.prompt, chips.take(), { plan: a.plan });
+      await r.runAgent(a.prompt, context, { plan: a.plan });
     } else if (a.queue) {
-      void r.runAgent(a.prompt, chips.take(), { queue: true, plan: a.plan });
+      await r.runAgent(a.prompt, context, { queue: true, plan: a.plan });
     } else {
-      void r.steer(a.prompt, chips.take());
+      await r.steer(a.prompt, context);
     }
   };
   // What a started daemon serves; before the first start the plan toggle shows (the bundled daemon has it).
@@ -101,7 +108,10 @@ export function activate(context: vscode.ExtensionContext): void {
   view.onChatAction((a: ChatAction) => {
     switch (a.type) {
       case 'send':
-        sendFromBox(a);
+        void sendFromBox(a);
+        break;
+      case 'mentions':
+        void mentions.complete(a.query).then((paths) => view.setMentions(a.query, paths));
         break;
       case 'stop':
         void r.cancelRun();
@@ -111,6 +121,9 @@ export function activate(context: vscode.ExtensionContext): void {
         break;
       case 'sessions':
         void sessions.pick();
+        break;
+      case 'openSession':
+        void sessions.open(a.sessionId);
         break;
       case 'attach':
         chips.attach(a.kind);
@@ -148,6 +161,7 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     approver,
     changes,
+    since,
     d,
     vscode.commands.registerCommand('harness9.runAgent', (prompt?: unknown) =>
       r.runAgent(typeof prompt === 'string' ? prompt : undefined, chips.take()),

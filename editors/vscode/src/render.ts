@@ -122,7 +122,7 @@ export function renderCheckpoint(s: RunState, cp: CheckpointView): string {
     return `<div class="checkpoint dropped" data-checkpoint="${esc(cp.checkpointId)}"><span class="meta">checkpoint ${esc(when)}${esc(changed)} · gone: a restore went back before it</span></div>`;
   }
   return `<div class="checkpoint" data-checkpoint="${esc(cp.checkpointId)}">
-<button type="button" class="link" data-action="restore" data-checkpoint="${esc(cp.checkpointId)}">↺ Restore to here</button> <span class="meta">checkpoint ${esc(when)}${esc(changed)}</span>
+<button type="button" class="link" data-action="restore" data-checkpoint="${esc(cp.checkpointId)}">↺ Restore to here</button> <button type="button" class="link" data-action="review-since" data-checkpoint="${esc(cp.checkpointId)}" title="Open what this chat changed since here in the diff editor">⇄ Changes since</button> <span class="meta">checkpoint ${esc(when)}${esc(changed)}</span>
 ${renderRestoreNote(s, cp)}</div>`;
 }
 

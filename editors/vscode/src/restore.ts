@@ -8,8 +8,9 @@ import type { CheckpointView, RunState } from './runState';
 export const BUSY_CODE = -32803;
 
 /**
- * The files a restore to `checkpointId` may touch: those changed in the checkpoints after it,
- * over the session's runs shown (oldest first).
+ * The files a restore to `checkpointId` may touch, as far as the chat can tell: those changed in
+ * the checkpoints after it, over the session's runs shown (oldest first). Only for a daemon that
+ * cannot say it itself (without `restorePreview`).
  */
 export function filesAfterCheckpoint(runs: readonly RunState[], checkpointId: string): string[] {
   const all = runs.flatMap((r) => r.checkpoints ?? []);
@@ -19,8 +20,23 @@ export function filesAfterCheckpoint(runs: readonly RunState[], checkpointId: st
 
 /** The confirmation asked before a restore. */
 export function restoreQuestion(turn: number, files: readonly string[]): string {
+  if (files.length === 0) {
+    return `Go back to the checkpoint of turn ${turn}? No file changed since then needs restoring; the conversation is cut back to that point.`;
+  }
   const what = files.length === 1 ? '1 file' : `${files.length} files`;
   return `Restore ${what} to the checkpoint of turn ${turn}? The files go back to how they were then, and the conversation is cut back to that point.`;
+}
+
+/** The files of the question, one a line (the first `shown`, then how many more). */
+export function restoreDetail(files: readonly string[], shown = 12): string {
+  const more = files.length - shown;
+  return [...files.slice(0, shown), ...(more > 0 ? [`and ${more} more`] : [])].join('\n');
+}
+
+/** The paths of an `agent/restore` answer (`restored`), a dry run's or a restore's. */
+export function restoredPaths(answer: unknown): string[] {
+  const r = answer && typeof answer === 'object' ? (answer as Record<string, unknown>).restored : undefined;
+  return Array.isArray(r) ? r.filter((p): p is string => typeof p === 'string') : [];
 }
 
 /**

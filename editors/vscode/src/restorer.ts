@@ -5,9 +5,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ResponseError } from 'vscode-languageclient/node';
+import { type LanguageClient, ResponseError } from 'vscode-languageclient/node';
 import type { Daemon } from './daemon';
-import { dropCheckpointsAfter, filesAfterCheckpoint, restoreErrorText, restoreQuestion } from './restore';
+import { dropCheckpointsAfter, filesAfterCheckpoint, restoreDetail, restoredPaths, restoreErrorText, restoreQuestion } from './restore';
 import { applyRestore, type RestoreView } from './runState';
 import type { RunAction, RunView } from './runView';
 
@@ -47,34 +47,55 @@ export class Restorer {
     }
   }
 
+  /**
+   * Asks, then restores. The files asked about come from the daemon (a dry run) and are the
+   * files the restore is then limited to: what the question counts is what is restored.
+   */
   private async restore(run: number, checkpointId: string): Promise<void> {
     const state = this.view.shownRuns[run];
     const cp = state?.checkpoints?.find((c) => c.checkpointId === checkpointId);
     if (!state || !cp || state.sessionId === undefined) {
       return;
     }
-    const files = filesAfterCheckpoint(this.view.shownRuns, checkpointId);
+    const client = await this.daemon.ensureStarted();
+    if (!client) {
+      this.fail(run, { checkpointId, error: 'the daemon is not running' });
+      return;
+    }
+    const preview = this.daemon.previewsRestores();
+    const params = { sessionId: state.sessionId, checkpointId };
+    const listed = preview
+      ? await this.send(client, { ...params, dryRun: true })
+      : { checkpointId, restored: filesAfterCheckpoint(this.view.shownRuns, checkpointId) };
+    if (listed.error !== undefined) {
+      this.fail(run, listed);
+      return;
+    }
+    const files = listed.restored ?? [];
     const yes = 'Restore';
-    const choice = await vscode.window.showWarningMessage(restoreQuestion(cp.turn, files), { modal: true }, yes);
+    const choice = await vscode.window.showWarningMessage(restoreQuestion(cp.turn, files), { modal: true, detail: restoreDetail(files) }, yes);
     if (choice !== yes) {
       return;
     }
-    const outcome = await this.request(state.sessionId, checkpointId);
-    this.show(run, outcome);
+    const outcome = await this.send(client, preview ? { ...params, files } : params);
     if (outcome.error !== undefined) {
-      void vscode.window.showErrorMessage(`harness9: restore failed: ${outcome.error}`);
+      this.fail(run, outcome);
+    } else {
+      this.show(run, outcome);
     }
   }
 
-  private async request(sessionId: string, checkpointId: string): Promise<RestoreView> {
-    const client = await this.daemon.ensureStarted();
-    if (!client) {
-      return { checkpointId, error: 'the daemon is not running' };
-    }
+  /** A restore (or its dry run) that failed: said under the checkpoint and in a message. */
+  private fail(run: number, outcome: RestoreView): void {
+    this.show(run, outcome);
+    void vscode.window.showErrorMessage(`harness9: restore failed: ${outcome.error ?? ''}`);
+  }
+
+  /** An `agent/restore` request (a dry run or a restore) and what it came to. */
+  private async send(client: LanguageClient, params: { sessionId: string; checkpointId: string } & Record<string, unknown>): Promise<RestoreView> {
+    const checkpointId = params.checkpointId;
     try {
-      const r = await client.sendRequest<Record<string, unknown>>('agent/restore', { sessionId, checkpointId });
-      const restored = Array.isArray(r?.restored) ? r.restored.filter((p): p is string => typeof p === 'string') : [];
-      return { checkpointId, restored };
+      return { checkpointId, restored: restoredPaths(await client.sendRequest('agent/restore', params)) };
     } catch (err) {
       const code = err instanceof ResponseError ? err.code : undefined;
       const data: unknown = err instanceof ResponseError ? err.data : undefined;

@@ -51,3 +51,34 @@ export function unreviewableNote(paths: readonly string[]): string {
     ? `${list} changed since the run (or its diff was cut): open it from its row instead`
     : `${list} changed since the run (or their diffs were cut): open them from their rows instead`;
 }
+
+/** A file as it was at a checkpoint (`agent/changedSince`): its text, or why there is none. */
+export interface FileThen {
+  readonly path: string;
+  readonly existed: boolean;
+  readonly text?: string;
+  readonly skipped?: string;
+}
+
+/** The files of an `agent/changedSince` answer. */
+export function filesThenFrom(answer: unknown): FileThen[] {
+  const files = answer && typeof answer === 'object' ? (answer as Record<string, unknown>).files : undefined;
+  return (Array.isArray(files) ? files : [])
+    .filter((f): f is Record<string, unknown> => !!f && typeof f === 'object' && typeof (f as Record<string, unknown>).path === 'string')
+    .map((f) => ({
+      path: f.path as string,
+      existed: f.existed === true,
+      ...(typeof f.text === 'string' ? { text: f.text } : {}),
+      ...(typeof f.skipped === 'string' ? { skipped: f.skipped } : {}),
+    }));
+}
+
+/** The text a file had then, for the diff's left side ('' when it did not exist); undefined when it cannot be shown. */
+export function textThen(file: FileThen): string | undefined {
+  return file.existed ? file.text : '';
+}
+
+/** The note naming the files that changed but cannot be shown side by side, and why. */
+export function notShownNote(files: readonly FileThen[]): string {
+  return `changed but not shown: ${files.map((f) => `${f.path} (${f.skipped ?? 'unreadable'})`).join(', ')}`;
+}

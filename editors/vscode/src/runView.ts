@@ -4,52 +4,19 @@
  * The extension posts run states, questions and the composer's state; the webview renders them
  * with the same pure renderer the tests use and posts back what the user does.
  */
-import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ApprovalCard } from './approvals';
+import { chatHtml } from './chatHtml';
 import type { ChipView } from './chips';
-import { type Effort, effortOf, type ModelChoice, type ModelInfo } from './models';
+import type { ModelChoice, ModelInfo } from './models';
 import type { RunState } from './runState';
+import type { SessionSummary } from './sessions';
 import type { SlashCommand } from './slash';
+import { type ApprovalAction, type ChatAction, chatActionFrom, type RunAction, runActionFrom } from './viewMessages';
 
 /** The view's id (package.json `views`); `<id>.focus` is VS Code's command that reveals it. */
 export const CHAT_VIEW_ID = 'harness9.chat';
-
-/** What the webview sends when the user acts on a question. */
-export type ApprovalAction =
-  | { readonly type: 'decide'; readonly id: string; readonly decision: string; readonly message?: string }
-  | { readonly type: 'openDiff'; readonly id: string }
-  | { readonly type: 'editFirst'; readonly id: string };
-
-/**
- * What the webview sends when the user acts on a run: open a file or a change, review the run's
- * changes, restore a checkpoint.
- */
-export type RunAction =
-  | { readonly type: 'openFile'; readonly run: number; readonly path: string; readonly line?: number; readonly column?: number }
-  | { readonly type: 'openChange'; readonly run: number; readonly toolCallId: string }
-  | { readonly type: 'review'; readonly run: number }
-  | { readonly type: 'restore'; readonly run: number; readonly checkpointId: string }
-  | { readonly type: 'unqueue'; readonly run: number }
-  | { readonly type: 'executePlan'; readonly run: number };
-
-/** What the webview sends from the prompt box and the view's buttons. */
-export type ChatAction =
-  /**
-   * The prompt box: `queue` puts it in the session's queue; otherwise it starts a run (`plan`:
-   * plan only), or, while one runs, goes into it (a steer).
-   */
-  | { readonly type: 'send'; readonly prompt: string; readonly queue?: boolean; readonly plan?: boolean }
-  | { readonly type: 'stop' }
-  | { readonly type: 'newChat' }
-  | { readonly type: 'sessions' }
-  | { readonly type: 'attach'; readonly kind: string }
-  | { readonly type: 'removeChip'; readonly index: number }
-  /** The footer's model picker: a model (and effort) chosen, or the list wanted again. */
-  | { readonly type: 'setModel'; readonly provider: string; readonly model: string; readonly reasoningEffort: Effort }
-  | { readonly type: 'models' }
-  /** The prompt box started a slash command: the list wanted again. */
-  | { readonly type: 'commands' };
+export type { ApprovalAction, ChatAction, RunAction } from './viewMessages';
 
 /** What the footer's model picker shows. */
 export interface ModelsState {
@@ -86,6 +53,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   private composer: ComposerState = { busy: false, chips: [], sessions: false, steering: false, planning: true };
   private models: ModelsState = { models: [], current: undefined, errors: [], effort: false, available: true };
   private commands: readonly SlashCommand[] = [];
+  private recent: readonly SessionSummary[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly actionListeners: Listener<ApprovalAction>[] = [];
   private readonly runActionListeners: Listener<RunAction>[] = [];
@@ -133,7 +101,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   resolveWebviewView(view: vscode.WebviewView): void {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
-    view.webview.html = this.html(view.webview, dist);
+    view.webview.html = chatHtml(view.webview, dist);
     view.webview.onDidReceiveMessage((m: unknown) => this.received(m));
     view.onDidDispose(() => {
       if (this.view === view) {
@@ -200,6 +168,17 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
     void this.view?.webview.postMessage({ type: 'commands', commands });
   }
 
+  /** The paths completing the prompt box's `@query`. */
+  setMentions(query: string, paths: readonly string[]): void {
+    void this.view?.webview.postMessage({ type: 'mentionResults', query, paths });
+  }
+
+  /** The chats an empty view lists (the workspace's stored sessions, newest first). */
+  setRecent(sessions: readonly SessionSummary[]): void {
+    this.recent = sessions;
+    void this.view?.webview.postMessage({ type: 'recent', sessions });
+  }
+
   /** The runs shown, oldest first. */
   get shownRuns(): readonly RunState[] {
     return this.runs;
@@ -249,6 +228,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
       void this.view?.webview.postMessage({ type: 'composer', ...this.composer });
       void this.view?.webview.postMessage({ type: 'models', ...this.models });
       void this.view?.webview.postMessage({ type: 'commands', commands: this.commands });
+      void this.view?.webview.postMessage({ type: 'recent', sessions: this.recent });
       this.readyListeners.forEach((l) => l());
       return;
     }
@@ -279,98 +259,8 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
-  private html(webview: vscode.Webview, dist: vscode.Uri): string {
-    const nonce = crypto.randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>harness9 Chat</title></head>
-<body>
-<div id="scroll"><main id="runs" aria-label="conversation"></main><aside id="approvals" aria-live="assertive"></aside></div>
-<footer id="composer">
-<div id="chips" aria-label="attached context"></div>
-<textarea id="prompt" rows="3" aria-label="prompt" placeholder="Ask harness9 to do something (Enter sends, Shift+Enter new line, Up recalls)"></textarea>
-<div class="composer-bar">
-<button type="button" class="chip-add" data-attach="selection" title="Attach the selected text of the active editor">+ Selection</button>
-<button type="button" class="chip-add" data-attach="file" title="Attach the active file">+ File</button>
-<button type="button" class="chip-add" data-attach="problems" title="Attach the active file's problems (diagnostics)">+ Problems</button>
-<span class="send-group">
-<button type="button" id="plan-toggle" class="toggle" aria-pressed="false" hidden title="Plan first: the agent investigates and writes a plan, changing nothing; Go then carries it out">Plan first</button>
-<button type="button" id="stop" class="danger" hidden>Stop</button>
-<button type="button" id="queue" class="secondary" hidden title="Run this prompt after the run in progress (and any queued before it); Ctrl+Enter">Queue</button>
-<button type="button" id="send" class="primary">Send</button>
-</span>
-</div>
-<div id="menu" role="listbox" hidden></div>
-<div class="composer-foot"><span class="foot-models"><button type="button" class="picker" id="model" title="The model of this chat (harness9: Select Model)" aria-haspopup="listbox">model ▾</button>
-<button type="button" class="picker" id="effort" hidden title="Reasoning effort of the model" aria-haspopup="listbox"></button>
-<span id="model-errors" hidden>⚠</span></span>
-<span class="foot-rest"><span id="fill"></span><span class="spacer"></span>
-<button type="button" class="link" id="sessions" hidden>Sessions</button>
-<button type="button" class="link" id="new-chat">New chat</button></span></div>
-</footer>
-<script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
-  }
-
   dispose(): void {
     clearTimeout(this.timer);
     this.registration.dispose();
   }
-}
-
-function chatActionFrom(m: Record<string, unknown>): ChatAction | undefined {
-  switch (m.type) {
-    case 'send':
-      return typeof m.prompt === 'string'
-        ? { type: 'send', prompt: m.prompt, queue: m.queue === true, plan: m.plan === true }
-        : undefined;
-    case 'stop':
-    case 'newChat':
-    case 'sessions':
-    case 'models':
-    case 'commands':
-      return { type: m.type };
-    case 'setModel':
-      return typeof m.provider === 'string' && typeof m.model === 'string'
-        ? { type: 'setModel', provider: m.provider, model: m.model, reasoningEffort: effortOf(m.reasoningEffort) }
-        : undefined;
-    case 'attach':
-      return typeof m.kind === 'string' ? { type: 'attach', kind: m.kind } : undefined;
-    case 'removeChip':
-      return typeof m.index === 'number' ? { type: 'removeChip', index: m.index } : undefined;
-    default:
-      return undefined;
-  }
-}
-
-function runActionFrom(m: Record<string, unknown>): RunAction | undefined {
-  const run = typeof m.run === 'number' ? m.run : undefined;
-  if (run === undefined) {
-    return undefined;
-  }
-  if (m.type === 'openFile' && typeof m.path === 'string') {
-    const at = typeof m.line === 'number' && m.line > 0
-      ? { line: m.line, column: typeof m.column === 'number' && m.column > 0 ? m.column : 1 }
-      : {};
-    return { type: 'openFile', run, path: m.path, ...at };
-  }
-  if (m.type === 'openChange' && typeof m.toolCallId === 'string') {
-    return { type: 'openChange', run, toolCallId: m.toolCallId };
-  }
-  if (m.type === 'restore' && typeof m.checkpointId === 'string') {
-    return { type: 'restore', run, checkpointId: m.checkpointId };
-  }
-  if (m.type === 'unqueue' || m.type === 'executePlan' || m.type === 'review') {
-    return { type: m.type, run };
-  }
-  return undefined;
 }

@@ -18,6 +18,7 @@ import {
   reduce,
   type RunState,
 } from './runState';
+import { Orphans, runParams } from './runRequest';
 import type { RunView } from './runView';
 import { type SessionSwitch, sessionSwitchOf } from './slash';
 import type { StatusItem } from './status';
@@ -26,8 +27,11 @@ import type { StatusItem } from './status';
 interface ActiveRun {
   state: RunState;
   readonly index: number;
-  readonly client: LanguageClient;
+  /** The daemon's client, once it is up (a run shows before, `starting…`). */
+  client?: LanguageClient;
   readonly folder: vscode.Uri;
+  /** The prompt as the user gave it (`''`: carry out the plan, the daemon's own words). */
+  readonly prompt: string;
   /** The `agent/run` request's cancel; absent for a run started by a steer (no request of ours). */
   readonly cancel?: vscode.CancellationTokenSource;
 }
@@ -58,9 +62,6 @@ export const EXECUTE_PLAN_PROMPT = 'Carry out the plan.';
 const SESSION_KEY = 'harness9.sessionId';
 /** True when the daemon that ran that session stores sessions (a reload may show it again). */
 const STORED_KEY = 'harness9.sessionStored';
-/** Notifications of runs not known yet (a steer's next run, before its answer), kept a moment. */
-const ORPHAN_RUNS = 8;
-const ORPHAN_NOTIFICATIONS = 2000;
 let tokenCounter = 0;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -68,7 +69,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 export class Runner {
   /** The runs in progress or queued, oldest first. */
   private runs: ActiveRun[] = [];
-  private readonly orphans = new Map<string, ProgressNotification[]>();
+  private readonly orphans = new Orphans();
   private hooks: RunHooks = {};
   private readonly sessionListeners: ((kind: 'new' | 'clear' | 'resume', sessionId?: string) => void)[] = [];
 
@@ -82,11 +83,14 @@ export class Runner {
     if (!this.sessionStored) {
       this.sessionId = undefined;
     }
-    // A restarted daemon without stored sessions has none of the old ones.
+    // A daemon without stored sessions that stopped took its sessions with it. (Not one that is
+    // only starting: before it runs, no daemon of this window has said what it keeps.)
+    let up = false;
     daemon.onDidChangeRunning((running) => {
-      if (!running && !daemon.supports('agent/sessions')) {
+      if (!running && up && !daemon.supports('agent/sessions')) {
         this.sessionId = undefined;
       }
+      up = running;
       if (!running) {
         // A steer's next run has no request to fail with the daemon: it ends here.
         for (const run of this.runs.filter((r) => r.cancel === undefined)) {
@@ -158,14 +162,23 @@ export class Runner {
       void vscode.window.showWarningMessage('harness9: the run has not started yet; queue your prompt in a moment.');
       return;
     }
-    // Start the daemon first: no point in typing a prompt it cannot run.
+    const asked = { ...opts, queue };
+    // A prompt given shows at once, "starting…" while the daemon comes up (seconds, the first time).
+    const known = opts.executePlan ? promptArg ?? '' : promptArg;
+    const early = known !== undefined && (known !== '' || opts.executePlan) ? this.begin(known, folder, asked) : undefined;
+    // Else the daemon first: no point in typing a prompt it cannot run.
     const client = await this.daemon.ensureStarted();
-    if (!client) {
+    if (!client || early?.cancel?.token.isCancellationRequested) {
+      if (early) {
+        // Stopped while the daemon came up, or it could not (its own message says why).
+        this.settle(early, applyRequestError(early.state, client ? -32800 : undefined, 'the daemon could not start'));
+        this.untrack(early);
+      }
       return;
     }
-    const prompt = opts.executePlan ? promptArg ?? '' : promptArg ?? (await askPrompt(this.sessionId !== undefined));
+    const prompt = known ?? (await askPrompt(this.sessionId !== undefined));
     if (prompt !== undefined && (prompt !== '' || opts.executePlan)) {
-      await this.execute(client, prompt, folder, context, { ...opts, queue });
+      await this.execute(client, early ?? this.begin(prompt, folder, asked), context, asked);
     }
   }
 
@@ -177,7 +190,8 @@ export class Runner {
   async steer(prompt: string, context: readonly ContextItem[] = []): Promise<void> {
     const run = this.current;
     const runId = run?.state.runId;
-    if (!run || runId === undefined || !this.daemon.supports('agent/steer')) {
+    const client = run?.client;
+    if (!run || runId === undefined || !client || !this.daemon.supports('agent/steer')) {
       await this.runAgent(prompt, context, { queue: true });
       return;
     }
@@ -188,7 +202,7 @@ export class Runner {
     }
     let answer: Record<string, unknown>;
     try {
-      answer = await run.client.sendRequest<Record<string, unknown>>('agent/steer', params);
+      answer = await client.sendRequest<Record<string, unknown>>('agent/steer', params);
     } catch (err) {
       this.update(run, applySteerAnswer(run.state, prompt, 'failed'));
       const message = err instanceof Error ? err.message : String(err);
@@ -203,14 +217,14 @@ export class Runner {
       const next: ActiveRun = {
         state: { ...initialRunState(prompt, run.state.sessionId, true), runId: nextId },
         index: this.view.nextIndex(),
-        client: run.client,
+        client,
+        prompt,
         folder: run.folder,
       };
       this.track(next);
-      for (const n of this.orphans.get(nextId) ?? []) {
+      for (const n of this.orphans.take(nextId)) {
         this.apply(next, n);
       }
-      this.orphans.delete(nextId);
     }
   }
 
@@ -221,7 +235,7 @@ export class Runner {
       return;
     }
     const sessionId = run.state.sessionId ?? this.queueSession();
-    if (run.state.queueId === undefined || sessionId === undefined) {
+    if (run.state.queueId === undefined || sessionId === undefined || !run.client) {
       // Not in the queue yet: withdraw the request; it never runs.
       this.update(run, { ...run.state, unqueued: true });
       run.cancel?.cancel();
@@ -241,7 +255,7 @@ export class Runner {
       void vscode.window.showInformationMessage('harness9: no run in progress.');
       return;
     }
-    if (run.state.runId === undefined) {
+    if (run.state.runId === undefined || !run.client) {
       run.cancel?.cancel();
       return;
     }
@@ -298,10 +312,10 @@ export class Runner {
     let run = this.runs.find((r) => r.state.runId !== undefined && r.state.runId === runId);
     // A run we asked for is first heard of by its first notification: queued, or run_started.
     if (!run && (runId === undefined || n.kind === 'queued' || n.kind === 'run_started' || n.seq === 1)) {
-      run = this.runs.find((r) => r.cancel !== undefined && r.state.runId === undefined);
+      run = this.runs.find((r) => r.cancel !== undefined && r.client !== undefined && r.state.runId === undefined);
     }
     if (!run) {
-      this.keepOrphan(runId, n);
+      this.orphans.keep(runId, n);
       return;
     }
     this.apply(run, n);
@@ -319,22 +333,6 @@ export class Runner {
     }
     if (n.kind === 'run_finished' && run.cancel === undefined) {
       this.untrack(run); // a steer's next run: no answer to wait for
-    }
-  }
-
-  private keepOrphan(runId: string | undefined, n: ProgressNotification): void {
-    if (runId === undefined) {
-      return;
-    }
-    const kept = this.orphans.get(runId) ?? [];
-    if (kept.length === 0) {
-      this.orphans.set(runId, kept);
-      while (this.orphans.size > ORPHAN_RUNS) {
-        this.orphans.delete(this.orphans.keys().next().value as string);
-      }
-    }
-    if (kept.length < ORPHAN_NOTIFICATIONS) {
-      kept.push(n);
     }
   }
 
@@ -363,13 +361,8 @@ export class Runner {
     }
   }
 
-  private async execute(
-    client: LanguageClient,
-    prompt: string,
-    folder: vscode.WorkspaceFolder,
-    context: readonly ContextItem[],
-    opts: RunOptions,
-  ): Promise<void> {
+  /** Shows a run of `prompt` in the chat (`starting…`, or queued) before it is sent. */
+  private begin(prompt: string, folder: vscode.WorkspaceFolder, opts: RunOptions): ActiveRun {
     const sessionId = opts.queue ? this.queueSession() : this.sessionId;
     const state = initialRunState(prompt || EXECUTE_PLAN_PROMPT, sessionId, opts.queue === true);
     // Approval mode `plan` in the settings: every run plans first (Go then carries it out).
@@ -377,9 +370,9 @@ export class Runner {
     const run: ActiveRun = {
       state: { ...state, ...(planMode ? { planMode: true } : {}), ...(opts.executePlan ? { executePlan: true } : {}) },
       index: this.view.nextIndex(),
-      client,
       folder: folder.uri,
       cancel: new vscode.CancellationTokenSource(),
+      prompt,
     };
     const first = !this.busy;
     this.track(run);
@@ -387,27 +380,18 @@ export class Runner {
     if (first) {
       this.status.update({ running: true, turn: undefined, message: undefined });
     }
+    return run;
+  }
+
+  /** Sends the run `begin` showed (`agent/run`) and follows it to its end. */
+  private async execute(client: LanguageClient, run: ActiveRun, context: readonly ContextItem[], opts: RunOptions): Promise<void> {
+    run.client = client;
+    const sessionId = run.state.sessionId;
     // Our own token, so the daemon creates none (VS Code would show it as a toast over the chat);
     // its messages go to the status bar.
     const workDoneToken = `harness9-run-${process.pid}-${++tokenCounter}`;
-    const params: Record<string, unknown> = { workspaceFolder: folder.uri.toString(), workDoneToken };
-    if (prompt !== '') {
-      params.prompt = prompt;
-    }
-    if (sessionId !== undefined) {
-      params.sessionId = sessionId;
-    } else {
-      Object.assign(params, this.hooks.newSessionParams?.());
-    }
-    if (context.length > 0) {
-      params.context = context;
-    }
-    if (opts.plan) {
-      params.plan = true;
-    }
-    if (opts.executePlan) {
-      params.executePlan = true;
-    }
+    const asked = { prompt: run.prompt, folder: run.folder.toString(), sessionId };
+    const params = runParams(asked, context, opts, workDoneToken, () => this.hooks.newSessionParams?.());
     const progress = client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
       if (v.kind === 'report' && v.message && this.current === run) {
         this.status.update({ message: v.message });

@@ -1,7 +1,8 @@
 /**
  * Stored sessions in the chat: "harness9: Resume Session" lists them (title, time, turns) to
- * resume or delete, and the chat shows the session it continues again after a window reload.
- * Both need a daemon that keeps sessions (`agent/sessions` among its methods).
+ * resume or delete, the chat shows the session it continues again when it opens (after a reload
+ * or a restart), and an empty chat lists the recent ones. All need a daemon that keeps sessions
+ * (`agent/sessions` among its methods).
  */
 import * as vscode from 'vscode';
 import type { Daemon } from './daemon';
@@ -21,12 +22,25 @@ export class SessionPicker {
     private readonly runner: Runner,
     private readonly view: RunView,
   ) {
-    // A started daemon tells whether it keeps sessions: the chat shows its Sessions button then.
+    // Sessions are offered from the start; a daemon that came up without them takes them away.
+    this.offer(true);
     daemon.onDidChangeRunning((running) => {
-      const supported = running && daemon.supports('agent/sessions');
-      this.view.setComposer({ sessions: supported });
-      void vscode.commands.executeCommand('setContext', 'harness9.sessions', supported);
+      if (running) {
+        this.offer(daemon.supports('agent/sessions'));
+      }
     });
+    // A new, empty chat lists the others to go back to.
+    runner.onDidChangeSession((kind) => {
+      if (kind === 'new') {
+        void this.listRecent();
+      }
+    });
+  }
+
+  /** Shows or hides the Sessions button (under the prompt, and in the view's title bar). */
+  private offer(sessions: boolean): void {
+    this.view.setComposer({ sessions });
+    void vscode.commands.executeCommand('setContext', 'harness9.sessions', sessions);
   }
 
   /** "harness9: Resume Session": a quick pick of the stored sessions of this workspace. */
@@ -70,17 +84,35 @@ export class SessionPicker {
     await load();
   }
 
-  /** After a reload: the chat shows the session it continues, if the daemon still has it. */
+  /**
+   * When the chat view opens: the daemon starts (so the first prompt does not wait for it), and
+   * the chat shows the session it continues, if the daemon still has it; else the empty chat
+   * lists the workspace's recent chats.
+   */
   async restore(): Promise<void> {
-    const id = this.runner.sessionId;
-    // Only a daemon that stores sessions is worth starting for this.
-    if (id === undefined || !this.runner.sessionStored || this.view.shownRuns.length > 0 || this.runner.busy) {
-      return;
+    if (this.idle()) {
+      await this.daemon.ensureStarted();
     }
-    const client = await this.daemon.ensureStarted();
-    if (client && this.daemon.supports('agent/session')) {
+    const id = this.runner.sessionId;
+    if (id !== undefined && this.runner.sessionStored && this.daemon.supports('agent/session') && this.idle()) {
       await this.open(id, true);
     }
+    if (this.idle()) {
+      await this.listRecent();
+    }
+  }
+
+  /** True while the chat shows nothing and nothing runs: a session may be shown in it. */
+  private idle(): boolean {
+    return this.view.shownRuns.length === 0 && !this.runner.busy;
+  }
+
+  /** The empty chat's list of the workspace's stored sessions (none from a daemon without them). */
+  private async listRecent(): Promise<void> {
+    const client = this.daemon.supports('agent/sessions') ? await this.daemon.ensureStarted() : undefined;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const result = await client?.sendRequest('agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
+    this.view.setRecent(sessionsFrom(result));
   }
 
   /** Shows the stored session in the chat and continues it (`quiet`: no error message). */
@@ -95,6 +127,9 @@ export class SessionPicker {
       const checkpoints = this.daemon.supports('agent/checkpoints')
         ? await client.sendRequest('agent/checkpoints', { sessionId }).catch(() => undefined)
         : undefined;
+      if (quiet && this.runner.busy) {
+        return; // a prompt sent meanwhile: its run is the chat now
+      }
       this.runner.resume(sessionId, withCheckpoints(runsFromSession(result), checkpoints));
       this.view.show();
     } catch (err) {

@@ -8,6 +8,7 @@ from typing import Any
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RestoreParams
 from harness9.service.agent_service import AgentService
+from harness9.service.checkpoints.files_then import FileThen
 from harness9.service.sessions.session import SessionCheckpoint, iso_time
 
 
@@ -19,10 +20,32 @@ def list_checkpoints(service: AgentService, session_id: str) -> dict[str, Any]:
 
 
 async def restore(service: AgentService, params: RestoreParams) -> dict[str, Any]:
-    """The `agent/restore` result, or its error."""
+    """The `agent/restore` result, or its error; with `dryRun`, what it would restore."""
     with wire_errors():
-        restored = await service.restore(params.session_id, params.checkpoint_id)
+        if params.dry_run:
+            paths = await service.would_restore(
+                params.session_id, params.checkpoint_id, params.files)
+            return {"restored": list(paths), "dryRun": True}
+        restored = await service.restore(params.session_id, params.checkpoint_id, params.files)
     return {"restored": list(restored.paths)}
+
+
+async def changed_since(
+    service: AgentService, session_id: str, checkpoint_id: str
+) -> dict[str, Any]:
+    """The `agent/changedSince` result: each file a restore would put back, as it was then."""
+    with wire_errors():
+        files = await service.changed_since(session_id, checkpoint_id)
+    return {"files": [_file_then(f) for f in files]}
+
+
+def _file_then(file: FileThen) -> dict[str, Any]:
+    fields: dict[str, Any] = {"path": file.path, "existed": file.existed}
+    if file.text is not None:
+        fields["text"] = file.text
+    if file.skipped is not None:
+        fields["skipped"] = file.skipped
+    return fields
 
 
 def _wire(checkpoint: SessionCheckpoint) -> dict[str, Any]:

@@ -25,7 +25,7 @@ METHODS = [
     "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
     "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
     "agent/steer", "agent/queue", "agent/unqueue", "agent/models", "agent/setModel",
-    "agent/commands",
+    "agent/commands", "agent/changedSince",
 ]
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
@@ -106,6 +106,9 @@ class LifecycleProtocol(LanguageServerProtocol):
                 "progressKinds": PROGRESS_KINDS,
                 # An approval answer's `content` (the user's own text) is written.
                 "approvalContent": True,
+                # `agent/restore` takes `dryRun` and `files`; a restore touches only the
+                # files of its own session.
+                "restorePreview": True,
             }
         }
         return result

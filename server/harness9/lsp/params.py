@@ -283,6 +283,8 @@ class RestoreParams:
 
     session_id: str
     checkpoint_id: str
+    dry_run: bool = False  # only say which files a restore would put back
+    files: tuple[str, ...] | None = None  # of those, only these
 
 
 def _required_str(raw: Mapping[str, Any], name: str) -> str:
@@ -297,12 +299,25 @@ def parse_checkpoints_params(raw: Any) -> str:
     return _required_str(_object(raw, "agent/checkpoints"), "sessionId")
 
 
+def parse_changed_since_params(raw: Any) -> tuple[str, str]:
+    """Validate `agent/changedSince` params: the session id and the checkpoint id."""
+    params = _object(raw, "agent/changedSince")
+    return _required_str(params, "sessionId"), _required_str(params, "checkpointId")
+
+
 def parse_restore_params(raw: Any) -> RestoreParams:
-    """Validate `agent/restore` params: `sessionId` and `checkpointId`."""
+    """Validate `agent/restore` params: `sessionId`, `checkpointId`, `dryRun?`, `files?`."""
     params = _object(raw, "agent/restore")
+    files = params.get("files")
+    if files is not None and not (
+        isinstance(files, list) and all(isinstance(f, str) and f for f in files)
+    ):
+        raise ParamsError(f"files must be a list of workspace-relative paths, got {files!r}")
     return RestoreParams(
         session_id=_required_str(params, "sessionId"),
         checkpoint_id=_required_str(params, "checkpointId"),
+        dry_run=_optional_bool(params, "dryRun", False),
+        files=None if files is None else tuple(files),
     )
 
 

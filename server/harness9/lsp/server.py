@@ -32,6 +32,7 @@ from harness9.lsp.params import (
     ParamsError,
     bind_context,
     parse_cancel_params,
+    parse_changed_since_params,
     parse_checkpoints_params,
     parse_commands_params,
     parse_models_params,
@@ -356,6 +357,17 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     from harness9.lsp.agent_checkpoints import restore
 
     return await restore(ls.service, params)
+
+
+@server.feature("agent/changedSince")
+async def agent_changed_since(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The files a restore to a checkpoint would put back, each as it was then."""
+    ls.require_initialized()
+    session_id, checkpoint_id = _parsed(parse_changed_since_params, raw)
+    ls.check_session(session_id)
+    from harness9.lsp.agent_checkpoints import changed_since
+
+    return await changed_since(ls.service, session_id, checkpoint_id)
 
 
 @server.feature("agent/sessions")

@@ -28,6 +28,7 @@ from harness9.provider.provider_errors import ProviderError
 from harness9.service.assembly import CallTurns, build_engine, context_policy, provider_settings
 from harness9.service.attachments import ContextItem, prompt_with_context
 from harness9.service.background import Background
+from harness9.service.checkpoints.files_then import FileThen
 from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.checkpoints.snapshots import Restored
@@ -199,10 +200,13 @@ class AgentService:
         """The session's checkpoints, oldest first; `UnknownSession`."""
         return list(self.known_session(session_id).checkpoints)
 
-    async def restore(self, session_id: str, checkpoint_id: str) -> Restored:
-        """Put the workspace back as it was at a checkpoint of the session, and cut the
-        session's history back to what it was then; the session's later checkpoints are
-        dropped with the history they belonged to.
+    async def restore(
+        self, session_id: str, checkpoint_id: str, only: Sequence[str] | None = None
+    ) -> Restored:
+        """Put the files the session changed since one of its checkpoints back as they were
+        then (of them, only those in `only` when given), and cut the session's history back
+        to what it was then; the session's later checkpoints are dropped with the history
+        they belonged to.
 
         `UnknownSession`, `UnknownCheckpoint`, or a `RunError` (`busy` while any session runs
         on the workspace; see `CheckpointKeeper.restore`).
@@ -210,10 +214,24 @@ class AgentService:
         session = self.session(session_id)
         # A restore runs to its end even when its request is cancelled: stopped between two
         # writes, it would leave the workspace half restored (its own failures are undone).
-        return await asyncio.shield(self._restore(session, checkpoint_id))
+        return await asyncio.shield(self._restore(session, checkpoint_id, only))
 
-    async def _restore(self, session: Session, checkpoint_id: str) -> Restored:
-        restored = await self._checkpoints.restore(session, checkpoint_id)
+    async def would_restore(
+        self, session_id: str, checkpoint_id: str, only: Sequence[str] | None = None
+    ) -> tuple[str, ...]:
+        """The files `restore` would put back now; nothing changes."""
+        session = self.session(session_id)
+        return await self._checkpoints.would_restore(session, checkpoint_id, only)
+
+    async def changed_since(self, session_id: str, checkpoint_id: str) -> list[FileThen]:
+        """The files `restore` would put back now, as they were at the checkpoint."""
+        session = self.known_session(session_id)
+        return await self._checkpoints.changed_since(session, checkpoint_id)
+
+    async def _restore(
+        self, session: Session, checkpoint_id: str, only: Sequence[str] | None
+    ) -> Restored:
+        restored = await self._checkpoints.restore(session, checkpoint_id, only)
         self.sessions.save(session)
         return restored
 
@@ -246,7 +264,8 @@ class AgentService:
             if entry is not None:
                 await self._turns.wait(ids, entry, bus)
                 holding = True
-            recorder.target = SessionRecorder(self.sessions, session, ids.run_id, request.prompt)
+            recorder.target = SessionRecorder(self.sessions, session, ids.run_id, request.prompt,
+                                              request.root)
             return await self._held_run(request, session, ids, bus, wiring, turns)
         except BaseException as exc:
             raise ended(exc, ids, bus, finish, request.root) from None

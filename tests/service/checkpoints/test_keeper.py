@@ -31,7 +31,8 @@ async def session_with_checkpoint(keeper: CheckpointKeeper, root: Path) -> Sessi
     assert checkpoint is not None
     session = Session(id="s-restored", root=str(root))
     session.checkpoints.append(
-        SessionCheckpoint(checkpoint.id, "r-1", 1, 0.0, (), 0, str(root)))
+        SessionCheckpoint(checkpoint.id, "r-1", 1, 0.0, (), 0, str(root), touched_len=0))
+    session.note_touched(str(root), ["a.txt"])  # the tests change it as the session's call would
     return session
 
 

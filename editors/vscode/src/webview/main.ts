@@ -6,10 +6,13 @@
 import type { ApprovalCard } from '../approvals';
 import type { ChipView } from '../chips';
 import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
+import { renderRecent } from '../recent';
 import type { RunState } from '../runState';
+import type { SessionSummary } from '../sessions';
 import type { ModelsState } from '../runView';
 import type { SlashCommand } from '../slash';
 import { formatDuration } from '../summary';
+import { MentionCompletion } from './mentionCompletion';
 import { Menu } from './menu';
 import { ModelPicker } from './modelPicker';
 import { SlashCompletion } from './slashCompletion';
@@ -28,7 +31,9 @@ type Incoming =
   | { type: 'focusApproval' }
   | { type: 'focusPrompt' }
   | ({ type: 'models' } & ModelsState)
-  | { type: 'commands'; commands: SlashCommand[] };
+  | { type: 'commands'; commands: SlashCommand[] }
+  | { type: 'recent'; sessions: SessionSummary[] }
+  | { type: 'mentionResults'; query: string; paths: string[] };
 
 const vscode = acquireVsCodeApi();
 const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -46,6 +51,7 @@ const planToggle = byId<HTMLButtonElement>('plan-toggle');
 const menu = new Menu(byId<HTMLElement>('menu'));
 const post = (message: unknown): void => vscode.postMessage(message);
 const slash = new SlashCompletion(menu, prompt, post);
+const mentions = new MentionCompletion(menu, prompt, post);
 const picker = new ModelPicker(menu, {
   model: byId<HTMLButtonElement>('model'),
   effort: byId<HTMLButtonElement>('effort'),
@@ -58,6 +64,8 @@ let historyAt = history.length;
 let busy = false;
 let steering = false;
 let shownRuns: RunState[] = [];
+/** The chats the empty view lists. */
+let recent: SessionSummary[] = [];
 
 function nearBottom(): boolean {
   return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
@@ -90,7 +98,7 @@ function paint(runs: RunState[]): void {
   shownRuns = runs;
   const open = openKeys();
   const atBottom = nearBottom();
-  root.innerHTML = renderRuns(runs, Date.now());
+  root.innerHTML = renderRuns(runs, Date.now()) + (runs.length === 0 ? renderRecent(recent, Date.now()) : '');
   root.querySelectorAll('details[data-key]').forEach((d) => {
     if (open.has(d.getAttribute('data-key') ?? '')) {
       d.setAttribute('open', '');
@@ -208,6 +216,11 @@ function setPlanFirst(on: boolean): void {
 // Run actions: open a changed file or a change's diff, review the run's changes, restore a checkpoint.
 root.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
+  if (target?.dataset.action === 'open-session' || target?.dataset.action === 'all-sessions') {
+    // The empty view's recent chats: continue one, or pick among all.
+    vscode.postMessage(target.dataset.session ? { type: 'openSession', sessionId: target.dataset.session } : { type: 'sessions' });
+    return;
+  }
   const index = Number(target?.closest<HTMLElement>('article.run')?.dataset.index);
   if (!target || !Number.isInteger(index)) {
     return;
@@ -224,8 +237,8 @@ root.addEventListener('click', (event) => {
     vscode.postMessage({ type: 'openChange', run: index, toolCallId: target.dataset.call });
   } else if (action === 'review') {
     vscode.postMessage({ type: 'review', run: index });
-  } else if (action === 'restore') {
-    vscode.postMessage({ type: 'restore', run: index, checkpointId: target.dataset.checkpoint });
+  } else if (action === 'restore' || action === 'review-since') {
+    vscode.postMessage({ type: action === 'restore' ? 'restore' : 'reviewSince', run: index, checkpointId: target.dataset.checkpoint });
   } else if (action === 'unqueue') {
     target.setAttribute('disabled', '');
     vscode.postMessage({ type: 'unqueue', run: index });
@@ -323,6 +336,11 @@ window.addEventListener('message', (event: MessageEvent<Incoming>) => {
     picker.paint(m);
   } else if (m?.type === 'commands' && Array.isArray(m.commands)) {
     slash.setCommands(m.commands);
+  } else if (m?.type === 'mentionResults' && Array.isArray(m.paths)) {
+    mentions.show(m.query, m.paths);
+  } else if (m?.type === 'recent' && Array.isArray(m.sessions)) {
+    recent = m.sessions;
+    paint(shownRuns);
   }
 });
 

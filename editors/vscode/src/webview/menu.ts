@@ -154,3 +154,18 @@ function renderItem(r: MenuItem, index: number, active: boolean): string {
   return `<div class="${cls}" role="option" aria-selected="${active}" data-item="${index}">`
     + `<div class="menu-line">${check}<span class="menu-label">${esc(r.label)}</span>${hint}${tag}</div>${detail}</div>`;
 }
+
+/**
+ * Follows the prompt box for a completion list: `update` as its text changes or its caret moves;
+ * when it loses the focus, `reset` and the list of `kind` closes.
+ */
+export function followPrompt(prompt: HTMLTextAreaElement, menu: Menu, kind: string, update: () => void, reset: () => void): void {
+  prompt.addEventListener('input', update);
+  prompt.addEventListener('click', update);
+  prompt.addEventListener('blur', () => {
+    reset();
+    if (menu.kind === kind) {
+      menu.close();
+    }
+  });
+}

@@ -3,7 +3,7 @@
  * name is typed; accepting one puts `/name ` in the box, ready for its arguments.
  */
 import { acceptCommand, filterCommands, keptHighlight, type SlashCommand, slashQuery } from '../slash';
-import type { Menu, MenuRow } from './menu';
+import { followPrompt, type Menu, type MenuRow } from './menu';
 
 export class SlashCompletion {
   private commands: readonly SlashCommand[] = [];
@@ -16,13 +16,8 @@ export class SlashCompletion {
     private readonly prompt: HTMLTextAreaElement,
     private readonly post: (message: unknown) => void,
   ) {
-    prompt.addEventListener('input', () => this.update());
-    prompt.addEventListener('click', () => this.update());
-    prompt.addEventListener('blur', () => {
+    followPrompt(prompt, menu, 'slash', () => this.update(), () => {
       this.naming = false;
-      if (menu.kind === 'slash') {
-        menu.close();
-      }
     });
   }
 

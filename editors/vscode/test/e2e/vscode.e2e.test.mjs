@@ -252,6 +252,9 @@ const RESTORED_TURNS = [
   { text: 'Now the build.', tool_calls: [{ name: 'bash', arguments: { command: 'echo built > built.txt; exit 3' } }] },
   { text: 'The build wrote built.txt and failed with exit 3.' },
 ];
+// A prompt that names a file with "@" (completed in the prompt box).
+const MENTION_PROMPT = 'What is in @notes/summary.txt now?';
+
 const CHANGE_TURNS = [
   { text: 'Changing two files.', tool_calls: [{ name: 'bash', arguments: { command: 'echo more >> a.txt; echo new > b.txt' } }] },
   { text: 'a.txt grew and b.txt is new.' },
@@ -740,9 +743,42 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await waitForRunStatus(frame, index, 'completed');
   });
 
+  it('a prompt shows at once, "starting…", while the daemon comes up', async () => {
+    // A daemon that takes 4 s to start: the chat must not wait for it to show the prompt.
+    const slow = path.join(tmp, 'bin', 'harness9-slow');
+    fs.writeFileSync(slow, `#!/bin/sh\nsleep 4\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
+    // The editor may miss a settings file written just after another change: write it until the
+    // daemon stops (the new one sleeps first).
+    const stopped = () => waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 0, 5_000).then(() => true, () => false);
+    let down = false;
+    for (let attempt = 0; attempt < 5 && !down; attempt += 1) {
+      setUserSettings({ 'harness9.serverCommand': [slow, 'serve'] }, attempt);
+      down = await stopped();
+    }
+    assert.ok(down, 'the daemon restarts with the slow command');
+    playNext([{ text: 'Here.' }]);
+    const index = await frame.locator('article.run').count();
+    await sendFromChat(frame, 'Are you there?');
+    const run = frame.locator('article.run').nth(index);
+    await run.locator('.prompt', { hasText: 'Are you there?' }).waitFor({ timeout: 1_500 });
+    assert.equal((await run.locator('.status').textContent()).trim(), 'starting…');
+    assert.deepEqual(daemonPids(server.pid, daemonLink), [], 'shown before the daemon is up');
+    await shot('3b-starting');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    const [slowPid] = daemonPids(server.pid, daemonLink);
+    playNext(TOOLS_TURNS); // what the next test's run does
+    setUserSettings({});
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && p[0] !== slowPid, 30_000);
+  });
+
   it('"New Chat" clears the view and the next run starts a new session', async () => {
     await runCommand(page, 'harness9: New Chat');
     await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    // The empty chat lists the chats of the workspace to go back to.
+    const recent = frame.locator('.recent [data-action="open-session"]');
+    await recent.first().waitFor({ timeout: 10_000 });
+    assert.deepEqual((await recent.allTextContents()).map((t) => t.trim()), ['What does a.txt say? Write it down.']);
+    await shot('4a-recent-chats');
     await runCommand(page, 'harness9: Run Agent');
     assert.match(await answerInputBox(page, 'Fresh start.'), /new session/);
     await waitForRunStatus(frame, 0, 'completed');
@@ -775,6 +811,27 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.doesNotMatch(request, /"kind": "file"/, 'the removed chip is not sent');
   });
 
+  it('"@" in the prompt box completes workspace paths; the files named go with the prompt as context', async () => {
+    playNext([{ text: 'It records what a.txt says.' }]);
+    const box = frame.locator('textarea#prompt');
+    const rows = frame.locator('#menu .menu-item .menu-label');
+    await box.click();
+    await box.pressSequentially('What is in @no');
+    await rows.filter({ hasText: /^notes\/$/ }).waitFor({ timeout: 10_000 });
+    await box.press('Tab'); // the folder, then what is in it
+    await rows.filter({ hasText: 'notes/summary.txt' }).waitFor({ timeout: 10_000 });
+    await shot('13b-mention-completion');
+    await box.press('Enter');
+    assert.equal(await box.inputValue(), 'What is in @notes/summary.txt ');
+    const index = await frame.locator('article.run').count();
+    await box.pressSequentially('now?');
+    await box.press('Enter');
+    await waitForRunStatus(frame, index, 'completed', 30_000);
+    assert.equal((await frame.locator('article.run').nth(index).locator('.prompt').textContent()).trim(), MENTION_PROMPT);
+    const sent = await waitFor(() => logsMentioning(profile.userData, MENTION_PROMPT), (l) => l.length > 0, 10_000);
+    assert.match(sent.join('\n'), /"uri": "file:\/\/[^"]*\/notes\/summary\.txt",\s*"kind": "file"/);
+  });
+
   it('a bash call lists the two files it changed; "Restore to here" brings them back after a confirmation', async () => {
     playNext(CHANGE_TURNS);
     const aFile = path.join(workspace, 'a.txt');
@@ -787,16 +844,35 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     const run = frame.locator('article.run').nth(index);
     const changed = run.locator('.changed-files li');
     assert.deepEqual((await changed.allTextContents()).map((t) => t.trim()), ['~ a.txt', '+ b.txt']);
+    // A file the user wrote since, which the session never touched: no restore takes it away.
+    const typed = path.join(workspace, 'typed-by-user.txt');
+    fs.writeFileSync(typed, 'the user typed this\n');
+
+    // "Changes since" that checkpoint: this chat's files in the multi-diff editor, no others.
+    await run.locator('[data-action="review-since"]').first().click();
+    const multi = page.locator('.multiDiffEditor');
+    await page.locator('.tab.active', { hasText: 'Changes since turn 1 (harness9)' }).waitFor({ timeout: 15_000 });
+    await multi.locator('.multiDiffEntry', { hasText: 'b.txt' }).waitFor({ timeout: 10_000 });
+    await multi.locator('.multiDiffEntry', { hasText: 'a.txt' }).locator('.editor.modified .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await multi.locator('.multiDiffEntry').count(), 2);
+    await page.waitForTimeout(300);
+    await shot('10b-changes-since');
+    await runCommand(page, 'View: Close Editor');
+    await multi.waitFor({ state: 'detached', timeout: 10_000 });
+
     await run.locator('[data-action="open-file"]', { hasText: 'a.txt' }).click();
     await page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.monaco-editor .view-line', { hasText: 'more' }).first().waitFor({ timeout: 10_000 });
     await shot('10-changed-files');
 
-    // The checkpoint before the batch: the files as they were before the command ran.
+    // The checkpoint before the batch: the files as they were before the command ran. The
+    // question names the files the daemon will restore, and they are what it restores.
     await run.locator('[data-action="restore"]').first().click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
     assert.match(await dialog.textContent(), /Restore 2 files to the checkpoint of turn 1\?/);
+    assert.match(await dialog.textContent(), /a\.txt\s*b\.txt/);
+    assert.doesNotMatch(await dialog.textContent(), /typed-by-user/);
     await shot('11-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: /^Restore$/ }).click();
     const restored = run.locator('.restore-note');
@@ -804,6 +880,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.equal((await restored.textContent()).trim(), '↺ restored 2 files');
     assert.equal(fs.readFileSync(aFile, 'utf8'), before);
     assert.ok(!fs.existsSync(path.join(workspace, 'b.txt')), 'the added file is gone');
+    assert.equal(fs.readFileSync(typed, 'utf8'), 'the user typed this\n');
+    fs.rmSync(typed);
     // The open, unmodified a.txt follows the disk, without a question.
     await page.locator('.monaco-editor .view-line', { hasText: 'more' }).waitFor({ state: 'detached', timeout: 10_000 });
     await page.locator('.tab:not(.dirty)', { hasText: 'a.txt' }).first().waitFor({ timeout: 5_000 });
@@ -817,7 +895,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
   it('a window reload stops the daemon; the chat comes back with the session (as the restore cut it) and continues it', async () => {
     const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
     const prompts = async (f) => (await f.locator('article.run .prompt').allTextContents()).map((t) => t.trim());
-    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?', 'Change two files.']);
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?', MENTION_PROMPT, 'Change two files.']);
     const restores = await frame.locator('article.run').nth(0).locator('[data-action="restore"]').count();
     assert.ok(restores >= 1);
     await runCommand(page, 'Developer: Reload Window');
@@ -825,8 +903,8 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     // The new window's chat reads the session back from a new daemon (agent/session): the run
     // the restore went back before is gone from it, as from the conversation.
     frame = await runViewFrame(page);
-    await frame.locator('article.run').nth(1).waitFor({ timeout: 30_000 });
-    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?']);
+    await frame.locator('article.run').nth(2).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await prompts(frame), ['Fresh start.', 'What does this say?', MENTION_PROMPT]);
     assert.equal(await frame.locator('article.run').nth(1).locator('.final-text').textContent(), 'That line greets.\n');
     // Its checkpoints too (agent/checkpoints): the first run's turn can still be restored.
     assert.equal(await frame.locator('article.run').nth(0).locator('[data-action="restore"]').count(), restores);
@@ -836,7 +914,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     playNext(TOOLS_TURNS);
     await runCommand(page, 'harness9: Run Agent');
     assert.match(await answerInputBox(page, 'After the restart.'), /continuing the session/);
-    await waitForRunStatus(frame, 2, 'completed', 30_000);
+    await waitForRunStatus(frame, 3, 'completed', 30_000);
   });
 
   it('"Resume Session" lists the stored sessions to continue one, or delete one', async () => {
@@ -866,6 +944,24 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     await rows.first().click();
     await frame.locator('article.run .prompt', { hasText: 'After the restart.' }).waitFor({ timeout: 15_000 });
     assert.equal((await frame.locator('article.run .prompt').first().textContent()).trim(), 'Fresh start.');
+  });
+
+  it('after a reload with an empty chat, the chat lists the recent chats and offers Sessions at once; a click continues one', async () => {
+    await runCommand(page, 'harness9: New Chat');
+    await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+    const [pid] = await waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1, 10_000);
+    await runCommand(page, 'Developer: Reload Window');
+    await waitFor(() => daemonPids(server.pid, daemonLink), (p) => !p.includes(pid), 20_000);
+    frame = await runViewFrame(page);
+    const recent = frame.locator('.recent [data-action="open-session"]');
+    await recent.first().waitFor({ timeout: 30_000 });
+    assert.deepEqual((await recent.allTextContents()).map((t) => t.trim()), ['Fresh start.']);
+    await frame.locator('button#sessions:not([hidden])').waitFor({ timeout: 5_000 });
+    await page.locator('.pane-header .action-label.codicon-history, .title-actions .codicon-history').first().waitFor({ timeout: 10_000 });
+    await shot('15b-recent-after-reload');
+    await recent.first().click();
+    await frame.locator('article.run .prompt', { hasText: 'After the restart.' }).waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('.recent').count(), 0);
   });
 
   it('the agent reads an unsaved buffer and edits it in the editor: no conflict, Ctrl+Z undoes it, "Open diff" shows it', async () => {

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderChangedFiles, renderRuns } from '../../src/render';
-import { BUSY_CODE, dropCheckpointsAfter, filesAfterCheckpoint, restoreErrorText, restoreQuestion } from '../../src/restore';
+import { BUSY_CODE, dropCheckpointsAfter, filesAfterCheckpoint, restoreDetail, restoredPaths, restoreErrorText, restoreQuestion } from '../../src/restore';
 import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
 
 const base = { runId: 'r-1', sessionId: 's-1' };
@@ -64,6 +64,15 @@ describe('the restore question and errors', () => {
   it('asks with the number of files', () => {
     assert.match(restoreQuestion(2, ['a.txt', 'b.txt']), /^Restore 2 files to the checkpoint of turn 2\?/);
     assert.match(restoreQuestion(1, ['a.txt']), /^Restore 1 file /);
+    assert.match(restoreQuestion(3, []), /^Go back to the checkpoint of turn 3\? No file changed since then needs restoring/);
+  });
+
+  it('lists the files the daemon named, and reads them from its answer (a dry run or a restore)', () => {
+    assert.equal(restoreDetail(['a.txt', 'b.txt']), 'a.txt\nb.txt');
+    assert.equal(restoreDetail(['1', '2', '3', '4'], 2), '1\n2\nand 2 more');
+    assert.deepEqual(restoredPaths({ restored: ['a.txt', 3, 'b.txt'], dryRun: true }), ['a.txt', 'b.txt']);
+    assert.deepEqual(restoredPaths(undefined), []);
+    assert.deepEqual(restoredPaths({ restored: 'a.txt' }), []);
   });
 
   it('a busy workspace says what to do; other errors keep their message', () => {

@@ -1,8 +1,8 @@
 /** "Review changes": the files a run edited, each one's text before the run, and the button. */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderReview } from '../../src/render';
-import { canReview, reviewedFiles, textBeforeRun, unreviewableNote } from '../../src/review';
+import { renderCheckpoint, renderReview } from '../../src/render';
+import { canReview, filesThenFrom, notShownNote, reviewedFiles, textBeforeRun, textThen, unreviewableNote } from '../../src/review';
 import { initialRunState, type ProgressNotification, reduceAll } from '../../src/runState';
 
 const base = { runId: 'r-1', sessionId: 's-1' };
@@ -51,5 +51,25 @@ describe('review changes', () => {
     const running = reduceAll(initialRunState('go'), twoTurns().slice(0, -1));
     assert.equal(renderReview(running), '');
     assert.equal(renderReview(reduceAll(initialRunState('go'), [note('run_finished', { status: 'completed' })])), '');
+  });
+});
+
+describe('the changes since a checkpoint', () => {
+  it('each checkpoint offers them beside "Restore to here"; a dropped one does not', () => {
+    const s = initialRunState('go');
+    const cp = { checkpointId: 'c1', turn: 2, files: [], beforeTools: true };
+    assert.match(renderCheckpoint(s, cp), /data-action="restore" data-checkpoint="c1">↺ Restore to here<\/button> <button type="button" class="link" data-action="review-since" data-checkpoint="c1"[^>]*>⇄ Changes since<\/button>/);
+    assert.doesNotMatch(renderCheckpoint(s, { ...cp, dropped: true }), /review-since/);
+  });
+
+  it('reads the files as they were then; one added since is empty on the left, one that cannot be shown is named', () => {
+    const files = filesThenFrom({ files: [
+      { path: 'a.txt', existed: true, text: 'alpha\n' }, { path: 'new.txt', existed: false },
+      { path: 'img.png', existed: true, skipped: 'binary' }, { existed: true }, 'x',
+    ] });
+    assert.deepEqual(files.map((f) => f.path), ['a.txt', 'new.txt', 'img.png']);
+    assert.deepEqual(files.map(textThen), ['alpha\n', '', undefined]);
+    assert.equal(notShownNote([files[2]]), 'changed but not shown: img.png (binary)');
+    assert.deepEqual(filesThenFrom(undefined), []);
   });
 });

@@ -141,7 +141,7 @@ class RunCheckpoints:
         self._session.checkpoints.append(
             SessionCheckpoint(
                 checkpoint.id, self._run_id, turn, checkpoint.created_at, checkpoint.files,
-                cut, self._workspace.root,
+                cut, self._workspace.root, touched_len=len(self._session.touched),
             )
         )
         self._bus.emit(CheckpointTaken(turn, checkpoint.id, checkpoint.files))

@@ -19,13 +19,13 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness9.schema import ChangedFile
 from harness9.service.checkpoints.shadow_git import GitError, ShadowGit, git_executable
-from harness9.service.checkpoints.tree_restore import RestoreFailed, restore_tree
+from harness9.service.checkpoints.tree_restore import Plan, RestoreFailed, planned, restore_tree
 from harness9.service.state import state_dir, workspace_key
 
 _log = logging.getLogger("harness9.checkpoints")
@@ -211,8 +211,9 @@ class ShadowRepo:
         """What differs between two checkpoints (ids or trees), by path."""
         return await self._changes(older, newer)
 
-    async def restore(self, checkpoint_id: str) -> Restored:
-        """Put the workspace's files back as they were at `checkpoint_id`.
+    async def restore(self, checkpoint_id: str, only: Collection[str] | None = None) -> Restored:
+        """Put the workspace's files back as they were at `checkpoint_id` (only the paths in
+        `only`, when given).
 
         A snapshot is taken first, so the restore itself can be undone (`Restored.undo`). Files
         and links added since are removed, changed and deleted ones get their bytes and mode
@@ -225,13 +226,19 @@ class ShadowRepo:
             undo = await self._take(f"before restoring {checkpoint_id[:12]}", force=True)
             assert undo is not None
             try:
-                paths = await restore_tree(self.git, undo.tree, checkpoint_id)
+                paths = await restore_tree(self.git, undo.tree, checkpoint_id, only)
             except RestoreFailed as exc:
                 exc.undo = undo.id
                 raise
             self._last = None  # the next snapshot compares against the shadow's head again
             self._index = None
             return Restored(tuple(paths), undo.id)
+
+    async def plan_restore(self, checkpoint_id: str, only: Collection[str] | None) -> Plan:
+        """What `restore` would do now; nothing is written to the workspace."""
+        await self._known(checkpoint_id)
+        async with self._lock:
+            return await planned(self.git, await self._tree_now(sized=False), checkpoint_id, only)
 
     async def checkpoint_ids(self) -> list[str]:
         """Every checkpoint kept, oldest first."""

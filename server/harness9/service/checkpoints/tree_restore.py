@@ -18,7 +18,7 @@ import errno
 import os
 import posixpath
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -66,10 +66,13 @@ class Change:
     then: Blob | None
 
 
-async def restore_tree(git: ShadowGit, now: str, then: str) -> list[str]:
-    """Put the work tree, recorded as the tree `now`, back to the tree (or commit) `then`; the
-    paths that changed. `RestoreFailed` when it cannot, with the workspace as it was."""
-    plan = Plan.of(await _changes(git, now, then), await _folders(git, then))
+async def restore_tree(
+    git: ShadowGit, now: str, then: str, only: Collection[str] | None = None
+) -> list[str]:
+    """Put the work tree, recorded as the tree `now`, back to the tree (or commit) `then` (of
+    the paths, only those in `only` when given); the paths that changed. `RestoreFailed` when
+    it cannot, with the workspace as it was."""
+    plan = await planned(git, now, then, only)
     problems = await asyncio.to_thread(verify, TreeWriter(git.work_tree), plan)
     missing = await git.missing(sorted(plan.blobs()))
     if missing:
@@ -81,7 +84,17 @@ async def restore_tree(git: ShadowGit, now: str, then: str) -> list[str]:
         await _Apply(TreeWriter(git.work_tree), reader).run(plan.steps())
     finally:
         await reader.close()
-    return sorted(change.path for change in plan.removals + plan.writes)
+    return plan.paths()
+
+
+async def planned(
+    git: ShadowGit, now: str, then: str, only: Collection[str] | None = None
+) -> Plan:
+    """What `restore_tree` would do (nothing is written or checked on disk)."""
+    changes = await _changes(git, now, then)
+    if only is not None:
+        changes = [change for change in changes if change.path in only]
+    return Plan.of(changes, await _folders(git, then))
 
 
 async def _changes(git: ShadowGit, now: str, then: str) -> list[Change]:
@@ -148,6 +161,10 @@ class Plan:
             sorted(needed, key=lambda f: (f.count("/"), f)),
             frozenset(c.path for c in removals),
         )
+
+    def paths(self) -> list[str]:
+        """The paths it changes, sorted."""
+        return sorted(change.path for change in self.removals + self.writes)
 
     def blobs(self) -> set[str]:
         """Every blob the restore writes, or its undoing would."""

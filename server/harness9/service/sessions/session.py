@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -58,6 +59,9 @@ class SessionCheckpoint:
     history_len: int
     root: str
     undoes: str | None = None  # set on the checkpoint a restore took of what it replaced
+    # How many entries `Session.touched` had when it was taken: a restore to it puts back the
+    # files of the entries after (None: kept by a version that did not count them).
+    touched_len: int | None = None
 
 
 @dataclass(slots=True)
@@ -85,6 +89,9 @@ class Session:
     # What each tool call came to, by its wire id (see `call_outcome.outcome`): what a chat
     # shown again needs beyond the history (an edit's diff, an approval, why a call failed).
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The files its tool calls changed, as (workspace root, relative path), oldest first: the
+    # files a restore may touch (never another session's, nor ones only the user edited).
+    touched: list[tuple[str, str]] = field(default_factory=list)
 
     def cost(self) -> float:
         """What the session's finished runs cost, in US dollars (runs of models without known
@@ -95,6 +102,16 @@ class Session:
         """The history was cut back (a restore) or summarized (a compaction): the nested
         instructions it held may be gone, so each is added again when a tool next reaches it."""
         self.instructions_seen.clear()
+
+    def note_touched(self, root: str, paths: Sequence[str]) -> None:
+        """Its call changed `paths` of workspace `root` (each is listed once after the newest
+        checkpoint, which is all a restore needs to know)."""
+        newest = self.checkpoints[-1].touched_len if self.checkpoints else None
+        recent = set(self.touched[newest or 0:])
+        for path in paths:
+            if (root, path) not in recent:
+                recent.add((root, path))
+                self.touched.append((root, path))
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,7 @@ class SessionFile:
             return
         self._meta_written = True
         self.meta.checkpoints = [checkpoint_record(c) for c in session.checkpoints]
+        self.meta.touched = [[root, path] for root, path in session.touched]
         self.meta.approvals = {
             "tools": sorted(session.approvals.tools),
             "commands": sorted(session.approvals.commands),
@@ -176,6 +178,7 @@ def checkpoint_record(checkpoint: SessionCheckpoint) -> dict[str, Any]:
         "historyLen": checkpoint.history_len,
         "root": checkpoint.root,
         "undoes": checkpoint.undoes,
+        "touchedLen": checkpoint.touched_len,
     }
 
 
@@ -190,6 +193,7 @@ def checkpoint_from(record: dict[str, Any]) -> SessionCheckpoint:
         history_len=int(record["historyLen"]),
         root=str(record["root"]),
         undoes=None if record.get("undoes") is None else str(record["undoes"]),
+        touched_len=None if record.get("touchedLen") is None else int(record["touchedLen"]),
     )
 
 
@@ -208,6 +212,7 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
             session.checkpoints.append(checkpoint_from(record))
         except (KeyError, TypeError, ValueError):
             continue  # a damaged entry only loses that checkpoint
+    _load_touched(session, meta.touched)
     session.approvals = SessionApprovals(
         set(meta.approvals.get("tools", [])), set(meta.approvals.get("commands", [])),
         set(meta.approvals.get("outside", [])),
@@ -223,3 +228,16 @@ def session_from(session_id: str, loaded: LoadedSession) -> Session:
     session.plan = Plan.from_dict(meta.plan)
     session.model = ModelChoice.from_wire(meta.model)
     return session
+
+
+
+def _load_touched(session: Session, records: Any) -> None:
+    """The files a stored session's calls changed. When the list is damaged (or does not
+    match its checkpoints), a restore puts back the files its checkpoints name instead."""
+    pairs = records if isinstance(records, list) else []
+    if all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+           for p in pairs) and all((c.touched_len or 0) <= len(pairs)
+                                   for c in session.checkpoints):
+        session.touched = [(root, path) for root, path in pairs]
+        return
+    session.checkpoints = [replace(c, touched_len=None) for c in session.checkpoints]

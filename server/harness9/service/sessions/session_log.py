@@ -75,6 +75,7 @@ class SessionMeta:
     # What else a resumed session needs back: its checkpoints (the shadow repository keeps the
     # snapshots) and what the user allowed for the whole session.
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    touched: list[list[str]] = field(default_factory=list)  # [root, path] its calls changed
     approvals: dict[str, list[str]] = field(default_factory=dict)
     # What the stale guard knows (file key → fingerprint) and the nested AGENTS.md files
     # already in the history, so a resumed session neither re-reads nor repeats them.

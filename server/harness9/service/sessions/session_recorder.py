@@ -17,6 +17,7 @@ from harness9.engine.events import (
     ToolStarted,
     UsageReported,
 )
+from harness9.schema import ToolResult
 from harness9.service.call_outcome import outcome
 from harness9.service.sessions.session import Session
 from harness9.service.sessions.session_log import title_of
@@ -25,12 +26,15 @@ from harness9.service.sessions.session_store import SessionStore
 
 class SessionRecorder:
     """Saves the session at the end of every turn (the history then pairs every tool call
-    with its result) and with each new plan, notes what each tool call came to and each
-    compaction, and notes the run when it ends."""
+    with its result) and with each new plan, notes what each tool call came to (and the files
+    it changed) and each compaction, and notes the run when it ends."""
 
-    def __init__(self, store: SessionStore, session: Session, run_id: str, prompt: str) -> None:
+    def __init__(
+        self, store: SessionStore, session: Session, run_id: str, prompt: str, root: str
+    ) -> None:
         self._store = store
         self._session = session
+        self._root = root
         self._run: dict[str, Any] = {"runId": run_id, "prompt": prompt, "startedAt": time.time()}
         self._approvals: dict[str, ApprovalResolved] = {}
         self._started: set[str] = set()  # the calls that began to run
@@ -55,6 +59,7 @@ class SessionRecorder:
                     call_id in self._asked))
                 self._started.discard(call_id)
                 self._asked.discard(call_id)
+                self._session.note_touched(self._root, _changed_paths(event.result))
             case ObservationAdded():
                 self._store.save(self._session, meta=False)
             case PlanUpdated():
@@ -79,3 +84,11 @@ class SessionRecorder:
         if self._cost is not None:
             run["costUsd"] = round(self._cost, 6)
         self._store.note_run(self._session, run, event.usage)
+
+
+def _changed_paths(result: ToolResult) -> list[str]:
+    """The workspace files a call changed: a file tool's file, what a command changed."""
+    paths = [result.edit.path] if result.edit is not None else []
+    if result.changes is not None:
+        paths += [f.path for f in result.changes.files]
+    return paths

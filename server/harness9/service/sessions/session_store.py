@@ -34,8 +34,8 @@ from harness9.service.state import private_folder, workspace_key
 _log = logging.getLogger("harness9.sessions")
 HELD = 32  # stored sessions a daemon keeps in memory at most; the idle rest are forgotten
 # What a session keeps on disk, read again when another daemon changed it.
-_STORED_FIELDS = ("history", "runs", "calls", "root", "checkpoints", "approvals", "seen_files",
-                  "instructions_seen", "approval_mode", "plan", "model")
+_STORED_FIELDS = ("history", "runs", "calls", "root", "checkpoints", "touched", "approvals",
+                  "seen_files", "instructions_seen", "approval_mode", "plan", "model")
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
