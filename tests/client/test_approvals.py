@@ -54,6 +54,10 @@ class Terminal:
     def type(self, line: str) -> None:
         os.write(self.fd, line.encode() + b"\r")
 
+    def press(self, key: str) -> None:
+        """One key, no Enter."""
+        os.write(self.fd, key.encode())
+
     def wait(self, timeout: float = 20) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -92,13 +96,23 @@ def test_allowing_in_the_terminal_runs_the_command(workspace: Path, replay: Any)
     assert "✓ completed" in terminal.text
 
 
+def test_one_key_answers_without_enter(workspace: Path, replay: Any) -> None:
+    terminal = run_in_terminal(workspace, replay(TURNS))
+    terminal.expect("allow [a]once")
+    terminal.press("s")
+    terminal.expect("allowed for this session", timeout=10)
+    assert terminal.wait() == 0
+    assert (workspace / "planted").exists()
+    assert "or [r]eject? s\r\n" in terminal.screen  # the key shows after the question
+
+
 def test_rejecting_with_a_reason_reaches_the_model(workspace: Path, replay: Any) -> None:
     terminal = run_in_terminal(workspace, replay(TURNS))
     terminal.expect("allow [a]once")
     terminal.type("x")  # not a choice: asked again
     terminal.expect("please type a, s or r")
     terminal.type("r")
-    terminal.expect("reason")
+    terminal.expect("reason (for the model")  # the path holds "reason" too
     terminal.type("not in my home folder")
     assert terminal.wait() == 0
     assert not (workspace / "planted").exists()
@@ -142,7 +156,7 @@ def test_the_terminal_shows_a_command_whole_whatever_it_holds(
     assert f"harness9 asks to run bash: {shown}" in terminal.text  # the title
     assert f"│ {shown}" in terminal.text  # the command in the question
     terminal.type("r")
-    terminal.expect("reason")
+    terminal.expect("reason (for the model")  # the path holds "reason" too
     terminal.type("")
     assert terminal.wait() == 0
     assert not (workspace / "planted").exists()

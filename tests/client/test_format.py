@@ -7,6 +7,7 @@ from rich.console import Console
 from harness9.client import format as fmt
 from harness9.client import summary
 from harness9.client.approval_prompt import question
+from harness9.client.stored_sessions import recap
 from harness9.client.tool_row import STOP_HINT, ToolRow, live_tail
 
 
@@ -160,3 +161,15 @@ def test_a_command_that_exited_non_zero_is_a_red_failed_row() -> None:
     passed, text, _ = row({"output": "fine", "exitCode": 0})
     assert passed and "✓ ran `npm test` · exit 0" in text
     assert summary.command_failed({"exitCode": 1}) and not summary.command_failed({})
+
+
+def test_a_resumed_sessions_recap_shows_the_answer_as_text_not_markdown() -> None:
+    answer = ("### What changed\n\n```python\nx = 1\n```\n- **parser**: handles `None` now, "
+              "see [the docs](https://x.y/z)\n\n| file | lines |\n|---|---:|\n| a.py | 3 |")
+    shown = recap({"sessionId": "s-1", "title": "fix", "runs": [{}],
+                   "messages": [{"role": "assistant", "content": answer}]}).plain
+    assert shown.splitlines()[1:] == ["  What changed", "  x = 1",
+                                      "  • parser: handles None now, see the docs"]
+    assert fmt.markdown_lines("| file | lines |\n|---|---|\n| a.py | 3 |") == [
+        "file · lines", "a.py · 3"]
+    assert fmt.markdown_lines("2 * 3 * 4 and a_b_c, *really*") == ["2 * 3 * 4 and a_b_c, really"]

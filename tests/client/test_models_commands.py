@@ -16,7 +16,7 @@ from harness9.client.run_config import UsageError, options_from_args
 from harness9.client.slash import SlashError, model_choice, split_model
 from tests.client.conftest import HARNESS9, Completed, run_harness9
 from tests.client.terminal import Terminal
-from tests.fakellm import FakeLLM, Reply
+from tests.fakellm import Fail, FakeLLM, Reply
 from tests.fakellm.fixtures import fake_llm
 
 __all__ = ["fake_llm"]
@@ -200,3 +200,16 @@ def test_tab_completes_a_command_at_the_prompt(workspace: Path, replay: Any) -> 
     finally:
         term.kill()
     assert "Reviewed." in term.transcript()
+
+
+def test_an_unknown_model_is_answered_with_how_to_pick_another(
+    workspace: Path, fake_llm: FakeLLM
+) -> None:
+    fake_llm.models = ["gpt-4o", "o3-mini"]
+    fake_llm.script([Fail(404, "The model `gpt-4o-mini` does not exist")])
+    done = run_harness9("run", "hello", "--workspace", str(workspace), env=_env(fake_llm))
+    assert done.code == 1, done.err
+    assert "the model 'gpt-4o-mini' is not offered there" in done.out, done.out
+    assert "it offers: gpt-4o, o3-mini" in done.out
+    assert "harness9 run --model [PROVIDER:]ID" in done.out
+    assert "agent/models" not in done.out  # a method of the wire, not a thing to type

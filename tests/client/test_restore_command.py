@@ -90,7 +90,7 @@ def test_after_undo_in_the_terminal_the_session_is_free_for_another_process(
         term.type(b"/undo\r")
         term.wait_for(lambda screen: "Restored the files" in screen and screen.endswith("›"))
         assert not (workspace / "a.txt").exists()
-        undo = re.search(r"Checkpoint (\w+) takes this back", term.transcript())
+        undo = re.search(r"Checkpoint\s+(\w+)\s+takes this back", term.transcript())
         assert undo, term.transcript()
         again = run_harness9("restore", undo[1], "--workspace", str(workspace))
         assert again.code == 0, again.err

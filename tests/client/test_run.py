@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -106,6 +107,21 @@ def test_live_view_shows_text_tools_and_status(workspace: Path, replay: Any) -> 
     assert "The notes say alpha and beta." in out
     assert "✓ completed · 2 turns · 3 tool calls" in out
     assert "daemon log: " in out
+
+
+def test_piped_output_keeps_each_line_whole_and_unpadded(workspace: Path, replay: Any) -> None:
+    long_line = "This sentence is long enough to wrap at eighty columns " * 3
+    answer = f"### Result\n\n{long_line.strip()}\n\n| file | lines |\n|---|---|\n| a.py | 3 |"
+    script = replay([{"tool_calls": [{"name": "bash", "arguments": {"command": "echo made"}}]},
+                     {"text": answer}])
+    done = run_harness9("run", "go", "--workspace", str(workspace), "--replay", str(script))
+    assert done.code == 0, done.err + done.out
+    lines = done.out.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []  # no padding
+    assert f"  {long_line.strip()}" in lines  # one line, as the model wrote it
+    assert "  | a.py | 3 |" in lines
+    assert any(re.fullmatch(r"✓ completed · 2 turns · 1 tool call · .* · [\d.]+ m?s", line)
+               for line in lines), done.out
 
 
 @pytest.mark.timeout(30)

@@ -4,6 +4,7 @@ prompts that invoke commands (built in, the workspace's and the user's own)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -208,8 +209,16 @@ async def test_clear_and_resume_answer_with_the_session_to_continue(
     fake_llm.script([Reply("remembered")])
     daemon = await daemon_on(start, fake_llm, workspace)
     first = await daemon.run(prompt="remember 42")
+    await daemon.run(prompt="/approvals ask", sessionId=first["sessionId"])
+    await daemon.run(prompt="/model gpt-4o high", sessionId=first["sessionId"])
     cleared = await daemon.run(prompt="/clear", sessionId=first["sessionId"])
     assert cleared["command"] == "clear" and cleared["sessionId"] != first["sessionId"]
+    assert "kept: approval mode ask, model openai:gpt-4o" in cleared["text"]
+    # What the user chose for the session holds in the one that replaces it.
+    mode = await daemon.run(prompt="/approvals", sessionId=cleared["sessionId"])
+    assert mode["text"].startswith("Approval mode: ask"), mode["text"]
+    listed = await daemon.run(prompt="/model", sessionId=cleared["sessionId"])
+    assert "In use: openai:gpt-4o, reasoning effort high." in listed["text"]
     listing = await daemon.run(prompt="/resume", sessionId=cleared["sessionId"])
     assert first["sessionId"] in listing["text"]
     resumed = await daemon.run(prompt=f"/resume {first['sessionId']}",
@@ -232,9 +241,40 @@ async def test_undo_restores_the_last_change_and_compact_summarizes(
     assert compacted["command"] == "compact" and compacted["status"] == "completed"
     undone = await daemon.run(prompt="/undo", sessionId=first["sessionId"])
     assert undone["restored"]["files"] == ["fresh.txt"]
+    # Short ids, as `harness9 restore` lists them: a 40-hex id says nothing to a reader.
+    assert undone["restored"]["checkpointId"][:12] in undone["text"], undone["text"]
+    assert undone["restored"]["undo"][:12] in undone["text"], undone["text"]
+    assert not re.search(r"[0-9a-f]{13}", undone["text"]), undone["text"]
     assert not (workspace / "fresh.txt").exists()
     nothing = await daemon.run(prompt="/undo", sessionId=first["sessionId"])
     assert nothing["status"] == "error" and "Nothing to undo" in nothing["text"]
+
+
+def _plan(*statuses: str) -> Call:
+    items = [{"text": f"step {i}", "status": status} for i, status in enumerate(statuses, 1)]
+    return Call("update_plan", {"items": items})
+
+
+async def test_undo_takes_the_plan_back_with_the_conversation(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.script([
+        Reply("", [Call("write_file", {"path": "one.txt", "content": "1\n"}),
+                   _plan("done", "in_progress", "pending")]),
+        Reply("", [Call("write_file", {"path": "two.txt", "content": "2\n"}),
+                   _plan("done", "done", "done")]),
+        Reply("all done"),
+    ])
+    daemon = await daemon_on(start, fake_llm, workspace, HARNESS9_APPROVALS="yolo")
+    first = await daemon.run(prompt="do the three steps")
+    shown = await daemon.request("agent/session", {"sessionId": first["sessionId"]})
+    assert [i["status"] for i in shown["plan"]["items"]] == ["done"] * 3
+    undone = await daemon.run(prompt="/undo", sessionId=first["sessionId"])
+    assert undone["text"].endswith("The plan went back too: 1 of 3 steps done."), undone["text"]
+    assert (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+    shown = await daemon.request("agent/session", {"sessionId": first["sessionId"]})
+    # The plan as it stood at the checkpoint, not "3 of 3 done" for work that was taken back.
+    assert [i["status"] for i in shown["plan"]["items"]] == ["done", "in_progress", "pending"]
 
 
 async def test_plan_and_init_run_the_model(

@@ -1,13 +1,15 @@
 """`harness9 run` answers the daemon's `agent/requestApproval`: in the terminal when there is one.
 
 The live view steps aside while the question is on screen: the command (bash) or the diff (file
-tools), then a choice of allow once, allow for this session, or reject with a reason. Without a
+tools), then a choice of allow once, allow for this session, or reject with a reason: one key
+(`a`, `s` or `r`, no Enter) on a terminal. Without a
 terminal to ask on (`--json`, or input that is not a terminal) a question is a rejection that
 says how to allow such calls: `--yes`, `--approvals`, or approval rules in the settings.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -15,7 +17,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.text import Text
 
-from harness9.client.lines import read_line
+from harness9.client.lines import read_key, read_line, read_terminal_line
 from harness9.client.views import ViewSlot
 from harness9.visible_text import visible
 
@@ -43,7 +45,7 @@ class TerminalApprover:
             self._console.print(question(params))
             answer: dict[str, Any] = {"decision": await self._choice()}
             if answer["decision"] == "reject":
-                reason = await read_line("reason (for the model; Enter for none): ")
+                reason = await _read_reason()
                 if reason and reason.strip():
                     answer["message"] = reason.strip()
             # The typed line is gone once the live view resumes: say what was decided.
@@ -51,14 +53,20 @@ class TerminalApprover:
             return answer
 
     async def _choice(self) -> str:
+        """One key on a terminal (no Enter needed), else a line."""
         while True:
-            line = await read_line(PROMPT)
+            line = await (read_key(PROMPT) if sys.stdin.isatty() else read_line(PROMPT))
             if line is None:  # end of input: nobody can answer
                 return "reject"
             choice = CHOICES.get(line.strip().lower()[:1])
             if choice is not None:
                 return choice
             self._console.print("[yellow]please type a, s or r[/]")
+
+
+async def _read_reason() -> str | None:
+    prompt = "reason (for the model; Enter for none): "
+    return await (read_terminal_line(prompt) if sys.stdin.isatty() else read_line(prompt))
 
 
 def _decided(answer: dict[str, Any]) -> Text:

@@ -14,14 +14,14 @@ from collections import deque
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from rich.text import Text
 
 from harness9.client.daemon_session import CtrlC, finished_outcome, request_failure
 from harness9.client.input_line import LineEditor, TerminalTyping, Typed, typed_line
 from harness9.client.outcome import Outcome, View
 from harness9.client.run_queue import QueuedPrompt, RunQueue
-from harness9.client.views import ViewSlot
+from harness9.client.views import ViewSlot, stdout_console
 from harness9.visible_text import visible
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ class Conversation:
         self._current: str | None = None  # the run on screen
         self._view: View | None = None
         self._ended: dict[str, Any] | None = None  # its run_finished
+        self._command: str | None = None  # the slash command the daemon ran as that run
         self._held: dict[str, list[dict[str, Any]]] = {}  # later runs' notifications, in order
         self._over: set[str] = set()  # runs shown or taken out of the queue
         self._prompts: dict[str, str] = {}  # run id → its prompt, for runs that came queued
@@ -113,6 +114,7 @@ class Conversation:
     async def _show(self, run: str) -> None:
         """Show one run from its first notification to its `run_finished`."""
         self._current, self._ended, self.ctrl_c.count = run, None, 0
+        self._command = None
         view, self._first_view = self._first_view or self.slot.open(), None
         self._view = view
         if not self._prompts.get(run) and self._over and self._expected:
@@ -129,7 +131,7 @@ class Conversation:
         while self._ended is None and self._gone is None:
             await self._wait()
         if self._ended is not None:
-            outcome = finished_outcome(self._ended)
+            outcome = finished_outcome(self._ended, self._command)
         else:
             outcome, self._gone = self._gone or Outcome("error"), None
             self._abandon()
@@ -173,6 +175,8 @@ class Conversation:
         self._view.progress(params)
         if params.get("kind") == "run_finished":
             self._ended = params
+        elif params.get("kind") == "command":
+            self._command = str(params.get("name", ""))
 
     def _on_queued(self, run: str, params: dict[str, Any]) -> None:
         prompt = self._prompts.get(run)
@@ -382,7 +386,7 @@ class Conversation:
         self.slot.router = self.slot.footer = self.slot.pause_typing = None
         self.ctrl_c.cancel = None
         if self._notes:
-            console = self.slot.console or Console(highlight=False)
+            console = self.slot.console or stdout_console()
             for note in self._notes:
                 console.print(note)
             self._notes = []

@@ -70,16 +70,20 @@ async def _guard(ctrl_c: CtrlC, call: Awaitable[Any]) -> tuple[Any, Outcome | No
         return None, request_failure(exc, ctrl_c)
 
 
-def finished_outcome(params: dict[str, Any]) -> Outcome:
+def finished_outcome(params: dict[str, Any], command: str | None = None) -> Outcome:
     """How a run ended, from its `run_finished` notification (a run the client did not start
-    itself, such as a steer that became the next prompt, has no `agent/run` answer)."""
+    itself, such as a steer that became the next prompt, has no `agent/run` answer); `command`
+    is the slash command the daemon ran as the run (its `command` notification), as the
+    `agent/run` answer would name it."""
     status = str(params.get("status", "completed"))
     keys = ("runId", "sessionId", "turns", "toolCalls", "usage", "text")
     result = {key: params[key] for key in keys if key in params}
+    if command:
+        result["command"] = command
     error, failed = params.get("error"), None
     if status == "error":
         details = error if isinstance(error, dict) else {"message": str(error or "the run failed")}
-        data = {"kind": details["kind"]} if details.get("kind") else None
+        data = {k: details[k] for k in ("kind", "status", "model") if details.get(k)} or None
         failed = _error(-32803, str(details.get("message", "the run failed")), data)
     return Outcome(status, result=result, error=failed)
 

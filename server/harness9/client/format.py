@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from harness9.visible_text import CUT, visible
@@ -34,6 +35,33 @@ def shorten(text: str, width: int = SUMMARY_WIDTH) -> str:
     first, newline, _ = text.strip(" \t\n").partition("\n")
     line = visible(first, width)
     return line + " …" if newline and not line.endswith(CUT) else line
+
+
+_MARKUP = (
+    (re.compile(r"^\s{0,3}#{1,6}\s+"), ""),  # a heading's marks
+    (re.compile(r"^(\s*)[-*+]\s+"), r"\1• "),  # a list item
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # a link: its text
+    (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"`([^`]+)`"), r"\1"),  # code
+)
+_NOT_TEXT = re.compile(r"^\s*(```|~~~|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$)")
+
+
+def markdown_lines(text: str) -> list[str]:
+    """The lines of a Markdown text as plain text, for a line or two of it: marks taken off
+    (headings, emphasis, code, links), list items as `•`, a table row's cells joined with
+    `·`; fences, table rules and blank lines left out."""
+    lines = []
+    for line in text.splitlines():
+        if not line.strip() or _NOT_TEXT.match(line):
+            continue
+        if line.strip().startswith("|"):
+            line = " · ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
+        for pattern, replacement in _MARKUP:
+            line = pattern.sub(replacement, line)
+        lines.append(line.rstrip())
+    return lines
 
 
 def tool_summary(tool: str, arguments: Any) -> str:

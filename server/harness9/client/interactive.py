@@ -28,7 +28,7 @@ from harness9.client.lines import read_line
 from harness9.client.outcome import Outcome
 from harness9.client.run_config import RunOptions
 from harness9.client.slash import Slash, commands_text
-from harness9.client.views import ViewSlot
+from harness9.client.views import ViewSlot, stdout_console
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -152,10 +152,12 @@ def _reader(options: RunOptions, slash: Slash) -> Reader:
 
 
 def _help(slash: Slash, json: bool) -> None:
-    """`/help`: the prompt's own commands, then the daemon's (not in JSON mode)."""
+    """`/help`: the prompt's own commands, then the daemon's (not in JSON mode) but those the
+    prompt answers itself (`/plan`, `/model`, `/help`: listed once, as the prompt reads them)."""
     print(HELP, flush=True)
-    if slash.commands and not json:
-        _say(commands_text(slash.commands))
+    theirs = [c for c in slash.commands if f"/{c.get('name')}" not in LOCAL_COMMANDS]
+    if theirs and not json:
+        _say(commands_text(theirs))
 
 
 async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
@@ -181,9 +183,7 @@ async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
 
 def _say(text: Text) -> None:
     """Print a note between runs."""
-    from rich.console import Console
-
-    Console(highlight=False).print(text)
+    stdout_console().print(text)
 
 
 def _after(params: dict[str, Any], outcome: Outcome, planned: bool) -> None:

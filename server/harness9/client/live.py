@@ -23,15 +23,11 @@ from rich.text import Text
 from harness9.client import format as fmt
 from harness9.client.outcome import Outcome
 from harness9.client.plan_view import Plan, checklist, compact
+from harness9.client.run_summary import RunFacts, summary_line
 from harness9.client.tool_row import ToolRow
+from harness9.client.views import stdout_console
 from harness9.visible_text import visible
 
-STATUS_STYLE = {
-    "completed": ("✓", "green"),
-    "max_turns": ("■", "yellow"),
-    "cancelled": ("■", "yellow"),
-    "error": ("✗", "red"),
-}
 PLAN_TOOL = "update_plan"  # its calls show as the plan, not as tool rows
 
 Footer = Callable[[], list[RenderableType]]
@@ -41,7 +37,7 @@ class LiveView:
     """Renders `agent/progress` notifications as they arrive."""
 
     def __init__(self, console: Console | None = None, footer: Footer | None = None) -> None:
-        self.console = console or Console(highlight=False)
+        self.console = console or stdout_console()
         self._footer = footer  # what goes below the run in the live region (the typed line)
         self._live = self._new_live()
         self._started = time.monotonic()
@@ -246,7 +242,14 @@ class LiveView:
         self._text_printed = True
         self._print_header()
         if self._text.strip():
-            self._emit(Padding(Markdown(self._text.strip()), (0, 0, 0, 2)))
+            self._emit(self._answer(self._text.strip()))
+
+    def _answer(self, text: str) -> RenderableType:
+        """The model's text as the transcript keeps it: rendered Markdown, or the text itself
+        where lines are kept whole (piped: see `stdout_console`; Markdown is plain text)."""
+        if self.console.soft_wrap:
+            return Text("\n".join(f"  {line}".rstrip() for line in text.splitlines()))
+        return Padding(Markdown(text), (0, 0, 0, 2))
 
     def _print_header(self) -> None:
         if self._header_printed or not self._turn:
@@ -330,37 +333,7 @@ class LiveView:
         return Segments(segments[:-1])
 
     def _summary(self, outcome: Outcome) -> Text:
-        glyph, style = STATUS_STYLE.get(outcome.status, ("✗", "red"))
-        parts = [outcome.status.replace("_", " ")]
-        result = outcome.result or {}
-        if result.get("command") and not result.get("turns"):  # the daemon acted alone
-            parts.append(f"/{result['command']}")
-            parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
-            return Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
-        turns = result.get("turns", self._finished.get("turns"))
-        calls = result.get("toolCalls", self._finished.get("toolCalls"))
-        if turns is not None:
-            parts.append(f"{turns} turn{'s' if turns != 1 else ''}")
-        if calls is not None:
-            parts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
-        usage = fmt.tokens(result.get("usage") or self._finished.get("usage"))
-        if usage:
-            parts.append(usage)
-        fill = fmt.context_fill(self._usage)
-        if fill:
-            parts.append(fill)
-        spent = fmt.cost(self._usage)
-        if spent:
-            parts.append(spent)
-        parts.append(fmt.human_duration((time.monotonic() - self._started) * 1000))
-        line = Text.assemble((f"{glyph} ", style), (" · ".join(parts), style))
-        if outcome.error is not None and outcome.status != "cancelled":
-            line.append(f"\n  {_error_text(outcome.error)}", style=style)
-        return line
-
-
-def _error_text(error: dict[str, Any]) -> str:
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
-    kind = data.get("kind") if data else None
-    message = str(error.get("message", "unknown error"))
-    return f"{message} ({kind})" if kind else message
+        # A run_finished does not name the command the daemon ran: the view saw it.
+        result = {"command": self._command, **(outcome.result or {})}
+        ran = RunFacts(result, self._finished, self._usage, time.monotonic() - self._started)
+        return summary_line(outcome, ran)

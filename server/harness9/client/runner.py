@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -51,10 +52,11 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(str(exc))
         return 2
-    from harness9.client.lines import no_control_echo
+    from harness9.client.lines import no_echo
 
     try:
-        with no_control_echo():
+        # In JSON mode lines typed on a terminal are read as the terminal echoes them.
+        with contextlib.nullcontext() if options.json else no_echo():
             return asyncio.run(run_agent(options, notes))
     except KeyboardInterrupt:
         # Ctrl-C before the handler is in place (while starting): the daemon sees its stdin

@@ -84,8 +84,7 @@ def recap(session: dict[str, Any]) -> Text:
         if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content")
     ]
     if answers:
-        lines = [ln for ln in str(answers[-1]["content"]).splitlines() if ln.strip()]
-        lines = lines[:RECAP_LINES]
+        lines = fmt.markdown_lines(str(answers[-1]["content"]))[:RECAP_LINES]
         for line in lines:
             text.append(f"\n  {fmt.shorten(line, 96)}", style="dim")
     plan = session.get("plan")

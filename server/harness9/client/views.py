@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 Footer = Callable[[], "list[RenderableType]"]
 
 
+def stdout_console() -> Console:
+    """A console on stdout. Piped (not a terminal), it wraps no line and pads none: a file or
+    a program reading the transcript gets each line whole, as it was written."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.soft_wrap = not console.is_terminal
+    return console
+
+
 def make_view(json: bool, footer: Footer | None = None, console: Console | None = None) -> View:
     """A fresh view for one run; `footer` draws what goes below it (the live view only), on
     `console` (default: the terminal)."""
@@ -85,18 +95,15 @@ class ViewSlot:
             sys.stderr.write(text.plain + "\n")
             sys.stderr.flush()
         else:
-            from rich.console import Console
-
-            Console(highlight=False).print(text)
+            stdout_console().print(text)
 
     def notes(self, notes: list[tuple[str, Path]]) -> None:
         """Print labelled paths at the very end, as the live view does (on stderr in JSON
         mode)."""
         if not self.json:
-            from rich.console import Console
             from rich.text import Text
 
-            console = Console(highlight=False)
+            console = stdout_console()
             for label, path in notes:
                 console.print(Text.assemble((f"{label}: ", "dim"), str(path)))
             return

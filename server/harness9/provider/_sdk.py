@@ -197,7 +197,7 @@ async def model_advised(lister: Any) -> AsyncIterator[None]:
         except ProviderError:
             offered = []
         raise ModelNotFoundError(exc.message + model_advice(lister.model, offered),
-                                 status=exc.status) from exc
+                                 status=exc.status, model=lister.model) from exc
 
 
 class AdvisedCalls:

@@ -37,7 +37,7 @@ def model_advice(model: str, offered: list[str]) -> str:
     some = ", ".join(offered[:8]) + (", …" if len(offered) > 8 else "")
     listed = f"; it offers: {some}" if offered else ""
     return (f"; the model {model!r} is not offered there: choose another with the `model` "
-            f"setting, HARNESS9_MODEL or /model (agent/models lists them){listed}")
+            f"setting, HARNESS9_MODEL or /model (which lists them){listed}")
 
 
 def network_advice(provider: str, base_url: str | None,

@@ -58,7 +58,13 @@ class ContextTooLongError(HTTPStatusError):
 
 
 class ModelNotFoundError(HTTPStatusError):
-    """The service does not offer the model asked for (the provider adds what it offers)."""
+    """The service does not offer the model asked for (the provider adds what it offers);
+    `model` names it once known."""
+
+    def __init__(self, message: str, *, status: int | None = None, model: str | None = None
+                 ) -> None:
+        super().__init__(message, status=status)
+        self.model = model
 
 
 class NetworkError(ProviderError):

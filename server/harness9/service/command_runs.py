@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from harness9.engine.agent_loop import RunResult
 from harness9.engine.events import CommandRan, EventBus, RunFinished, RunStarted, TextDelta
-from harness9.schema import Usage
+from harness9.schema import Plan, PlanStatus, Usage
 from harness9.service.command_text import help_text, models_text, plan_text
 from harness9.service.commands import BUILTIN_NAMES, Command, Invocation, available, expand
 from harness9.service.model_choice import ModelChoice
 from harness9.service.models import current_model
+from harness9.service.planning import PLAN_MODE
 from harness9.service.run_end import Finish, ended
 from harness9.service.run_request import RunContext, RunIds, RunOutcome, RunRequest, Wire
+from harness9.service.service_errors import RunError, UnknownSession
 from harness9.service.sessions.session import Session, new_id
 from harness9.service.settings import PROVIDERS, REASONING_EFFORTS
 from harness9.tools.approvals.policy import MODES
@@ -30,6 +32,7 @@ from harness9.tools.approvals.policy import MODES
 if TYPE_CHECKING:
     from harness9.service.agent_service import AgentService
 
+SHORT_ID = 12  # characters of a checkpoint id shown: enough to name it
 INIT_PROMPT = (
     "Write an AGENTS.md at the root of this project for coding agents that will work on it. "
     "Look around first (the layout, the build and test commands, the conventions the code "
@@ -97,9 +100,29 @@ async def run_command(
 def _session_of(service: AgentService, request: RunRequest, called: Invocation) -> Session:
     """The session the command's run belongs to: a new one for `/clear`, else the request's
     (a new one when it names none)."""
-    if called.name == "clear" or request.session_id is None:
+    if called.name == "clear":
+        return _cleared(service, request.root, request.session_id)
+    if request.session_id is None:
         return service.sessions.create(request.root)
     return service.known_session(request.session_id)
+
+
+def _cleared(service: AgentService, root: str, replaced: str | None) -> Session:
+    """A new, empty session that keeps what the user chose for the one it replaces: its
+    approval mode (but plan mode, which is for the task left behind) and its model."""
+    fresh = service.sessions.create(root)
+    if replaced is None:
+        return fresh
+    try:
+        old = service.known_session(replaced)
+    except (UnknownSession, RunError):  # gone, or held elsewhere: nothing to keep
+        return fresh
+    if old.approval_mode not in (None, PLAN_MODE):
+        fresh.approval_mode = old.approval_mode
+    fresh.model = old.model
+    if fresh.approval_mode or fresh.model:
+        service.sessions.save(fresh)  # as `set_approval_mode` and `set_model` store them
+    return fresh
 
 
 def _started(bus: EventBus, request: RunRequest, session: Session) -> None:
@@ -158,7 +181,11 @@ async def _compact(
 async def _clear(
     service: AgentService, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
-    return CommandAnswer("Started a new session.", session=session)
+    kept = [f"approval mode {session.approval_mode}"] if session.approval_mode else []
+    if session.model is not None:
+        kept.append(f"model {session.model.provider}:{session.model.model}")
+    said = f" (kept: {', '.join(kept)})" if kept else ""
+    return CommandAnswer(f"Started a new session{said}.", session=session)
 
 
 async def _resume(
@@ -203,14 +230,28 @@ async def _undo(
         return CommandAnswer("Nothing to undo: the agent has changed no files in this "
                              "session.", "error")
     checkpoint = steps[changes[-1] - 1]
+    plan = session.plan
     restored = await service.restore(session.id, checkpoint.checkpoint_id)
     files = ", ".join(restored.paths) or "no files changed"
+    # Ids shortened as `harness9 restore` lists them (and takes them back): the full ones are
+    # in `restored`.
     return CommandAnswer(
-        f"Restored the files and the conversation to checkpoint {checkpoint.checkpoint_id} "
-        f"(turn {checkpoint.turn}): {files}. Checkpoint {restored.undo} takes this back.",
+        f"Restored the files and the conversation to checkpoint "
+        f"{checkpoint.checkpoint_id[:SHORT_ID]} (turn {checkpoint.turn}): {files}. Checkpoint "
+        f"{restored.undo[:SHORT_ID]} takes this back.{_plan_now(plan, session.plan)}",
         extra={"restored": {"checkpointId": checkpoint.checkpoint_id,
                             "files": list(restored.paths), "undo": restored.undo}},
     )
+
+
+def _plan_now(before: Plan | None, after: Plan | None) -> str:
+    """What became of the plan, when a restore took it back too."""
+    if after == before:
+        return ""
+    if after is None:
+        return " The plan went back too: there was none then."
+    done = sum(item.status is PlanStatus.DONE for item in after.items)
+    return f" The plan went back too: {done} of {len(after.items)} steps done."
 
 
 async def _model(

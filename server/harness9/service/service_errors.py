@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness9.provider.provider_errors import ProviderError
+from harness9.provider.provider_errors import ModelNotFoundError, ProviderError
 
 
 class ServiceError(Exception):
@@ -85,8 +85,12 @@ class RunCancelled(ServiceError):
 
 
 def provider_status(exc: ProviderError) -> dict[str, Any]:
-    """The HTTP status of a provider failure, as error data (nothing when it had none)."""
-    return {"status": exc.status} if exc.status is not None else {}
+    """The HTTP status of a provider failure, as error data (nothing when it had none), and
+    the model the service does not offer when that was the failure."""
+    data: dict[str, Any] = {"status": exc.status} if exc.status is not None else {}
+    if isinstance(exc, ModelNotFoundError) and exc.model:
+        data["model"] = exc.model
+    return data
 
 
 def busy(message: str, **data: Any) -> RunError:

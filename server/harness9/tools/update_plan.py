@@ -6,9 +6,10 @@ and the session keeps (so it survives a restart and goes back to the model after
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from harness9.schema import Plan, PlanItem, PlanStatus, ToolDefinition, ToolError, ToolKind
+from harness9.schema import Message, Plan, PlanItem, PlanStatus, ToolDefinition, ToolError, ToolKind
 from harness9.tools.contract import ToolOutput, parse_arguments, string_property, tool_definition
 
 MAX_ITEMS = 50
@@ -77,6 +78,20 @@ def plan_of(args: dict[str, Any]) -> Plan:
     if note is not None and not isinstance(note, str):
         raise ToolError("Error: note must be a string")
     return Plan(items, note.strip() or None if isinstance(note, str) else None)
+
+
+def plans_in(messages: Sequence[Message]) -> list[Plan]:
+    """The plans the `update_plan` calls in `messages` wrote, oldest first (a call whose
+    arguments were refused wrote none)."""
+    plans = []
+    for message in messages:
+        for call in message.tool_calls:
+            if call.name == UpdatePlanTool.name:
+                try:
+                    plans.append(plan_of(parse_arguments(call.arguments)))
+                except ToolError:
+                    continue
+    return plans
 
 
 def _item(index: int, entry: Any) -> PlanItem:

@@ -27,6 +27,7 @@ from harness9.service.checkpoints.tree_restore import Plan
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.service_errors import RunError, UnknownCheckpoint, busy
 from harness9.service.sessions.session import Session, SessionCheckpoint
+from harness9.tools.update_plan import plans_in
 
 
 class CheckpointKeeper:
@@ -186,7 +187,11 @@ def _not_restored(exc: RestoreFailed, session: Session) -> RunError:
 
 
 def _cut_back(session: Session, entry: SessionCheckpoint, restored: Restored) -> None:
-    """The session as it was at `entry`, with the restore's undo checkpoint offered last."""
+    """The session as it was at `entry`, with the restore's undo checkpoint offered last:
+    its plan too, when the model wrote it after (the plan the kept history last wrote)."""
+    if plans_in(session.history[entry.history_len :]):
+        kept = plans_in(session.history[: entry.history_len])
+        session.plan = kept[-1] if kept else None
     del session.history[entry.history_len :]
     session.history_rewritten()
     del session.checkpoints[session.checkpoints.index(entry) + 1 :]
