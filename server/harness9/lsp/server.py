@@ -434,9 +434,3 @@ async def on_shutdown(ls: Harness9Server, params: Any) -> None:
         await ls._service.shutdown()
     stop_sending()
 
-
-def main() -> None:
-    """`harness9 serve`: see `harness9.lsp.serve.main`."""
-    from harness9.lsp.serve import main as serve
-
-    serve()
