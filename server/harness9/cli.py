@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
     sub.add_parser("doctor", help="say which OS sandbox works here for bash, or why none does")
+    sub.add_parser("schema", help="print the wire protocol as a JSON Schema (draft 2020-12)")
     login = sub.add_parser("login", help="store a service's API key (used when the "
                            "environment has none)")
     login.add_argument("provider", nargs="?", choices=("openai", "anthropic"),
@@ -237,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         hold_collection()  # until warming up ends: start-up only allocates what stays
     if args.command == "serve":
-        from harness9.lsp.server import main as serve_main
+        from harness9.lsp.serve import main as serve_main
 
         serve_main()
         return
@@ -248,6 +249,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.command == "tools":
         sys.exit(_print_tools(args.workspace))
+    if args.command == "schema":
+        import json
+
+        from harness9.protocol.schema_document import protocol_schema
+
+        print(json.dumps(protocol_schema(), indent=2, ensure_ascii=False))
+        return
     if args.command == "login":
         sys.exit(_login(args.provider, args.remove))
     if args.command == "doctor":

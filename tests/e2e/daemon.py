@@ -21,6 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from tests.support import preloaded
+from tests.support.wire_schema import WireChecker, watch_protocol
 
 
 def _plain_converter() -> Any:
@@ -43,6 +44,7 @@ class Daemon:
         self.client = client
         self.progress: list[dict[str, Any]] = []
         self.initialized: Any = None  # the answer to `initialize`
+        self.wire = WireChecker()  # replaced by the factory's, which checks all its daemons
         # Called with each notification as it arrives (a test's editor reacting to the run).
         self.on_progress: Callable[[dict[str, Any]], None] | None = None
 
@@ -87,6 +89,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
     apply_edit=…, diagnostics=…, language=…)`; stops them all. Daemons run with
     HARNESS9_APPROVALS=yolo unless `env` says otherwise."""
     started: list[LanguageClient] = []
+    checker = WireChecker()
 
     async def start(
         root: Path | None,
@@ -109,7 +112,9 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         )
         client = await config.start()
         started.append(client)
+        watch_protocol(client.protocol, checker)
         daemon = Daemon(client)
+        daemon.wire = checker
         if initialize:
             params = _initialize_params(root, init, work_done, folders)
             ours = {"approvalRequests": True} if approval_requests else {}
@@ -135,6 +140,7 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
                 pass
             async with asyncio.timeout(10):
                 await client.stop()
+    checker.assert_clean()
 
 
 def _initialize_params(

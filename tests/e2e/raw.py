@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support import preloaded
+from tests.support.wire_schema import WireChecker
 
 
 class RawDaemon:
@@ -34,6 +35,7 @@ class RawDaemon:
             env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},
         )
         self._buffer = b""
+        self.checker = WireChecker()  # what it answers, checked against the protocol's schema
 
     # -- sending
 
@@ -46,6 +48,8 @@ class RawDaemon:
         self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     def send(self, message: dict[str, Any]) -> None:
+        if "method" in message and "id" in message:
+            self.checker.sent(message["id"], message["method"])
         self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
 
     # -- receiving
@@ -79,6 +83,8 @@ class RawDaemon:
             assert self._fill(deadline), "stdout ended inside a body"
         body, self._buffer = self._buffer[:length], self._buffer[length:]
         message: dict[str, Any] = json.loads(body)
+        if isinstance(message, dict):
+            self.checker.received(message)
         return message
 
     def until_id(
@@ -166,3 +172,5 @@ def spawn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Spawn]:
     yield make
     for daemon in started:
         daemon.kill()
+    for daemon in started:
+        daemon.checker.assert_clean()

@@ -20,20 +20,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
-PROTOCOL_VERSION = "1.2"
-METHODS = [
-    "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
-    "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
-    "agent/steer", "agent/queue", "agent/unqueue", "agent/models", "agent/setModel",
-    "agent/commands", "agent/changedSince",
-]
-PROGRESS_KINDS = [
-    "run_started", "turn_started", "thinking", "text_delta", "assistant_message",
-    "tool_started", "approval_requested", "approval_resolved", "tool_completed", "tool_failed",
-    "observation", "usage", "run_finished", "checkpoint", "checkpoints_off",
-    "context_compacted", "tool_output", "steered", "queued", "dequeued", "plan",
-    "command",
-]
+from harness9.protocol.announced import ANNOUNCED_VERSION, METHODS, PROGRESS_KINDS
+
 # `initialize`'s processId: a pid_t (0 and null: no process to end with).
 MAX_PROCESS_ID = 2**31 - 1
 
@@ -101,7 +89,7 @@ class LifecycleProtocol(LanguageServerProtocol):
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {
             "harness9": {
-                "protocolVersion": PROTOCOL_VERSION,
+                "protocolVersion": ANNOUNCED_VERSION,
                 "methods": METHODS,
                 "progressKinds": PROGRESS_KINDS,
                 # An approval answer's `content` (the user's own text) is written.

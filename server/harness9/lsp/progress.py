@@ -6,7 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from harness9.engine.events import (
     ApprovalRequested,
@@ -36,6 +36,17 @@ from harness9.lsp.transport import output_congested
 from harness9.schema import ToolCall, ToolKind, Usage
 from harness9.service.call_outcome import result_fields
 
+if TYPE_CHECKING:  # the records are types only: nothing of them is loaded to send a message
+    from harness9.protocol import progress_kinds as wire
+    from harness9.protocol.shapes import (
+        DecidedBy,
+        Decision,
+        RunError,
+        RunStatus,
+        WireToolCall,
+    )
+    from harness9.protocol.shapes import Usage as WireUsage
+
 # At most one text_delta notification per this many seconds, so an editor gets ≤ 50 a second
 # however fast the model streams; a buffered piece waits at most this long.
 DELTA_INTERVAL = 0.02
@@ -51,7 +62,7 @@ def wire_arguments(arguments: str) -> Any:
         return arguments
 
 
-def wire_usage(usage: Usage) -> dict[str, int]:
+def wire_usage(usage: Usage) -> WireUsage:
     """Usage in the protocol's camelCase (`cachedInputTokens`: of the input tokens, those the
     service read from its prompt cache; `cacheWriteInputTokens`: those it wrote to it)."""
     return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
@@ -59,102 +70,84 @@ def wire_usage(usage: Usage) -> dict[str, int]:
             "cacheWriteInputTokens": usage.cache_write_tokens}
 
 
-def _tool_call(call: ToolCall, kind: ToolKind) -> dict[str, Any]:
+def _tool_call(call: ToolCall, kind: ToolKind) -> WireToolCall:
     return {"id": call.unique_id, "name": call.name, "arguments": wire_arguments(call.arguments),
             "kind": kind.value}
 
 
-def event_fields(event: Event) -> dict[str, Any] | None:
-    """The kind and fields of `event` on the wire, or None for events not sent to clients."""
-    match event:
-        case RunStarted():
-            started = {
-                "kind": "run_started",
-                "workspaceRoot": event.workspace_root,
-                "provider": event.provider,
-                "model": event.model,
-                "maxTurns": event.max_turns,
-                "toolTimeoutMs": event.tool_timeout_ms,
-                "thinking": event.thinking,
-                "stream": event.stream,
-            }
-            if event.reasoning_effort is not None:
-                started["reasoningEffort"] = event.reasoning_effort
-            return started
-        case TurnStarted():
-            return {"kind": "turn_started", "turn": event.turn, "messages": event.messages}
-        case ThinkingDone():
-            return {"kind": "thinking", "turn": event.turn, "text": event.text}
-        case TextDelta():
-            return {"kind": "text_delta", "turn": event.turn, "text": event.text}
-        case AssistantMessage():
-            calls = [_tool_call(call, kind) for call, kind in event.calls_with_kinds()]
-            return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
-                    "toolCalls": calls}
-        case ApprovalRequested():
-            asked = {"kind": "approval_requested", "turn": event.turn,
-                     "toolCallId": event.call.unique_id, "tool": event.call.name,
-                     "toolKind": event.tool_kind.value, "title": event.title,
-                     "arguments": wire_arguments(event.call.arguments)}
-            return asked if event.reason is None else {**asked, "reason": event.reason}
-        case ApprovalResolved():
-            fields = {"kind": "approval_resolved", "turn": event.turn,
-                      "toolCallId": event.call.unique_id, "tool": event.call.name,
-                      "decision": event.decision, "by": event.by}
-            return fields if event.rule is None else {**fields, "rule": event.rule}
-        case ToolStarted():
-            started = {"kind": "tool_started", "turn": event.turn,
-                       "toolCallId": event.call.unique_id, "tool": event.call.name,
-                       "toolKind": event.tool_kind.value,
-                       "arguments": wire_arguments(event.call.arguments)}
-            return started if event.sandbox is None else {**started, "sandbox": event.sandbox}
-        case ToolOutputShown():
-            fields = {"kind": "tool_output", "turn": event.turn, "toolCallId": event.call.unique_id,
-                      "text": event.text}
-            return {**fields, "truncated": True} if event.truncated else fields
-        case ToolFinished():
-            return _tool_finished(event)
-        case CheckpointTaken():
-            return {"kind": "checkpoint", "turn": event.turn,
-                    "checkpointId": event.checkpoint_id,
-                    "files": [f.path for f in event.files]}
-        case CheckpointsUnavailable():
-            return {"kind": "checkpoints_off", "message": event.message}
-        case ObservationAdded():
-            return {"kind": "observation", "turn": event.turn,
-                    "toolCallIds": list(event.tool_call_ids), "messages": event.messages}
-        case UsageReported():
-            usage = {"kind": "usage", "turn": event.turn, **wire_usage(event.usage),
-                     "totalInputTokens": event.total.input_tokens,
-                     "totalOutputTokens": event.total.output_tokens,
-                     "totalCachedInputTokens": event.total.cached_input_tokens}
-            if event.context_window:
-                usage |= {"contextTokens": event.usage.input_tokens,
-                          "contextWindow": event.context_window}
-            if event.cost is not None:
-                usage["costUsd"] = round(event.cost, 6)
-            return usage
-        case ContextCompacted():
-            return {"kind": "context_compacted", "turn": event.turn,
-                    "beforeTokens": event.before_tokens, "afterTokens": event.after_tokens,
-                    "method": event.method}
-        case Steered():
-            return {"kind": "steered", "turn": event.turn, "text": event.text}
-        case PlanUpdated():
-            return {"kind": "plan", "turn": event.turn, **event.plan.as_dict()}
-        case CommandRan():
-            return {"kind": "command", "name": event.name, "arguments": event.arguments}
-        case Queued():
-            return {"kind": "queued", "queueId": event.queue_id, "position": event.position}
-        case Dequeued():
-            return {"kind": "dequeued", "queueId": event.queue_id, "reason": event.reason}
-        case RunFinished():
-            return _run_finished(event)
-    return None
+def _run_started(event: RunStarted) -> wire.RunStarted:
+    started: wire.RunStarted = {
+        "kind": "run_started", "workspaceRoot": event.workspace_root,
+        "provider": event.provider, "model": event.model, "maxTurns": event.max_turns,
+        "toolTimeoutMs": event.tool_timeout_ms, "thinking": event.thinking,
+        "stream": event.stream,
+    }
+    if event.reasoning_effort is not None:
+        started["reasoningEffort"] = event.reasoning_effort
+    return started
 
 
-def _tool_finished(event: ToolFinished) -> dict[str, Any]:
-    return {
+def _turn_started(event: TurnStarted) -> wire.TurnStarted:
+    return {"kind": "turn_started", "turn": event.turn, "messages": event.messages}
+
+
+def _thinking(event: ThinkingDone) -> wire.Thinking:
+    return {"kind": "thinking", "turn": event.turn, "text": event.text}
+
+
+def _text_delta(event: TextDelta) -> wire.TextDelta:
+    return {"kind": "text_delta", "turn": event.turn, "text": event.text}
+
+
+def _assistant_message(event: AssistantMessage) -> wire.AssistantMessage:
+    calls = [_tool_call(call, kind) for call, kind in event.calls_with_kinds()]
+    return {"kind": "assistant_message", "turn": event.turn, "text": event.text,
+            "toolCalls": calls}
+
+
+def _approval_requested(event: ApprovalRequested) -> wire.ApprovalRequested:
+    asked: wire.ApprovalRequested = {
+        "kind": "approval_requested", "turn": event.turn, "toolCallId": event.call.unique_id,
+        "tool": event.call.name, "toolKind": event.tool_kind.value, "title": event.title,
+        "arguments": wire_arguments(event.call.arguments),
+    }
+    if event.reason is not None:
+        asked["reason"] = event.reason
+    return asked
+
+
+def _approval_resolved(event: ApprovalResolved) -> wire.ApprovalResolved:
+    resolved: wire.ApprovalResolved = {
+        "kind": "approval_resolved", "turn": event.turn, "toolCallId": event.call.unique_id,
+        "tool": event.call.name, "decision": cast("Decision", event.decision),
+        "by": cast("DecidedBy", event.by),
+    }
+    if event.rule is not None:
+        resolved["rule"] = event.rule
+    return resolved
+
+
+def _tool_started(event: ToolStarted) -> wire.ToolStarted:
+    started: wire.ToolStarted = {
+        "kind": "tool_started", "turn": event.turn, "toolCallId": event.call.unique_id,
+        "tool": event.call.name, "toolKind": event.tool_kind.value,
+        "arguments": wire_arguments(event.call.arguments),
+    }
+    if event.sandbox is not None:
+        started["sandbox"] = event.sandbox
+    return started
+
+
+def _tool_output(event: ToolOutputShown) -> wire.ToolOutput:
+    shown: wire.ToolOutput = {"kind": "tool_output", "turn": event.turn,
+                              "toolCallId": event.call.unique_id, "text": event.text}
+    if event.truncated:
+        shown["truncated"] = True
+    return shown
+
+
+def _tool_finished(event: ToolFinished) -> wire.ToolCompleted | wire.ToolFailed:
+    fields = {
         "kind": "tool_failed" if event.result.is_error else "tool_completed",
         "turn": event.turn,
         "toolCallId": event.call.unique_id,
@@ -163,20 +156,97 @@ def _tool_finished(event: ToolFinished) -> dict[str, Any]:
         "output": event.result.output,
         **result_fields(event.result),
     }
+    return cast("wire.ToolCompleted | wire.ToolFailed", fields)
 
 
-def _run_finished(event: RunFinished) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "kind": "run_finished",
-        "status": event.status,
-        "turns": event.turns,
-        "toolCalls": event.tool_calls,
-        "usage": wire_usage(event.usage),
+def _checkpoint(event: CheckpointTaken) -> wire.Checkpoint:
+    return {"kind": "checkpoint", "turn": event.turn, "checkpointId": event.checkpoint_id,
+            "files": [f.path for f in event.files]}
+
+
+def _checkpoints_off(event: CheckpointsUnavailable) -> wire.CheckpointsOff:
+    return {"kind": "checkpoints_off", "message": event.message}
+
+
+def _observation(event: ObservationAdded) -> wire.Observation:
+    return {"kind": "observation", "turn": event.turn,
+            "toolCallIds": list(event.tool_call_ids), "messages": event.messages}
+
+
+def _usage(event: UsageReported) -> wire.UsageProgress:
+    call = wire_usage(event.usage)
+    usage: wire.UsageProgress = {
+        "kind": "usage", "turn": event.turn, "inputTokens": call["inputTokens"],
+        "outputTokens": call["outputTokens"], "cachedInputTokens": event.usage.cached_input_tokens,
+        "cacheWriteInputTokens": event.usage.cache_write_tokens,
+        "totalInputTokens": event.total.input_tokens,
+        "totalOutputTokens": event.total.output_tokens,
+        "totalCachedInputTokens": event.total.cached_input_tokens,
+    }
+    if event.context_window:
+        usage["contextTokens"] = event.usage.input_tokens
+        usage["contextWindow"] = event.context_window
+    if event.cost is not None:
+        usage["costUsd"] = round(event.cost, 6)
+    return usage
+
+
+def _compacted(event: ContextCompacted) -> wire.ContextCompacted:
+    return {"kind": "context_compacted", "turn": event.turn,
+            "beforeTokens": event.before_tokens, "afterTokens": event.after_tokens,
+            "method": cast("Literal['prune', 'summary']", event.method)}
+
+
+def _steered(event: Steered) -> wire.Steered:
+    return {"kind": "steered", "turn": event.turn, "text": event.text}
+
+
+def _plan(event: PlanUpdated) -> wire.PlanProgress:
+    return cast("wire.PlanProgress", {"kind": "plan", "turn": event.turn,
+                                      **event.plan.as_dict()})
+
+
+def _command(event: CommandRan) -> wire.Command:
+    return {"kind": "command", "name": event.name, "arguments": event.arguments}
+
+
+def _queued(event: Queued) -> wire.Queued:
+    return {"kind": "queued", "queueId": event.queue_id, "position": event.position}
+
+
+def _dequeued(event: Dequeued) -> wire.Dequeued:
+    return {"kind": "dequeued", "queueId": event.queue_id,
+            "reason": cast("Literal['started', 'removed', 'cancelled']", event.reason)}
+
+
+def _run_finished(event: RunFinished) -> wire.RunFinished:
+    finished: wire.RunFinished = {
+        "kind": "run_finished", "status": cast("RunStatus", event.status),
+        "turns": event.turns, "toolCalls": event.tool_calls, "usage": wire_usage(event.usage),
         "text": event.text,
     }
     if event.error is not None:
-        fields["error"] = event.error
-    return fields
+        finished["error"] = cast("RunError", event.error)
+    return finished
+
+
+# Each event sent to clients, and how it reads on the wire; other events are not sent.
+_FIELDS: dict[type[Any], Callable[[Any], wire.ProgressFields]] = {
+    RunStarted: _run_started, TurnStarted: _turn_started, ThinkingDone: _thinking,
+    TextDelta: _text_delta, AssistantMessage: _assistant_message,
+    ApprovalRequested: _approval_requested, ApprovalResolved: _approval_resolved,
+    ToolStarted: _tool_started, ToolOutputShown: _tool_output, ToolFinished: _tool_finished,
+    CheckpointTaken: _checkpoint, CheckpointsUnavailable: _checkpoints_off,
+    ObservationAdded: _observation, UsageReported: _usage, ContextCompacted: _compacted,
+    Steered: _steered, PlanUpdated: _plan, CommandRan: _command, Queued: _queued,
+    Dequeued: _dequeued, RunFinished: _run_finished,
+}
+
+
+def event_fields(event: Event) -> wire.ProgressFields | None:
+    """The kind and fields of `event` on the wire, or None for events not sent to clients."""
+    shape = _FIELDS.get(type(event))
+    return None if shape is None else shape(event)
 
 
 class ProgressPublisher:
@@ -199,7 +269,7 @@ class ProgressPublisher:
         self._congested = congested
         self._ids = {"runId": run_id, "sessionId": session_id}
         self._seq = 0
-        self._pending: dict[str, Any] | None = None
+        self._pending: wire.TextDelta | None = None
         self._last_delta = 0.0
         self._timer: asyncio.TimerHandle | None = None
 
@@ -223,7 +293,7 @@ class ProgressPublisher:
             self._last_delta = time.monotonic()
             self._emit(pending)
 
-    def _delta(self, fields: dict[str, Any]) -> None:
+    def _delta(self, fields: wire.TextDelta) -> None:
         if self._pending is not None and self._pending["turn"] == fields["turn"]:
             self._pending["text"] += fields["text"]
             # A busy loop may run the timer late while pieces keep coming: flush on arrival too.
@@ -250,6 +320,6 @@ class ProgressPublisher:
         else:
             self.flush()
 
-    def _emit(self, fields: dict[str, Any]) -> None:
+    def _emit(self, fields: wire.ProgressFields) -> None:
         self._seq += 1
         self._send({**self._ids, "seq": self._seq, **fields})

@@ -1,7 +1,7 @@
 """The harness9 daemon: a pygls server speaking the protocol of docs/PROTOCOL.md over stdio.
 
-This module only registers handlers; each converts its params to our own types on its first
-line and hands over to `runs` (agent/run), the session store (agent/cancel) or the registry.
+This module holds the server's state and the standard LSP handlers (lifecycle, settings,
+document sync); the `agent/*` methods are `agent_methods`'s, registered here.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -25,25 +24,10 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_c
 from pygls.uris import to_fs_path
 
 from harness9 import __version__
+from harness9.lsp.agent_methods import AGENT_METHODS
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.lsp_errors import request_failed
-from harness9.lsp.params import (
-    ParamsError,
-    bind_context,
-    parse_cancel_params,
-    parse_changed_since_params,
-    parse_checkpoints_params,
-    parse_commands_params,
-    parse_models_params,
-    parse_restore_params,
-    parse_run_params,
-    parse_session_id,
-    parse_sessions_params,
-    parse_set_model_params,
-    parse_steer_params,
-    parse_unqueue_params,
-)
 from harness9.lsp.transport import end_with_process
 from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.settings import client_section, from_environment, merge_client, resolve
@@ -53,7 +37,6 @@ if TYPE_CHECKING:
     from harness9.service.agent_service import AgentService
 
 _log = logging.getLogger("harness9.lsp")
-_P = TypeVar("_P")
 
 
 def _plain_dict_converter() -> Any:
@@ -165,14 +148,8 @@ def _inside(path: str, folder: str) -> bool:
 
 
 server = Harness9Server()
-
-
-def _parsed(parse: Callable[[Any], _P], raw: Any) -> _P:
-    """Params converted by `parse`; a `ParamsError` becomes the -32602 answer naming the field."""
-    try:
-        return parse(raw)
-    except ParamsError as exc:
-        raise JsonRpcInvalidParams(message=str(exc)) from None
+for _method, _handler in AGENT_METHODS.items():
+    server.feature(_method)(_handler)
 
 
 @server.feature(types.INITIALIZE)
@@ -238,193 +215,6 @@ def on_did_save(ls: Harness9Server, params: types.DidSaveTextDocumentParams) -> 
     """The buffer was written to disk (by the editor, which wrote it)."""
 
 
-@server.feature("agent/run")
-async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Run the agent loop on one prompt; answers when the loop ends."""
-    ls.require_initialized()
-    params = _parsed(parse_run_params, raw)
-    if params.session_id is not None:
-        ls.check_session(params.session_id)
-    root = ls.resolve_root(params.workspace_folder)
-    context = _parsed(lambda items: bind_context(items, root), params.context)
-    settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
-    # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
-    # `initialize` is answered sooner, and the first run pays about a tenth of a second.
-    from harness9.lsp.agent_run import execute_run
-
-    return await execute_run(ls, ls.service, params, settings, root, context)
-
-
-@server.feature("agent/steer")
-async def agent_steer(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Give a running run a message before its next model call; answered once delivered, or
-    once it has become the session's next run."""
-    ls.require_initialized()
-    params = _parsed(parse_steer_params, raw)
-    from harness9.lsp.agent_steer import steer, steer_root
-
-    root = steer_root(ls, params.run_id)
-    context = _parsed(lambda items: bind_context(items, root), params.context)
-    return await steer(ls, params, root, context)
-
-
-@server.feature("agent/queue")
-def agent_queue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The prompts queued on a session, next first."""
-    ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/queue"), raw)
-    ls.check_session(session_id)
-    from harness9.lsp.agent_steer import queued
-
-    return queued(ls, session_id)
-
-
-@server.feature("agent/unqueue")
-def agent_unqueue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Remove a queued prompt (its agent/run ends cancelled)."""
-    ls.require_initialized()
-    params = _parsed(parse_unqueue_params, raw)
-    ls.check_session(params.session_id)
-    from harness9.lsp.agent_steer import unqueue
-
-    return unqueue(ls, params.session_id, params.queue_id)
-
-
-@server.feature("agent/models")
-async def agent_models(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The models the configured services offer, and the one in use."""
-    ls.require_initialized()
-    params = _parsed(parse_models_params, raw)
-    if params.session_id is not None:
-        ls.check_session(params.session_id)
-    settings = resolve(from_environment(os.environ), ls.client_settings)
-    from harness9.lsp.agent_models import list_models
-
-    return await list_models(ls.service, params, settings)
-
-
-@server.feature("agent/setModel")
-def agent_set_model(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The model of a session's next runs, stored with it."""
-    ls.require_initialized()
-    params = _parsed(parse_set_model_params, raw)
-    ls.check_session(params.session_id)
-    settings = resolve(from_environment(os.environ), ls.client_settings)
-    from harness9.lsp.agent_models import set_model
-
-    return set_model(ls.service, params, settings)
-
-
-@server.feature("agent/commands")
-async def agent_commands(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The slash commands: built in, the workspace's and the user's."""
-    ls.require_initialized()
-    session_id, folder = _parsed(parse_commands_params, raw)
-    if session_id is not None:
-        ls.check_session(session_id)
-    from harness9.lsp.agent_models import list_commands
-
-    return await list_commands(ls.resolve_root(folder))
-
-
-@server.feature("agent/cancel")
-async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
-    """Cancel a run; answered only after the run's last notification and its -32800 answer."""
-    ls.require_initialized()
-    params = _parsed(parse_cancel_params, raw)
-    return {"cancelled": await ls.service.cancel(params.run_id, params.session_id)}
-
-
-@server.feature("agent/checkpoints")
-def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """A session's checkpoints, oldest first."""
-    ls.require_initialized()
-    session_id = _parsed(parse_checkpoints_params, raw)
-    ls.check_session(session_id)
-    from harness9.lsp.agent_checkpoints import (
-        list_checkpoints,  # loaded on demand, as for agent/run
-    )
-
-    return list_checkpoints(ls.service, session_id)
-
-
-@server.feature("agent/restore")
-async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Put the workspace and the session's history back to a checkpoint."""
-    ls.require_initialized()
-    params = _parsed(parse_restore_params, raw)
-    ls.check_session(params.session_id)
-    from harness9.lsp.agent_checkpoints import restore
-
-    return await restore(ls.service, params)
-
-
-@server.feature("agent/changedSince")
-async def agent_changed_since(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The files a restore to a checkpoint would put back, each as it was then."""
-    ls.require_initialized()
-    session_id, checkpoint_id = _parsed(parse_changed_since_params, raw)
-    ls.check_session(session_id)
-    from harness9.lsp.agent_checkpoints import changed_since
-
-    return await changed_since(ls.service, session_id, checkpoint_id)
-
-
-@server.feature("agent/sessions")
-def agent_sessions(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """The stored sessions of a workspace folder (default: the first), newest first."""
-    ls.require_initialized()
-    root = ls.resolve_root(_parsed(parse_sessions_params, raw))
-    from harness9.lsp.agent_sessions import list_sessions
-
-    return list_sessions(ls.service, root)
-
-
-@server.feature("agent/session")
-def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """What a chat view needs to show a session again."""
-    ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/session"), raw)
-    ls.check_session(session_id)
-    from harness9.lsp.agent_sessions import show_session
-
-    return show_session(ls.service, session_id)
-
-
-@server.feature("agent/deleteSession")
-def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Forget a session and remove its stored copy."""
-    ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
-    ls.check_session(session_id)
-    from harness9.lsp.agent_sessions import delete_session
-
-    return delete_session(ls.service, session_id)
-
-
-@server.feature("agent/compact")
-async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Compact a session's conversation now."""
-    ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/compact"), raw)
-    ls.check_session(session_id)
-    settings = resolve(from_environment(os.environ), ls.client_settings)
-    from harness9.lsp.agent_sessions import compact_session
-
-    return await compact_session(ls.service, session_id, settings)
-
-
-@server.feature("agent/tools")
-async def agent_tools(ls: Harness9Server, raw: Any) -> dict[str, Any]:
-    """Exactly what the model is offered: the built-in tools and those of the MCP servers
-    (starting the configured servers that are not running yet)."""
-    ls.require_initialized()
-    from harness9.lsp.agent_tools import list_tools  # loaded on demand, as for agent/run
-
-    settings = resolve(from_environment(os.environ), ls.client_settings)
-    return await list_tools(ls, ls.service, settings, ls.folders())
-
-
 @server.feature(types.SHUTDOWN)
 async def on_shutdown(ls: Harness9Server, params: Any) -> None:
     """Stop the MCP servers (and their process groups) and the editor's log before answering."""
@@ -434,9 +224,3 @@ async def on_shutdown(ls: Harness9Server, params: Any) -> None:
         await ls._service.shutdown()
     stop_sending()
 
-
-def main() -> None:
-    """`harness9 serve`: see `harness9.lsp.serve.main`."""
-    from harness9.lsp.serve import main as serve
-
-    serve()
