@@ -270,15 +270,24 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _print_tools(workspace: str) -> int:
+    import asyncio
     import json
     import os
 
-    from harness9.lsp.agent_tools import wire_tool
+    from harness9.lsp.agent_tools import listed
+    from harness9.service.agent_service import AgentService
     from harness9.service.settings import from_environment, resolve
-    from harness9.tools import default_registry
 
-    sandbox = resolve(from_environment(os.environ)).tool_sandbox()
-    registry = default_registry(workspace, sandbox=sandbox)
-    tools = [wire_tool(d) for d in registry.available_tools()]
-    print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
+    def warn(message: str) -> None:
+        print(f"harness9: {message}", file=sys.stderr)
+
+    async def offered() -> list[dict[str, Any]]:
+        service = AgentService(state=None)  # nothing is stored: no session is opened
+        settings = resolve(from_environment(os.environ))
+        try:
+            return [listed(tool) for tool in await service.tools(workspace, settings, warn=warn)]
+        finally:
+            await service.shutdown()
+
+    print(json.dumps({"tools": asyncio.run(offered())}, indent=2, ensure_ascii=False))
     return 0

@@ -54,7 +54,6 @@ from harness9.service.run_request import CommandView, RunContext, RunOutcome, Ru
 from harness9.service.service_errors import RunCancelled
 from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings, from_environment, resolve
-from harness9.tools import default_registry
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
@@ -147,7 +146,7 @@ class Harness9Agent:
         session = self._open(self._known_session(session_id), root, servers)
         stream = UpdateStream(self.client, session_id)
         # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
-        replay_session(session, stream, root, default_registry(root).kind_of)
+        replay_session(session, stream, root)
         if session.plan is not None:
             stream.push(plan_update(session.plan))
         await stream.drain()

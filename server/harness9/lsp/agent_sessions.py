@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from harness9.lsp.lsp_errors import wire_errors
-from harness9.schema import Message, ToolKind
+from harness9.schema import Message
 from harness9.service.agent_service import AgentService
-from harness9.service.sessions.session import iso_time, run_cost
+from harness9.service.sessions.session import Session, iso_time, run_cost
 from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
 from harness9.service.settings import RunSettings
-from harness9.tools import default_registry
 
 
 def list_sessions(service: AgentService, root: str) -> dict[str, Any]:
@@ -37,12 +35,10 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/session` result."""
     with wire_errors():
         session, skipped = service.session_view(session_id)
-    # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
-    kind_of = default_registry(session.root or ".").kind_of
     answer: dict[str, Any] = {
         "sessionId": session.id,
         "title": _title(session.runs),
-        "messages": [_shown(m, kind_of, session.calls) for m in session.history],
+        "messages": [_shown(m, session) for m in session.history],
         "runs": [_run(run) for run in session.runs],
     }
     if session.plan is not None:
@@ -54,16 +50,15 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     return answer
 
 
-def _shown(message: Message, kind_of: Callable[[str], ToolKind],
-           outcomes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _shown(message: Message, session: Session) -> dict[str, Any]:
     """A message as `agent/session` shows it: as stored, each tool call with its tool's kind
-    and, when the session kept it, its `outcome`."""
+    as it ran and, when the session kept it, its `outcome`."""
     record = message_record(message)
-    for call in record.get("toolCalls", ()):
-        call["kind"] = kind_of(call["name"]).value
-        found = outcomes.get(call.get("wireId") or call["id"])
+    for call, shown in zip(message.tool_calls, record.get("toolCalls", ()), strict=True):
+        shown["kind"] = session.call_kind(call).value
+        found = session.calls.get(call.unique_id)
         if found is not None:
-            call["outcome"] = found
+            shown["outcome"] = {k: v for k, v in found.items() if k != "kind"}
     return record
 
 

@@ -49,6 +49,7 @@ from harness9.service.run_request import (
     SteerOutcome,
     Wire,
 )
+from harness9.service.run_tools import run_tools
 from harness9.service.service_errors import (
     RunError,
     UnknownSession,
@@ -63,14 +64,11 @@ from harness9.service.sessions.session_store import SessionLocked, SessionStore
 from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir
 from harness9.tools.contract import BaseTool
-from harness9.tools.language import language_tools
-from harness9.tools.problems import DiagnosticsTool, ProblemsStep
+from harness9.tools.problems import ProblemsStep
 from harness9.tools.registry import Middleware
-from harness9.workspace.port import DiskWorkspace
 
 if TYPE_CHECKING:
     from harness9.engine.agent_loop import AgentEngine
-    from harness9.mcp.server_config import McpServerConfig
 
 _log = logging.getLogger("harness9.engine")
 
@@ -367,27 +365,23 @@ class AgentService:
         checkpoints: WorkspaceCheckpoints | None,
         observer: RunCheckpoints | None,
     ) -> AgentEngine:
-        """The run's engine: checkpoints around each batch (`observer`, when on), the built-in
-        and MCP tools behind the approval step."""
+        """The run's engine: checkpoints around each batch (`observer`, when on), the tools
+        of the run (`run_tools`) behind the approval step."""
         steps: list[Middleware] = []
         if checkpoints is not None:
             steps = [FileChangesStep(checkpoints)]
-        mcp_tools = await self.mcp_tools(
+        if wiring.problems is not None and request.settings.diagnostics_after_edit:
+            wait = request.settings.diagnostics_wait_ms / 1000
+            steps.append(ProblemsStep(wiring.problems, wait))
+        mcp_tools = await self._mcp.tools(
             request.settings, lambda message: bus.emit(ToolsWarning(message)),
             (session.id, request.mcp_servers),
         )
-        if wiring.problems is not None:
-            wait = request.settings.diagnostics_wait_ms / 1000
-            if request.settings.diagnostics_after_edit:
-                steps.append(ProblemsStep(wiring.problems, wait))
-            mcp_tools = [DiagnosticsTool(wiring.problems, wait), *mcp_tools]
-        if wiring.language is not None:
-            files = wiring.workspace or DiskWorkspace(request.root)
-            mcp_tools = [*language_tools(files, wiring.language), *mcp_tools]
+        tools = run_tools(request.root, request.settings, wiring, seen=session.seen_files,
+                          mcp_tools=mcp_tools)
         return build_engine(
-            request.root, request.settings, session, bus, wiring.approver, turns,
-            batch_observer=observer, middleware=steps, workspace=wiring.workspace,
-            extra_tools=mcp_tools,
+            request.root, request.settings, session, bus, wiring.approver, turns, tools,
+            batch_observer=observer, middleware=steps,
         )
 
     async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
@@ -411,14 +405,18 @@ class AgentService:
 
     # MCP servers and the daemon's end
 
-    async def mcp_tools(
+    async def tools(
         self,
+        root: str,
         settings: RunSettings,
-        warn: Callable[[str], None],
-        session: tuple[str, Sequence[McpServerConfig]] | None = None,
-    ) -> Sequence[BaseTool]:
-        """The MCP servers' tools (see `McpServers.tools`)."""
-        return await self._mcp.tools(settings, warn, session)
+        wiring: RunWiring | None = None,
+        warn: Callable[[str], None] = lambda _: None,
+    ) -> list[BaseTool]:
+        """The tools a run on `root` with `settings` and the front-end's `wiring` is offered
+        (see `run_tools`), starting the MCP servers not running yet; `warn` hears about
+        servers and tools left out."""
+        mcp_tools = await self._mcp.tools(settings, warn)
+        return run_tools(root, settings, wiring, mcp_tools=mcp_tools)
 
     async def close_session(self, session_id: str) -> None:
         """A client is done with a session: its run is cancelled, its queued prompts removed,

@@ -10,7 +10,6 @@ from harness9.engine.context import ContextPolicy, window_for
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, AssistantMessage, Event
 from harness9.engine.system_prompt import default_system_prompt
 from harness9.provider.factory import (
-    CREDENTIAL_VARIABLES,
     ProviderSettings,
     create_provider,
     default_provider_name,
@@ -25,10 +24,9 @@ from harness9.service.instructions import (
     project_instructions,
     with_instructions,
 )
-from harness9.service.planning import command_sandbox, plan_mode_kinds, planning
+from harness9.service.planning import command_sandbox
 from harness9.service.sessions.session import Session
 from harness9.service.settings import RunSettings
-from harness9.tools import ToolEnvironment, default_registry
 from harness9.tools.approvals.policy import DecidedBy
 from harness9.tools.approvals.step import (
     Answer,
@@ -38,8 +36,7 @@ from harness9.tools.approvals.step import (
     Approver,
 )
 from harness9.tools.contract import BaseTool
-from harness9.tools.registry import Middleware
-from harness9.workspace.port import Workspace
+from harness9.tools.registry import Middleware, Registry
 
 
 def build_engine(
@@ -49,43 +46,18 @@ def build_engine(
     bus: EventBus,
     approver: Approver | None,
     turns: CallTurns,
+    tools: Sequence[BaseTool],
     *,
     batch_observer: BatchObserver | None = None,
     middleware: Sequence[Middleware] = (),
-    workspace: Workspace | None = None,
-    extra_tools: Sequence[BaseTool] = (),
 ) -> AgentEngine:
-    """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
-    comes after the approval step (it sees only calls that may run), `batch_observer` hears
-    each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
-    session read and wrote on the session (the stale guard); `extra_tools` (MCP tools) are
-    offered after the built-in ones. A planning run (approval mode plan) is offered the read
-    tools, update_plan and read-only commands only (see `command_sandbox`)."""
-    kinds = None
-    if planning(settings):
-        kinds, extra_tools = plan_mode_kinds(settings), ()
+    """The engine of one run on `root` offering `tools` (see `run_tools`), reporting to `bus`,
+    asking `approver`; `middleware` comes after the approval step (it sees only calls that may
+    run), `batch_observer` hears each tool batch."""
     settings = command_sandbox(settings)
     provider = create_provider(provider_settings(settings))
-    step = ApprovalStep(
-        settings.approval_policy(),
-        approver or NobodyToAsk(),
-        root=root,
-        memory=session.approvals,
-        observer=ApprovalEvents(bus, turns),
-    )
-    steps = [step, *middleware]
-    if settings.instructions:
-        steps.append(NestedInstructions(root, session.instructions_seen))
-    registry = default_registry(
-        root,
-        environment=tool_environment(settings),
-        sandbox=settings.tool_sandbox(),
-        middleware=steps,
-        workspace=workspace,
-        seen=session.seen_files,
-        kinds=kinds,
-    )
-    for tool in extra_tools:
+    registry = Registry(_steps(root, settings, session, bus, approver, turns, middleware))
+    for tool in tools:
         registry.register(tool)
     return AgentEngine(
         provider,
@@ -105,6 +77,30 @@ def build_engine(
     )
 
 
+def _steps(
+    root: str,
+    settings: RunSettings,
+    session: Session,
+    bus: EventBus,
+    approver: Approver | None,
+    turns: CallTurns,
+    middleware: Sequence[Middleware],
+) -> list[Middleware]:
+    """Every call's way through: the approval step, `middleware`, then the nested project
+    instructions (when on)."""
+    step = ApprovalStep(
+        settings.approval_policy(),
+        approver or NobodyToAsk(),
+        root=root,
+        memory=session.approvals,
+        observer=ApprovalEvents(bus, turns),
+    )
+    steps: list[Middleware] = [step, *middleware]
+    if settings.instructions:
+        steps.append(NestedInstructions(root, session.instructions_seen))
+    return steps
+
+
 def context_policy(settings: RunSettings, model: str) -> ContextPolicy:
     """When a run on `model` compacts its conversation."""
     return ContextPolicy(
@@ -118,12 +114,6 @@ def system_prompt(root: str, settings: RunSettings) -> str:
     if not settings.instructions:
         return prompt
     return with_instructions(prompt, project_instructions(root))
-
-
-def tool_environment(settings: RunSettings) -> ToolEnvironment:
-    """What tool processes see of the daemon's environment: never the credentials."""
-    globs = settings.tool_environment
-    return ToolEnvironment(globs.include, globs.exclude).protecting(CREDENTIAL_VARIABLES)
 
 
 def provider_settings(settings: RunSettings) -> ProviderSettings:
