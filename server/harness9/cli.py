@@ -194,7 +194,7 @@ def _login(provider: str | None, remove: bool) -> int:
     import getpass
 
     from harness9.provider.endpoints import KEY_VARIABLES
-    from harness9.service.credentials import store_key
+    from harness9.service.config.credentials import store_key
 
     if provider is None:
         print(f"Service ({' or '.join(KEY_VARIABLES)}): ", end="", flush=True)
@@ -276,7 +276,7 @@ def _print_tools(workspace: str) -> int:
 
     from harness9.lsp.agent_tools import listed
     from harness9.service.agent_service import AgentService
-    from harness9.service.settings import from_environment, resolve
+    from harness9.service.config.settings import from_environment, resolve
 
     def warn(message: str) -> None:
         print(f"harness9: {message}", file=sys.stderr)

@@ -80,8 +80,8 @@ async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> 
 
 async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> None:
     from harness9.service.background import Background
-    from harness9.service.mcp_servers import McpServers
-    from harness9.service.settings import RunSettings
+    from harness9.service.config.settings import RunSettings
+    from harness9.service.runs.mcp_servers import McpServers
 
     servers = McpServers(lambda _: False, Background())
     settings = RunSettings(mcp_servers=(edge("shared"), edge("same")))
@@ -101,9 +101,9 @@ async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> 
 async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from harness9.service import mcp_servers
     from harness9.service.background import Background
-    from harness9.service.settings import RunSettings
+    from harness9.service.config.settings import RunSettings
+    from harness9.service.runs import mcp_servers
 
     monkeypatch.setattr(mcp_servers, "SESSION_SERVERS_KEPT", 1)
     servers = mcp_servers.McpServers(lambda _: False, Background())

@@ -30,8 +30,8 @@ from harness9.lsp.transport import send_notification
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.service.agent_service import AgentService
 from harness9.service.attachments import ContextItem
+from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring
-from harness9.service.settings import RunSettings
 from harness9.tools.approvals.step import Approver
 
 block_log = logging.getLogger("harness9.engine")
@@ -113,7 +113,7 @@ async def execute_run(
 
     try:
         with wire_errors():
-            return _result(await service.run(request, wire))
+            return _result(await service.turns.run(request, wire))
     finally:
         for run_observers in observers:
             run_observers.close()

@@ -7,14 +7,14 @@ from typing import Any
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.schema import Message
 from harness9.service.agent_service import AgentService
+from harness9.service.config.settings import RunSettings
 from harness9.service.sessions.session import Session, iso_time, run_cost
 from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
-from harness9.service.settings import RunSettings
 
 
 def list_sessions(service: AgentService, root: str) -> dict[str, Any]:
     """The `agent/sessions` result."""
-    return {"sessions": [_listed(meta) for meta in service.stored_sessions(root)]}
+    return {"sessions": [_listed(meta) for meta in service.sessions.stored(root)]}
 
 
 def _listed(meta: SessionMeta) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def _listed(meta: SessionMeta) -> dict[str, Any]:
 def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/session` result."""
     with wire_errors():
-        session, skipped = service.session_view(session_id)
+        session, skipped = service.sessions.view(session_id)
     answer: dict[str, Any] = {
         "sessionId": session.id,
         "title": _title(session.runs),
@@ -83,7 +83,7 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
 def delete_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/deleteSession` result."""
     with wire_errors():
-        return {"deleted": service.delete_session(session_id)}
+        return {"deleted": service.sessions.delete(session_id)}
 
 
 async def compact_session(
@@ -91,5 +91,5 @@ async def compact_session(
 ) -> dict[str, Any]:
     """The `agent/compact` result."""
     with wire_errors():
-        done = await service.compact(session_id, settings)
+        done = await service.sessions.compact(session_id, settings)
     return {"beforeTokens": done.before, "afterTokens": done.after, "method": done.method}

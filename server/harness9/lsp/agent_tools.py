@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 from harness9.lsp.agent_run import editor_wiring
 from harness9.schema import ToolDefinition
 from harness9.service.agent_service import AgentService
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
 from harness9.tools.contract import BaseTool
 
 

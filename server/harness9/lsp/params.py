@@ -11,9 +11,9 @@ from pygls.uris import to_fs_path
 
 from harness9.schema import Image, ToolError
 from harness9.service.attachments import KINDS, ContextItem, LineRange
+from harness9.service.config.settings import PROVIDERS, SettingsError, parse_overrides
 from harness9.service.images import check_count, image_from
 from harness9.service.run_request import EXECUTE_PROMPT
-from harness9.service.settings import PROVIDERS, SettingsError, parse_overrides
 from harness9.workspace.safe_path import safe_path
 
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness9.schema import ChangedFile, Message, Plan, ToolCall, ToolKind
-from harness9.service.model_choice import ModelChoice
+from harness9.service.config.model_choice import ModelChoice
 from harness9.tools.approvals.policy import SessionApprovals
 from harness9.workspace.seen_files import SeenFiles
 

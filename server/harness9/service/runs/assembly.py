@@ -9,24 +9,18 @@ from harness9.engine.batch import BatchObserver
 from harness9.engine.context import ContextPolicy, window_for
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, AssistantMessage, Event
 from harness9.engine.system_prompt import default_system_prompt
-from harness9.provider.factory import (
-    ProviderSettings,
-    create_provider,
-    default_provider_name,
-)
-from harness9.provider.limits import RequestLimits
+from harness9.provider.factory import create_provider
 from harness9.provider.prices import price_of
-from harness9.provider.provider_errors import ConfigError
 from harness9.schema import ToolCall
-from harness9.service.credentials import provider_environment
-from harness9.service.instructions import (
+from harness9.service.config.providers import provider_settings
+from harness9.service.config.settings import RunSettings
+from harness9.service.runs.instructions import (
     NestedInstructions,
     project_instructions,
     with_instructions,
 )
-from harness9.service.planning import command_sandbox
+from harness9.service.runs.planning import command_sandbox
 from harness9.service.sessions.session import Session
-from harness9.service.settings import RunSettings
 from harness9.tools.approvals.policy import DecidedBy
 from harness9.tools.approvals.step import (
     Answer,
@@ -114,28 +108,6 @@ def system_prompt(root: str, settings: RunSettings) -> str:
     if not settings.instructions:
         return prompt
     return with_instructions(prompt, project_instructions(root))
-
-
-def provider_settings(settings: RunSettings) -> ProviderSettings:
-    """The provider of a run; `ConfigError` when none is configured."""
-    env = provider_environment()
-    name = settings.provider or default_provider_name(env)
-    if name is None:
-        raise ConfigError(
-            "no LLM provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY (and "
-            "OPENAI_BASE_URL or ANTHROPIC_BASE_URL for another compatible server; "
-            "HARNESS9_PROVIDER and HARNESS9_MODEL choose between them), or use the provider "
-            "\"replay\" with a script"
-        )
-    limits = RequestLimits(
-        connect=settings.connect_timeout_ms / 1000,
-        first_byte=settings.first_byte_timeout_ms / 1000,
-        stream_idle=settings.stream_idle_timeout_ms / 1000,
-    )
-    return ProviderSettings(
-        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits,
-        reasoning_effort=settings.reasoning_effort, env=env,
-    )
 
 
 class NobodyToAsk:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from harness9.process.tool_environment import ToolEnvironment
 from harness9.provider.factory import CREDENTIAL_VARIABLES
 from harness9.schema import ToolKind
-from harness9.service.planning import command_sandbox, plan_mode_kinds, planning
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
+from harness9.service.runs.planning import command_sandbox, plan_mode_kinds, planning
 from harness9.tools.contract import BaseTool
 from harness9.tools.defaults import builtin_tools
 from harness9.tools.language import language_tools
