@@ -86,6 +86,22 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    for add in (_add_run_input, _add_run_model, _add_run_session, _add_run_limits,
+                _add_run_approvals):
+        add(run)
+    run.add_argument(
+        "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
+    )
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
+    )
+    run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
+
+
+def _add_run_input(run: argparse.ArgumentParser) -> None:
+    """What `run` works on: the prompt, the workspace, the files attached."""
     run.add_argument(
         "prompt",
         nargs="?",
@@ -102,6 +118,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH[:START-END]",
         help="attach a file, or lines START to END of it (1-based), to the prompt; repeatable",
     )
+
+
+def _add_run_model(run: argparse.ArgumentParser) -> None:
+    """Which model `run` asks."""
     run.add_argument(
         "--provider", choices=["openai", "anthropic", "replay"], help="which model adapter"
     )
@@ -115,6 +135,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=["low", "medium", "high"],
         help="how hard a reasoning model thinks (default: the model's own)",
     )
+
+
+def _add_run_session(run: argparse.ArgumentParser) -> None:
+    """The session `run` continues."""
     run.add_argument(
         "--session",
         metavar="ID",
@@ -128,6 +152,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="continue a stored session, showing what it was about (default: the workspace's "
         "newest; list them with: harness9 sessions)",
     )
+
+
+def _add_run_limits(run: argparse.ArgumentParser) -> None:
+    """How `run`'s model calls go, and the scripted and offline models."""
     run.add_argument(
         "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 100)"
     )
@@ -135,6 +163,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")
     run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
     run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
+
+
+def _add_run_approvals(run: argparse.ArgumentParser) -> None:
+    """Which of `run`'s tool calls run unasked, and plan mode."""
     run.add_argument(
         "--approvals",
         choices=["ask", "auto", "auto-edit", "yolo", "read-only"],
@@ -156,15 +188,6 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="carry out the session's plan (with --resume or --session; PROMPT is optional)",
     )
-    run.add_argument(
-        "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
-    )
-    run.add_argument(
-        "--json",
-        action="store_true",
-        help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
-    )
-    run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
 
 
 def file_context(text: str) -> dict[str, Any]:
