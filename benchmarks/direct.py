@@ -26,8 +26,8 @@ class DirectLoop:
         `system`: send the daemon's system prompt too (Anthropic: with the prompt-cache marks
         the daemon sets on it and on the tools), so the requests are the daemon's own."""
         from harness9.provider.json_body import BodyEncoder
-        from harness9.service.assembly import system_prompt
-        from harness9.service.settings import RunSettings
+        from harness9.service.config.settings import RunSettings
+        from harness9.service.runs.assembly import system_prompt
         from harness9.tools import default_registry
 
         self.system = system_prompt(workdir, RunSettings()) if system else None

@@ -87,6 +87,22 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    for add in (_add_run_input, _add_run_model, _add_run_session, _add_run_limits,
+                _add_run_approvals):
+        add(run)
+    run.add_argument(
+        "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
+    )
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
+    )
+    run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
+
+
+def _add_run_input(run: argparse.ArgumentParser) -> None:
+    """What `run` works on: the prompt, the workspace, the files attached."""
     run.add_argument(
         "prompt",
         nargs="?",
@@ -103,6 +119,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH[:START-END]",
         help="attach a file, or lines START to END of it (1-based), to the prompt; repeatable",
     )
+
+
+def _add_run_model(run: argparse.ArgumentParser) -> None:
+    """Which model `run` asks."""
     run.add_argument(
         "--provider", choices=["openai", "anthropic", "replay"], help="which model adapter"
     )
@@ -116,6 +136,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=["low", "medium", "high"],
         help="how hard a reasoning model thinks (default: the model's own)",
     )
+
+
+def _add_run_session(run: argparse.ArgumentParser) -> None:
+    """The session `run` continues."""
     run.add_argument(
         "--session",
         metavar="ID",
@@ -129,6 +153,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="continue a stored session, showing what it was about (default: the workspace's "
         "newest; list them with: harness9 sessions)",
     )
+
+
+def _add_run_limits(run: argparse.ArgumentParser) -> None:
+    """How `run`'s model calls go, and the scripted and offline models."""
     run.add_argument(
         "--max-turns", type=_positive_int, metavar="N", help="at most N model calls (default 100)"
     )
@@ -136,6 +164,10 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--no-stream", action="store_true", help="do not stream the model's text")
     run.add_argument("--replay", metavar="FILE", help="use a scripted model (provider replay)")
     run.add_argument("--demo", action="store_true", help="offline demo on a sample project")
+
+
+def _add_run_approvals(run: argparse.ArgumentParser) -> None:
+    """Which of `run`'s tool calls run unasked, and plan mode."""
     run.add_argument(
         "--approvals",
         choices=["ask", "auto", "auto-edit", "yolo", "read-only"],
@@ -157,15 +189,6 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="carry out the session's plan (with --resume or --session; PROMPT is optional)",
     )
-    run.add_argument(
-        "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
-    )
-    run.add_argument(
-        "--json",
-        action="store_true",
-        help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
-    )
-    run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
 
 
 def file_context(text: str) -> dict[str, Any]:
@@ -195,7 +218,7 @@ def _login(provider: str | None, remove: bool) -> int:
     import getpass
 
     from harness9.provider.endpoints import KEY_VARIABLES
-    from harness9.service.credentials import store_key
+    from harness9.service.config.credentials import store_key
 
     if provider is None:
         print(f"Service ({' or '.join(KEY_VARIABLES)}): ", end="", flush=True)
@@ -278,15 +301,24 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _print_tools(workspace: str) -> int:
+    import asyncio
     import json
     import os
 
-    from harness9.lsp.agent_tools import wire_tool
-    from harness9.service.settings import from_environment, resolve
-    from harness9.tools import default_registry
+    from harness9.lsp.agent_tools import listed
+    from harness9.service.agent_service import AgentService
+    from harness9.service.config.settings import from_environment, resolve
 
-    sandbox = resolve(from_environment(os.environ)).tool_sandbox()
-    registry = default_registry(workspace, sandbox=sandbox)
-    tools = [wire_tool(d) for d in registry.available_tools()]
-    print(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
+    def warn(message: str) -> None:
+        print(f"harness9: {message}", file=sys.stderr)
+
+    async def offered() -> list[dict[str, Any]]:
+        service = AgentService(state=None)  # nothing is stored: no session is opened
+        settings = resolve(from_environment(os.environ))
+        try:
+            return [listed(tool) for tool in await service.tools(workspace, settings, warn=warn)]
+        finally:
+            await service.shutdown()
+
+    print(json.dumps({"tools": asyncio.run(offered())}, indent=2, ensure_ascii=False))
     return 0

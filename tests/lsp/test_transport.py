@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness9.lsp.transport import FrameWriter
+from harness9.lsp.frame_writer import FrameWriter
 
 pytestmark = pytest.mark.timeout(20)
 

@@ -79,33 +79,34 @@ async def test_a_changed_entry_restarts_its_server_and_a_removed_one_stops() -> 
 
 
 async def test_a_sessions_own_servers_serve_it_alone_after_the_shared_ones() -> None:
-    from harness9.service.agent_service import AgentService
-    from harness9.service.settings import RunSettings
+    from harness9.service.background import Background
+    from harness9.service.config.settings import RunSettings
+    from harness9.service.runs.mcp_servers import McpServers
 
-    service = AgentService(state=None)
+    servers = McpServers(lambda _: False, Background())
     settings = RunSettings(mcp_servers=(edge("shared"), edge("same")))
     warnings: list[str] = []
     try:
         own = (edge("same"), edge("mine"))
-        tools = await service.mcp_tools(settings, warnings.append, ("s-1", own))
-        servers = [getattr(t, "server", None) for t in tools if t.name.endswith("__echo")]
-        assert servers == ["shared", "same", "mine"]  # the session's `same` left out
+        tools = await servers.tools(settings, warnings.append, ("s-1", own))
+        named = [getattr(t, "server", None) for t in tools if t.name.endswith("__echo")]
+        assert named == ["shared", "same", "mine"]  # the session's `same` left out
         assert any("server 'same' is left out" in w for w in warnings)
-        other = await service.mcp_tools(settings, warnings.append, ("s-2", ()))
+        other = await servers.tools(settings, warnings.append, ("s-2", ()))
         assert {getattr(t, "server", None) for t in other} == {"shared", "same"}
     finally:
-        await service.shutdown()
+        await servers.shutdown()
 
 
 async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from harness9.service import mcp_servers
-    from harness9.service.agent_service import AgentService
-    from harness9.service.settings import RunSettings
+    from harness9.service.background import Background
+    from harness9.service.config.settings import RunSettings
+    from harness9.service.runs import mcp_servers
 
     monkeypatch.setattr(mcp_servers, "SESSION_SERVERS_KEPT", 1)
-    service = AgentService(state=None)
+    servers = mcp_servers.McpServers(lambda _: False, Background())
     pids = tmp_path / "pids"
     own = (edge("e", env={"EDGE_PID_FILE": str(pids)}),)
 
@@ -113,16 +114,16 @@ async def test_sessions_left_idle_give_their_servers_back_and_get_them_again(
         return [int(line) for line in pids.read_text().split()]
 
     try:
-        assert await service.mcp_tools(RunSettings(), print, ("s-1", own))
+        assert await servers.tools(RunSettings(), print, ("s-1", own))
         [first] = started()
-        assert await service.mcp_tools(RunSettings(), print, ("s-2", own))
+        assert await servers.tools(RunSettings(), print, ("s-2", own))
         async with asyncio.timeout(10):
             while alive(first):  # s-1 is the least recently used beyond the one kept
                 await asyncio.sleep(0.05)
-        assert await service.mcp_tools(RunSettings(), print, ("s-1", own))
+        assert await servers.tools(RunSettings(), print, ("s-1", own))
         assert len(started()) == 3 and alive(started()[-1])
     finally:
-        await service.shutdown()
+        await servers.shutdown()
 
 
 @pytest.mark.skipif(availability().mechanism is not Mechanism.BWRAP,

@@ -25,7 +25,7 @@ from harness9.process.sandbox import (
     availability,
 )
 from harness9.schema import ProcessExit
-from harness9.service.settings import parse_lenient
+from harness9.service.config.settings import parse_lenient
 from harness9.tools.bash import BashTool
 from harness9.tools.contract import ToolOutput
 

@@ -8,8 +8,8 @@ import pytest
 
 from harness9.provider.prices import price_of
 from harness9.schema import Price, Usage
+from harness9.service.config.settings import SettingsError, parse_overrides
 from harness9.service.sessions.session import run_cost
-from harness9.service.settings import SettingsError, parse_overrides
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -13,7 +13,7 @@ import pytest
 from harness9.engine.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from harness9.engine.events import ContextCompacted, UsageReported
 from harness9.service.agent_service import AgentService
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
 from harness9.service.state import state_dir, workspace_key
 from tests.fakellm import Call, Fail, FakeLLM, Reply, Request
 from tests.fakellm.steps import estimate_tokens
@@ -69,7 +69,7 @@ async def test_a_thirty_turn_session_never_exceeds_a_small_window(
     recorder = Recorder()
     session_id = None
     for n in range(10):  # 10 prompts × 3 turns
-        outcome = await service.run(
+        outcome = await service.turns.run(
             request(tmp_path, f"task {n}", session_id, context_window=WINDOW), recorder.wire
         )
         session_id = outcome.ids.session_id
@@ -95,7 +95,7 @@ async def test_a_thirty_turn_session_never_exceeds_a_small_window(
     # And the stored session resumes as it was left: compacted.
     service.close()
     again = AgentService()
-    view, _ = again.session_view(str(session_id))
+    view, _ = again.sessions.view(str(session_id))
     assert any(m.content.startswith(SUMMARY_HEADER) for m in view.history)
 
 
@@ -114,10 +114,10 @@ async def test_context_too_long_compacts_once_and_retries(
 ) -> None:
     service = AgentService()
     fake.script([Reply("one " * 500)])
-    first = await service.run(request(tmp_path, "first", provider=provider), Recorder().wire)
+    first = await service.turns.run(request(tmp_path, "first", provider=provider), Recorder().wire)
     fake.script([Fail(400, body=body), Reply("a summary"), Reply("two")])
     recorder = Recorder()
-    second = await service.run(
+    second = await service.turns.run(
         request(tmp_path, "second", first.ids.session_id, provider=provider), recorder.wire)
     assert second.result.text == "two"
     summary, retried = fake.requests[-2], fake.requests[-1]
@@ -134,27 +134,27 @@ async def test_a_second_too_long_answer_fails_the_run_classified(
 
     service = AgentService()
     fake.script([Reply("one " * 500)])
-    first = await service.run(request(tmp_path, "first"), Recorder().wire)
+    first = await service.turns.run(request(tmp_path, "first"), Recorder().wire)
     fake.script([Fail(400, body=OPENAI_TOO_LONG), Reply("a summary"),
                  Fail(400, body=OPENAI_TOO_LONG)])
     with pytest.raises(RunError) as failed:
-        await service.run(request(tmp_path, "second", first.ids.session_id), Recorder().wire)
+        await service.turns.run(request(tmp_path, "second", first.ids.session_id), Recorder().wire)
     assert failed.value.kind == "http" and "maximum context length" in failed.value.message
 
 
 async def test_compact_on_demand(fake: FakeLLM, tmp_path: Path) -> None:
     service = AgentService()
     fake.script([Reply("one " * 500), Reply("two")])
-    first = await service.run(request(tmp_path, "first"), Recorder().wire)
-    await service.run(request(tmp_path, "second", first.ids.session_id), Recorder().wire)
+    first = await service.turns.run(request(tmp_path, "first"), Recorder().wire)
+    await service.turns.run(request(tmp_path, "second", first.ids.session_id), Recorder().wire)
     settings = RunSettings(provider="openai")
     fake.script([Reply("what happened so far")])
-    done = await service.compact(first.ids.session_id, settings)
+    done = await service.sessions.compact(first.ids.session_id, settings)
     assert done.method == "summary" and done.after < done.before
-    view, _ = service.session_view(first.ids.session_id)
+    view, _ = service.sessions.view(first.ids.session_id)
     assert view.history[1].content.endswith("what happened so far")
     assert [m.content for m in view.history][-2:] == ["second", "two"]
     fake.script([Reply("a summary longer than what it would replace " * 20)])
-    again = await service.compact(first.ids.session_id, settings)
+    again = await service.sessions.compact(first.ids.session_id, settings)
     assert again.method == "none" and again.before == again.after
     assert view.history[1].content.endswith("what happened so far")

@@ -26,7 +26,7 @@ async def test_openai_gets_image_url_parts(fake: FakeLLM, tmp_path: Path) -> Non
     fake.script([Reply("a red dot")])
     run = replace(request(tmp_path, "what is this?", model="gpt-4o"),
                   images=(Image("image/png", PNG),))
-    await AgentService().run(run, Recorder().wire)
+    await AgentService().turns.run(run, Recorder().wire)
     prompt = fake.requests[-1].body["messages"][-1]
     assert prompt["content"] == [
         {"type": "text", "text": "what is this?"},
@@ -41,7 +41,7 @@ async def test_anthropic_gets_image_blocks_before_the_text_and_the_session_keeps
     service = AgentService()
     run = replace(request(tmp_path, "what is this?", provider="anthropic",
                           model="claude-sonnet-4-5"), images=(Image("image/png", PNG),))
-    first = await service.run(run, Recorder().wire)
+    first = await service.turns.run(run, Recorder().wire)
     blocks = fake.requests[-1].body["messages"][-1]["content"]
     assert blocks[0] == {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                      "data": PNG}}
@@ -49,8 +49,8 @@ async def test_anthropic_gets_image_blocks_before_the_text_and_the_session_keeps
     service.close()
     # A new daemon continues the session: the image is still in the conversation.
     again = AgentService()
-    await again.run(request(tmp_path, "and now?", first.ids.session_id, provider="anthropic",
-                            model="claude-sonnet-4-5"), Recorder().wire)
+    await again.turns.run(request(tmp_path, "and now?", first.ids.session_id, provider="anthropic",
+                                  model="claude-sonnet-4-5"), Recorder().wire)
     first_prompt = fake.requests[-1].body["messages"][0]["content"]
     assert first_prompt[0]["source"]["data"] == PNG
     again.close()
@@ -62,7 +62,7 @@ async def test_a_model_without_vision_is_refused_before_any_request(
     run = replace(request(tmp_path, "what is this?", model="gpt-3.5-turbo"),
                   images=(Image("image/png", PNG),))
     with pytest.raises(RunError) as refused:
-        await AgentService().run(run, Recorder().wire)
+        await AgentService().turns.run(run, Recorder().wire)
     assert refused.value.kind == "config" and "does not take images" in refused.value.message
     assert fake.requests == []
 

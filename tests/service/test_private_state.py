@@ -44,7 +44,7 @@ async def run_once(fake: FakeLLM, workspace: Path) -> Recorder:
     fake.script([Reply("", [Call("bash", {"command": "echo MORE=1 >> secret.env"})]),
                  Reply("done")])
     front = Recorder()
-    await AgentService().run(request(workspace), front.wire)
+    await AgentService().turns.run(request(workspace), front.wire)
     return front
 
 

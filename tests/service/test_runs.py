@@ -11,9 +11,9 @@ import pytest
 
 from harness9.engine.events import ApprovalResolved, Event, RunFinished
 from harness9.service.agent_service import AgentService
+from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled, RunError, UnknownSession
-from harness9.service.settings import RunSettings
 from harness9.tools.approvals.step import Answer, ApprovalAnswer, ApprovalRequest, Approver
 from tests.fakellm import Call, FakeLLM, Hang, Reply
 
@@ -48,8 +48,8 @@ async def test_a_run_continues_its_session_and_reports_every_step(
     fake.script([Reply("", [Call("bash", {"command": "echo hi"})]), Reply("first"),
                  Reply("second")])
     service, front = AgentService(), Recorder()
-    first = await service.run(request(tmp_path), front.wire)
-    second = await service.run(request(tmp_path, "again", first.ids.session_id), front.wire)
+    first = await service.turns.run(request(tmp_path), front.wire)
+    second = await service.turns.run(request(tmp_path, "again", first.ids.session_id), front.wire)
     assert (first.result.text, second.result.text) == ("first", "second")
     assert second.ids.session_id == first.ids.session_id != second.ids.run_id
     assert front.kinds().count("run_finished") == 2
@@ -62,14 +62,14 @@ async def test_unknown_and_busy_sessions_are_refused(fake: FakeLLM, tmp_path: Pa
     fake.script([Hang()])
     service, front = AgentService(), Recorder()
     with pytest.raises(UnknownSession):
-        await service.run(request(tmp_path, session_id="s-nope"), front.wire)
-    running = asyncio.create_task(service.run(request(tmp_path), front.wire))
+        await service.turns.run(request(tmp_path, session_id="s-nope"), front.wire)
+    running = asyncio.create_task(service.turns.run(request(tmp_path), front.wire))
     while not front.contexts:
         await asyncio.sleep(0.01)
     session_id = front.contexts[0].ids.session_id
     with pytest.raises(RunError) as busy:
-        await service.run(replace(request(tmp_path, session_id=session_id), queue=False),
-                          front.wire)
+        await service.turns.run(replace(request(tmp_path, session_id=session_id), queue=False),
+                                front.wire)
     assert busy.value.kind == "busy" and busy.value.data["sessionId"] == session_id
     assert await service.cancel(None, session_id) is True
     with pytest.raises(RunCancelled):
@@ -85,7 +85,7 @@ async def test_failures_are_classified_and_still_end_with_run_finished(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     service, front = AgentService(), Recorder()
     with pytest.raises(RunError) as failed:
-        await service.run(request(tmp_path), front.wire)
+        await service.turns.run(request(tmp_path), front.wire)
     assert failed.value.kind == "config" and "OPENAI_API_KEY" in failed.value.message
     finished = [e for e in front.events if isinstance(e, RunFinished)]
     assert [(e.status, (e.error or {}).get("kind")) for e in finished] == [("error", "config")]
@@ -108,9 +108,9 @@ async def test_allow_for_the_session_lasts_across_runs_of_the_session(
     fake.script([same, Reply("one"), same, Reply("two")])
     asker = Asker(Answer.ALLOW_SESSION)
     service, front = AgentService(), Recorder(asker)
-    first = await service.run(request(tmp_path, approvals_mode="ask"), front.wire)
-    await service.run(request(tmp_path, "again", first.ids.session_id, approvals_mode="ask"),
-                      front.wire)
+    first = await service.turns.run(request(tmp_path, approvals_mode="ask"), front.wire)
+    await service.turns.run(request(tmp_path, "again", first.ids.session_id, approvals_mode="ask"),
+                            front.wire)
     assert [q.title for q in asker.asked] == ["bash: echo same"]
     resolved = [(e.decision, e.by) for e in front.events if isinstance(e, ApprovalResolved)]
     assert resolved == [("allow_session", "user"), ("allow", "session")]
@@ -121,7 +121,7 @@ async def test_without_an_approver_a_question_is_a_rejection(
 ) -> None:
     fake.script([Reply("", [Call("bash", {"command": "touch planted"})]), Reply("ok")])
     service, front = AgentService(), Recorder(None)
-    await service.run(request(tmp_path, approvals_mode="ask"), front.wire)
+    await service.turns.run(request(tmp_path, approvals_mode="ask"), front.wire)
     assert not (tmp_path / "planted").exists()
     assert "nobody could be asked" in str(fake.requests[1].body)
 
@@ -135,12 +135,12 @@ async def test_a_deleted_workspace_folder_is_a_classified_error_and_the_session_
     fake.script([Reply("", [Call("bash", {"command": "echo hi"})]), Reply("first"),
                  Reply("", [Call("read_file", {"path": "a.txt"})]), Reply("back")])
     service, front = AgentService(), Recorder()
-    first = await service.run(request(root, checkpoints=checkpoints), front.wire)
+    first = await service.turns.run(request(root, checkpoints=checkpoints), front.wire)
     session_id = first.ids.session_id
     shutil.rmtree(root)
     with pytest.raises(RunError) as gone:
-        await service.run(request(root, "again", session_id, checkpoints=checkpoints),
-                          front.wire)
+        await service.turns.run(request(root, "again", session_id, checkpoints=checkpoints),
+                                front.wire)
     assert gone.value.kind == "config"
     assert gone.value.message == f"the workspace folder no longer exists: {root}"
     finished = [e for e in front.events if isinstance(e, RunFinished)]
@@ -148,7 +148,7 @@ async def test_a_deleted_workspace_folder_is_a_classified_error_and_the_session_
     assert finished[-1].error["kind"] == "config"
     root.mkdir()
     (root / "a.txt").write_text("alpha\n")
-    third = await service.run(request(root, "and now", session_id, checkpoints=checkpoints),
-                              front.wire)
+    third = await service.turns.run(request(root, "and now", session_id, checkpoints=checkpoints),
+                                    front.wire)
     assert third.result.text == "back"
     assert fake.rejected == []

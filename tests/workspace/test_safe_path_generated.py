@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness9.schema import ToolError
-from harness9.workspace.safe_path import _relative_parts, _Walk, safe_path
+from harness9.workspace.path_walk import Walk
+from harness9.workspace.safe_path import _relative_parts, safe_path
 
 NAMES = ["a", "b", "c", "d"]
 _name = st.sampled_from(NAMES)
@@ -126,7 +127,7 @@ def _walked(root: Path, path: str, follow_links: bool, at_once: bool) -> tuple[s
         parts = _relative_parts(root, real_root, path)
     except ToolError as exc:
         return str(exc)
-    with _Walk(real_root, os.open(real_root, os.O_RDONLY | os.O_DIRECTORY), path,
+    with Walk(real_root, os.open(real_root, os.O_RDONLY | os.O_DIRECTORY), path,
                follow_links) as walk:
         try:
             where = walk.at_once(parts) if at_once else walk.resolve(parts, make_folders=False)

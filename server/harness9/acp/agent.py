@@ -47,14 +47,13 @@ from harness9.engine.events import Subscriber
 from harness9.engine.log import BlockLogger
 from harness9.mcp.server_config import McpServerConfig
 from harness9.service.agent_service import AgentService
-from harness9.service.commands import Invocation, invocation
-from harness9.service.credentials import provider_environment
-from harness9.service.models import current_model
+from harness9.service.commands.catalog import Invocation, invocation
+from harness9.service.config.credentials import provider_environment
+from harness9.service.config.models import current_model
+from harness9.service.config.settings import RunSettings, from_environment, resolve
 from harness9.service.run_request import CommandView, RunContext, RunOutcome, RunRequest, RunWiring
 from harness9.service.service_errors import RunCancelled
 from harness9.service.sessions.session import Session
-from harness9.service.settings import RunSettings, from_environment, resolve
-from harness9.tools import default_registry
 
 _log = logging.getLogger("harness9.acp")
 _block_log = logging.getLogger("harness9.engine")
@@ -147,7 +146,7 @@ class Harness9Agent:
         session = self._open(self._known_session(session_id), root, servers)
         stream = UpdateStream(self.client, session_id)
         # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
-        replay_session(session, stream, root, default_registry(root).kind_of)
+        replay_session(session, stream, root)
         if session.plan is not None:
             stream.push(plan_update(session.plan))
         await stream.drain()
@@ -204,7 +203,7 @@ class Harness9Agent:
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.
-        run = asyncio.ensure_future(self.service.run(request, wire))
+        run = asyncio.ensure_future(self.service.turns.run(request, wire))
         with wire_errors(), self._prompts.running():
             return await run
 
@@ -235,7 +234,7 @@ class Harness9Agent:
         """The session with this id (also a stored one); -32602 naming `sessionId` when there is
         none, -32803 `busy` when another harness9 process holds it."""
         with wire_errors():
-            return self.service.known_session(session_id)
+            return self.service.sessions.known(session_id)
 
     def _config_options(self, session: Session) -> list[Any]:
         """The session's model and reasoning effort as config options, from the models known
@@ -266,7 +265,7 @@ class Harness9Agent:
             raise invalid_params("configId" if "unknown option" in str(exc) else "value",
                                  str(exc)) from None
         with wire_errors():
-            self.service.set_model(session_id, choice)
+            self.service.sessions.set_model(session_id, choice)
         return SetSessionConfigOptionResponse(config_options=self._config_options(session))
 
     def _mode_state(self, session_id: str) -> SessionModeState:
@@ -315,7 +314,7 @@ class Harness9Agent:
         if not isinstance(session_id, str) or not session_id:
             raise invalid_params("sessionId", "a session id (string) is required")
         with wire_errors():
-            if not self.service.delete_session(session_id):
+            if not self.service.sessions.delete(session_id):
                 raise invalid_params("sessionId", f"unknown session {session_id!r}")
         self._roots.pop(session_id, None)
         self._servers.pop(session_id, None)
@@ -329,7 +328,7 @@ class Harness9Agent:
         """The stored sessions of `cwd` (else of every workspace), newest first, a page at a
         time."""
         root = workspace_root(cwd) if cwd is not None else None
-        return session_list(self.service.stored_sessions(root), cursor)
+        return session_list(self.service.sessions.stored(root), cursor)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
@@ -340,7 +339,7 @@ class Harness9Agent:
         if not is_mode(mode_id):
             raise invalid_params("modeId", f"unknown mode {mode_id!r}")
         with wire_errors():
-            self.service.set_approval_mode(session_id, mode_id)
+            self.service.sessions.set_approval_mode(session_id, mode_id)
         self._modes.shown(session_id, mode_id)
         return SetSessionModeResponse()
 

@@ -14,10 +14,10 @@ from harness9.acp.config_options import commands_update, options
 from harness9.acp.quiet import Prompts
 from harness9.acp.update_stream import UpdateStream
 from harness9.service.agent_service import AgentService
-from harness9.service.commands import available
-from harness9.service.models import current_model
+from harness9.service.commands.catalog import available
+from harness9.service.config.models import current_model
+from harness9.service.config.settings import RunSettings
 from harness9.service.sessions.session import Session
-from harness9.service.settings import RunSettings
 
 
 class Announcer:

@@ -7,7 +7,7 @@ from acp import RequestError
 
 from harness9.acp.acp_errors import invalid_params
 from harness9.acp.hello import AUTH_VARIABLES
-from harness9.service.credentials import provider_environment
+from harness9.service.config.credentials import provider_environment
 
 
 def check_method(method_id: str) -> None:

@@ -19,9 +19,9 @@ from acp.schema import (
 from harness9.acp import session_wire
 from harness9.acp.session_wire import DEFAULT_EFFORT, EFFORT_OPTION, MODEL_OPTION
 from harness9.provider.model_catalog import ModelInfo
-from harness9.service.commands import Command
-from harness9.service.model_choice import ModelChoice
-from harness9.service.settings import REASONING_EFFORTS
+from harness9.service.commands.catalog import Command
+from harness9.service.config.model_choice import ModelChoice
+from harness9.service.config.settings import REASONING_EFFORTS
 
 # Commands that move the client to another session: an ACP client does that with its own UI.
 NOT_OFFERED = frozenset({"clear", "resume"})

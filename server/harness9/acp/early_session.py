@@ -79,8 +79,8 @@ def _new_session(root: str, settings: dict[str, Any]) -> tuple[EarlySession, dic
     """A new session on `root` (stored at once, as the agent's are), and the `session/new`
     result that announces it."""
     from harness9.service.agent_service import AgentService
-    from harness9.service.models import current_model
-    from harness9.service.settings import from_environment, resolve
+    from harness9.service.config.models import current_model
+    from harness9.service.config.settings import from_environment, resolve
 
     service = AgentService()
     session = service.sessions.create(root, stored=True)

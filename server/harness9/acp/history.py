@@ -30,24 +30,23 @@ HUNK_GAP = "⋯"  # between two hunks of a replayed edit: lines the diff did not
 _ATTACHED = re.compile(r'<context uri="([^"]*)">\n(.*?)\n</context>', re.DOTALL)
 
 
-def replay_session(session: Session, stream: UpdateStream, root: str,
-                   kind_of: Callable[[str], ToolKind]) -> None:
+def replay_session(session: Session, stream: UpdateStream, root: str) -> None:
     """Queue a session as the user saw it: prompts as typed (attached resources as resource
-    content), answers, and each tool call with its final status, output and (an edit's) diff;
-    `kind_of` gives a tool's kind by name."""
+    content), answers, and each tool call with its tool's kind as it ran, its final status,
+    output and (an edit's) diff."""
     typed = [str(run.get("prompt", "")) for run in session.runs]
-    replay(session.history, stream, root, kind_of, session.calls, typed)
+    replay(session.history, stream, root, session.call_kind, session.calls, typed)
 
 
 def replay(
     history: Sequence[Message], stream: UpdateStream, root: str,
-    kind_of: Callable[[str], ToolKind], outcomes: dict[str, dict[str, Any]] | None = None,
+    kind_of: Callable[[ToolCall], ToolKind], outcomes: dict[str, dict[str, Any]] | None = None,
     typed: Sequence[str] = (),
 ) -> None:
     """Queue the history: prompts as user chunks (as `typed`, in order, when the stored
     message starts with it: the attachments after it are for the model), answers as agent
-    chunks, each tool call with its final status and output, and its diff when `outcomes`
-    (by wire id) kept one (system messages are not part of the conversation)."""
+    chunks, each tool call with its kind (`kind_of`), final status and output, and its diff
+    when `outcomes` (by wire id) kept one (system messages are not part of the conversation)."""
     pending: list[ToolCall] = []  # the calls of the last answer not yet given their result
     kinds: dict[str, ToolKind] = {}
     prompts = list(typed)
@@ -56,7 +55,7 @@ def replay(
             stream.text("message", message.content)
             pending = list(message.tool_calls)
             for call in message.tool_calls:
-                kinds[call.id] = kind_of(call.name)
+                kinds[call.id] = kind_of(call)
                 stream.push(start_update(call, kinds[call.id], root))
         elif message.role is Role.USER and message.tool_call_id is not None:
             kind = kinds.get(message.tool_call_id, ToolKind.OTHER)

@@ -18,7 +18,7 @@ from harness9.process import stdio_channel as stdio
 from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
 from harness9.redaction import looks_secret
-from harness9.service.settings import merge_client
+from harness9.service.config.settings import merge_client
 from harness9.service.warm_up import warm_up
 
 _log = logging.getLogger("harness9.acp")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness9.provider.model_catalog import ModelInfo
-from harness9.service.model_choice import ModelChoice
-from harness9.service.settings import REASONING_EFFORTS, RunSettings
+from harness9.service.config.model_choice import ModelChoice
+from harness9.service.config.settings import REASONING_EFFORTS, RunSettings
 
 # The approval modes, chosen per session with `session/set_mode`: (id, name, description).
 MODES = (

@@ -33,11 +33,10 @@ async def execute_concurrently(
     call's `ToolStarted` comes once the approval step let it go (a call waiting for an answer
     has not started; calls nobody is asked about start in call order); a call refused before
     its tool runs (denied, rejected, unknown tool, bad arguments) has no `ToolStarted`, only its
-    `ToolFinished`. One call timing out or
-    failing does not affect its siblings. On cancellation every call still running is stopped
-    (its own cleanup runs, e.g. bash kills its process group), every call not finished, running
-    or queued, gets a `cancelled` result and a `ToolFinished` event, and the
-    cancellation propagates.
+    `ToolFinished`. One call timing out or failing does not affect its siblings. On
+    cancellation every call still running is stopped (its own cleanup runs, e.g. bash kills
+    its process group), every call not finished, running or queued, gets a `cancelled` result
+    and a `ToolFinished` event, and the cancellation propagates.
     """
     started = time.monotonic()
     pending: Iterator[tuple[int, ToolCall]] = iter(enumerate(calls))
@@ -58,12 +57,7 @@ async def execute_concurrently(
     try:
         await asyncio.gather(*workers)
     except asyncio.CancelledError:
-        # gather has already cancelled every worker, but it raises as soon as the first one ends:
-        # cancelling the others again would cut their cleanup short (bash reaping its process).
-        for task in workers:
-            if not task.cancelling():
-                task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        await _stopped(workers)
         elapsed = round((time.monotonic() - started) * 1000, 3)
         for index, call in enumerate(calls):
             if results[index] is None:
@@ -72,6 +66,16 @@ async def execute_concurrently(
                 kind = registry.kind_of(call.name)
                 bus.emit(ToolFinished(turn=turn, call=call, result=result, tool_kind=kind))
         raise
+
+
+async def _stopped(workers: list[asyncio.Task[None]]) -> None:
+    """Wait for cancelled workers to end, their cleanup included."""
+    # gather has already cancelled every worker, but it raises as soon as the first one ends:
+    # cancelling the others again would cut their cleanup short (bash reaping its process).
+    for task in workers:
+        if not task.cancelling():
+            task.cancel()
+    await asyncio.gather(*workers, return_exceptions=True)
 
 
 async def _execute(

@@ -15,7 +15,7 @@ from harness9.service.sessions.session import SessionCheckpoint, iso_time
 def list_checkpoints(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/checkpoints` result."""
     with wire_errors():
-        checkpoints = service.checkpoints(session_id)
+        checkpoints = service.checkpoints.listing(session_id)
     return {"checkpoints": [_wire(c) for c in checkpoints]}
 
 
@@ -23,10 +23,11 @@ async def restore(service: AgentService, params: RestoreParams) -> dict[str, Any
     """The `agent/restore` result, or its error; with `dryRun`, what it would restore."""
     with wire_errors():
         if params.dry_run:
-            paths = await service.would_restore(
+            paths = await service.checkpoints.would_restore(
                 params.session_id, params.checkpoint_id, params.files)
             return {"restored": list(paths), "dryRun": True}
-        restored = await service.restore(params.session_id, params.checkpoint_id, params.files)
+        restored = await service.checkpoints.restore(
+            params.session_id, params.checkpoint_id, params.files)
     return {"restored": list(restored.paths)}
 
 
@@ -35,7 +36,7 @@ async def changed_since(
 ) -> dict[str, Any]:
     """The `agent/changedSince` result: each file a restore would put back, as it was then."""
     with wire_errors():
-        files = await service.changed_since(session_id, checkpoint_id)
+        files = await service.checkpoints.changed_since(session_id, checkpoint_id)
     return {"files": [_file_then(f) for f in files]}
 
 

@@ -26,7 +26,7 @@ from harness9.lsp.params import (
     parse_steer_params,
     parse_unqueue_params,
 )
-from harness9.service.settings import from_environment, resolve
+from harness9.service.config.settings import from_environment, resolve
 
 if TYPE_CHECKING:
     from harness9.lsp.server import Harness9Server

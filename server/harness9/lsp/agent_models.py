@@ -11,10 +11,10 @@ from pygls.exceptions import JsonRpcInvalidParams
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import ModelsParams, SetModelParams
 from harness9.service.agent_service import AgentService
-from harness9.service.commands import available
-from harness9.service.model_choice import ModelChoice
-from harness9.service.models import current_model, effective_provider
-from harness9.service.settings import RunSettings
+from harness9.service.commands.catalog import available
+from harness9.service.config.model_choice import ModelChoice
+from harness9.service.config.models import current_model, effective_provider
+from harness9.service.config.settings import RunSettings
 
 
 async def list_models(
@@ -24,7 +24,7 @@ async def list_models(
     chosen = None
     if params.session_id is not None:
         with wire_errors():
-            chosen = service.session_view(params.session_id)[0].model
+            chosen = service.sessions.view(params.session_id)[0].model
     listing = await service.models.listing(settings, params.provider, params.refresh)
     current = current_model(settings, chosen)
     return {
@@ -40,14 +40,14 @@ def set_model(
 ) -> dict[str, Any]:
     """The `agent/setModel` result: the session's model as stored."""
     with wire_errors():
-        stored = service.session_view(params.session_id)[0].model
+        stored = service.sessions.view(params.session_id)[0].model
         provider = params.provider or (stored.provider if stored is not None else None) or (
             effective_provider(settings, os.environ))
         if provider is None:
             raise JsonRpcInvalidParams(message="provider: no provider is configured; name one "
                                        "(openai, anthropic or replay)")
         choice = ModelChoice(provider, params.model, params.reasoning_effort)
-        service.set_model(params.session_id, choice)
+        service.sessions.set_model(params.session_id, choice)
     return choice.as_wire()
 
 

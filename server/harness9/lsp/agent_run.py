@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from lsprotocol import types
@@ -29,8 +30,9 @@ from harness9.lsp.transport import send_notification
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.service.agent_service import AgentService
 from harness9.service.attachments import ContextItem
+from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring
-from harness9.service.settings import RunSettings
+from harness9.tools.approvals.step import Approver
 
 block_log = logging.getLogger("harness9.engine")
 # The run settings that choose the model: given with a run, they win over the session's model.
@@ -107,20 +109,32 @@ async def execute_run(
         )
         rich = announces_approval_requests(ls.client_capabilities)
         approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
-        through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
-        workspace = EditorWorkspace(root, ls, through_editor=through_editor)
-        problems = (EditorProblems(ls, root, workspace)
-                    if announces_diagnostics(ls.client_capabilities) else None)
-        features = announced_features(ls.client_capabilities)
-        language = EditorLanguage(ls, root, workspace, features) if features else None
-        return RunWiring(run_observers.subscribers(), approver, workspace, problems, language)
+        return editor_wiring(ls, root, settings, run_observers.subscribers(), approver)
 
     try:
         with wire_errors():
-            return _result(await service.run(request, wire))
+            return _result(await service.turns.run(request, wire))
     finally:
         for run_observers in observers:
             run_observers.close()
+
+
+def editor_wiring(
+    ls: LanguageServer,
+    root: str,
+    settings: RunSettings,
+    subscribers: Sequence[Subscriber] = (),
+    approver: Approver | None = None,
+) -> RunWiring:
+    """What this client plugs into a run on `root`: its documents as the workspace, and its
+    problems and language servers as it announced them."""
+    through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
+    workspace = EditorWorkspace(root, ls, through_editor=through_editor)
+    problems = (EditorProblems(ls, root, workspace)
+                if announces_diagnostics(ls.client_capabilities) else None)
+    features = announced_features(ls.client_capabilities)
+    language = EditorLanguage(ls, root, workspace, features) if features else None
+    return RunWiring(subscribers, approver, workspace, problems, language)
 
 
 def _result(outcome: RunOutcome) -> dict[str, Any]:

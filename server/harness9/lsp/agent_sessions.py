@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from harness9.lsp.lsp_errors import wire_errors
-from harness9.schema import Message, ToolKind
+from harness9.schema import Message
 from harness9.service.agent_service import AgentService
-from harness9.service.sessions.session import iso_time, run_cost
+from harness9.service.config.settings import RunSettings
+from harness9.service.sessions.session import Session, iso_time, run_cost
 from harness9.service.sessions.session_log import SessionMeta, message_record, title_of
-from harness9.service.settings import RunSettings
-from harness9.tools import default_registry
 
 
 def list_sessions(service: AgentService, root: str) -> dict[str, Any]:
     """The `agent/sessions` result."""
-    return {"sessions": [_listed(meta) for meta in service.stored_sessions(root)]}
+    return {"sessions": [_listed(meta) for meta in service.sessions.stored(root)]}
 
 
 def _listed(meta: SessionMeta) -> dict[str, Any]:
@@ -36,13 +34,11 @@ def _listed(meta: SessionMeta) -> dict[str, Any]:
 def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/session` result."""
     with wire_errors():
-        session, skipped = service.session_view(session_id)
-    # The built-in tools' kinds; an MCP tool's call is shown as `other`, as it ran.
-    kind_of = default_registry(session.root or ".").kind_of
+        session, skipped = service.sessions.view(session_id)
     answer: dict[str, Any] = {
         "sessionId": session.id,
         "title": _title(session.runs),
-        "messages": [_shown(m, kind_of, session.calls) for m in session.history],
+        "messages": [_shown(m, session) for m in session.history],
         "runs": [_run(run) for run in session.runs],
     }
     if session.plan is not None:
@@ -54,16 +50,15 @@ def show_session(service: AgentService, session_id: str) -> dict[str, Any]:
     return answer
 
 
-def _shown(message: Message, kind_of: Callable[[str], ToolKind],
-           outcomes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _shown(message: Message, session: Session) -> dict[str, Any]:
     """A message as `agent/session` shows it: as stored, each tool call with its tool's kind
-    and, when the session kept it, its `outcome`."""
+    as it ran and, when the session kept it, its `outcome`."""
     record = message_record(message)
-    for call in record.get("toolCalls", ()):
-        call["kind"] = kind_of(call["name"]).value
-        found = outcomes.get(call.get("wireId") or call["id"])
+    for call, shown in zip(message.tool_calls, record.get("toolCalls", ()), strict=True):
+        shown["kind"] = session.call_kind(call).value
+        found = session.calls.get(call.unique_id)
         if found is not None:
-            call["outcome"] = found
+            shown["outcome"] = {k: v for k, v in found.items() if k != "kind"}
     return record
 
 
@@ -88,7 +83,7 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
 def delete_session(service: AgentService, session_id: str) -> dict[str, Any]:
     """The `agent/deleteSession` result."""
     with wire_errors():
-        return {"deleted": service.delete_session(session_id)}
+        return {"deleted": service.sessions.delete(session_id)}
 
 
 async def compact_session(
@@ -96,5 +91,5 @@ async def compact_session(
 ) -> dict[str, Any]:
     """The `agent/compact` result."""
     with wire_errors():
-        done = await service.compact(session_id, settings)
+        done = await service.sessions.compact(session_id, settings)
     return {"beforeTokens": done.before, "afterTokens": done.after, "method": done.method}

@@ -16,8 +16,8 @@ from harness9.lsp.agent_run import execute_run
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams, SteerParams
 from harness9.service.attachments import ContextItem
+from harness9.service.config.settings import from_environment, resolve
 from harness9.service.run_request import SteerOutcome
-from harness9.service.settings import from_environment, resolve
 
 if TYPE_CHECKING:
     from harness9.lsp.server import Harness9Server
@@ -32,7 +32,7 @@ async def steer(
     """The `agent/steer` result, once the steer is delivered or has become the next run (on
     `root`, the steered run's workspace)."""
     with wire_errors():
-        outcome = await ls.service.steer(params.run_id, params.prompt, context)
+        outcome = await ls.service.turns.steer(params.run_id, params.prompt, context)
     if outcome.delivered == "next":
         _start_next(ls, params, root, context, outcome)
     return {"delivered": outcome.delivered, "runId": outcome.run_id}
@@ -43,7 +43,7 @@ def steer_root(ls: Harness9Server, run_id: str) -> str:
     naming `runId` for a run this client may not reach (its session belongs to a workspace
     that is not one of the client's)."""
     with wire_errors():
-        session_id, root = ls.service.run_place(run_id)
+        session_id, root = ls.service.turns.place(run_id)
     try:
         ls.check_session(session_id)
     except JsonRpcInvalidParams as exc:
@@ -76,7 +76,7 @@ def _ended(task: asyncio.Task[Any]) -> None:
 def queued(ls: Harness9Server, session_id: str) -> dict[str, Any]:
     """The `agent/queue` result."""
     with wire_errors():
-        waiting = ls.service.queued(session_id)
+        waiting = ls.service.turns.queued(session_id)
     return {"queued": [
         {"queueId": entry.queue_id, "runId": entry.run_id, "prompt": entry.prompt,
          "position": position}
@@ -87,4 +87,4 @@ def queued(ls: Harness9Server, session_id: str) -> dict[str, Any]:
 def unqueue(ls: Harness9Server, session_id: str, queue_id: str) -> dict[str, Any]:
     """The `agent/unqueue` result."""
     with wire_errors():
-        return {"removed": ls.service.unqueue(session_id, queue_id)}
+        return {"removed": ls.service.turns.unqueue(session_id, queue_id)}

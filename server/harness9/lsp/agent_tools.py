@@ -1,5 +1,6 @@
-"""`agent/tools` on the wire: the built-in tools and the MCP servers' tools, with their server;
-a server that cannot be started is shown to the user with `window/showMessage`."""
+"""`agent/tools` on the wire: the tools a run of this client is offered, in the model's order
+(the MCP servers' tools with their server); a server that cannot be started is shown to the
+user with `window/showMessage`."""
 
 from __future__ import annotations
 
@@ -9,15 +10,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from harness9.lsp.documents import EditorWorkspace
-from harness9.lsp.editor_language import EditorLanguage, announced_features
-from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
+from harness9.lsp.agent_run import editor_wiring
 from harness9.schema import ToolDefinition
 from harness9.service.agent_service import AgentService
-from harness9.service.settings import RunSettings
-from harness9.tools import default_registry
-from harness9.tools.language import language_tools
-from harness9.tools.problems import DiagnosticsTool
+from harness9.service.config.settings import RunSettings
+from harness9.tools.contract import BaseTool
 
 
 async def list_tools(
@@ -32,21 +29,15 @@ async def list_tools(
         ls.window_show_message(params)
 
     root = folders[0] if folders else os.getcwd()
-    registry = default_registry(root, sandbox=settings.tool_sandbox())
-    tools = [wire_tool(definition) for definition in registry.available_tools()]
-    # Offered to this client's runs, as it announced them.
-    if announces_diagnostics(ls.client_capabilities):
-        tools.append(wire_tool(DiagnosticsTool(EditorProblems(ls, root), 0).definition()))
-    features = announced_features(ls.client_capabilities)
-    if features:
-        files = EditorWorkspace(root, ls, through_editor=False)
-        language = EditorLanguage(ls, root, files, features)
-        tools += [wire_tool(tool.definition()) for tool in language_tools(files, language)]
-    for tool in await service.mcp_tools(settings, warn):
-        server = getattr(tool, "server", None)
-        entry = wire_tool(tool.definition())
-        tools.append({**entry, "server": server} if server else entry)
-    return {"tools": tools}
+    tools = await service.tools(root, settings, editor_wiring(ls, root, settings), warn)
+    return {"tools": [listed(tool) for tool in tools]}
+
+
+def listed(tool: BaseTool) -> dict[str, Any]:
+    """A tool as `agent/tools` lists it: its definition, and its `server` (an MCP tool's)."""
+    entry = wire_tool(tool.definition())
+    server = getattr(tool, "server", None)
+    return {**entry, "server": server} if server else entry
 
 
 def wire_tool(definition: ToolDefinition) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from harness9.lsp.param_fields import (
     required_str,
 )
 from harness9.schema import Image
+from harness9.service.config.settings import PROVIDERS, SettingsError, parse_overrides
 from harness9.service.run_request import EXECUTE_PROMPT
-from harness9.service.settings import PROVIDERS, SettingsError, parse_overrides
 
 
 @dataclass(frozen=True, slots=True)

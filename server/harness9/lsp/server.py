@@ -30,7 +30,7 @@ from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.lsp_errors import request_failed
 from harness9.lsp.transport import end_with_process
 from harness9.process.sandbox import SandboxMode, availability
-from harness9.service.settings import client_section, from_environment, merge_client, resolve
+from harness9.service.config.settings import client_section, from_environment, merge_client, resolve
 from harness9.service.warm_up import start_warm_up
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ from harness9.schema import (
     FileEdit,
     Problem,
     ProcessExit,
+    ToolKind,
     ToolResult,
 )
 
@@ -41,15 +42,19 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
 
 
 def outcome(finished: ToolFinished, approval: ApprovalResolved | None,
-            started: bool = True, asked: bool = False) -> dict[str, Any]:
+            started: bool = True, asked: bool = False,
+            kind: ToolKind | None = None) -> dict[str, Any]:
     """What a session keeps of a finished call: `status` (`completed`, or why it failed:
-    `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), the result's fields, the
+    `error`, `timeout`, `rejected`, `denied`, `cancelled`, …), its tool's `kind` (as the
+    call was shown live), the result's fields, the
     `approval` that decided it (`{decision, by, rule?}`) when one was recorded, `asked: true`
     when the user was asked and never answered (the run was cancelled meanwhile), and
     `started: false` for a call that never ran (refused, or cancelled while it waited)."""
     fields = result_fields(finished.result)
     status = fields.pop("reason", "completed")
     record: dict[str, Any] = {"status": status, "turn": finished.turn, **fields}
+    if kind is not None:
+        record["kind"] = kind.value
     if not started:
         record["started"] = False
     if asked and approval is None:

@@ -9,7 +9,7 @@ import os
 from harness9.process.guarantees import guarantees
 from harness9.process.landlock import abi_version
 from harness9.process.sandbox import Mechanism, availability
-from harness9.service.settings import from_environment, resolve
+from harness9.service.config.settings import from_environment, resolve
 
 
 def doctor_report() -> tuple[list[str], bool]:

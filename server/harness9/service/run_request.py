@@ -1,5 +1,6 @@
-"""What a front-end gives `AgentService.run` and what it gets back: the request, the ids the
-run gets, and what the front-end plugs into the run (observers, approver, workspace)."""
+"""What a front-end gives a run (`AgentService.turns.run`) and what it gets back: the request,
+the ids the run gets, and what the front-end plugs into the run (observers, approver,
+workspace)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness9.schema import Image
 from harness9.service.attachments import ContextItem
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
 
 if TYPE_CHECKING:
     # Types only: the daemon reads this module at start-up, and loads the engine later.

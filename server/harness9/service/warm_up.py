@@ -103,7 +103,7 @@ def _warm_up(provider: str | None) -> None:
     try:
         importlib.import_module("harness9.service.agent_service")
         from harness9.provider.factory import default_provider_name
-        from harness9.service.credentials import provider_environment
+        from harness9.service.config.credentials import provider_environment
 
         name = provider or default_provider_name(provider_environment())
         sdk = SDK_MODULES.get(name or "")

@@ -6,7 +6,7 @@ deadline is nearer); its output is capped at 8000 bytes, keeping the head and th
 where build and test tools put what matters; its environment is the daemon's without the
 secrets (`environment.ToolEnvironment`); and when the call ends its whole process group is
 killed, background jobs included, so nothing outlives a call unless the command detached it into
-a new session on purpose, and nothing at all outlives the daemon (see `process_reaper`).
+a new session on purpose, and nothing at all outlives the daemon (see `process/reaper.py`).
 While it runs, its output also goes, as it is read, to the call's `OUTPUT_SINK` when one is set
 (the engine shows it to the user live); the result is the same either way.
 

@@ -1,6 +1,6 @@
 """The `edit_file` tool: replace one unique piece of an existing workspace file.
 
-Matching is `apply_edit`'s five-level ladder (see `edit_apply`), against the file's current
+Matching is `apply_edit`'s five-level ladder (see `apply`), against the file's current
 text as the workspace port gives it (the editor's text of an open document, else the disk's;
 bytes that are not UTF-8 read and written back as Latin-1, NUL bytes refused as binary).
 The text is read and written whole, so its line endings, BOM and everything outside the edit

@@ -22,7 +22,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from harness9.schema import ToolError
-from harness9.workspace.safe_path import Location, open_beneath, resolve_beneath
+from harness9.workspace.path_walk import Location
+from harness9.workspace.safe_path import open_beneath, resolve_beneath
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(30)
 async def _written_session(service: AgentService, fake: FakeLLM, root: Path) -> str:
     fake.script([Reply("", [Call("write_file", {"path": "a.txt", "content": "new\n"})]),
                  Reply("done")])
-    outcome = await service.run(request(root, "write a.txt"), Recorder().wire)
+    outcome = await service.turns.run(request(root, "write a.txt"), Recorder().wire)
     assert (root / "a.txt").read_text() == "new\n"
     return outcome.ids.session_id
 
@@ -27,7 +27,7 @@ async def _free_for_another_daemon(session_id: str) -> None:
     await asyncio.sleep(0)  # what used the session is done: it is let go now
     other = AgentService()
     try:
-        assert other.known_session(session_id).id == session_id  # busy if still held
+        assert other.sessions.known(session_id).id == session_id  # busy if still held
     finally:
         other.close()
 
@@ -35,7 +35,7 @@ async def _free_for_another_daemon(session_id: str) -> None:
 async def test_undo_lets_the_session_go(fake: FakeLLM, tmp_path: Path) -> None:
     service = AgentService()
     session_id = await _written_session(service, fake, tmp_path)
-    undone = await service.run(request(tmp_path, "/undo", session_id), Recorder().wire)
+    undone = await service.turns.run(request(tmp_path, "/undo", session_id), Recorder().wire)
     assert undone.result.status == "completed" and not (tmp_path / "a.txt").exists()
     await _free_for_another_daemon(session_id)
     service.close()
@@ -45,8 +45,8 @@ async def test_a_restore_lets_the_session_go(fake: FakeLLM, tmp_path: Path) -> N
     service = AgentService()
     session_id = await _written_session(service, fake, tmp_path)
     await asyncio.sleep(0)
-    first = service.checkpoints(session_id)[0].checkpoint_id
-    await service.restore(session_id, first)
+    first = service.checkpoints.listing(session_id)[0].checkpoint_id
+    await service.checkpoints.restore(session_id, first)
     assert not (tmp_path / "a.txt").exists()
     await _free_for_another_daemon(session_id)
     service.close()

@@ -12,9 +12,9 @@ import pytest
 
 from harness9.schema import Message, Role, ToolCall
 from harness9.service.agent_service import AgentService
+from harness9.service.config.settings import RunSettings
 from harness9.service.service_errors import RunError, UnknownSession
 from harness9.service.sessions.session_store import SessionStore
-from harness9.service.settings import RunSettings
 from harness9.service.state import state_dir, workspace_key
 from tests.fakellm import Call, FakeLLM, Reply
 from tests.service.test_runs import Asker, Recorder, request
@@ -33,17 +33,17 @@ async def test_a_resumed_session_sends_the_same_request_as_an_unbroken_one(
 ) -> None:
     fake.script(_two_runs_script())
     service = AgentService()
-    first = await service.run(request(tmp_path), Recorder().wire)
-    await service.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    first = await service.turns.run(request(tmp_path), Recorder().wire)
+    await service.turns.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
     unbroken = fake.requests[-1].body["messages"]
     service.close()
 
     fake.script(_two_runs_script())
     one = AgentService()
-    first = await one.run(request(tmp_path), Recorder().wire)
+    first = await one.turns.run(request(tmp_path), Recorder().wire)
     one.close()  # the daemon ends; a new one on the same state directory takes over
     two = AgentService()
-    await two.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    await two.turns.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
     assert fake.requests[-1].body["messages"] == unbroken
     assert "\u2028" in json.dumps(unbroken, ensure_ascii=False)
 
@@ -53,20 +53,20 @@ async def test_a_session_running_in_another_daemon_is_busy(
 ) -> None:
     fake.script([Reply("one"), Reply("slow", first_byte_delay=1.0)])
     first = AgentService()
-    outcome = await first.run(request(tmp_path), Recorder().wire)
+    outcome = await first.turns.run(request(tmp_path), Recorder().wire)
     session_id = outcome.ids.session_id
     running = asyncio.create_task(
-        first.run(request(tmp_path, "more", session_id), Recorder().wire))
+        first.turns.run(request(tmp_path, "more", session_id), Recorder().wire))
     while fake.requests[-1].body["messages"][-1]["content"] != "more":
         await asyncio.sleep(0.01)
     other = AgentService()
     with pytest.raises(RunError) as busy:
-        await other.run(request(tmp_path, "x", session_id), Recorder().wire)
+        await other.turns.run(request(tmp_path, "x", session_id), Recorder().wire)
     assert busy.value.kind == "busy" and "another harness9 daemon" in busy.value.message
     with pytest.raises(RunError):
-        other.delete_session(session_id)
+        other.sessions.delete(session_id)
     # Reading it for a view needs no lock.
-    view, skipped = other.session_view(session_id)
+    view, skipped = other.sessions.view(session_id)
     assert [m.content for m in view.history][-1] == "one" and skipped == 0
     assert (await running).result.text == "slow"
     first.close()
@@ -80,14 +80,14 @@ async def test_an_idle_session_is_taken_over_and_each_daemon_sees_the_others_tur
     # the new window's daemon continues the session, and the old one, used again, too.
     fake.script([Reply("one"), Reply("two"), Reply("three")])
     old, new = AgentService(), AgentService()
-    session_id = (await old.run(request(tmp_path, "a"), Recorder().wire)).ids.session_id
+    session_id = (await old.turns.run(request(tmp_path, "a"), Recorder().wire)).ids.session_id
     await asyncio.sleep(0)  # the run's end lets the idle session go
-    await new.run(request(tmp_path, "b", session_id), Recorder().wire)
+    await new.turns.run(request(tmp_path, "b", session_id), Recorder().wire)
     await asyncio.sleep(0)
-    await old.run(request(tmp_path, "c", session_id), Recorder().wire)
+    await old.turns.run(request(tmp_path, "c", session_id), Recorder().wire)
     sent = [m["content"] for m in fake.requests[-1].body["messages"] if m["role"] == "user"]
     assert sent == ["a", "b", "c"]  # the old daemon read the new one's turn again
-    view, _ = new.session_view(session_id)
+    view, _ = new.sessions.view(session_id)
     assert [m.content for m in view.history][-2:] == ["c", "three"]
     old.close()
     new.close()
@@ -98,20 +98,20 @@ async def test_a_torn_last_line_is_skipped_and_the_next_turn_is_not_lost(
 ) -> None:
     fake.script([Reply("one"), Reply("two"), Reply("three")])
     service = AgentService()
-    outcome = await service.run(request(tmp_path), Recorder().wire)
+    outcome = await service.turns.run(request(tmp_path), Recorder().wire)
     session_id = outcome.ids.session_id
     service.close()
     log = state_dir() / "sessions" / workspace_key(str(tmp_path)) / f"{session_id}.jsonl"
     with log.open("ab") as handle:
         handle.write(b'{"type":"message","message":{"role":"us')  # died mid-write
     again = AgentService()
-    await again.run(request(tmp_path, "next", session_id), Recorder().wire)
+    await again.turns.run(request(tmp_path, "next", session_id), Recorder().wire)
     again.close()
     third = AgentService()
-    view, skipped = third.session_view(session_id)
+    view, skipped = third.sessions.view(session_id)
     assert skipped == 1
     assert [m.content for m in view.history][-2:] == ["next", "two"]
-    await third.run(request(tmp_path, "last", session_id), Recorder().wire)
+    await third.turns.run(request(tmp_path, "last", session_id), Recorder().wire)
     assert fake.requests[-1].messages[-1]["content"] == "last"
     assert len(fake.requests[-1].messages) == 6  # system, one, two exchanges, last
 
@@ -120,22 +120,22 @@ async def test_listing_view_and_delete(fake: FakeLLM, tmp_path: Path) -> None:
     fake.script([Reply("", [Call("bash", {"command": "true"})], usage=(50, 5)),
                  Reply("done", usage=(70, 3)), Reply("other", usage=(10, 1))])
     service = AgentService()
-    first = await service.run(request(tmp_path, "fix the pager\nplease"), Recorder().wire)
-    second = await service.run(request(tmp_path, "hello"), Recorder().wire)
-    listed = service.stored_sessions(str(tmp_path))
+    first = await service.turns.run(request(tmp_path, "fix the pager\nplease"), Recorder().wire)
+    second = await service.turns.run(request(tmp_path, "hello"), Recorder().wire)
+    listed = service.sessions.stored(str(tmp_path))
     assert [m.session_id for m in listed] == [second.ids.session_id, first.ids.session_id]
     meta = listed[1]
     assert (meta.title, meta.runs, meta.turns) == ("fix the pager", 1, 2)
     assert (meta.input_tokens, meta.output_tokens, meta.context_tokens) == (120, 8, 70)
-    assert service.stored_sessions(str(tmp_path / "elsewhere")) == []
-    view, _ = service.session_view(first.ids.session_id)
+    assert service.sessions.stored(str(tmp_path / "elsewhere")) == []
+    view, _ = service.sessions.view(first.ids.session_id)
     assert [r["status"] for r in view.runs] == ["completed"]
-    assert service.delete_session(first.ids.session_id) is True
-    assert service.delete_session(first.ids.session_id) is False
-    assert [m.session_id for m in service.stored_sessions(str(tmp_path))] == [
+    assert service.sessions.delete(first.ids.session_id) is True
+    assert service.sessions.delete(first.ids.session_id) is False
+    assert [m.session_id for m in service.sessions.stored(str(tmp_path))] == [
         second.ids.session_id]
     with pytest.raises(UnknownSession):
-        service.session_view(first.ids.session_id)
+        service.sessions.view(first.ids.session_id)
     folder = state_dir() / "sessions" / workspace_key(str(tmp_path))
     assert not any(p.name.startswith(first.ids.session_id) for p in folder.iterdir())
 
@@ -150,17 +150,18 @@ async def test_session_approvals_and_checkpoints_outlive_the_daemon(
 
     asker = Asker(Answer.ALLOW_SESSION)
     first = AgentService()
-    outcome = await first.run(request(tmp_path, approvals_mode="ask"),
-                              Recorder(asker).wire)
-    checkpoints = [c.checkpoint_id for c in first.checkpoints(outcome.ids.session_id)]
+    outcome = await first.turns.run(request(tmp_path, approvals_mode="ask"),
+                                    Recorder(asker).wire)
+    checkpoints = [c.checkpoint_id for c in first.checkpoints.listing(outcome.ids.session_id)]
     assert checkpoints and len(asker.asked) == 1
     first.close()
     second = AgentService()
-    await second.run(request(tmp_path, "again", outcome.ids.session_id, approvals_mode="ask"),
-                     Recorder(Asker()).wire)  # asking again would fail: no answers left
-    kept = [c.checkpoint_id for c in second.checkpoints(outcome.ids.session_id)]
+    await second.turns.run(
+        request(tmp_path, "again", outcome.ids.session_id, approvals_mode="ask"),
+        Recorder(Asker()).wire)  # asking again would fail: no answers left
+    kept = [c.checkpoint_id for c in second.checkpoints.listing(outcome.ids.session_id)]
     assert kept[: len(checkpoints)] == checkpoints
-    restored = await second.restore(outcome.ids.session_id, checkpoints[0])
+    restored = await second.checkpoints.restore(outcome.ids.session_id, checkpoints[0])
     assert "f.txt" in restored.paths and (tmp_path / "f.txt").read_text() == "one\n"
 
 
@@ -168,7 +169,7 @@ def test_unknown_ids_never_reach_the_file_system(tmp_path: Path) -> None:
     service = AgentService()
     for bad in ("../../etc/passwd", "*", "", "s-" + "a" * 80):
         with pytest.raises(UnknownSession):
-            service.session_view(bad)
+            service.sessions.view(bad)
     assert not os.path.exists(state_dir() / "sessions")
 
 
@@ -180,15 +181,15 @@ async def test_idle_stored_sessions_are_let_go_and_come_back(
     monkeypatch.setattr(session_store, "HELD", 2)
     fake.script([Reply(f"answer {n}") for n in range(5)])
     service = AgentService()
-    ids = [(await service.run(request(tmp_path, f"p{n}"), Recorder().wire)).ids.session_id
+    ids = [(await service.turns.run(request(tmp_path, f"p{n}"), Recorder().wire)).ids.session_id
            for n in range(4)]
     assert service.sessions.get(ids[0]) is None and service.sessions.get(ids[3]) is not None
     other = AgentService()  # the released session's lock is free for another daemon
-    assert other.known_session(ids[0]).history[-1].content == "answer 0"
+    assert other.sessions.known(ids[0]).history[-1].content == "answer 0"
     with pytest.raises(RunError):
-        other.known_session(ids[3])  # still held by the first
+        other.sessions.known(ids[3])  # still held by the first
     other.close()
-    await service.run(request(tmp_path, "again", ids[0]), Recorder().wire)
+    await service.turns.run(request(tmp_path, "again", ids[0]), Recorder().wire)
     assert fake.requests[-1].messages[-2]["content"] == "answer 0"
 
 
@@ -199,12 +200,13 @@ async def test_an_unwritable_state_directory_keeps_sessions_in_memory(
     blocked.write_text("a file where the state folder should be")
     fake.script([Reply("one"), Reply("two")])
     service = AgentService(blocked)
-    first = await service.run(request(tmp_path), Recorder().wire)
-    second = await service.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    first = await service.turns.run(request(tmp_path), Recorder().wire)
+    second = await service.turns.run(request(tmp_path, "again", first.ids.session_id),
+                                     Recorder().wire)
     assert second.result.text == "two" and len(fake.requests[-1].messages) == 4
     assert "kept in memory only" in caplog.text
-    assert service.stored_sessions(str(tmp_path)) == []
-    view, _ = service.session_view(first.ids.session_id)
+    assert service.sessions.stored(str(tmp_path)) == []
+    view, _ = service.sessions.view(first.ids.session_id)
     assert [r["prompt"] for r in view.runs] == ["go", "again"]
 
 
@@ -222,11 +224,11 @@ async def test_what_the_session_read_outlives_the_daemon_unless_the_file_changed
         Reply("written"),
     ])
     one = AgentService()
-    first = await one.run(request(tmp_path), Recorder().wire)
+    first = await one.turns.run(request(tmp_path), Recorder().wire)
     one.close()
     (tmp_path / "b.txt").write_text("changed by the user\n")  # while no daemon ran
     two = AgentService()
-    await two.run(request(tmp_path, "write", first.ids.session_id), Recorder().wire)
+    await two.turns.run(request(tmp_path, "write", first.ids.session_id), Recorder().wire)
     results = {m["tool_call_id"]: m["content"] for m in fake.requests[-1].messages
                if m["role"] == "tool"}
     assert not results["w1"].startswith("Error"), results["w1"]
@@ -253,14 +255,14 @@ async def test_nested_instructions_are_added_once_across_restarts_and_again_afte
     fake.script([read("a"), Reply("one " * 500), read("b"), Reply("two"),
                  Reply("the summary"), read("c"), Reply("three")])
     one = AgentService()
-    first = await one.run(request(tmp_path), Recorder().wire)
+    first = await one.turns.run(request(tmp_path), Recorder().wire)
     one.close()
     two = AgentService()
     session_id = first.ids.session_id
-    await two.run(request(tmp_path, "more", session_id), Recorder().wire)
-    done = await two.compact(session_id, RunSettings(provider="openai"))
+    await two.turns.run(request(tmp_path, "more", session_id), Recorder().wire)
+    done = await two.sessions.compact(session_id, RunSettings(provider="openai"))
     assert done.method == "summary"
-    await two.run(request(tmp_path, "after", session_id), Recorder().wire)
+    await two.turns.run(request(tmp_path, "after", session_id), Recorder().wire)
     assert "pkg rules" in result("a")
     assert result("b") == "b = 1\n"  # the restarted daemon knew it was there already
     assert "pkg rules" in result("c")  # the summary replaced it: added again
@@ -274,19 +276,19 @@ async def test_a_session_with_no_turn_yet_is_kept_and_its_mode_outlives_the_daem
     monkeypatch.setattr(session_store, "HELD", 2)
     (tmp_path / "b.txt").write_text("b\n")
     service = AgentService()
-    empty = service.session(None, str(tmp_path))  # as an ACP client's session/new makes it
-    service.set_approval_mode(empty.id, "read-only")
-    assert service.stored_sessions(str(tmp_path)) == []  # nothing to list before a turn
+    empty = service.sessions.create(str(tmp_path))  # as an ACP client's session/new makes it
+    service.sessions.set_approval_mode(empty.id, "read-only")
+    assert service.sessions.stored(str(tmp_path)) == []  # nothing to list before a turn
     fake.script([Reply(f"answer {n}") for n in range(4)])
     for n in range(4):  # more sessions than a daemon holds
-        await service.run(request(tmp_path, f"p{n}"), Recorder().wire)
+        await service.turns.run(request(tmp_path, f"p{n}"), Recorder().wire)
     write = Call("write_file", {"path": "b.txt", "content": "x"}, id="w")
     fake.script([Reply("", [write]), Reply("refused")])
-    await service.run(request(tmp_path, "write b", empty.id), Recorder().wire)
+    await service.turns.run(request(tmp_path, "write b", empty.id), Recorder().wire)
     assert (tmp_path / "b.txt").read_text() == "b\n"  # read-only, though the settings say yolo
     service.close()
     again = AgentService()
-    assert again.known_session(empty.id).approval_mode == "read-only"
+    assert again.sessions.known(empty.id).approval_mode == "read-only"
 
 
 def test_a_stored_call_without_its_result_is_answered_when_the_session_is_read(
@@ -334,9 +336,10 @@ def test_a_line_nested_too_deep_is_a_damaged_line_and_leaves_the_session_free(
 
 async def test_a_session_never_prompted_leaves_no_file(fake: FakeLLM, tmp_path: Path) -> None:
     service = AgentService()
-    session = service.session(None, str(tmp_path))
-    service.set_approval_mode(session.id, "read-only")  # opens it, as a client's choice does
-    service.known_session(session.id)
+    session = service.sessions.create(str(tmp_path))
+    # It opens the session, as a client's choice does.
+    service.sessions.set_approval_mode(session.id, "read-only")
+    service.sessions.known(session.id)
     await asyncio.sleep(0)
     folder = state_dir() / "sessions" / workspace_key(str(tmp_path))
     assert not list(folder.glob(f"{session.id}.*"))
@@ -351,10 +354,10 @@ async def test_continuing_a_stored_session_appends_only_the_new_messages(
     fake.script([Reply("", [Call("bash", {"command": "echo one"}, id="c1")]), Reply("first"),
                  Reply("", [Call("bash", {"command": "echo two"}, id="c2")]), Reply("second")])
     one = AgentService()
-    first = await one.run(request(tmp_path), Recorder().wire)
+    first = await one.turns.run(request(tmp_path), Recorder().wire)
     one.close()
     two = AgentService()
-    await two.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
+    await two.turns.run(request(tmp_path, "again", first.ids.session_id), Recorder().wire)
     history = two.sessions.get(first.ids.session_id).history  # type: ignore[union-attr]
     two.close()
     log = state_dir() / "sessions" / workspace_key(str(tmp_path)) / \

@@ -29,8 +29,8 @@ async def test_a_sessions_changed_files_are_noted_and_outlive_the_daemon(
         Reply("done"),
     ])
     service = AgentService()
-    outcome = await service.run(request(workspace), Recorder().wire)
-    session = service.known_session(outcome.ids.session_id)
+    outcome = await service.turns.run(request(workspace), Recorder().wire)
+    session = service.sessions.known(outcome.ids.session_id)
     root = str(workspace)
     # Turn 1's files once each (its two calls ran together), then turn 2's after its checkpoint.
     assert sorted(session.touched[:2]) == [(root, "one.txt"), (root, "two.txt")]
@@ -39,7 +39,7 @@ async def test_a_sessions_changed_files_are_noted_and_outlive_the_daemon(
     assert [c.touched_len for c in session.checkpoints] == [0, 2, 3]
     service.close()
 
-    again = AgentService().known_session(outcome.ids.session_id)
+    again = AgentService().sessions.known(outcome.ids.session_id)
     assert again.touched == session.touched
     assert [c.touched_len for c in again.checkpoints] == [0, 2, 3]
 

@@ -6,55 +6,31 @@ modes (a link is mode 120000, its blob the link's text), and the folders `then` 
 looks at the disk before anything is written: each entry the plan removes or replaces must
 still be what `now` recorded, nothing that no checkpoint holds (an ignored file, a folder with
 one) may stand where the plan writes, and every blob the restore or its undoing reads must be
-stored. Applying goes step by step through `TreeWriter`, never through a link, and notes how to
-undo each step; when a step fails, the steps done are undone newest first (from the blobs of
-`now`), so the workspace is left as it was found.
+stored. Applying goes step by step (`restore_steps`), through `TreeWriter`, never through a
+link, and notes how to undo each step; when a step fails, the steps done are undone newest
+first (from the blobs of `now`), so the workspace is left as it was found.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
-import os
 import posixpath
-import stat
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
 
-from harness9.schema import ToolError
-from harness9.service.checkpoints.shadow_git import BlobReader, GitError, ShadowGit
+from harness9.service.checkpoints.restore_steps import (
+    Apply,
+    Blob,
+    MakeFolder,
+    Put,
+    Remove,
+    RemoveFolder,
+    RestoreFailed,
+    Step,
+    listed,
+)
+from harness9.service.checkpoints.shadow_git import BlobReader, ShadowGit
 from harness9.service.checkpoints.tree_writer import Kind, TreeWriter, kind_of
-from harness9.workspace.atomic_write import Owner
-
-LINK_MODE = "120000"
-EXECUTABLE_MODE = "100755"
-_SHOWN = 5  # problems named in a refusal; the rest are counted
-_T = TypeVar("_T")
-
-
-class RestoreFailed(Exception):
-    """A restore did not happen and the workspace is as it was. `conflict`: it was refused
-    before anything was written (the message says what stands in the way); otherwise a step
-    failed and the steps done were undone. `undo` is the checkpoint the restore took first."""
-
-    def __init__(self, message: str, *, conflict: bool) -> None:
-        super().__init__(message)
-        self.conflict = conflict
-        self.undo = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Blob:
-    """A file or link as git stores it: its mode and its blob."""
-
-    mode: str
-    oid: str
-
-    @property
-    def kind(self) -> Kind:
-        """What it is on disk."""
-        return "link" if self.mode == LINK_MODE else "file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +54,10 @@ async def restore_tree(
     if missing:
         problems.append(f"{len(missing)} stored file(s) are missing from the checkpoints")
     if problems:
-        raise RestoreFailed(_listed(problems), conflict=True)
+        raise RestoreFailed(listed(problems), conflict=True)
     reader = BlobReader(git)
     try:
-        await _Apply(TreeWriter(git.work_tree), reader).run(plan.steps())
+        await Apply(TreeWriter(git.work_tree), reader).run(plan.steps())
     finally:
         await reader.close()
     return plan.paths()
@@ -130,11 +106,6 @@ def _folders_of(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _listed(problems: list[str]) -> str:
-    more = len(problems) - _SHOWN
-    return "; ".join(problems[:_SHOWN]) + (f"; and {more} more" if more > 0 else "")
-
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What a restore does, in order: remove the entries `then` lacks, then the folders that
@@ -170,17 +141,17 @@ class Plan:
         """Every blob the restore writes, or its undoing would."""
         return {b.oid for c in self.removals + self.writes for b in (c.now, c.then) if b}
 
-    def steps(self) -> list[_Step]:
+    def steps(self) -> list[Step]:
         """The steps, in the order they are taken."""
         written = {c.path for c in self.writes}
         # A folder where a file or link comes back must go, once emptied (verified before).
         cleared = sorted((c.path for c in self.writes if c.now is None),
                          key=lambda f: (-f.count("/"), f))
-        steps: list[_Step] = [_Remove(c.path, c.now) for c in self.removals if c.now]
-        steps += [_RemoveFolder(f) for f in self.emptied if f not in written]
-        steps += [_RemoveFolder(f, required=True) for f in cleared]
-        steps += [_MakeFolder(f) for f in self.needed]
-        steps += [_Put(c.path, c.then, now=c.now) for c in self.writes if c.then]
+        steps: list[Step] = [Remove(c.path, c.now) for c in self.removals if c.now]
+        steps += [RemoveFolder(f) for f in self.emptied if f not in written]
+        steps += [RemoveFolder(f, required=True) for f in cleared]
+        steps += [MakeFolder(f) for f in self.needed]
+        steps += [Put(c.path, c.then, now=c.now) for c in self.writes if c.then]
         return steps
 
 
@@ -239,139 +210,3 @@ class _Disk:
         return self._kinds[path]
 
 
-class _Apply:
-    """Steps taken one by one; on a failure, the ones done are undone, newest first."""
-
-    def __init__(self, writer: TreeWriter, blobs: BlobReader) -> None:
-        self.writer = writer
-        self.blobs = blobs
-
-    async def disk(self, call: Callable[..., _T], *args: object) -> _T:
-        """A blocking `TreeWriter` call, off the event loop."""
-        return await asyncio.to_thread(call, *args)
-
-    async def run(self, steps: list[_Step]) -> None:
-        done: list[_Step] = []
-        for step in steps:
-            try:
-                undo = await step.run(self)
-            except (OSError, ToolError, GitError) as exc:
-                left = await self._undo(done)
-                raise RestoreFailed(_failure(step.path, exc, left), conflict=False) from None
-            if undo is not None:
-                done.append(undo)
-
-    async def _undo(self, done: list[_Step]) -> list[str]:
-        """Undo the steps done; the paths that could not be put back."""
-        left = []
-        for step in reversed(done):
-            try:
-                await step.run(self)
-            except (OSError, ToolError, GitError):
-                left.append(step.path)
-        return left
-
-
-def _failure(path: str, exc: Exception, left: list[str]) -> str:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    message = f"restoring {path} failed ({reason})"
-    if not left:
-        return f"{message}; the files it had changed were put back"
-    return (f"{message}; the files it had changed were put back but {_listed(left)} "
-            "(the restore's undo checkpoint holds them)")
-
-
-class _Step(Protocol):
-    @property
-    def path(self) -> str:
-        """The path the step acts on."""
-
-    async def run(self, apply: _Apply) -> _Step | None:
-        """Take the step; the step that undoes it (None: nothing was done)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Remove:
-    path: str
-    now: Blob
-
-    async def run(self, apply: _Apply) -> _Step:
-        info = await apply.disk(apply.writer.lstat, self.path)
-        await apply.disk(apply.writer.remove, self.path)
-        return _Put(self.path, self.now, exact=_owner(info))
-
-
-@dataclass(frozen=True, slots=True)
-class _Put:
-    """Write a file or link, replacing what is there; `exact` is the mode and owner to give
-    (undoing a step), else they are kept from the file replaced, with the exec bit of git's."""
-
-    path: str
-    blob: Blob
-    now: Blob | None = None
-    exact: Owner | None = None
-
-    async def run(self, apply: _Apply) -> _Step:
-        data = await apply.blobs.read(self.blob.oid)
-        info = await apply.disk(apply.writer.lstat, self.path)
-        if self.blob.kind == "link":
-            target = os.fsdecode(data)
-            await apply.disk(apply.writer.write_link, self.path, target)
-        else:
-            keep = self.exact or _keep(self.blob, info)
-            await apply.disk(apply.writer.write_file, self.path, data, keep)
-        if self.now is None or info is None:
-            return _Remove(self.path, self.blob)
-        return _Put(self.path, self.now, exact=_owner(info))
-
-
-@dataclass(frozen=True, slots=True)
-class _RemoveFolder:
-    """Remove a folder if it is there and empty; `required`: a file or link takes its place,
-    so it must go (verified empty, but for what the steps before removed)."""
-
-    path: str
-    required: bool = False
-
-    async def run(self, apply: _Apply) -> _Step | None:
-        info = await apply.disk(apply.writer.lstat, self.path)
-        if kind_of(info) == "missing":
-            return None
-        if kind_of(info) != "folder":
-            raise NotADirectoryError(errno.ENOTDIR, "not a folder", self.path)
-        if await apply.disk(apply.writer.remove_folder, self.path):
-            assert info is not None
-            return _MakeFolder(self.path, stat.S_IMODE(info.st_mode))
-        if self.required:
-            raise OSError(errno.ENOTEMPTY, "the folder is not empty", self.path)
-        return None  # it holds files no checkpoint has: it stays
-
-
-@dataclass(frozen=True, slots=True)
-class _MakeFolder:
-    path: str
-    mode: int = 0o755
-
-    async def run(self, apply: _Apply) -> _Step | None:
-        if kind_of(await apply.disk(apply.writer.lstat, self.path)) == "folder":
-            return None
-        await apply.disk(apply.writer.make_folder, self.path, self.mode)
-        return _RemoveFolder(self.path, required=True)
-
-
-def _owner(info: os.stat_result | None) -> Owner | None:
-    """The mode and owner of a file (None for a link or nothing)."""
-    return Owner.of(info) if info is not None and kind_of(info) == "file" else None
-
-
-def _keep(blob: Blob, info: os.stat_result | None) -> Owner | int:
-    """The mode a written file gets: a new file 0644 or 0755; a replaced one keeps its mode and
-    owner, with the exec bits set (where it is readable) or cleared as git's mode says."""
-    executable = blob.mode == EXECUTABLE_MODE
-    owner = _owner(info)
-    if owner is None:
-        return 0o755 if executable else 0o644
-    mode = owner.mode & ~0o111
-    if executable:
-        mode |= (owner.mode & 0o444) >> 2
-    return Owner(mode, owner.uid, owner.gid)

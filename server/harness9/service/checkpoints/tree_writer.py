@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness9.workspace.atomic_write import Owner, replace_in_folder, replace_with_link
-from harness9.workspace.safe_path import Location, resolve_beneath
+from harness9.workspace.path_walk import Location
+from harness9.workspace.safe_path import resolve_beneath
 
 Kind = Literal["missing", "file", "link", "folder", "other"]
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from harness9.schema import ChangedFile, Message, Plan
-from harness9.service.model_choice import ModelChoice
+from harness9.schema import ChangedFile, Message, Plan, ToolCall, ToolKind
+from harness9.service.config.model_choice import ModelChoice
 from harness9.tools.approvals.policy import SessionApprovals
 from harness9.workspace.seen_files import SeenFiles
 
@@ -112,6 +112,17 @@ class Session:
             if (root, path) not in recent:
                 recent.add((root, path))
                 self.touched.append((root, path))
+
+    def call_kind(self, call: ToolCall) -> ToolKind:
+        """The kind of a call's tool as it ran (kept with what the call came to); for a call
+        kept without one (an older session, a run stopped mid-call), its built-in tool's."""
+        from harness9.tools.defaults import builtin_kind  # the tools load on first use
+
+        kept = self.calls.get(call.unique_id, {}).get("kind")
+        try:
+            return ToolKind(str(kept))
+        except ValueError:  # none kept, or a kind this version does not know
+            return builtin_kind(call.name)
 
     def checkpoint(self, checkpoint_id: str) -> SessionCheckpoint | None:
         """This session's checkpoint with that id."""

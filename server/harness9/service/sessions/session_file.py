@@ -19,7 +19,7 @@ from typing import Any
 from harness9.engine.call_ids import with_unique_ids
 from harness9.engine.tool_pairing import pair_tool_calls
 from harness9.schema import ChangedFile, Message, Plan, Usage, shared_prefix
-from harness9.service.model_choice import ModelChoice
+from harness9.service.config.model_choice import ModelChoice
 from harness9.service.sessions import session_log
 from harness9.service.sessions.session import Session, SessionCheckpoint
 from harness9.service.sessions.session_log import (

@@ -8,6 +8,7 @@ from typing import Any
 from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    AssistantMessage,
     ContextCompacted,
     Event,
     ObservationAdded,
@@ -17,7 +18,7 @@ from harness9.engine.events import (
     ToolStarted,
     UsageReported,
 )
-from harness9.schema import ToolResult
+from harness9.schema import ToolKind, ToolResult
 from harness9.service.call_outcome import outcome
 from harness9.service.sessions.session import Session
 from harness9.service.sessions.session_log import title_of
@@ -26,8 +27,8 @@ from harness9.service.sessions.session_store import SessionStore
 
 class SessionRecorder:
     """Saves the session at the end of every turn (the history then pairs every tool call
-    with its result) and with each new plan, notes what each tool call came to (and the files
-    it changed) and each compaction, and notes the run when it ends."""
+    with its result) and with each new plan, notes what each tool call came to (its tool's
+    kind, the files it changed) and each compaction, and notes the run when it ends."""
 
     def __init__(
         self, store: SessionStore, session: Session, run_id: str, prompt: str, root: str
@@ -39,6 +40,7 @@ class SessionRecorder:
         self._approvals: dict[str, ApprovalResolved] = {}
         self._started: set[str] = set()  # the calls that began to run
         self._asked: set[str] = set()  # the calls the user was asked about
+        self._kinds: dict[str, ToolKind] = {}  # the kind of each call's tool, as shown live
         self._cost: float | None = None
         file = store.file(session)
         if file is not None and not file.meta.title:
@@ -46,6 +48,9 @@ class SessionRecorder:
 
     def __call__(self, event: Event) -> None:
         match event:
+            case AssistantMessage():
+                for call, kind in event.calls_with_kinds():
+                    self._kinds[call.unique_id] = kind
             case ApprovalRequested():
                 self._asked.add(event.call.unique_id)
             case ApprovalResolved():
@@ -56,7 +61,7 @@ class SessionRecorder:
                 call_id = event.call.unique_id
                 self._store.note_call(self._session, call_id, outcome(
                     event, self._approvals.pop(call_id, None), call_id in self._started,
-                    call_id in self._asked))
+                    call_id in self._asked, self._kinds.pop(call_id, None)))
                 self._started.discard(call_id)
                 self._asked.discard(call_id)
                 self._session.note_touched(self._root, _changed_paths(event.result))

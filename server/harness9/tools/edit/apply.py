@@ -13,12 +13,12 @@ The ladder, each level tried only when the ones before it found nothing:
 
 Every level must find exactly one place (overlapping occurrences count); more than one stops the
 ladder with an `ambiguous` refusal, never a looser level. A match that is not exact line for
-line must also be unique by a margin (see `edit_margin`). What replaces the match is built line
-by line when it covers whole lines (see `edit_lines` and `edit_merge`): lines the target only
+line must also be unique by a margin (see `margin`). What replaces the match is built line
+by line when it covers whole lines (see `replacement` and `merge`): lines the target only
 restates keep the file's bytes, and the target's indentation is placed in the file's frame from
 evidence, or the edit is refused.
 
-Before the ladder, the arguments' own slips are read (see `edit_slips`): a BOM and odd spaces
+Before the ladder, the arguments' own slips are read (see `slips`): a BOM and odd spaces
 in indentation are dropped, elision markers and escaped line breaks in the target refused; when
 nothing matches, a JSON-escaped source or one with line-number prefixes is read without them.
 """
@@ -93,7 +93,7 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
 
 def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[Match, str]:
     """The match of `source`; when it has none, of the source read without the slips that
-    `edit_slips` can undo for certain (JSON escaping, line-number prefixes), with the target
+    `slips` can undo for certain (JSON escaping, line-number prefixes), with the target
     read the same way."""
     try:
         return _locate(body, view, source), target

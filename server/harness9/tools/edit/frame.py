@@ -100,6 +100,21 @@ def decide(
     if mapping is not None and all(mapping(ind) == ind for ind in target_indents):
         return Frame.FILE
     tiers: list[Sequence[Witness]] = [[first] if first is not None else [], restated, changed]
+    voted = _voted(tiers, fits_file)
+    if voted is not None:
+        return voted
+    if agree_in_style and not any(w.tells() for tier in tiers for w in tier):
+        return Frame.SOURCE
+    nesting = [frame for frame in Frame if keeps_nesting(restated, frame)]
+    if len(nesting) == 1:
+        return nesting[0]
+    raise Unclear(
+        "nothing in target_text tells whether it is indented like source_text or like the file"
+    )
+
+
+def _voted(tiers: Sequence[Sequence[Witness]], fits_file: Callable[[Frame], bool]) -> Frame | None:
+    """The frame the first tier with votes votes for (see `decide`); None when none votes."""
     for n, tier in enumerate(tiers):
         cast = [w.vote() for w in tier if w.tells()]
         votes = {vote for vote in cast if vote is not None}
@@ -117,11 +132,4 @@ def decide(
             )
         if votes:
             return votes.pop()
-    if agree_in_style and not any(w.tells() for tier in tiers for w in tier):
-        return Frame.SOURCE
-    nesting = [frame for frame in Frame if keeps_nesting(restated, frame)]
-    if len(nesting) == 1:
-        return nesting[0]
-    raise Unclear(
-        "nothing in target_text tells whether it is indented like source_text or like the file"
-    )
+    return None

@@ -1,6 +1,6 @@
 """The matchers of `edit_file`'s levels: each finds every place a source text could mean.
 
-They return all candidates (overlapping ones included); the driver in `edit_apply` decides what
+They return all candidates (overlapping ones included); the driver in `apply` decides what
 one, none or many mean. Offsets are in the text they were given.
 """
 

@@ -1,7 +1,7 @@
 """From a unique match to the text that replaces it, line-aware at every level.
 
 A match that covers whole lines (it starts after nothing but indentation and ends before
-nothing but whitespace) is replaced line by line (see `edit_merge`): the target is read as
+nothing but whitespace) is replaced line by line (see `merge`): the target is read as
 lines, lines it only restates keep the file's bytes, and an empty target deletes the lines,
 newline included. A match inside a line replaces just the matched text with the target, unless
 the source starts or ends in the middle of a line while the target restates that line (a source
@@ -18,7 +18,8 @@ from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.indent import file_context
-from harness9.tools.edit.merge import Block, merge, merge_chars
+from harness9.tools.edit.merge import merge, merge_chars
+from harness9.tools.edit.placing import Block
 from harness9.tools.edit.text_views import (
     LfView,
     fold,

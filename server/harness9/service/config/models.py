@@ -24,10 +24,10 @@ from harness9.provider.factory import (
 from harness9.provider.llm_provider import ModelLister
 from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import HTTPStatusError, ProviderError
-from harness9.service.assembly import provider_settings
-from harness9.service.credentials import provider_environment
-from harness9.service.model_choice import ModelChoice
-from harness9.service.settings import RunSettings
+from harness9.service.config.credentials import provider_environment
+from harness9.service.config.model_choice import ModelChoice
+from harness9.service.config.providers import provider_settings
+from harness9.service.config.settings import RunSettings
 
 # Ids in OpenAI's list that are not chat models (embeddings, speech, images, moderation, …).
 _NOT_CHAT = re.compile(

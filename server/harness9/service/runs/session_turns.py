@@ -16,8 +16,8 @@ from harness9.engine.events import Dequeued, EventBus, Queued
 from harness9.engine.steering import DELIVERED, LEFT_OVER, Steer, Steering
 from harness9.service.attachments import ContextItem, prompt_with_context
 from harness9.service.run_request import RunIds, SteerOutcome
+from harness9.service.runs.session_queue import QueuedRun, SessionQueue, Unqueued
 from harness9.service.service_errors import RunCancelled, UnknownRun
-from harness9.service.session_queue import QueuedRun, SessionQueue, Unqueued
 from harness9.service.sessions.session import new_id
 from harness9.workspace.port import Workspace
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from harness9.service.background import Background
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
 from harness9.tools.contract import BaseTool
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness9.schema import ToolCall
-from harness9.service.instructions import MAX_BYTES, NestedInstructions, project_instructions
+from harness9.service.runs.instructions import MAX_BYTES, NestedInstructions, project_instructions
 from harness9.tools import default_registry
 
 pytestmark = pytest.mark.timeout(30)

@@ -12,25 +12,22 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness9.engine.agent_loop import RunResult
 from harness9.engine.events import CommandRan, EventBus, RunFinished, RunStarted, TextDelta
 from harness9.schema import Plan, PlanStatus, Usage
-from harness9.service.command_text import help_text, models_text, plan_text
-from harness9.service.commands import BUILTIN_NAMES, Command, Invocation, available, expand
-from harness9.service.model_choice import ModelChoice
-from harness9.service.models import current_model
-from harness9.service.planning import PLAN_MODE
-from harness9.service.run_end import Finish, ended
+from harness9.service.commands.catalog import BUILTIN_NAMES, Command, Invocation, available, expand
+from harness9.service.commands.command_text import help_text, models_text, plan_text
+from harness9.service.config.model_choice import ModelChoice
+from harness9.service.config.models import ModelDirectory, current_model
+from harness9.service.config.settings import PROVIDERS, REASONING_EFFORTS
 from harness9.service.run_request import RunContext, RunIds, RunOutcome, RunRequest, Wire
-from harness9.service.service_errors import RunError, UnknownSession
+from harness9.service.runs.checkpoint_desk import CheckpointDesk
+from harness9.service.runs.run_end import Finish, ended
+from harness9.service.runs.session_desk import SessionDesk
 from harness9.service.sessions.session import Session, new_id
-from harness9.service.settings import PROVIDERS, REASONING_EFFORTS
 from harness9.tools.approvals.policy import MODES
-
-if TYPE_CHECKING:
-    from harness9.service.agent_service import AgentService
 
 SHORT_ID = 12  # characters of a checkpoint id shown: enough to name it
 INIT_PROMPT = (
@@ -40,6 +37,15 @@ INIT_PROMPT = (
     "where things are, and the rules a change must keep. If an AGENTS.md exists, improve it "
     "rather than starting over."
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CommandDesks:
+    """What the built-in commands act on: the service's sessions, checkpoints and models."""
+
+    sessions: SessionDesk
+    checkpoints: CheckpointDesk
+    models: ModelDirectory
 
 
 @dataclass(slots=True)
@@ -73,10 +79,10 @@ def model_request(request: RunRequest, called: Invocation) -> RunRequest | None:
 
 
 async def run_command(
-    service: AgentService, request: RunRequest, called: Invocation, wire: Wire
+    desks: CommandDesks, request: RunRequest, called: Invocation, wire: Wire
 ) -> RunOutcome:
     """Run a command that acts without the model, as a run of its own."""
-    session = _session_of(service, request, called)
+    session = _session_of(desks, request, called)
     ids = RunIds(new_id("r"), session.id)
     finish = Finish()
     bus = EventBus(finish)
@@ -86,7 +92,7 @@ async def run_command(
             bus.subscribe(subscriber)
         _started(bus, request, session)
         bus.emit(CommandRan(called.name, called.arguments))
-        answer = await _ACTIONS.get(called.name, _unknown)(service, request, session, called)
+        answer = await _ACTIONS.get(called.name, _unknown)(desks, request, session, called)
         bus.emit(TextDelta(0, answer.text))
         bus.emit(RunFinished(answer.status, 0, 0, Usage(), len(session.history), answer.text))
     except BaseException as exc:
@@ -97,32 +103,14 @@ async def run_command(
     return RunOutcome(ids, result, command=called.name, extra=answer.extra)
 
 
-def _session_of(service: AgentService, request: RunRequest, called: Invocation) -> Session:
-    """The session the command's run belongs to: a new one for `/clear`, else the request's
-    (a new one when it names none)."""
+def _session_of(desks: CommandDesks, request: RunRequest, called: Invocation) -> Session:
+    """The session the command's run belongs to: a new one for `/clear` (see
+    `SessionDesk.cleared`), else the request's (a new one when it names none)."""
     if called.name == "clear":
-        return _cleared(service, request.root, request.session_id)
+        return desks.sessions.cleared(request.root, request.session_id)
     if request.session_id is None:
-        return service.sessions.create(request.root)
-    return service.known_session(request.session_id)
-
-
-def _cleared(service: AgentService, root: str, replaced: str | None) -> Session:
-    """A new, empty session that keeps what the user chose for the one it replaces: its
-    approval mode (but plan mode, which is for the task left behind) and its model."""
-    fresh = service.sessions.create(root)
-    if replaced is None:
-        return fresh
-    try:
-        old = service.known_session(replaced)
-    except (UnknownSession, RunError):  # gone, or held elsewhere: nothing to keep
-        return fresh
-    if old.approval_mode not in (None, PLAN_MODE):
-        fresh.approval_mode = old.approval_mode
-    fresh.model = old.model
-    if fresh.approval_mode or fresh.model:
-        service.sessions.save(fresh)  # as `set_approval_mode` and `set_model` store them
-    return fresh
+        return desks.sessions.create(request.root)
+    return desks.sessions.known(request.session_id)
 
 
 def _started(bus: EventBus, request: RunRequest, session: Session) -> None:
@@ -148,28 +136,28 @@ def _joined(prompt: str, extra: str) -> str:
     return f"{prompt}\n\n{extra}" if extra else prompt
 
 
-Action = Callable[["AgentService", RunRequest, Session, Invocation], Awaitable[CommandAnswer]]
+Action = Callable[[CommandDesks, RunRequest, Session, Invocation], Awaitable[CommandAnswer]]
 
 
 async def _help(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     return CommandAnswer(help_text(available(request.root), request.commands))
 
 
 async def _unknown(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     return CommandAnswer(f"Unknown command /{called.name}. /help lists the commands; start the "
                          "prompt with a space to send it to the model as it is.", "error")
 
 
 async def _compact(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     if not session.history:
         return CommandAnswer("Nothing to compact yet: the session has no conversation.")
-    done = await service.compact(session.id, request.settings)
+    done = await desks.sessions.compact(session.id, request.settings)
     if done.method == "none":
         return CommandAnswer(f"Nothing to compact: the conversation is {done.before} tokens.")
     return CommandAnswer(f"Compacted the conversation ({done.method}): {done.before} → "
@@ -179,7 +167,7 @@ async def _compact(
 
 
 async def _clear(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     kept = [f"approval mode {session.approval_mode}"] if session.approval_mode else []
     if session.model is not None:
@@ -189,11 +177,11 @@ async def _clear(
 
 
 async def _resume(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     if called.arguments:
-        return _resume_one(service, request, called.arguments.split()[0])
-    stored = [meta for meta in service.stored_sessions(request.root) if meta.runs]
+        return _resume_one(desks, request, called.arguments.split()[0])
+    stored = [meta for meta in desks.sessions.stored(request.root) if meta.runs]
     if not stored:
         return CommandAnswer("No stored sessions in this workspace yet.")
     lines = ["Sessions of this workspace, newest first (/resume ID continues one):"]
@@ -204,12 +192,12 @@ async def _resume(
     return CommandAnswer("\n".join(lines))
 
 
-def _resume_one(service: AgentService, request: RunRequest, session_id: str) -> CommandAnswer:
-    roots = service.session_roots(session_id)
+def _resume_one(desks: CommandDesks, request: RunRequest, session_id: str) -> CommandAnswer:
+    roots = desks.sessions.roots(session_id)
     if roots and not any(_same(root, request.root) for root in roots):
         return CommandAnswer(f"Session {session_id} belongs to another workspace.", "error")
-    resumed = service.known_session(session_id)  # UnknownSession: -32602 naming the id
-    title = next((m.title for m in service.stored_sessions(request.root)
+    resumed = desks.sessions.known(session_id)  # UnknownSession: -32602 naming the id
+    title = next((m.title for m in desks.sessions.stored(request.root)
                   if m.session_id == session_id), "")
     return CommandAnswer(f"Resumed session {session_id}{': ' + title if title else ''}.",
                          session=resumed)
@@ -220,7 +208,7 @@ def _same(left: str, right: str) -> bool:
 
 
 async def _undo(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     # A checkpoint with files was taken after a batch that changed them: its predecessor is the
     # state before that change. The checkpoints restores took (to undo them) are not steps.
@@ -231,7 +219,7 @@ async def _undo(
                              "session.", "error")
     checkpoint = steps[changes[-1] - 1]
     plan = session.plan
-    restored = await service.restore(session.id, checkpoint.checkpoint_id)
+    restored = await desks.checkpoints.restore(session.id, checkpoint.checkpoint_id)
     files = ", ".join(restored.paths) or "no files changed"
     # Ids shortened as `harness9 restore` lists them (and takes them back): the full ones are
     # in `restored`.
@@ -255,11 +243,11 @@ def _plan_now(before: Plan | None, after: Plan | None) -> str:
 
 
 async def _model(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     if called.arguments:
-        return _choose_model(service, request, session, called.arguments.split())
-    listing = await service.models.listing(request.settings)
+        return _choose_model(desks, request, session, called.arguments.split())
+    listing = await desks.models.listing(request.settings)
     current = current_model(request.settings, session.model)
     text = models_text(listing.models, listing.errors, current, request.commands)
     return CommandAnswer(text, extra={
@@ -269,7 +257,7 @@ async def _model(
 
 
 def _choose_model(
-    service: AgentService, request: RunRequest, session: Session, words: list[str]
+    desks: CommandDesks, request: RunRequest, session: Session, words: list[str]
 ) -> CommandAnswer:
     effort = words[1] if len(words) > 1 else None
     if effort is not None and effort not in REASONING_EFFORTS:
@@ -284,13 +272,13 @@ def _choose_model(
         return CommandAnswer("No provider is configured: name one, as in "
                              "/model anthropic:claude-sonnet-4-6.", "error")
     choice = ModelChoice(provider, model, effort)
-    service.set_model(session.id, choice)
+    desks.sessions.set_model(session.id, choice)
     shown = f"{provider}:{model}" + (f", reasoning effort {effort}" if effort else "")
     return CommandAnswer(f"This session now runs on {shown}.", extra={"model": choice.as_wire()})
 
 
 async def _approvals(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
     mode = called.arguments.split()[0] if called.arguments else None
     if mode is None:
@@ -298,14 +286,14 @@ async def _approvals(
         return CommandAnswer(f"Approval mode: {current} (one of {', '.join(MODES)}).")
     if mode not in MODES:
         return CommandAnswer(f"Unknown approval mode {mode!r}: use {', '.join(MODES)}.", "error")
-    service.set_approval_mode(session.id, mode)
+    desks.sessions.set_approval_mode(session.id, mode)
     return CommandAnswer(f"Approval mode of this session: {mode}.", extra={"mode": mode})
 
 
 async def _plan(
-    service: AgentService, request: RunRequest, session: Session, called: Invocation
+    desks: CommandDesks, request: RunRequest, session: Session, called: Invocation
 ) -> CommandAnswer:
-    service.set_approval_mode(session.id, "plan")
+    desks.sessions.set_approval_mode(session.id, "plan")
     return CommandAnswer(plan_text(request.commands), extra={"mode": "plan"})
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from harness9.provider.model_catalog import ModelInfo
 from harness9.provider.provider_errors import ProviderError
-from harness9.service.commands import Command
-from harness9.service.model_choice import ModelChoice
+from harness9.service.commands.catalog import Command
+from harness9.service.config.model_choice import ModelChoice
 from harness9.service.run_request import CommandView
 
 MODEL_USAGE = "/model [provider:]model [low|medium|high]"

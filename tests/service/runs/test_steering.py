@@ -15,9 +15,9 @@ from harness9.engine.events import Dequeued, PlanUpdated, Queued, RunFinished, R
 from harness9.process.sandbox import availability
 from harness9.schema import PlanStatus
 from harness9.service.agent_service import AgentService
+from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunRequest
 from harness9.service.service_errors import RunCancelled, UnknownRun
-from harness9.service.settings import RunSettings
 from tests.fakellm import Call, FakeLLM, Reply
 from tests.fakellm.steps import Request
 from tests.service.test_runs import Recorder
@@ -91,11 +91,11 @@ async def test_a_steer_joins_after_the_batch_results_before_the_next_call(
     fake.script([Reply("", [Call("bash", {"command": "sleep 0.4; echo slept"})]),
                  Reply("done, docs too")])
     service, front = AgentService(), Recorder()
-    running = asyncio.create_task(service.run(request(tmp_path, "fix it", provider=provider),
-                                              front.wire))
+    running = asyncio.create_task(service.turns.run(request(tmp_path, "fix it", provider=provider),
+                                                    front.wire))
     await until(lambda: any(e.kind == "tool_started" for e in front.events), front=front)
     run_id = front.contexts[0].ids.run_id
-    outcome = await service.steer(run_id, "also update the docs")
+    outcome = await service.turns.steer(run_id, "also update the docs")
     assert (outcome.delivered, outcome.run_id) == ("run", run_id)
     result = (await running).result
     assert result.text == "done, docs too"
@@ -114,9 +114,9 @@ async def test_a_steer_during_the_last_answer_keeps_the_run_going(
 ) -> None:
     fake.script([Reply("all done", first_byte_delay=0.5), Reply("done, and renamed it")])
     service, front = AgentService(), Recorder()
-    running = asyncio.create_task(service.run(request(tmp_path), front.wire))
+    running = asyncio.create_task(service.turns.run(request(tmp_path), front.wire))
     await until(lambda: len(fake.requests) == 1)
-    outcome = await service.steer(front.contexts[0].ids.run_id, "rename it too")
+    outcome = await service.turns.steer(front.contexts[0].ids.run_id, "rename it too")
     assert outcome.delivered == "run"
     result = (await running).result
     assert (result.text, result.turns) == ("done, and renamed it", 2)
@@ -130,16 +130,16 @@ async def test_a_steer_too_late_for_its_run_is_the_next_prompt_ahead_of_the_queu
     fake.script([Reply("", [Call("bash", {"command": "sleep 0.4"})]), Reply("steered one"),
                  Reply("queued one")])
     service, front = AgentService(), Recorder()
-    first = asyncio.create_task(service.run(request(tmp_path, max_turns=1), front.wire))
+    first = asyncio.create_task(service.turns.run(request(tmp_path, max_turns=1), front.wire))
     await until(lambda: any(e.kind == "tool_started" for e in front.events))
     ids = front.contexts[0].ids
-    queued = asyncio.create_task(service.run(request(tmp_path, "queued", ids.session_id),
-                                             front.wire))
+    queued = asyncio.create_task(service.turns.run(request(tmp_path, "queued", ids.session_id),
+                                                   front.wire))
     await until(lambda: any(isinstance(e, Queued) for e in front.events))
-    outcome = await service.steer(ids.run_id, "and the steer")
+    outcome = await service.turns.steer(ids.run_id, "and the steer")
     assert outcome.delivered == "next" and outcome.run_id != ids.run_id
     assert (await first).result.status == "max_turns"
-    steered_run = await service.run(
+    steered_run = await service.turns.run(
         request(tmp_path, "and the steer", ids.session_id, claim=outcome.run_id), front.wire)
     assert steered_run.ids.run_id == outcome.run_id
     assert steered_run.result.text == "steered one"
@@ -152,11 +152,11 @@ async def test_a_steer_for_a_run_that_ended_a_moment_ago_is_the_next_prompt(
 ) -> None:
     fake.script([Reply("over")])
     service, front = AgentService(), Recorder()
-    done = await service.run(request(tmp_path), front.wire)
-    outcome = await service.steer(done.ids.run_id, "one more thing")
+    done = await service.turns.run(request(tmp_path), front.wire)
+    outcome = await service.turns.steer(done.ids.run_id, "one more thing")
     assert outcome.delivered == "next" and outcome.session_id == done.ids.session_id
     with pytest.raises(UnknownRun):
-        await service.steer("r-nope", "hello")
+        await service.turns.steer("r-nope", "hello")
 
 
 async def test_queued_runs_start_in_order_and_can_be_removed_or_cancelled(
@@ -164,18 +164,18 @@ async def test_queued_runs_start_in_order_and_can_be_removed_or_cancelled(
 ) -> None:
     fake.script([Reply("a", first_byte_delay=0.6), Reply("b"), Reply("d")])
     service, front = AgentService(), Recorder()
-    first = asyncio.create_task(service.run(request(tmp_path, "a"), front.wire))
+    first = asyncio.create_task(service.turns.run(request(tmp_path, "a"), front.wire))
     await until(lambda: bool(front.contexts))
     session_id = front.contexts[0].ids.session_id
-    waiting = [asyncio.create_task(service.run(request(tmp_path, p, session_id), front.wire))
+    waiting = [asyncio.create_task(service.turns.run(request(tmp_path, p, session_id), front.wire))
                for p in ("b", "c", "d")]
     await until(lambda: sum(isinstance(e, Queued) for e in front.events) == 3)
     positions = [e.position for e in front.events if isinstance(e, Queued)]
     assert positions == [1, 2, 3]
-    listed = service.queued(session_id)
+    listed = service.turns.queued(session_id)
     assert [(p, e.prompt) for p, e in listed] == [(1, "b"), (2, "c"), (3, "d")]
-    assert service.unqueue(session_id, listed[1][1].queue_id) is True
-    assert service.unqueue(session_id, listed[1][1].queue_id) is False
+    assert service.turns.unqueue(session_id, listed[1][1].queue_id) is True
+    assert service.turns.unqueue(session_id, listed[1][1].queue_id) is False
     with pytest.raises(RunCancelled) as removed:
         await waiting[1]
     assert removed.value.reason == "removed"
@@ -193,11 +193,11 @@ async def test_cancelling_the_running_run_starts_the_next_queued_one(
 ) -> None:
     fake.script([Reply("", [Call("bash", {"command": "sleep 5"})]), Reply("next ran")])
     service, front = AgentService(), Recorder()
-    first = asyncio.create_task(service.run(request(tmp_path, "long"), front.wire))
+    first = asyncio.create_task(service.turns.run(request(tmp_path, "long"), front.wire))
     await until(lambda: any(e.kind == "tool_started" for e in front.events))
     session_id = front.contexts[0].ids.session_id
-    second = asyncio.create_task(service.run(request(tmp_path, "next", session_id),
-                                             front.wire))
+    second = asyncio.create_task(service.turns.run(request(tmp_path, "next", session_id),
+                                                   front.wire))
     await until(lambda: any(isinstance(e, Queued) for e in front.events))
     assert await service.cancel(None, session_id) is True
     with pytest.raises(RunCancelled):
@@ -212,11 +212,11 @@ async def test_a_queued_run_cancelled_by_its_id_never_starts(
 ) -> None:
     fake.script([Reply("first", first_byte_delay=0.5)])
     service, front = AgentService(), Recorder()
-    first = asyncio.create_task(service.run(request(tmp_path), front.wire))
+    first = asyncio.create_task(service.turns.run(request(tmp_path), front.wire))
     await until(lambda: bool(front.contexts))
     session_id = front.contexts[0].ids.session_id
-    second = asyncio.create_task(service.run(request(tmp_path, "later", session_id),
-                                             front.wire))
+    second = asyncio.create_task(service.turns.run(request(tmp_path, "later", session_id),
+                                                   front.wire))
     await until(lambda: len(front.contexts) == 2)
     await until(lambda: any(isinstance(e, Queued) for e in front.events))
     assert await service.cancel(front.contexts[1].ids.run_id, None) is True
@@ -225,7 +225,7 @@ async def test_a_queued_run_cancelled_by_its_id_never_starts(
     assert cancelled.value.reason == "cancelled"
     assert (await first).result.text == "first"
     assert len(fake.requests) == 1 and started(front) == 1
-    assert service.queued(session_id) == []
+    assert service.turns.queued(session_id) == []
 
 
 def plan_call(*steps: tuple[str, str], note: str | None = None) -> Call:
@@ -247,20 +247,20 @@ async def test_the_plan_is_reported_stored_and_survives_a_restart_and_compaction
         Reply("the summary"),
     ])
     service, front = AgentService(state), Recorder()
-    done = await service.run(request(work, "plan it"), front.wire)
-    await service.run(request(work, "go on", done.ids.session_id), front.wire)
+    done = await service.turns.run(request(work, "plan it"), front.wire)
+    await service.turns.run(request(work, "go on", done.ids.session_id), front.wire)
     plans = [e for e in front.events if isinstance(e, PlanUpdated)]
     assert [(e.turn, [i.status for i in e.plan.items]) for e in plans] == [
         (1, [PlanStatus.DONE, PlanStatus.IN_PROGRESS, PlanStatus.PENDING])]
     service.close()
     again = AgentService(state)
-    session, _ = again.session_view(done.ids.session_id)
+    session, _ = again.sessions.view(done.ids.session_id)
     assert session.plan is not None
     assert [i.text for i in session.plan.items] == ["Read the parser", "Fix the bug",
                                                     "Add a test"]
-    compacted = await again.compact(done.ids.session_id, request(work).settings)
+    compacted = await again.sessions.compact(done.ids.session_id, request(work).settings)
     assert compacted.method == "summary"
-    summary = again.known_session(done.ids.session_id).history[1].content
+    summary = again.sessions.known(done.ids.session_id).history[1].content
     assert "the summary" in summary and "[>] Fix the bug" in summary
     assert "[x] Read the parser" in summary and "[ ] Add a test" in summary
     again.close()
@@ -269,7 +269,7 @@ async def test_the_plan_is_reported_stored_and_survives_a_restart_and_compaction
 async def test_a_bad_plan_is_an_error_the_model_can_read(fake: FakeLLM, tmp_path: Path) -> None:
     fake.script([Reply("", [plan_call(("Step", "someday"))]), Reply("ok")])
     service, front = AgentService(), Recorder()
-    await service.run(request(tmp_path), front.wire)
+    await service.turns.run(request(tmp_path), front.wire)
     result = fake.requests[1].messages[-1]
     assert result["role"] == "tool"
     assert "items[0].status must be one of pending, in_progress, done" in result["content"]
@@ -292,7 +292,7 @@ async def test_plan_mode_offers_reads_and_the_plan_and_execute_plan_goes_back(
         Reply("done"),
     ])
     service, front = AgentService(), Recorder()
-    planned = await service.run(request(tmp_path, "plan the change", plan=True), front.wire)
+    planned = await service.turns.run(request(tmp_path, "plan the change", plan=True), front.wire)
     tools = offered(fake.requests[0])
     assert "write_file" not in tools and "edit_file" not in tools
     assert {"read_file", "update_plan"} <= set(tools)
@@ -300,8 +300,8 @@ async def test_plan_mode_offers_reads_and_the_plan_and_execute_plan_goes_back(
     assert "Plan mode" in user_texts(fake.requests[0])[-1]
     assert (tmp_path / "app.py").read_text() == "print('hi')\n"  # the write was refused
     session_id = planned.ids.session_id
-    await service.run(request(tmp_path, "Carry out the plan.", session_id, execute_plan=True),
-                      front.wire)
+    await service.turns.run(request(tmp_path, "Carry out the plan.", session_id, execute_plan=True),
+                            front.wire)
     go = fake.requests[2]
     assert "write_file" in offered(go)
     assert user_texts(go)[-1].endswith("[ ] Change the greeting")
@@ -314,7 +314,7 @@ async def test_plan_mode_runs_commands_read_only(fake: FakeLLM, tmp_path: Path) 
                  Reply("looked")])
     (tmp_path / "app.py").write_text("original\n")
     service, front = AgentService(), Recorder()
-    await service.run(request(tmp_path, "look", plan=True), front.wire)
+    await service.turns.run(request(tmp_path, "look", plan=True), front.wire)
     output = fake.requests[1].messages[-1]["content"]
     assert "original" in output
     assert not (tmp_path / "new.txt").exists()
@@ -325,12 +325,12 @@ async def test_plan_mode_as_the_session_mode_returns_to_normal_on_execute(
 ) -> None:
     fake.script([Reply("first"), Reply("planned"), Reply("went")])
     service, front = AgentService(), Recorder()
-    first = await service.run(request(tmp_path), front.wire)
+    first = await service.turns.run(request(tmp_path), front.wire)
     session_id = first.ids.session_id
-    service.set_approval_mode(session_id, "plan")
-    await service.run(request(tmp_path, "think", session_id), front.wire)
+    service.sessions.set_approval_mode(session_id, "plan")
+    await service.turns.run(request(tmp_path, "think", session_id), front.wire)
     assert "write_file" not in offered(fake.requests[1])
-    await service.run(request(tmp_path, "go", session_id, execute_plan=True), front.wire)
+    await service.turns.run(request(tmp_path, "go", session_id, execute_plan=True), front.wire)
     assert "write_file" in offered(fake.requests[2])
-    assert service.known_session(session_id).approval_mode is None
+    assert service.sessions.known(session_id).approval_mode is None
     assert json.dumps(fake.requests[2].body).count("Plan mode") == 1  # the earlier prompt's

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness9.service.commands import Invocation, available, expand, invocation
+from harness9.service.commands.catalog import Invocation, available, expand, invocation
 
 pytestmark = pytest.mark.timeout(10)
 

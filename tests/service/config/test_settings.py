@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness9.process.sandbox import availability
-from harness9.service.settings import (
+from harness9.service.config.settings import (
     EnvironmentGlobs,
     RunSettings,
     SettingsError,

@@ -9,26 +9,18 @@ from harness9.engine.batch import BatchObserver
 from harness9.engine.context import ContextPolicy, window_for
 from harness9.engine.events import ApprovalRequested, ApprovalResolved, AssistantMessage, Event
 from harness9.engine.system_prompt import default_system_prompt
-from harness9.provider.factory import (
-    CREDENTIAL_VARIABLES,
-    ProviderSettings,
-    create_provider,
-    default_provider_name,
-)
-from harness9.provider.limits import RequestLimits
+from harness9.provider.factory import create_provider
 from harness9.provider.prices import price_of
-from harness9.provider.provider_errors import ConfigError
 from harness9.schema import ToolCall
-from harness9.service.credentials import provider_environment
-from harness9.service.instructions import (
+from harness9.service.config.providers import provider_settings
+from harness9.service.config.settings import RunSettings
+from harness9.service.runs.instructions import (
     NestedInstructions,
     project_instructions,
     with_instructions,
 )
-from harness9.service.planning import command_sandbox, plan_mode_kinds, planning
+from harness9.service.runs.planning import command_sandbox
 from harness9.service.sessions.session import Session
-from harness9.service.settings import RunSettings
-from harness9.tools import ToolEnvironment, default_registry
 from harness9.tools.approvals.policy import DecidedBy
 from harness9.tools.approvals.step import (
     Answer,
@@ -38,8 +30,7 @@ from harness9.tools.approvals.step import (
     Approver,
 )
 from harness9.tools.contract import BaseTool
-from harness9.tools.registry import Middleware
-from harness9.workspace.port import Workspace
+from harness9.tools.registry import Middleware, Registry
 
 
 def build_engine(
@@ -49,43 +40,18 @@ def build_engine(
     bus: EventBus,
     approver: Approver | None,
     turns: CallTurns,
+    tools: Sequence[BaseTool],
     *,
     batch_observer: BatchObserver | None = None,
     middleware: Sequence[Middleware] = (),
-    workspace: Workspace | None = None,
-    extra_tools: Sequence[BaseTool] = (),
 ) -> AgentEngine:
-    """The engine of one run on `root`, reporting to `bus`, asking `approver`; `middleware`
-    comes after the approval step (it sees only calls that may run), `batch_observer` hears
-    each tool batch; the file tools go through `workspace` (None: the disk) and keep what the
-    session read and wrote on the session (the stale guard); `extra_tools` (MCP tools) are
-    offered after the built-in ones. A planning run (approval mode plan) is offered the read
-    tools, update_plan and read-only commands only (see `command_sandbox`)."""
-    kinds = None
-    if planning(settings):
-        kinds, extra_tools = plan_mode_kinds(settings), ()
+    """The engine of one run on `root` offering `tools` (see `run_tools`), reporting to `bus`,
+    asking `approver`; `middleware` comes after the approval step (it sees only calls that may
+    run), `batch_observer` hears each tool batch."""
     settings = command_sandbox(settings)
     provider = create_provider(provider_settings(settings))
-    step = ApprovalStep(
-        settings.approval_policy(),
-        approver or NobodyToAsk(),
-        root=root,
-        memory=session.approvals,
-        observer=ApprovalEvents(bus, turns),
-    )
-    steps = [step, *middleware]
-    if settings.instructions:
-        steps.append(NestedInstructions(root, session.instructions_seen))
-    registry = default_registry(
-        root,
-        environment=tool_environment(settings),
-        sandbox=settings.tool_sandbox(),
-        middleware=steps,
-        workspace=workspace,
-        seen=session.seen_files,
-        kinds=kinds,
-    )
-    for tool in extra_tools:
+    registry = Registry(_steps(root, settings, session, bus, approver, turns, middleware))
+    for tool in tools:
         registry.register(tool)
     return AgentEngine(
         provider,
@@ -105,6 +71,30 @@ def build_engine(
     )
 
 
+def _steps(
+    root: str,
+    settings: RunSettings,
+    session: Session,
+    bus: EventBus,
+    approver: Approver | None,
+    turns: CallTurns,
+    middleware: Sequence[Middleware],
+) -> list[Middleware]:
+    """Every call's way through: the approval step, `middleware`, then the nested project
+    instructions (when on)."""
+    step = ApprovalStep(
+        settings.approval_policy(),
+        approver or NobodyToAsk(),
+        root=root,
+        memory=session.approvals,
+        observer=ApprovalEvents(bus, turns),
+    )
+    steps: list[Middleware] = [step, *middleware]
+    if settings.instructions:
+        steps.append(NestedInstructions(root, session.instructions_seen))
+    return steps
+
+
 def context_policy(settings: RunSettings, model: str) -> ContextPolicy:
     """When a run on `model` compacts its conversation."""
     return ContextPolicy(
@@ -118,34 +108,6 @@ def system_prompt(root: str, settings: RunSettings) -> str:
     if not settings.instructions:
         return prompt
     return with_instructions(prompt, project_instructions(root))
-
-
-def tool_environment(settings: RunSettings) -> ToolEnvironment:
-    """What tool processes see of the daemon's environment: never the credentials."""
-    globs = settings.tool_environment
-    return ToolEnvironment(globs.include, globs.exclude).protecting(CREDENTIAL_VARIABLES)
-
-
-def provider_settings(settings: RunSettings) -> ProviderSettings:
-    """The provider of a run; `ConfigError` when none is configured."""
-    env = provider_environment()
-    name = settings.provider or default_provider_name(env)
-    if name is None:
-        raise ConfigError(
-            "no LLM provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY (and "
-            "OPENAI_BASE_URL or ANTHROPIC_BASE_URL for another compatible server; "
-            "HARNESS9_PROVIDER and HARNESS9_MODEL choose between them), or use the provider "
-            "\"replay\" with a script"
-        )
-    limits = RequestLimits(
-        connect=settings.connect_timeout_ms / 1000,
-        first_byte=settings.first_byte_timeout_ms / 1000,
-        stream_idle=settings.stream_idle_timeout_ms / 1000,
-    )
-    return ProviderSettings(
-        provider=name, model=settings.model, replay_file=settings.replay_file, limits=limits,
-        reasoning_effort=settings.reasoning_effort, env=env,
-    )
 
 
 class NobodyToAsk:

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from harness9.engine.compaction import PLAN_HEADER
 from harness9.schema import ToolKind
+from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunRequest
 from harness9.service.sessions.session import Session
-from harness9.service.settings import RunSettings
 from harness9.tools.approvals.policy import SILENT_MODES
 
 PLAN_MODE = "plan"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness9.service.settings import RunSettings
+from harness9.service.config.settings import RunSettings
 
 
 @dataclass(frozen=True, slots=True)
