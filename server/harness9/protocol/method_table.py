@@ -7,6 +7,7 @@ from typing import Literal
 
 from harness9.protocol import agent_requests as rq
 from harness9.protocol import server_requests as sr
+from harness9.protocol import session_requests as sq
 from harness9.protocol.progress_kinds import PROGRESS, kind_of
 from harness9.protocol.shapes import ModelChoice
 
@@ -37,19 +38,19 @@ CLIENT_METHODS: tuple[Method, ...] = (
     _client("agent/run", rq.RunParams, rq.RunResult),
     _client("agent/cancel", rq.CancelParams, rq.CancelResult),
     _client("agent/tools", rq.NoParams, rq.ToolsResult),
-    _client("agent/checkpoints", rq.SessionParams, rq.CheckpointsResult),
-    _client("agent/restore", rq.RestoreParams, rq.RestoreResult),
-    _client("agent/sessions", rq.SessionsParams, rq.SessionsResult),
-    _client("agent/session", rq.SessionParams, rq.SessionResult),
-    _client("agent/deleteSession", rq.SessionParams, rq.DeleteSessionResult),
-    _client("agent/compact", rq.SessionParams, rq.CompactResult),
+    _client("agent/checkpoints", rq.SessionParams, sq.CheckpointsResult),
+    _client("agent/restore", sq.RestoreParams, sq.RestoreResult),
+    _client("agent/sessions", sq.SessionsParams, sq.SessionsResult),
+    _client("agent/session", rq.SessionParams, sq.SessionResult),
+    _client("agent/deleteSession", rq.SessionParams, sq.DeleteSessionResult),
+    _client("agent/compact", rq.SessionParams, sq.CompactResult),
     _client("agent/steer", rq.SteerParams, rq.SteerResult),
     _client("agent/queue", rq.SessionParams, rq.QueueResult),
     _client("agent/unqueue", rq.UnqueueParams, rq.UnqueueResult),
     _client("agent/models", rq.ModelsParams, rq.ModelsResult),
     _client("agent/setModel", rq.SetModelParams, ModelChoice),
     _client("agent/commands", rq.CommandsParams, rq.CommandsResult),
-    _client("agent/changedSince", rq.ChangedSinceParams, rq.ChangedSinceResult),
+    _client("agent/changedSince", sq.ChangedSinceParams, sq.ChangedSinceResult),
 )
 
 SERVER_METHODS: tuple[Method, ...] = (

@@ -13,6 +13,7 @@ FailureReason = Literal["error", "timeout", "unknown_tool", "bad_arguments", "ca
 RunStatus = Literal["completed", "max_turns", "cancelled", "error"]
 Decision = Literal["allow_once", "allow_session", "reject", "allow", "deny"]
 DecidedBy = Literal["user", "rule", "session", "mode"]
+ProviderName = Literal["openai", "anthropic", "replay"]
 
 
 class Usage(TypedDict):
@@ -71,7 +72,7 @@ class ResultFields(TypedDict):
 class ModelChoice(TypedDict):
     """A session's model: its provider, the model's id and, where it applies, the effort."""
 
-    provider: str
+    provider: ProviderName
     model: str
     reasoningEffort: NotRequired[str]
 
