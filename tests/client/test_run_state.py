@@ -209,7 +209,7 @@ def test_a_refused_call_of_a_real_daemon_run(workspace: Path, replay: Any) -> No
 
 
 def test_the_state_modules_draw_nothing() -> None:
-    code = ("import sys, harness9.client.run_state; "
+    code = ("import sys, harness9.client.run_state, harness9.client.session_runs; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'termios')))")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "server")}
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
