@@ -1,16 +1,11 @@
 """The session's queued prompts as the terminal client knows them, from `queued` and `dequeued`
-progress (and `agent/queue` where a prompt's text is not known yet)."""
+progress (and `agent/queue` where a prompt's text is not known yet). Data only: the
+conversation's screen draws them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-from rich.text import Text
-
-from harness9.visible_text import visible
-
-UNKNOWN = "…"  # a queued prompt whose text is still being asked for
 
 
 @dataclass(slots=True)
@@ -63,10 +58,3 @@ class RunQueue:
     def ordered(self) -> list[QueuedPrompt]:
         """The entries, next to run first."""
         return sorted(self._entries.values(), key=lambda e: e.position)
-
-    def lines(self) -> list[Text]:
-        """One line per waiting prompt, for the live region."""
-        return [
-            Text(f"⏵ queued {number}: {visible(entry.prompt or UNKNOWN)}", style="blue")
-            for number, entry in enumerate(self.ordered(), 1)
-        ]

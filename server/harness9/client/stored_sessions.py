@@ -20,7 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from harness9.client import format as fmt
-from harness9.client.plan_view import Plan, checklist
+from harness9.client.plan import Plan
+from harness9.client.plan_view import checklist
 
 if TYPE_CHECKING:
     from harness9.client.rpc import DaemonClient

@@ -15,9 +15,9 @@ from rich.text import Text
 from harness9.client import format as fmt
 from harness9.client import summary
 from harness9.client.diff_view import diff_lines
+from harness9.client.run_pieces import LIVE_KEEP
 
 LIVE_LINES = 5
-LIVE_KEEP = 8192  # characters of live output kept: enough for the tail, bounded however long
 STOP_HINT = "Ctrl-C to stop"
 
 
