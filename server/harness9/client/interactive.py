@@ -92,15 +92,8 @@ async def converse(
             if line.strip():
                 _help(slash, options.json)
             continue
-        if live:
-            conversation = Conversation(client, slot, ctrl_c, base, session_id, typing=True)
-            outcome = await conversation.run(params)
-            session_id, prefill = conversation.session_id or session_id, conversation.editor.text
-        else:
-            view = slot.open()
-            outcome = await run_once(client, params, ctrl_c)
-            view.finished(outcome, [])
-            session_id = outcome.session_id or session_id
+        outcome, session_id, prefill = await _prompt(
+            client, slot, ctrl_c, (base, params, session_id), typing=live)
         if outcome is not None:
             code = outcome.exit_code
             _after(params, outcome, not options.json and slot.planned)
@@ -108,6 +101,23 @@ async def converse(
                 await _moved(client, outcome, params.get("sessionId"))
     slot.notes(notes)
     return code
+
+
+async def _prompt(
+    client: DaemonClient, slot: ViewSlot, ctrl_c: CtrlC,
+    asked: tuple[dict[str, Any], dict[str, Any], str | None], *, typing: bool,
+) -> tuple[Any, str | None, str]:
+    """Run one prompt (`asked`: the base params, this prompt's, the session); returns its
+    outcome, the session it leaves and what was typed meanwhile, to prefill the next line."""
+    base, params, session_id = asked
+    if typing:
+        conversation = Conversation(client, slot, ctrl_c, base, session_id, typing=True)
+        outcome = await conversation.run(params)
+        return outcome, conversation.session_id or session_id, conversation.editor.text
+    view = slot.open()
+    outcome = await run_once(client, params, ctrl_c)
+    view.finished(outcome, [])
+    return outcome, outcome.session_id or session_id, ""
 
 
 def prompt_params(base: dict[str, Any], line: str, session_id: str | None) -> dict[str, Any] | None:
