@@ -31,7 +31,8 @@ end
 
 local function tool_meta(block, state)
   local parts = {}
-  if block.approval then
+  -- A plain refusal says why in its summary ("rejected: not now"): its note would repeat it.
+  if block.approval and not summary.refused_plainly(block) then
     table.insert(parts, block.approval)
   end
   if block.status == "running" and block.started_at then
