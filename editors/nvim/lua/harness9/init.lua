@@ -76,7 +76,7 @@ local report_later -- report(), defined below
 
 --- The run view buffer's number (created on first use).
 function M.buffer()
-  return buffer.get("harness9://run", "harness9")
+  return buffer.get("harness9://run", "harness9", true)
 end
 
 --- The session the next run continues (nil: a new one).

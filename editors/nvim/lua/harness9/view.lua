@@ -1,5 +1,6 @@
 -- The run view as data: agent/progress events and agent/run replies fold into a state,
 -- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
+local layout = require("harness9.markdown_layout")
 local words = require("harness9.summary") -- a row's words (its local `summary` is the arguments')
 local dollars = words.dollars
 local M = {}
@@ -827,7 +828,7 @@ local function run_lines(run, max_output)
         end
       end
       if block.text ~= "" then
-        add_all(lines, split(block.text))
+        add_all(lines, layout.cached(block.text).lines) -- its tables in columns
       end
     else
       add_all(lines, tool_lines(block, max_output))
