@@ -116,7 +116,12 @@ def test_rejecting_with_a_reason_reaches_the_model(workspace: Path, replay: Any)
     terminal.type("not in my home folder")
     assert terminal.wait() == 0
     assert not (workspace / "planted").exists()
-    assert "the user rejected this bash call: not in my home folder" in terminal.text
+    # the row says why, once; the model's text ("the user rejected …") is not repeated to the user
+    row = "✗ run `touch planted && echo made` · rejected: not in my home folder"
+    assert row in terminal.text
+    rows = [line for line in terminal.text.splitlines() if line.lstrip().startswith("✗ ")]
+    assert rows and all(line.count("rejected") == 1 for line in rows), rows
+    assert "the user rejected this bash call" not in terminal.text
 
 
 def test_without_a_terminal_a_question_is_a_rejection_that_says_what_to_do(

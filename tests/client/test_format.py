@@ -105,6 +105,28 @@ def test_rows_say_what_a_call_did_in_english() -> None:
     assert summary.running("edit_file", {"path": "p.py"}) == "editing p.py"
 
 
+def test_a_refused_row_says_why_once() -> None:
+    command = {"command": "rm -r build"}
+    rejected = {"reason": "rejected", "message": "not now,\n please\x1b[2J",
+                "output": "Error: the user rejected this bash call: not now, please."}
+    row = ToolRow("bash", "execute", command, asked=True)
+    row.finish(rejected, ok=False)
+    assert row.headline == "run `rm -r build` · rejected: not now, please\\x1b[2J"
+    assert row.lines == []  # the model's text would say the reason again
+    denied = {"reason": "denied", "message": "deny rule bash(rm *)", "output": "Error: …"}
+    assert summary.finished("bash", command, denied, ok=False) == (
+        "run `rm -r build` · denied: deny rule bash(rm *)"
+    )
+    assert summary.finished("task", None, denied, ok=False) == "task · denied: deny rule bash(rm *)"
+    plain = ToolRow("bash", "execute", command, asked=True)
+    plain.finish({"reason": "rejected", "output": "Error: the user rejected it"}, ok=False)
+    assert (plain.headline, plain.lines) == ("run `rm -r build` · rejected", [])
+    old = ToolRow("bash", "execute", command)  # a denial without a message: the text says why
+    old.finish({"reason": "denied", "output": "Error: bash was not run: it is denied"}, ok=False)
+    assert (old.headline, old.lines) == ("run `rm -r build` · denied",
+                                         ["Error: bash was not run: it is denied"])
+
+
 def test_a_row_s_body_goes_by_its_tool_s_kind() -> None:
     done = {"output": "the model's words", "bytes": 17, "durationMs": 1}
     rows = {kind: ToolRow("lookup", kind, {"path": "a.py"}) for kind in ("read", "edit", "other")}

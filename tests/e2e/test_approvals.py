@@ -75,7 +75,10 @@ async def test_the_editor_is_asked_with_the_diff_and_its_answers_hold(
     requested = kinds(daemon, result["runId"], "approval_requested")
     assert [n["toolKind"] for n in requested] == ["edit", "execute"]
     failed = kinds(daemon, result["runId"], "tool_failed")
-    assert [(n["tool"], n["reason"]) for n in failed] == [("bash", "rejected")]
+    # the user's reason, for the clients' rows
+    assert [(n["tool"], n["reason"], n["message"]) for n in failed] == [
+        ("bash", "rejected", "no files in the root, please")
+    ]
     second_request = json.dumps(fake_llm.requests[1].body)
     assert "the user rejected this bash call: no files in the root, please" in second_request
 
@@ -104,6 +107,9 @@ async def test_a_call_asked_about_starts_only_once_allowed(
     assert of("c-edit") == ["approval_requested", "approval_resolved", "tool_started",
                             "tool_completed"]
     assert of("c-bash") == ["approval_requested", "approval_resolved", "tool_failed"]
+    failed = [n for n in notes if n["kind"] == "tool_failed"]
+    assert [n["toolCallId"] for n in failed] == ["c-bash"]
+    assert "message" not in failed[0]  # rejected with no reason given: no message
     # the question announces the call whole: a client can show its row from it
     asked = [n for n in notes if n["kind"] == "approval_requested"]
     assert [(n["toolCallId"], n["tool"], n["toolKind"], n["arguments"]) for n in asked] == [
@@ -195,7 +201,9 @@ async def test_deny_rules_and_read_only_refuse_without_asking(
         ("bash", "deny", "rule", "bash(rm *)"), ("write_file", "deny", "mode", None)
     ]
     failed = kinds(daemon, result["runId"], "tool_failed")
-    assert [n["reason"] for n in failed] == ["denied", "denied"]
+    assert [(n["reason"], n["message"]) for n in failed] == [
+        ("denied", "deny rule bash(rm *)"), ("denied", "read-only mode: only read_file may run")
+    ]
     # a denied call never started: the read that was allowed is the only start
     assert [n["tool"] for n in kinds(daemon, result["runId"], "tool_started")] == ["read_file"]
     assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
@@ -370,4 +378,5 @@ async def test_a_session_shown_again_tells_each_call_as_it_went_live(
     assert "+beta" in edit["outcome"]["diff"]
     assert edit["outcome"]["approval"]["decision"] == "allow_session"
     assert bash["outcome"]["status"] == "rejected"  # not "failed": the user said no
+    assert bash["outcome"]["message"] == "not now"  # the reason, shown again too
     assert read["outcome"]["status"] == "error"

@@ -19,6 +19,13 @@ syntax match harness9DiffAdd    /^    ┆ \zs+.*/
 syntax match harness9DiffDelete /^    ┆ \zs-.*/
 syntax match harness9DiffMore   /^    ┆ \zs… .*/
 syntax match harness9Attached /^  @ .*/
+" The agent's markdown: headings (their marks concealed) outside code blocks, tables' rules.
+" Whether a line is in a code block depends on the lines above: look far enough back.
+syntax sync minlines=300
+syntax region harness9Code start=/^\s*```/ end=/^\s*```/ end=/^\ze\%(── turn \|■ \|  [✓✗…?] \)/
+syntax match harness9Heading /^ \{0,3}#\{1,6}\s.*/ contains=harness9HeadingMark
+syntax match harness9HeadingMark /^ \{0,3}#\{1,6}\s\+/ contained conceal
+syntax match harness9TableRule /^─[─┼]*$/
 syntax match harness9Done    /^■ \(completed\|max_turns\).*/
 syntax match harness9Stopped /^■ \(cancelled\|error\|cancelling\).*/
 highlight default link harness9Prompt  Title
@@ -38,6 +45,9 @@ highlight default link harness9DiffAdd    DiffAdd
 highlight default link harness9DiffDelete DiffDelete
 highlight default link harness9DiffMore   Comment
 highlight default link harness9Attached Comment
+highlight default link harness9Heading Title
+highlight default link harness9HeadingMark Comment
+highlight default link harness9TableRule Comment
 highlight default link harness9Done    Statement
 highlight default link harness9Stopped ErrorMsg
 let b:current_syntax = 'harness9'

@@ -48,7 +48,8 @@ h.main(function()
   while (lines[next_row] or ""):find("^    │ ") do
     next_row = next_row + 1
   end
-  h.expect_equal("the bash row", "  ✗ bash: echo planted > planted.txt  (rejected, N ms)", lines[next_row])
+  h.expect_equal("the bash row", "  ✗ bash: echo planted > planted.txt  (rejected: not in the root, please; N ms)",
+    lines[next_row])
 
   harness9.config.run_params = { replayFile = h.replay:gsub("approvefloat%.json$", "approvecancel.json") }
   vim.cmd("Harness9Run plant a file")

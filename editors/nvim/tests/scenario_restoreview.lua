@@ -65,7 +65,7 @@ h.main(function()
     "    ┆ @@ -1 +1 @@",
     "    ┆ -hello from a.txt",
     "    ┆ +bye from a.txt",
-    "  ✗ `rm a.txt` rejected · rejected · N ms",
+    "  ✗ `rm a.txt` rejected: keep it · N ms", -- the user's reason, once
     "  ✗ could not read missing.txt (failed) · N ms",
     "Now the build.",
     "  ✗ ran `echo built > built.txt; exit 3` · exit 3 · allowed once · N ms · <sandbox>",

@@ -61,5 +61,5 @@ h.main(function()
     h.expect_equal("the write into .git", "  ✓ bash: touch .git/h9-rerun  (N ms) · " .. mark, lines[8])
   end
   -- Rejected, the escalated call never started: no mark.
-  h.expect_equal("the escalated row", "  ✗ bash: echo outside  (rejected, N ms)", lines[12])
+  h.expect_equal("the escalated row", "  ✗ bash: echo outside  (rejected: stay inside; N ms)", lines[12])
 end)

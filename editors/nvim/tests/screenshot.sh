@@ -2,7 +2,8 @@
 # A screenshot of the chat in a real terminal: Neovim runs in tmux (120x32) against the real daemon
 # with a scripted model; the pane, with its colours, is captured (tmux capture-pane -e), turned
 # into HTML (rich) and photographed by headless Chromium. Writes chat.ansi, chat.html, chat.png
-# (and plan.*: a run with its plan, a message sent into it and a queued prompt) to $1 and fails
+# (and plan.*: a run with its plan, a message sent into it and a queued prompt; markdown.*: an
+# answer's headings and table in the run buffer and the chat) to $1 and fails
 # when the screen lacks what it should show. Skipped without tmux or chromium.
 # Usage: tests/screenshot.sh DIR NVIM DAEMON
 set -euo pipefail
@@ -64,3 +65,8 @@ shot chat screenshot.lua replay-screenshot.json "return a + b" "You" "✗ ran \`
 # A run with its plan, a message sent into it while it ran, and a prompt queued behind it.
 shot plan screenshot_plan.lua replay-screenshot-plan.json "Plan · 1 of 3 done" "[x] Run the tests to see what fails" \
   "[>] Fix add in calc.py" "↪ You: and add a line about it to the README" "(queued · next"
+# An answer's headings (their marks hidden) and a pipe table (in columns, its marks taken out) in
+# the run buffer (left) and the chat (right).
+shot markdown screenshot_markdown.lua replay-screenshot-markdown.json "Test report" "Results" \
+  " Test             │   Time │ Result" "──────────────────┼────────┼────────" \
+  " test_add         │ 0.4 ms │ passed" " test_div_by_zero │  1.1 s │ passed"

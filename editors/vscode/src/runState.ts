@@ -73,6 +73,11 @@ export interface ToolItem {
   readonly truncated?: boolean;
   readonly durationMs?: number;
   readonly reason?: string;
+  /**
+   * Why a refused call was refused, on one line (`tool_failed` `message`): the reason the user
+   * gave a rejection, the rule or mode of a denial; absent when there is none.
+   */
+  readonly message?: string;
   /** A command (bash) that ran to its end: its exit code, or the signal that killed it. */
   readonly exitCode?: number;
   readonly signal?: string;
@@ -587,6 +592,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
     truncated: bool(n.truncated) ?? old.truncated,
     durationMs: num(n.durationMs) ?? old.durationMs,
     reason: status === 'failed' || status === 'refused' ? str(n.reason) ?? 'error' : undefined,
+    message: status === 'failed' || status === 'refused' ? str(n.message) : undefined,
     exitCode: num(n.exitCode) ?? old.exitCode,
     signal: str(n.signal) ?? old.signal,
     changedFiles: changedFilesOf(n.changedFiles) ?? old.changedFiles,

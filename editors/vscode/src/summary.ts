@@ -67,6 +67,9 @@ function oneLine(s: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** Characters of a refusal's message shown in its row (the rest is in the row's "why"). */
+const MESSAGE_CHARS = 200;
+
 /** Words for the ways a call fails or is refused. */
 const REASON_WORDS: Readonly<Record<string, string>> = {
   timeout: 'timed out',
@@ -130,7 +133,10 @@ export function summarize(t: ToolItem, now?: number): ToolSummary {
     facts.push(exit);
   }
   if (t.status === 'failed' || t.status === 'refused') {
-    facts.push(REASON_WORDS[t.reason ?? ''] ?? t.reason ?? 'failed');
+    // Why, once: `rejected: not now`, `denied: deny rule bash(rm *)`, or the reason alone.
+    const why = REASON_WORDS[t.reason ?? ''] ?? t.reason ?? 'failed';
+    const message = t.message !== undefined ? oneLine(t.message, MESSAGE_CHARS) : '';
+    facts.push(message !== '' ? `${why}: ${message}` : why);
   }
   if (t.status === 'waiting') {
     facts.push('waiting for approval');

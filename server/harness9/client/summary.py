@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from harness9.client import format as fmt
+from harness9.visible_text import visible
 
 COMMAND_WIDTH = 50
 _VERBS = {
@@ -50,11 +51,11 @@ def finished(tool: str, arguments: Any, note: dict[str, Any], *, ok: bool) -> st
     """The row of a call that ended (`note` is its tool_completed or tool_failed)."""
     duration = fmt.human_duration(float(note.get("durationMs", 0)))
     if not ok and arguments is None:  # refused before it ran (a tool the mode does not offer)
-        return f"{tool} · {note.get('reason') or 'error'}"
+        return f"{tool} · {failure(note)}"
     if not ok:
         name = _VERBS[tool][1] if tool in _VERBS else tool
         verb = {"read": "read", "wrote": "write", "edited": "edit", "ran": "run"}.get(name, name)
-        return f"{verb} {target(tool, arguments)} · {note.get('reason') or 'error'}"
+        return f"{verb} {target(tool, arguments)} · {failure(note)}"
     if tool == "read_file":
         return f"read {target(tool, arguments)} · {_read_size(note)}"
     if tool == "write_file":
@@ -65,6 +66,23 @@ def finished(tool: str, arguments: Any, note: dict[str, Any], *, ok: bool) -> st
         facts = [exit_text(note), duration]
         return f"ran {target(tool, arguments)} · {' · '.join(f for f in facts if f)}"
     return f"{tool}  {fmt.tool_summary(tool, arguments)} · {duration}"
+
+
+def failure(note: dict[str, Any]) -> str:
+    """Why a call failed: its `reason`, and the `message` that goes with it when there is one
+    (`rejected: not now`, `denied: deny rule bash(rm *)`), on one line."""
+    reason = str(note.get("reason") or "error")
+    message = note.get("message")
+    if isinstance(message, str) and message.strip():
+        return f"{reason}: {visible(' '.join(message.split()))}"
+    return reason
+
+
+def refused_plainly(note: dict[str, Any]) -> bool:
+    """Whether a failed call's row says all there is to it: rejected by the user, or denied
+    with the daemon's `message` saying why (the model's text would only repeat it)."""
+    reason = note.get("reason")
+    return reason == "rejected" or (reason == "denied" and isinstance(note.get("message"), str))
 
 
 def exit_text(note: dict[str, Any]) -> str:

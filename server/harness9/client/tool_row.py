@@ -68,6 +68,8 @@ class ToolRow:
     def _body(self, params: dict[str, Any], ok: bool) -> list[str]:
         output = str(params.get("output", ""))
         if not ok:
+            if summary.refused_plainly(params):
+                return []
             return fmt.preview(self.kind, output, limit=2)
         if self.kind == "execute":
             return fmt.preview(self.kind, summary.command_output(params))

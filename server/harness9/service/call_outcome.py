@@ -19,8 +19,9 @@ from harness9.schema import (
 
 
 def result_fields(result: ToolResult) -> dict[str, Any]:
-    """A result's fields besides its output: `bytes`, `truncated`, `durationMs`, `reason` (a
-    failure's), and what the call changed, how its command ended, its sandbox and problems."""
+    """A result's fields besides its output: `bytes`, `truncated`, `durationMs`, `reason` and
+    `message` (a failure's, the message when there is one), and what the call changed, how its
+    command ended, its sandbox and problems."""
     fields: dict[str, Any] = {
         "bytes": result.bytes,
         "truncated": result.truncated,
@@ -28,6 +29,8 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
     }
     if result.is_error:
         fields["reason"] = result.failure.value if result.failure else "error"
+        if result.message:
+            fields["message"] = result.message
     if result.changes is not None:
         fields.update(wire_changes(result.changes))
     if result.edit is not None:

@@ -90,11 +90,14 @@ class ToolTimeoutError(ToolError):
 
 
 class ToolRefused(ToolError):
-    """A call refused before its tool ran (unknown tool, bad arguments, denied, rejected)."""
+    """A call refused before its tool ran (unknown tool, bad arguments, denied, rejected).
+    `text` is for the model; `message`, when given, is one line for the user: why (the user's
+    own reason for a rejection, the rule or mode for a denial)."""
 
-    def __init__(self, reason: ToolFailure, text: str) -> None:
+    def __init__(self, reason: ToolFailure, text: str, message: str | None = None) -> None:
         super().__init__(text)
         self.reason = reason
+        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,7 +106,7 @@ class Registry:
             text = _timeout_text(call, exc, timeout)
             return _failure(call, ToolFailure.TIMEOUT, text, clock.started)
         except ToolRefused as refused:
-            return _failure(call, refused.reason, str(refused), clock.started)
+            return _failure(call, refused.reason, str(refused), clock.started, refused.message)
         except ToolError as exc:
             return _failure(call, ToolFailure.ERROR, str(exc), clock.started)
         except OSError as exc:
@@ -264,7 +264,8 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
     )
 
 
-def _failure(call: ToolCall, reason: ToolFailure, text: str, started: float) -> ToolResult:
+def _failure(call: ToolCall, reason: ToolFailure, text: str, started: float,
+             message: str | None = None) -> ToolResult:
     return ToolResult(
         tool_call_id=call.id,
         output=text,
@@ -272,6 +273,7 @@ def _failure(call: ToolCall, reason: ToolFailure, text: str, started: float) -> 
         failure=reason,
         bytes=len(text.encode("utf-8", "replace")),
         duration_ms=_elapsed_ms(started),
+        message=message,
     )
 
 

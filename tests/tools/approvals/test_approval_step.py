@@ -89,7 +89,17 @@ async def test_a_rejected_call_never_runs_and_the_model_reads_why(workspace: Pat
     result = await tools.execute(call("bash", command="touch planted"))
     assert (result.is_error, result.failure) == (True, ToolFailure.REJECTED)
     assert "the user rejected this bash call: use the test runner instead" in result.output
+    assert result.message == "use the test runner instead"  # the user's reason, for the rows
     assert not (workspace / "planted").exists()
+
+
+async def test_a_rejection_s_reason_is_one_line_and_none_without_one(workspace: Path) -> None:
+    user = ScriptedUser(ApprovalAnswer(Answer.REJECT, "  not\n now,\tthanks\x1b[2J \n"),
+                        ApprovalAnswer(Answer.REJECT, " \n "), ApprovalAnswer(Answer.REJECT))
+    tools, _ = registry(workspace, user)
+    messages = [(await tools.execute(call("bash", command="touch planted"))).message
+                for _ in range(3)]
+    assert messages == ["not now, thanks\\x1b[2J", None, None]
 
 
 async def test_allow_for_the_session_is_not_asked_again(workspace: Path) -> None:
@@ -108,10 +118,14 @@ async def test_deny_rules_and_read_only_refuse_without_asking(workspace: Path) -
     result = await tools.execute(call("bash", command="ls && rm -rf src"))
     assert (result.failure, user.asked) == (ToolFailure.DENIED, [])
     assert "denied by the deny rule 'bash(rm *)'" in result.output
+    assert result.message == "deny rule bash(rm *)"
     assert journal.events == [("resolved", "c1", "deny", "rule", "bash(rm *)")]
     tools, _ = registry(workspace, user, mode="read-only")
     result = await tools.execute(call("write_file", path="a.txt", content="x"))
     assert result.failure is ToolFailure.DENIED and "read-only" in result.output
+    assert result.message == "read-only mode: only read_file may run"
+    result = await tools.execute(call("write_file", path=".git/config", content="x"))
+    assert (result.message or "").startswith("read-only mode: it writes .git/config")
     assert not (workspace / "a.txt").exists()
     (workspace / "b.txt").write_text("readable\n")
     assert (await tools.execute(call("read_file", path="b.txt"))).output == "readable\n"

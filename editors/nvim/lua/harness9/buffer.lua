@@ -4,8 +4,9 @@ local M = {}
 
 local api = vim.api
 
---- The scratch buffer called `name` (created on first use) with `filetype`.
-function M.get(name, filetype)
+--- The scratch buffer called `name` (created on first use) with `filetype`; `conceal`: the
+--- windows showing it hide what its syntax conceals (the `#` of the agent's headings).
+function M.get(name, filetype, conceal)
   local existing = vim.fn.bufnr(name)
   if existing ~= -1 and api.nvim_buf_is_valid(existing) then
     return existing
@@ -17,6 +18,11 @@ function M.get(name, filetype)
   vim.bo[buf].swapfile = false
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = filetype
+  if conceal then
+    api.nvim_create_autocmd("BufWinEnter", { buffer = buf, callback = function()
+      vim.opt_local.conceallevel = 2
+    end })
+  end
   return buf
 end
 

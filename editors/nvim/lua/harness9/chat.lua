@@ -56,9 +56,35 @@ function M.omnifunc(findstart, base)
   return commands.omnifunc(findstart, base, M.prompt)
 end
 
+-- Windows showing `buf` whose cursor is on its last line: they keep following the prompt.
+local function at_prompt(buf)
+  local count, wins = api.nvim_buf_line_count(buf), {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if api.nvim_win_get_cursor(win)[1] >= count then
+      table.insert(wins, win)
+    end
+  end
+  return wins
+end
+
 --- Puts `text` on the prompt line (replacing what was typed there).
 function M.set_prompt(buf, text)
   api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt .. text })
+end
+
+--- Puts `text` back on the prompt line (a prompt that could not be sent), the cursor of the
+--- windows on that line after it, as if it had just been typed.
+function M.restore_prompt(buf, text)
+  if not api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local wins = at_prompt(buf)
+  M.set_prompt(buf, text)
+  local last = api.nvim_buf_line_count(buf)
+  for _, win in ipairs(wins) do
+    api.nvim_win_set_cursor(win, { last, #M.prompt + #text })
+  end
+  vim.bo[buf].modified = false
 end
 
 --- The tool block shown on line `line` (1-based) of the chat, if any.
@@ -134,17 +160,6 @@ function M.get(actions)
   map("<C-c>", actions.interrupt, "harness9: stop the run")
   map("q", "<cmd>close<CR>", "harness9: close the chat window")
   return buf
-end
-
--- Windows showing `buf` whose cursor is on its last line: they keep following the prompt.
-local function at_prompt(buf)
-  local count, wins = api.nvim_buf_line_count(buf), {}
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if api.nvim_win_get_cursor(win)[1] >= count then
-      table.insert(wins, win)
-    end
-  end
-  return wins
 end
 
 --- Window options for a window showing the chat: long rows wrap at word boundaries.

@@ -2,6 +2,7 @@
 -- prompt under "You", the agent's text and tool rows (English summaries, summary.lua) under
 -- "harness9", a running bash call's live output, edits' diffs, and the context fill.
 -- Returns lines, highlights and which tool each row shows. Pure Lua.
+local layout = require("harness9.markdown_layout")
 local markdown = require("harness9.markdown")
 local summary = require("harness9.summary")
 local view = require("harness9.view")
@@ -31,7 +32,8 @@ end
 
 local function tool_meta(block, state)
   local parts = {}
-  if block.approval then
+  -- A plain refusal says why in its summary ("rejected: not now"): its note would repeat it.
+  if block.approval and not summary.refused_plainly(block) then
     table.insert(parts, block.approval)
   end
   if block.status == "running" and block.started_at then
@@ -63,15 +65,36 @@ local function add_diff(out, block)
   end
 end
 
--- The agent's text, its markdown highlighted (markdown.lua gives rows counted from its first).
+-- Whether highlight `hl` touches a row laid out by markdown_layout (a table's).
+local function on_own_rows(hl, own)
+  local last = hl.end_row or hl[1]
+  if last > hl[1] and hl[4] == 0 then
+    last = last - 1 -- it ends where the next row begins (a heading with its line break)
+  end
+  for row = hl[1], last do
+    if own[row] then
+      return true
+    end
+  end
+  return false
+end
+
+-- The agent's text, laid out (tables in columns, headings' marks concealed: markdown_layout.lua)
+-- and its markdown highlighted (markdown.lua); both give rows counted from the text's first.
 local function add_markdown(out, text)
   local first = #out.lines
-  for _, line in ipairs(split(text)) do
+  local laid = layout.cached(text)
+  for _, line in ipairs(laid.lines) do
     out.add(line)
   end
-  for _, hl in ipairs(markdown.highlights(text)) do
-    table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], end_row = hl.end_row and hl.end_row + first,
-      conceal = hl.conceal, conceal_lines = hl.conceal_lines, priority = hl.priority })
+  for _, hl in ipairs(markdown.highlights(table.concat(laid.lines, "\n"))) do
+    if not on_own_rows(hl, laid.own) then
+      table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], end_row = hl.end_row and hl.end_row + first,
+        conceal = hl.conceal, conceal_lines = hl.conceal_lines, priority = hl.priority })
+    end
+  end
+  for _, hl in ipairs(laid.highlights) do
+    table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], conceal = hl.conceal })
   end
 end
 

@@ -7,19 +7,52 @@ local api = vim.api
 
 local SEVERITY = { "error", "warning", "info", "hint" }
 
---- The buffer the context is taken from: the current one when it is a file, else the buffer of
---- the previous window (from the chat, the file you came from).
-function M.target_buffer()
-  local function is_file(buf)
-    return api.nvim_buf_is_valid(buf) and vim.bo[buf].buftype == "" and api.nvim_buf_get_name(buf) ~= ""
+local last_file_win = nil -- the window of a file buffer entered last (see M.track)
+
+local function is_file(buf)
+  return api.nvim_buf_is_valid(buf) and vim.bo[buf].buftype == "" and api.nvim_buf_get_name(buf) ~= ""
+end
+
+-- The file buffer `win` shows, or nil (a floating window, such as completion's info, is no file's).
+local function file_of(win)
+  if not (win and win ~= 0 and api.nvim_win_is_valid(win)) or api.nvim_win_get_config(win).relative ~= "" then
+    return nil
   end
+  local buf = api.nvim_win_get_buf(win)
+  return is_file(buf) and buf or nil
+end
+
+--- Remembers the file window entered last: the previous window alone is not enough, since
+--- insert-mode completion's info window (a float, or the preview window) becomes the previous one.
+function M.track()
+  api.nvim_create_autocmd({ "WinEnter", "BufEnter" }, {
+    group = api.nvim_create_augroup("harness9_context", { clear = true }),
+    callback = function()
+      local win = api.nvim_get_current_win()
+      if file_of(win) then
+        last_file_win = win
+      end
+    end,
+  })
+end
+
+--- The buffer the context is taken from: the current one when it is a file, else the file you
+--- came from (the file window entered last, the previous window, another window of the tab).
+function M.target_buffer()
   local current = api.nvim_get_current_buf()
   if is_file(current) then
     return current
   end
-  local previous = vim.fn.winbufnr(vim.fn.winnr("#"))
-  if previous > 0 and is_file(previous) then
-    return previous
+  local tab_wins = api.nvim_tabpage_list_wins(0)
+  local candidates = { vim.fn.win_getid(vim.fn.winnr("#")), unpack(tab_wins) }
+  if vim.tbl_contains(tab_wins, last_file_win) then
+    table.insert(candidates, 1, last_file_win)
+  end
+  for _, win in ipairs(candidates) do
+    local buf = file_of(win)
+    if buf then
+      return buf
+    end
   end
   return nil
 end

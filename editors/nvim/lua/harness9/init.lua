@@ -76,7 +76,7 @@ local report_later -- report(), defined below
 
 --- The run view buffer's number (created on first use).
 function M.buffer()
-  return buffer.get("harness9://run", "harness9")
+  return buffer.get("harness9://run", "harness9", true)
 end
 
 --- The session the next run continues (nil: a new one).
@@ -568,6 +568,20 @@ function M.review()
   return true
 end
 
+-- A prompt of the chat that could not be sent (`ok` false) goes back on the prompt line, so the
+-- user can fix it and send it again, and `message` says why.
+local function kept_unless_sent(text, ok, message)
+  if ok then
+    return
+  end
+  vim.notify(message, vim.log.levels.WARN)
+  render()
+  local buf = chat.find()
+  if buf then
+    chat.restore_prompt(buf, text)
+  end
+end
+
 --- Opens the chat buffer `harness9://chat` (the session's conversation and a prompt line) and
 --- puts the cursor on the prompt. Returns the buffer.
 function M.chat()
@@ -575,25 +589,13 @@ function M.chat()
     submit = function(text)
       -- While a run goes, the prompt goes into it (a steer).
       local send = #inflight > 0 and M.steer or M.run
-      local ok, message = send(text, { from_chat = true })
-      if not ok then
-        vim.notify(message, vim.log.levels.WARN)
-        render()
-      end
+      kept_unless_sent(text, send(text, { from_chat = true }))
     end,
     queue = function(text)
-      local ok, message = M.run(text, { from_chat = true, queue = true })
-      if not ok then
-        vim.notify(message, vim.log.levels.WARN)
-        render()
-      end
+      kept_unless_sent(text, M.run(text, { from_chat = true, queue = true }))
     end,
     plan = function(text)
-      local ok, message = M.run(text, { from_chat = true, plan = true })
-      if not ok then
-        vim.notify(message, vim.log.levels.WARN)
-        render()
-      end
+      kept_unless_sent(text, M.run(text, { from_chat = true, plan = true }))
     end,
     unqueue = function(run)
       report_later(M.unqueue(run))
@@ -820,6 +822,7 @@ function M.setup(opts)
     ["harness9/languageQuery"] = editor.on_language_query,
   }
   editor.track()
+  context.track()
   client_mod.register(M.config, opts or {})
   client_mod.on_exit = on_exit
   if M.config.sync_buffers ~= false then

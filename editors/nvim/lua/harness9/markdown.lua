@@ -165,7 +165,7 @@ end
 
 --- Defines the line-by-line highlighter's groups (`default`: a colour scheme's win).
 function M.define_highlights()
-  for group, link in pairs(M.GROUPS) do
+  for group, link in pairs(vim.tbl_extend("force", M.GROUPS, require("harness9.markdown_layout").GROUPS)) do
     vim.cmd(string.format("highlight default link %s %s", group, link))
   end
   for group, attributes in pairs(M.ATTRIBUTES) do

@@ -84,6 +84,19 @@ local FAILURE = {
   unknown_tool = "unknown tool",
 }
 
+--- Why a call failed, once: "rejected: not now" (with the daemon's `message`: the user's reason,
+--- a denial's rule or mode), else the reason's word alone ("rejected", "timed out").
+function M.failure(block)
+  local word = FAILURE[block.reason] or "failed"
+  return block.message and (word .. ": " .. block.message) or word
+end
+
+--- Whether a refused call's row says all there is to it (its approval note, the model's text
+--- would only repeat it): rejected by the user, or denied with the daemon's message saying why.
+function M.refused_plainly(block)
+  return block.status == "failed" and (block.reason == "rejected" or (block.reason == "denied" and block.message ~= nil))
+end
+
 local function counts(block)
   if tonumber(block.added) and tonumber(block.removed) then
     return string.format(" +%d −%d", block.added, block.removed)
@@ -97,7 +110,7 @@ local function file_summary(block, verbs)
     local size = block.tool_kind == "read" and block.bytes and (" · " .. M.bytes(block.bytes)) or ""
     return verbs.ok .. " " .. path .. counts(block) .. size
   elseif block.status == "failed" then
-    return string.format("could not %s %s (%s)", verbs.failed, path, FAILURE[block.reason] or "failed")
+    return string.format("could not %s %s (%s)", verbs.failed, path, M.failure(block))
   elseif block.status == "asking" then
     return string.format("wants to %s %s", verbs.asking, path)
   end
@@ -111,7 +124,7 @@ local function bash_summary(block)
     local exit = M.exit_status(block)
     return "ran " .. command .. (exit and (" · " .. exit) or "")
   elseif block.status == "failed" then
-    return command .. " " .. (FAILURE[block.reason] or "failed")
+    return command .. " " .. M.failure(block)
   elseif block.status == "asking" then
     return "wants to run " .. command
   end
@@ -128,7 +141,7 @@ function M.tool(block)
   end
   local text = block.tool .. (block.summary and block.summary ~= "" and (" " .. block.summary) or "")
   if block.status == "failed" then
-    text = text .. " (" .. (FAILURE[block.reason] or "failed") .. ")"
+    text = text .. " (" .. M.failure(block) .. ")"
   end
   return text
 end

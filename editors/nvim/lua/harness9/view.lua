@@ -1,5 +1,6 @@
 -- The run view as data: agent/progress events and agent/run replies fold into a state,
 -- and the state renders to the lines of the run buffer. Pure Lua, no editor calls.
+local layout = require("harness9.markdown_layout")
 local words = require("harness9.summary") -- a row's words (its local `summary` is the arguments')
 local dollars = words.dollars
 local M = {}
@@ -184,6 +185,9 @@ local function on_tool_ended(run, ev)
   end
   block.status = ev.kind == "tool_completed" and "ok" or "failed"
   block.reason, block.ms, block.output = ev.reason, ev.durationMs, ev.output
+  -- Why a refused call was refused (1.3 `message`), on one line: a buffer line holds no newline.
+  local message = block.status == "failed" and type(ev.message) == "string" and vim.trim(ev.message:gsub("%s+", " "))
+  block.message = message and message ~= "" and message or nil
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
   block.bytes, block.live = ev.bytes, nil
   block.tool_kind = ev.toolKind or block.tool_kind
@@ -732,16 +736,19 @@ local function tool_lines(block, max_output)
   if block.status == "running" then
     return { (block.approval and head .. "  (" .. block.approval .. ")" or head) .. mark }
   end
-  local parts = { block.approval }
+  -- A refusal's message says why, once, in place of the approval note: "(rejected: not now; 3 ms)".
+  local plain = words.refused_plainly(block)
+  local why = plain and block.message and (block.reason .. ": " .. block.message .. "; ") or ""
+  local parts = { why == "" and block.approval or nil }
   -- A rejected or denied call's reason is already in its approval note.
-  if block.reason and not (block.approval and (block.reason == "rejected" or block.reason == "denied")) then
+  if block.reason and why == "" and not (block.approval and (block.reason == "rejected" or block.reason == "denied")) then
     table.insert(parts, block.reason)
   end
   if failed then
     table.insert(parts, words.exit_status(block))
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
-  local lines = { head .. "  (" .. table.concat(parts, ", ") .. ")" .. mark }
+  local lines = { head .. "  (" .. why .. table.concat(parts, ", ") .. ")" .. mark }
   for _, line in ipairs(M.diff_lines(block, "    ", M.diff_limit)) do
     table.insert(lines, line[1])
   end
@@ -749,7 +756,8 @@ local function tool_lines(block, max_output)
   for _, problem in ipairs(M.problem_lines(block, "    ")) do
     table.insert(lines, problem[1])
   end
-  local text = (block.output or ""):gsub("\n+$", "")
+  -- A plain refusal's text for the model would only say again what its row says.
+  local text = plain and "" or (block.output or ""):gsub("\n+$", "")
   local out = text == "" and {} or split(text)
   for i = 1, math.min(#out, max_output) do
     table.insert(lines, "    │ " .. out[i])
@@ -820,7 +828,7 @@ local function run_lines(run, max_output)
         end
       end
       if block.text ~= "" then
-        add_all(lines, split(block.text))
+        add_all(lines, layout.cached(block.text).lines) -- its tables in columns
       end
     else
       add_all(lines, tool_lines(block, max_output))

@@ -88,6 +88,13 @@ describe('a running bash call', () => {
       ['refused', 'rejected'], ['refused', 'denied'], ['failed', 'unknown_tool'],
     ]);
     assert.equal(summaryLine(ended.tools.r), 'did not run rm a · rejected');
+    // With the daemon's `message`: why, once, on one line.
+    const told = reduceAll(denied, [
+      n('tool_failed', { toolCallId: 'r', tool: 'bash', toolKind: 'execute', reason: 'rejected', output: 'no', message: 'not now,\n  please' }),
+      n('tool_failed', { toolCallId: 'd', tool: 'write_file', toolKind: 'edit', reason: 'denied', output: 'no', message: 'read-only mode' }),
+    ]);
+    assert.equal(summaryLine(told.tools.r), 'did not run rm a · rejected: not now, please');
+    assert.match(summaryLine(told.tools.d), / · denied: read-only mode$/);
   });
 });
 

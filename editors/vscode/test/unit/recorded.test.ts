@@ -97,7 +97,9 @@ describe('recorded from the daemon', () => {
     const html = renderRuns([state]);
     assert.match(html, /class="approval-note allowed">✓ allowed by you, once</);
     assert.match(html, /class="approval-note refused">✗ rejected by you</);
-    assert.match(html, /<span class="icon">⊘<\/span> <span class="verb">did not run<\/span> <code class="args">rm a.txt<\/code> <span class="meta">rejected<\/span>/);
+    // The row says why, once: the user's reason (tool_failed `message`) after "rejected".
+    assert.equal(bash.message, 'keep the file, please');
+    assert.match(html, /<span class="icon">⊘<\/span> <span class="verb">did not run<\/span> <code class="args">rm a.txt<\/code> <span class="meta">rejected: keep the file, please<\/span>/);
     assert.doesNotMatch(html, /waiting for you/);
   });
 
@@ -121,15 +123,19 @@ describe('recorded from the daemon', () => {
     const { state, recording } = replay('approvals-denied');
     assert.deepEqual((recording as Recording & { asked: unknown[] }).asked, []);
     const tools = state.turns[0].toolCallIds.map((id) => state.tools[id]);
-    assert.deepEqual(tools.map((t) => [t.name, t.status, t.reason]), [
-      ['bash', 'refused', 'denied'], ['write_file', 'refused', 'denied'], ['bash', 'ok', undefined],
+    assert.deepEqual(tools.map((t) => [t.name, t.status, t.reason, t.message]), [
+      ['bash', 'refused', 'denied', 'deny rule bash(rm *)'],
+      ['write_file', 'refused', 'denied', 'read-only mode: only read_file may run'],
+      ['bash', 'ok', undefined, undefined],
     ]);
     const html = renderRuns([state]);
+    assert.match(html, /<code class="args">rm -rf build<\/code> <span class="meta">denied: deny rule bash\(rm \*\)<\/span>/);
+    assert.match(html, /<code class="args">b\.txt<\/code> <span class="meta">denied: read-only mode: only read_file may run<\/span>/);
     assert.match(html, /✗ denied by the rule bash\(rm \*\)/);
     assert.match(html, /✗ denied by the approvals mode/);
     assert.match(html, /✓ allowed by the rule bash\(npm test\)/);
     // npm test exited 254: a failed row with its exit code, though the call completed for the model.
-    assert.match(html, /<details class="tool failed" data-key="[^"]*\/call_1_2" data-tool="bash">\n<summary><span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">npm test<\/code> <span class="meta">exit 254 · 1\.0 s<\/span>/);
+    assert.match(html, /<details class="tool failed" data-key="[^"]*\/call_1_2" data-tool="bash">\n<summary><span class="icon">✗<\/span> <span class="verb">ran<\/span> <code class="args">npm test<\/code> <span class="meta">exit 254 · [^<]+<\/span>/);
   });
 
   it('approvals: a run cancelled while asking ends the waiting call as cancelled', () => {

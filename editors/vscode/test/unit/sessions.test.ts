@@ -198,7 +198,8 @@ describe('agent/session', () => {
 
     it('a rejected command is rejected, not failed; a failed read failed; a command keeps its exit', () => {
       const { call_1_1: rm, call_1_2: read, call_2_0: build } = restored.tools;
-      assert.deepEqual([rm.status, rm.reason, rm.approval?.decision], ['refused', 'rejected', 'reject']);
+      assert.deepEqual([rm.status, rm.reason, rm.message, rm.approval?.decision], ['refused', 'rejected', 'keep the file, please', 'reject']);
+      assert.match(renderRuns([restored]), /<code class="args">rm a\.txt<\/code> <span class="meta">rejected: keep the file, please<\/span>/);
       assert.deepEqual([read.status, read.reason], ['failed', 'error']);
       assert.deepEqual([build.status, build.exitCode, build.sandbox, build.changedFiles], ['ok', 3, 'bwrap', [{ path: 'out.txt', status: 'added' }]]);
       assert.match(renderRuns([restored]), /approval-note refused">✗ rejected by you</);

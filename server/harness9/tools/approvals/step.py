@@ -103,7 +103,8 @@ class ApprovalStep:
                                                user, asking=True)
         self._report(call, decision)
         if decision.action is Action.DENY:
-            raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode))
+            raise ToolRefused(ToolFailure.DENIED, _denied_text(call, decision, self.policy.mode),
+                              _denied_message(decision, self.policy.mode))
         with targets.held():
             return await self._run(call, tool, kind, arguments, proceed, outside)
 
@@ -186,7 +187,8 @@ class ApprovalStep:
         if self._observer is not None:
             self._observer.resolved(call, answer.decision.value, DecidedBy.USER, None)
         if answer.decision is Answer.REJECT:
-            raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message))
+            raise ToolRefused(ToolFailure.REJECTED, _rejected_text(call, answer.message),
+                              one_line(answer.message))
         return answer, _user_text(call, tool, request, answer)
 
     def _remember(self, call: ToolCall, kind: ToolKind, arguments: dict[str, Any],
@@ -262,9 +264,9 @@ def call_title(
 
 
 _MODE_LIMITS = {
-    "read-only": "read-only: only read_file may run",
-    "plan": "plan: only reading, read-only commands and update_plan may run until the user "
-            "approves the plan",
+    "read-only": "only read_file may run",
+    "plan": "only reading, read-only commands and update_plan may run until the user approves "
+            "the plan",
 }
 
 
@@ -274,11 +276,28 @@ def _denied_text(call: ToolCall, decision: Decision, mode: str) -> str:
     elif decision.reason is not None:
         why = f"the approval mode ({mode}), since it {decision.reason}"
     else:
-        why = f"the approval mode ({_MODE_LIMITS.get(mode, mode)})"
+        limit = _MODE_LIMITS.get(mode)
+        why = f"the approval mode ({mode}: {limit})" if limit else f"the approval mode ({mode})"
     return (
         f"Error: {call.name} was not run: it is denied by {why}. Do not retry it; find another "
         "way, or tell the user what you need."
     )
+
+
+def _denied_message(decision: Decision, mode: str) -> str:
+    """Why a call was denied, in one line for the user: `deny rule bash(rm *)`, `plan mode: it
+    writes .git/config, …`, `read-only mode: only read_file may run`."""
+    if decision.by is DecidedBy.RULE:
+        return f"deny rule {one_line(decision.rule) or ''}".strip()
+    why = f"it {decision.reason}" if decision.reason is not None else _MODE_LIMITS.get(mode)
+    return f"{mode} mode: {one_line(why)}" if why else f"{mode} mode"
+
+
+def one_line(text: str | None) -> str | None:
+    """`text` on one line for the user (its blanks and line breaks made single spaces, any other
+    control character escaped), or None when blank."""
+    joined = " ".join((text or "").split())
+    return visible(joined) if joined else None
 
 
 def _rejected_text(call: ToolCall, message: str | None) -> str:
