@@ -129,7 +129,7 @@ A steer that became the next prompt: its run may start before its reply.")
 
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
-  prompt id session server root blocks turns tools
+  prompt id session server root blocks turns tools calls
   status error turn-count tool-count usage cost cancelling done queued queue-id plan)
 
 (cl-defstruct (harness9--note (:constructor harness9--make-note) (:copier nil))
@@ -144,7 +144,7 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output approval diff exit)
+  name summary (status 'running) reason message ms output approval diff exit)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -177,7 +177,9 @@ The oldest: runs sent one after another (queued) hear from the daemon in order."
   "RUN's block for the tool call of event EV, added on first use.
 A call asked about is first heard of by its approval_requested (with
 its arguments since protocol 1.2) and has a tool_started only once
-allowed; a refused call never starts."
+allowed; a refused call never starts.  A call a rule or the mode denied
+is first heard of by its approval_resolved, without arguments: those of
+its turn's assistant_message (`harness9--run-calls') name it then."
   (let ((id (plist-get ev :toolCallId)))
     (or (alist-get id (harness9--run-tools run) nil nil #'equal)
         (let ((tool (harness9--make-tool
@@ -186,11 +188,20 @@ allowed; a refused call never starts."
                                   ;; An approval event's title is "tool: summary".
                                   (string-remove-prefix (concat (plist-get ev :tool) ": ")
                                                         (plist-get ev :title))
-                                (harness9--summary (plist-get ev :arguments))))))
+                                (harness9--summary
+                                 (if (plist-member ev :arguments)
+                                     (plist-get ev :arguments)
+                                   (alist-get id (harness9--run-calls run) nil nil #'equal)))))))
           (harness9--turn-block run (plist-get ev :turn))
           (setf (alist-get id (harness9--run-tools run) nil nil #'equal) tool)
           (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))
           tool))))
+
+(defun harness9--note-calls (run ev)
+  "Keep the arguments of the calls the assistant_message EV lists, by id, in RUN."
+  (seq-doseq (call (or (plist-get ev :toolCalls) []))
+    (setf (alist-get (plist-get call :id) (harness9--run-calls run) nil nil #'equal)
+          (plist-get call :arguments))))
 
 (defun harness9--decision-note (ev)
   "How the approval_resolved event EV reads after its tool line."
@@ -269,7 +280,8 @@ allowed; a refused call never starts."
                         (setf (harness9--turn-text block)
                               (concat (harness9--turn-text block) (plist-get ev :text)))))
         ("assistant_message" (setf (harness9--turn-text (harness9--turn-block run turn))
-                                   (or (plist-get ev :text) "")))
+                                   (or (plist-get ev :text) ""))
+                             (harness9--note-calls run ev))
         ("tool_started" (harness9--tool-block run ev))
         ((or "approval_requested" "approval_resolved") (harness9--apply-approval run ev))
         ((or "tool_completed" "tool_failed")
@@ -280,6 +292,9 @@ allowed; a refused call never starts."
                                                        (null (harness9--tool-exit tool)))
                                                   'ok 'failed)
                  (harness9--tool-reason tool) (plist-get ev :reason)
+                 ;; Why a call was refused (since the daemon sends it): one line.
+                 (harness9--tool-message tool) (let ((message (plist-get ev :message)))
+                                                 (and (stringp message) message))
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
                  (harness9--tool-output tool) (plist-get ev :output)
                  (harness9--tool-diff tool) (plist-get ev :diff))))
@@ -337,6 +352,22 @@ From its `exitCode' or `signal', never from its text."
     (cond ((and (integerp code) (/= code 0)) (format "exit %d" code))
           ((stringp signal) (format "killed (%s)" signal)))))
 
+(defun harness9--refusal (tool)
+  "How TOOL's row says it was refused, or nil when it was not.
+\"rejected: not now\", \"denied by rule bash(rm *): …\": who refused it (its
+approval note, else its reason) and, when the daemon sent one, why.  Once:
+the reason `rejected' or `denied' says again what the note says."
+  (let ((reason (harness9--tool-reason tool))
+        (approval (harness9--tool-approval tool))
+        (message (harness9--tool-message tool)))
+    (when (member reason '("rejected" "denied"))
+      (let ((who (if (and approval (string-match-p "\\`\\(rejected\\|denied\\)" approval))
+                     approval
+                   reason)))
+        (if (and message (not (string-blank-p message)))
+            (concat who ": " (string-trim (replace-regexp-in-string "[\n\r]+" " " message)))
+          who)))))
+
 (defun harness9--tool-text (tool)
   "The lines of TOOL: status, name, summary, then the head of its output."
   (let* ((status (harness9--tool-status tool))
@@ -351,17 +382,21 @@ From its `exitCode' or `signal', never from its text."
       ('running (list (if approval (format "%s  (%s)" head approval) head)))
       (_
        (let* ((ms (round (or (harness9--tool-ms tool) 0)))
-              (reason (harness9--tool-reason tool))
-              ;; A rejected or denied call's reason is already in its approval note.
-              (reason (unless (and approval (member reason '("rejected" "denied"))) reason))
-              (text (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) "")))
+              (refused (harness9--refusal tool))
+              ;; A refused call's output is the daemon's word to the model; its row says why.
+              (text (if refused ""
+                      (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) ""))))
               (out (unless (string-empty-p text) (split-string text "\n")))
               (shown (seq-take out harness9-output-lines)))
          (append (list (format "%s  (%s)" head
-                               (string-join (delq nil (list approval reason
-                                                            (harness9--tool-exit tool)
-                                                            (format "%d ms" ms)))
-                                            ", ")))
+                               ;; A refused call never ran: no time to tell, and the
+                               ;; user's reason, commas and all, ends the row.
+                               (or refused
+                                   (string-join (delq nil (list approval
+                                                                (harness9--tool-reason tool)
+                                                                (harness9--tool-exit tool)
+                                                                (format "%d ms" ms)))
+                                                ", "))))
                  (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)
                  (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))

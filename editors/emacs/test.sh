@@ -6,7 +6,7 @@
 # agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
 # problems (a real second language server through eglot) reach the agent after each edit; an
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
-# and the agent's markdown in the run buffer; the prompt buffer.
+# and the agent's markdown in the run buffer; refused calls' rows; the prompt buffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,6 +31,6 @@ HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t
   -f batch-byte-compile "$home/harness9.el" 2>&1 | grep -v '^Loading /etc/emacs' >&2 || true
 [ -f "$home/harness9.elc" ] || { echo "emacs tests: harness9.el does not byte-compile cleanly" >&2; exit 1; }
 HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
-  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -l harness9-problems-test -l harness9-edit-test -f ert-run-tests-batch-and-exit </dev/null
+  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2
