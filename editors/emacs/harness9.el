@@ -22,8 +22,10 @@
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
 ;;
-;; Each edit's diff shows under its line, and the agent's text is shown as markdown (headings,
-;; emphasis, code).  An edit of a synced buffer leaves it unmodified (it matches the disk), and
+;; Each edit's diff shows under its line, and the agent's text is shown as markdown
+;; (harness9-markdown.el: headings, emphasis, code blocks, lists, quotes, links as buttons,
+;; tables lined up).  A refused call's row says why, once.
+;; An edit of a synced buffer leaves it unmodified (it matches the disk), and
 ;; eglot asks nothing before it: the daemon's approval asked already.
 ;;
 ;; After each edit the daemon asks for the problems the project's other eglot servers report
@@ -45,6 +47,7 @@
 (require 'subr-x)
 (require 'json)
 (require 'diff-mode)
+(require 'harness9-markdown)
 
 (defgroup harness9 nil
   "The harness9 coding agent."
@@ -81,23 +84,6 @@ For example (:maxTurns 10 :thinking t)."
   "How many lines of an edit's diff are shown under its line (nil: all)."
   :type '(choice integer (const :tag "All" nil)))
 
-(defcustom harness9-hide-markup t
-  "Whether the marks of the agent's markdown (**, `, #) are hidden.
-Either way its headings, emphasis and code are shown with faces."
-  :type 'boolean)
-
-(defface harness9-heading '((t :inherit (bold font-lock-function-name-face)))
-  "A heading in the agent's text.")
-
-(defface harness9-code '((t :inherit font-lock-constant-face))
-  "A `code' span in the agent's text.")
-
-(defface harness9-code-block '((t :inherit (fixed-pitch font-lock-constant-face)))
-  "The lines of a fenced code block in the agent's text.")
-
-(defface harness9-markup '((t :inherit shadow))
-  "The marks of the agent's markdown, and a code block's fences.")
-
 (defcustom harness9-run-timeout 3600
   "Seconds `harness9-run-and-wait' waits for a run before giving up."
   :type 'number)
@@ -105,8 +91,20 @@ Either way its headings, emphasis and code are shown with faces."
 (defclass harness9-lsp-server (eglot-lsp-server) ()
   :documentation "An eglot connection to the harness9 daemon.")
 
+(defvar harness9-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "TAB") #'forward-button)
+    (define-key map (kbd "<backtab>") #'backward-button)
+    map)
+  "Keys of the *harness9* buffer: TAB and S-TAB move between links.")
+
 (define-derived-mode harness9-mode special-mode "harness9"
-  "Major mode of the *harness9* buffer, which shows agent runs as they happen.")
+  "Major mode of the *harness9* buffer, which shows agent runs as they happen.
+The agent's text is shown as markdown; its links are buttons (RET or a
+click opens them, TAB moves to the next).
+\\{harness9-mode-map}"
+  ;; Long lines of prose wrap between words, under their list item's text.
+  (setq-local word-wrap t))
 
 (add-to-list 'eglot-server-programs
              `(harness9-mode . (harness9-lsp-server ,@harness9-program)))
@@ -426,123 +424,6 @@ past `harness9-diff-lines' are counted, not shown."
                 (list (concat "    ┆ " (propertize (format "… %d more lines"
                                                          (- (length lines) (length shown)))
                                                  'face 'shadow))))))))
-
-(defconst harness9--markdown-spans
-  '(("\\(`\\)\\([^`\n]+\\)\\(`\\)" . harness9-code)
-    ("\\(\\*\\*\\)\\([^*\n]+\\)\\(\\*\\*\\)" . bold)
-    ("\\(__\\)\\([^_\n]+\\)\\(__\\)" . bold)
-    ("\\(\\*\\)\\([^*\n ]\\(?:[^*\n]*[^*\n ]\\)?\\)\\(\\*\\)" . italic)
-    ("\\_<\\(_\\)\\([^_\n ]\\(?:[^_\n]*[^_\n ]\\)?\\)\\(_\\)\\_>" . italic))
-  "Inline markdown as (REGEXP . FACE).
-REGEXP's groups: the mark, the text, the closing mark.  Code comes
-first: what is inside a code span is not emphasis.")
-
-(defun harness9--markup (string from to)
-  "Show STRING's characters FROM to TO as markdown's marks."
-  (put-text-property from to 'face 'harness9-markup string)
-  (when harness9-hide-markup
-    (put-text-property from to 'invisible t string)))
-
-(defun harness9--markdown-inline (line)
-  "LINE with its code spans, bold and italic text given their faces."
-  (let ((line (copy-sequence line)))
-    (pcase-dolist (`(,regexp . ,face) harness9--markdown-spans)
-      (let ((start 0))
-        (while (string-match regexp line start)
-          (setq start (match-end 0))
-          ;; A span inside one already shown (`*' in code, `*x*' in `**x**') stays as it is.
-          (unless (text-property-not-all (match-beginning 0) (match-end 0) 'face nil line)
-            (harness9--markup line (match-beginning 1) (match-end 1))
-            (put-text-property (match-beginning 2) (match-end 2) 'face face line)
-            (harness9--markup line (match-beginning 3) (match-end 3))))))
-    line))
-
-(defun harness9--markdown-heading (line)
-  "The heading LINE (it starts with #) with its marks dim and its text a heading."
-  (let ((line (copy-sequence line)))
-    (string-match "\\`#+[ \t]+" line)
-    (harness9--markup line 0 (match-end 0))
-    (put-text-property (match-end 0) (length line) 'face 'harness9-heading line)
-    line))
-
-(defconst harness9--code-modes
-  '(("elisp" . emacs-lisp-mode) ("bash" . sh-mode) ("shell" . sh-mode) ("console" . sh-mode)
-    ("py" . python-mode) ("js" . js-mode) ("ts" . typescript-mode) ("rs" . rust-mode))
-  "Code block languages whose major mode is not named LANGUAGE-mode.")
-
-(defun harness9--code-mode (language)
-  "The major mode that fontifies code in LANGUAGE (a code block's info), or nil.
-Only modes `auto-mode-alist' names for files: the language comes from the
-model, and any other function named *-mode may do more than fontify."
-  (let* ((name (downcase (or language "")))
-         (mode (or (cdr (assoc name harness9--code-modes))
-                   (and (not (string-empty-p name)) (intern-soft (concat name "-mode"))))))
-    (and mode (fboundp mode) (rassq mode auto-mode-alist) mode)))
-
-(defvar harness9--code-cache (make-hash-table :test #'equal)
-  "Fontified code blocks by (MODE . CODE): the run view is redrawn at every event.")
-
-(defun harness9--fontify (code mode)
-  "CODE with the faces MODE's font-lock gives it; as it is when MODE fails on it."
-  (condition-case nil
-      ;; Quietly: a mode may talk ("Can't guess python-indent-offset").
-      (let ((inhibit-message t) (message-log-max nil))
-        (with-temp-buffer
-          (insert code)
-          (delay-mode-hooks (funcall mode)) ; no hooks: no eglot, no linters
-          (font-lock-ensure)
-          (buffer-string)))
-    (error code)))
-
-(defun harness9--fontify-code (code mode)
-  "CODE fontified by MODE, kept in `harness9--code-cache'."
-  (let ((key (cons mode code)))
-    (or (gethash key harness9--code-cache)
-        (progn
-          (when (> (hash-table-count harness9--code-cache) 200) (clrhash harness9--code-cache))
-          (puthash key (harness9--fontify code mode) harness9--code-cache)))))
-
-(defun harness9--code-lines (lines language)
-  "The LINES of a code block in LANGUAGE, fontified by its mode when Emacs has one."
-  (let* ((mode (harness9--code-mode language))
-         (lines (if mode
-                    (split-string (harness9--fontify-code (string-join lines "\n") mode) "\n")
-                  lines)))
-    (mapcar (lambda (line)
-              (let ((line (copy-sequence line)))
-                (add-face-text-property 0 (length line) 'harness9-code-block t line)
-                line))
-            lines)))
-
-(defconst harness9--fence "\\`[ \t]*\\(```\\|~~~\\)[ \t]*\\([^ \t]*\\)"
-  "A code block's fence; group 2 is its language.")
-
-(defun harness9--markdown-line (line)
-  "LINE (outside code blocks) with its heading or inline markdown shown."
-  (if (string-match-p "\\`#\\{1,6\\}[ \t]+" line)
-      (harness9--markdown-heading line)
-    (harness9--markdown-inline line)))
-
-(defun harness9--markdown-lines (text)
-  "The lines of the agent's TEXT with its markdown shown by faces.
-Headings, bold, italic, code spans and fenced code blocks (fontified by
-their language's mode); the text itself is left as the model wrote it (its
-marks are dimmed, hidden when `harness9-hide-markup')."
-  (let ((lines (split-string text "\n"))
-        (out nil))
-    (while lines
-      (let ((line (pop lines)))
-        (if (not (string-match harness9--fence line))
-            (push (harness9--markdown-line line) out)
-          (let ((language (match-string 2 line))
-                (code nil))
-            (push (propertize line 'face 'harness9-markup) out)
-            (while (and lines (not (string-match-p harness9--fence (car lines))))
-              (push (pop lines) code))
-            (setq out (append (reverse (harness9--code-lines (nreverse code) language)) out))
-            (when lines
-              (push (propertize (pop lines) 'face 'harness9-markup) out))))))
-    (nreverse out)))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."
