@@ -22,9 +22,9 @@
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
 ;;
-;; Each edit's diff shows under its line, and the agent's text is shown as markdown
-;; (harness9-markdown.el: headings, emphasis, code blocks, lists, quotes, links as buttons,
-;; tables lined up).  A refused call's row says why, once.
+;; Each edit's diff shows under its line, in faces readable on dark and light themes, and the
+;; agent's text is shown as markdown (harness9-markdown.el: headings, emphasis, code blocks,
+;; lists, quotes, links as buttons, tables lined up).  A refused call's row says why, once.
 ;; An edit of a synced buffer leaves it unmodified (it matches the disk), and
 ;; eglot asks nothing before it: the daemon's approval asked already.
 ;;
@@ -402,12 +402,46 @@ the reason `rejected' or `denied' says again what the note says."
 
 ;;;; Diffs and markdown in the run view
 
+(defface harness9-diff-added
+  '((((class color) (min-colors 88) (background dark)) :foreground "#c8f2c8" :background "#1f4a1f")
+    (((class color) (min-colors 88) (background light)) :foreground "#0b3a0b" :background "#d6f5d6")
+    (((class color)) :foreground "green")
+    (t :inherit diff-added))
+  "An added line of an edit's diff in the run view.
+It sets both colours, chosen for the background: the theme's own diff faces
+may leave the text's colour to the default face, unreadable on theirs."
+  :group 'harness9)
+
+(defface harness9-diff-removed
+  '((((class color) (min-colors 88) (background dark)) :foreground "#ffd6d6" :background "#5a2424")
+    (((class color) (min-colors 88) (background light)) :foreground "#5e0b0b" :background "#f9dddd")
+    (((class color)) :foreground "red")
+    (t :inherit diff-removed))
+  "A removed line of an edit's diff in the run view (both colours set, see
+`harness9-diff-added')."
+  :group 'harness9)
+
+(defface harness9-diff-hunk-header
+  '((((class color) (min-colors 88) (background dark)) :foreground "#cfe0ff" :background "#263650")
+    (((class color) (min-colors 88) (background light)) :foreground "#1b3263" :background "#e0e9f7")
+    (((class color)) :foreground "cyan")
+    (t :inherit diff-hunk-header))
+  "The `@@ … @@' line of an edit's diff in the run view (both colours set, see
+`harness9-diff-added').  `diff-hunk-header' is grey45 behind light text on a
+dark background: too little contrast to read."
+  :group 'harness9)
+
+(defface harness9-diff-context '((t nil))
+  "An unchanged line of an edit's diff in the run view: the default face.
+`diff-context' dims it, too much on some themes (leuven's #888 on white)."
+  :group 'harness9)
+
 (defun harness9--diff-face (line)
-  "The `diff-mode' face of the diff LINE."
-  (cond ((string-prefix-p "@@" line) 'diff-hunk-header)
-        ((string-prefix-p "+" line) 'diff-added)
-        ((string-prefix-p "-" line) 'diff-removed)
-        (t 'diff-context)))
+  "The face of the diff LINE in the run view."
+  (cond ((string-prefix-p "@@" line) 'harness9-diff-hunk-header)
+        ((string-prefix-p "+" line) 'harness9-diff-added)
+        ((string-prefix-p "-" line) 'harness9-diff-removed)
+        (t 'harness9-diff-context)))
 
 (defun harness9--diff-text (diff)
   "The lines shown for the unified DIFF under its edit's line, coloured.

@@ -6,8 +6,9 @@
 # agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
 # problems (a real second language server through eglot) reach the agent after each edit; an
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
-# and the agent's markdown in the run buffer (its layout as shown, and each kind of mark);
-# refused calls' rows; the prompt buffer.
+# and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
+# diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
+# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,6 +38,7 @@ done
 HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
   -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test \
   -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -l harness9-markdown-test \
+  -l harness9-theme-test \
   -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2

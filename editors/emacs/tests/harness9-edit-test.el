@@ -58,8 +58,8 @@ setting, `confirm', stays as it is)."
           (with-current-buffer buf (set-buffer-modified-p nil))
           (kill-buffer buf))))))
 
-;; The run view: an edit's diff under its row, coloured as in `diff-mode', and the model's
-;; markdown shown: its marks hidden, its tables lined up
+;; The run view: an edit's diff under its row, in faces readable on any background (see
+;; harness9-theme-test.el), and the model's markdown shown: its marks hidden, its tables lined up
 ;; (the text stays markdown).
 
 (defun harness9-edit-test--face-at (text)
@@ -118,10 +118,10 @@ code, a code block in its mode's faces, lists, a link that opens its file, a quo
                      "1. alpha → ALPHA" "│ Quoted advice"
                      "│ file  │ lines │" "├───────┼───────┤" "│ b.txt │     2 │"
                      "│ a|b   │    10 │")))
-    (should (eq (harness9-edit-test--face-at "-alpha") 'diff-removed))
-    (should (eq (harness9-edit-test--face-at "+ALPHA") 'diff-added))
-    (should (eq (harness9-edit-test--face-at "@@ -1") 'diff-hunk-header))
-    (should (eq (harness9-edit-test--face-at " beta") 'diff-context))
+    (should (eq (harness9-edit-test--face-at "-alpha") 'harness9-diff-removed))
+    (should (eq (harness9-edit-test--face-at "+ALPHA") 'harness9-diff-added))
+    (should (eq (harness9-edit-test--face-at "@@ -1") 'harness9-diff-hunk-header))
+    (should (eq (harness9-edit-test--face-at " beta") 'harness9-diff-context))
     (should (eq (harness9-edit-test--face-at "Done") 'harness9-heading-2))
     (should (eq (harness9-edit-test--face-at "Summary") 'harness9-heading-1))
     (should (eq (harness9-edit-test--face-at "## ") 'harness9-markup))
