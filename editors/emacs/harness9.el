@@ -22,8 +22,10 @@
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
 ;;
-;; Each edit's diff shows under its line, and the agent's text is shown as markdown (headings,
-;; emphasis, code).  An edit of a synced buffer leaves it unmodified (it matches the disk), and
+;; Each edit's diff shows under its line, in faces readable on dark and light themes, and the
+;; agent's text is shown as markdown (harness9-markdown.el: headings, emphasis, code blocks,
+;; lists, quotes, links as buttons, tables lined up).  A refused call's row says why, once.
+;; An edit of a synced buffer leaves it unmodified (it matches the disk), and
 ;; eglot asks nothing before it: the daemon's approval asked already.
 ;;
 ;; After each edit the daemon asks for the problems the project's other eglot servers report
@@ -45,6 +47,7 @@
 (require 'subr-x)
 (require 'json)
 (require 'diff-mode)
+(require 'harness9-markdown)
 
 (defgroup harness9 nil
   "The harness9 coding agent."
@@ -81,23 +84,6 @@ For example (:maxTurns 10 :thinking t)."
   "How many lines of an edit's diff are shown under its line (nil: all)."
   :type '(choice integer (const :tag "All" nil)))
 
-(defcustom harness9-hide-markup t
-  "Whether the marks of the agent's markdown (**, `, #) are hidden.
-Either way its headings, emphasis and code are shown with faces."
-  :type 'boolean)
-
-(defface harness9-heading '((t :inherit (bold font-lock-function-name-face)))
-  "A heading in the agent's text.")
-
-(defface harness9-code '((t :inherit font-lock-constant-face))
-  "A `code' span in the agent's text.")
-
-(defface harness9-code-block '((t :inherit (fixed-pitch font-lock-constant-face)))
-  "The lines of a fenced code block in the agent's text.")
-
-(defface harness9-markup '((t :inherit shadow))
-  "The marks of the agent's markdown, and a code block's fences.")
-
 (defcustom harness9-run-timeout 3600
   "Seconds `harness9-run-and-wait' waits for a run before giving up."
   :type 'number)
@@ -105,8 +91,20 @@ Either way its headings, emphasis and code are shown with faces."
 (defclass harness9-lsp-server (eglot-lsp-server) ()
   :documentation "An eglot connection to the harness9 daemon.")
 
+(defvar harness9-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "TAB") #'forward-button)
+    (define-key map (kbd "<backtab>") #'backward-button)
+    map)
+  "Keys of the *harness9* buffer: TAB and S-TAB move between links.")
+
 (define-derived-mode harness9-mode special-mode "harness9"
-  "Major mode of the *harness9* buffer, which shows agent runs as they happen.")
+  "Major mode of the *harness9* buffer, which shows agent runs as they happen.
+The agent's text is shown as markdown; its links are buttons (RET or a
+click opens them, TAB moves to the next).
+\\{harness9-mode-map}"
+  ;; Long lines of prose wrap between words, under their list item's text.
+  (setq-local word-wrap t))
 
 (add-to-list 'eglot-server-programs
              `(harness9-mode . (harness9-lsp-server ,@harness9-program)))
@@ -129,7 +127,7 @@ A steer that became the next prompt: its run may start before its reply.")
 
 (cl-defstruct (harness9--run (:constructor harness9--make-run) (:copier nil))
   "One agent run as shown in the *harness9* buffer."
-  prompt id session server root blocks turns tools
+  prompt id session server root blocks turns tools calls
   status error turn-count tool-count usage cost cancelling done queued queue-id plan)
 
 (cl-defstruct (harness9--note (:constructor harness9--make-note) (:copier nil))
@@ -144,7 +142,7 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason ms output approval diff exit)
+  name summary (status 'running) reason message ms output approval diff exit)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -177,7 +175,9 @@ The oldest: runs sent one after another (queued) hear from the daemon in order."
   "RUN's block for the tool call of event EV, added on first use.
 A call asked about is first heard of by its approval_requested (with
 its arguments since protocol 1.2) and has a tool_started only once
-allowed; a refused call never starts."
+allowed; a refused call never starts.  A call a rule or the mode denied
+is first heard of by its approval_resolved, without arguments: those of
+its turn's assistant_message (`harness9--run-calls') name it then."
   (let ((id (plist-get ev :toolCallId)))
     (or (alist-get id (harness9--run-tools run) nil nil #'equal)
         (let ((tool (harness9--make-tool
@@ -186,11 +186,20 @@ allowed; a refused call never starts."
                                   ;; An approval event's title is "tool: summary".
                                   (string-remove-prefix (concat (plist-get ev :tool) ": ")
                                                         (plist-get ev :title))
-                                (harness9--summary (plist-get ev :arguments))))))
+                                (harness9--summary
+                                 (if (plist-member ev :arguments)
+                                     (plist-get ev :arguments)
+                                   (alist-get id (harness9--run-calls run) nil nil #'equal)))))))
           (harness9--turn-block run (plist-get ev :turn))
           (setf (alist-get id (harness9--run-tools run) nil nil #'equal) tool)
           (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))
           tool))))
+
+(defun harness9--note-calls (run ev)
+  "Keep the arguments of the calls the assistant_message EV lists, by id, in RUN."
+  (seq-doseq (call (or (plist-get ev :toolCalls) []))
+    (setf (alist-get (plist-get call :id) (harness9--run-calls run) nil nil #'equal)
+          (plist-get call :arguments))))
 
 (defun harness9--decision-note (ev)
   "How the approval_resolved event EV reads after its tool line."
@@ -269,7 +278,8 @@ allowed; a refused call never starts."
                         (setf (harness9--turn-text block)
                               (concat (harness9--turn-text block) (plist-get ev :text)))))
         ("assistant_message" (setf (harness9--turn-text (harness9--turn-block run turn))
-                                   (or (plist-get ev :text) "")))
+                                   (or (plist-get ev :text) ""))
+                             (harness9--note-calls run ev))
         ("tool_started" (harness9--tool-block run ev))
         ((or "approval_requested" "approval_resolved") (harness9--apply-approval run ev))
         ((or "tool_completed" "tool_failed")
@@ -280,6 +290,9 @@ allowed; a refused call never starts."
                                                        (null (harness9--tool-exit tool)))
                                                   'ok 'failed)
                  (harness9--tool-reason tool) (plist-get ev :reason)
+                 ;; Why a call was refused (since the daemon sends it): one line.
+                 (harness9--tool-message tool) (let ((message (plist-get ev :message)))
+                                                 (and (stringp message) message))
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
                  (harness9--tool-output tool) (plist-get ev :output)
                  (harness9--tool-diff tool) (plist-get ev :diff))))
@@ -337,6 +350,22 @@ From its `exitCode' or `signal', never from its text."
     (cond ((and (integerp code) (/= code 0)) (format "exit %d" code))
           ((stringp signal) (format "killed (%s)" signal)))))
 
+(defun harness9--refusal (tool)
+  "How TOOL's row says it was refused, or nil when it was not.
+\"rejected: not now\", \"denied by rule bash(rm *): …\": who refused it (its
+approval note, else its reason) and, when the daemon sent one, why.  Once:
+the reason `rejected' or `denied' says again what the note says."
+  (let ((reason (harness9--tool-reason tool))
+        (approval (harness9--tool-approval tool))
+        (message (harness9--tool-message tool)))
+    (when (member reason '("rejected" "denied"))
+      (let ((who (if (and approval (string-match-p "\\`\\(rejected\\|denied\\)" approval))
+                     approval
+                   reason)))
+        (if (and message (not (string-blank-p message)))
+            (concat who ": " (string-trim (replace-regexp-in-string "[\n\r]+" " " message)))
+          who)))))
+
 (defun harness9--tool-text (tool)
   "The lines of TOOL: status, name, summary, then the head of its output."
   (let* ((status (harness9--tool-status tool))
@@ -351,17 +380,21 @@ From its `exitCode' or `signal', never from its text."
       ('running (list (if approval (format "%s  (%s)" head approval) head)))
       (_
        (let* ((ms (round (or (harness9--tool-ms tool) 0)))
-              (reason (harness9--tool-reason tool))
-              ;; A rejected or denied call's reason is already in its approval note.
-              (reason (unless (and approval (member reason '("rejected" "denied"))) reason))
-              (text (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) "")))
+              (refused (harness9--refusal tool))
+              ;; A refused call's output is the daemon's word to the model; its row says why.
+              (text (if refused ""
+                      (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) ""))))
               (out (unless (string-empty-p text) (split-string text "\n")))
               (shown (seq-take out harness9-output-lines)))
          (append (list (format "%s  (%s)" head
-                               (string-join (delq nil (list approval reason
-                                                            (harness9--tool-exit tool)
-                                                            (format "%d ms" ms)))
-                                            ", ")))
+                               ;; A refused call never ran: no time to tell, and the
+                               ;; user's reason, commas and all, ends the row.
+                               (or refused
+                                   (string-join (delq nil (list approval
+                                                                (harness9--tool-reason tool)
+                                                                (harness9--tool-exit tool)
+                                                                (format "%d ms" ms)))
+                                                ", "))))
                  (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)
                  (when (and (> (length out) harness9-output-lines) (> harness9-output-lines 0))
@@ -369,12 +402,46 @@ From its `exitCode' or `signal', never from its text."
 
 ;;;; Diffs and markdown in the run view
 
+(defface harness9-diff-added
+  '((((class color) (min-colors 88) (background dark)) :foreground "#c8f2c8" :background "#1f4a1f")
+    (((class color) (min-colors 88) (background light)) :foreground "#0b3a0b" :background "#d6f5d6")
+    (((class color)) :foreground "green")
+    (t :inherit diff-added))
+  "An added line of an edit's diff in the run view.
+It sets both colours, chosen for the background: the theme's own diff faces
+may leave the text's colour to the default face, unreadable on theirs."
+  :group 'harness9)
+
+(defface harness9-diff-removed
+  '((((class color) (min-colors 88) (background dark)) :foreground "#ffd6d6" :background "#5a2424")
+    (((class color) (min-colors 88) (background light)) :foreground "#5e0b0b" :background "#f9dddd")
+    (((class color)) :foreground "red")
+    (t :inherit diff-removed))
+  "A removed line of an edit's diff in the run view (both colours set, see
+`harness9-diff-added')."
+  :group 'harness9)
+
+(defface harness9-diff-hunk-header
+  '((((class color) (min-colors 88) (background dark)) :foreground "#cfe0ff" :background "#263650")
+    (((class color) (min-colors 88) (background light)) :foreground "#1b3263" :background "#e0e9f7")
+    (((class color)) :foreground "cyan")
+    (t :inherit diff-hunk-header))
+  "The `@@ … @@' line of an edit's diff in the run view (both colours set, see
+`harness9-diff-added').  `diff-hunk-header' is grey45 behind light text on a
+dark background: too little contrast to read."
+  :group 'harness9)
+
+(defface harness9-diff-context '((t nil))
+  "An unchanged line of an edit's diff in the run view: the default face.
+`diff-context' dims it, too much on some themes (leuven's #888 on white)."
+  :group 'harness9)
+
 (defun harness9--diff-face (line)
-  "The `diff-mode' face of the diff LINE."
-  (cond ((string-prefix-p "@@" line) 'diff-hunk-header)
-        ((string-prefix-p "+" line) 'diff-added)
-        ((string-prefix-p "-" line) 'diff-removed)
-        (t 'diff-context)))
+  "The face of the diff LINE in the run view."
+  (cond ((string-prefix-p "@@" line) 'harness9-diff-hunk-header)
+        ((string-prefix-p "+" line) 'harness9-diff-added)
+        ((string-prefix-p "-" line) 'harness9-diff-removed)
+        (t 'harness9-diff-context)))
 
 (defun harness9--diff-text (diff)
   "The lines shown for the unified DIFF under its edit's line, coloured.
@@ -391,123 +458,6 @@ past `harness9-diff-lines' are counted, not shown."
                 (list (concat "    ┆ " (propertize (format "… %d more lines"
                                                          (- (length lines) (length shown)))
                                                  'face 'shadow))))))))
-
-(defconst harness9--markdown-spans
-  '(("\\(`\\)\\([^`\n]+\\)\\(`\\)" . harness9-code)
-    ("\\(\\*\\*\\)\\([^*\n]+\\)\\(\\*\\*\\)" . bold)
-    ("\\(__\\)\\([^_\n]+\\)\\(__\\)" . bold)
-    ("\\(\\*\\)\\([^*\n ]\\(?:[^*\n]*[^*\n ]\\)?\\)\\(\\*\\)" . italic)
-    ("\\_<\\(_\\)\\([^_\n ]\\(?:[^_\n]*[^_\n ]\\)?\\)\\(_\\)\\_>" . italic))
-  "Inline markdown as (REGEXP . FACE).
-REGEXP's groups: the mark, the text, the closing mark.  Code comes
-first: what is inside a code span is not emphasis.")
-
-(defun harness9--markup (string from to)
-  "Show STRING's characters FROM to TO as markdown's marks."
-  (put-text-property from to 'face 'harness9-markup string)
-  (when harness9-hide-markup
-    (put-text-property from to 'invisible t string)))
-
-(defun harness9--markdown-inline (line)
-  "LINE with its code spans, bold and italic text given their faces."
-  (let ((line (copy-sequence line)))
-    (pcase-dolist (`(,regexp . ,face) harness9--markdown-spans)
-      (let ((start 0))
-        (while (string-match regexp line start)
-          (setq start (match-end 0))
-          ;; A span inside one already shown (`*' in code, `*x*' in `**x**') stays as it is.
-          (unless (text-property-not-all (match-beginning 0) (match-end 0) 'face nil line)
-            (harness9--markup line (match-beginning 1) (match-end 1))
-            (put-text-property (match-beginning 2) (match-end 2) 'face face line)
-            (harness9--markup line (match-beginning 3) (match-end 3))))))
-    line))
-
-(defun harness9--markdown-heading (line)
-  "The heading LINE (it starts with #) with its marks dim and its text a heading."
-  (let ((line (copy-sequence line)))
-    (string-match "\\`#+[ \t]+" line)
-    (harness9--markup line 0 (match-end 0))
-    (put-text-property (match-end 0) (length line) 'face 'harness9-heading line)
-    line))
-
-(defconst harness9--code-modes
-  '(("elisp" . emacs-lisp-mode) ("bash" . sh-mode) ("shell" . sh-mode) ("console" . sh-mode)
-    ("py" . python-mode) ("js" . js-mode) ("ts" . typescript-mode) ("rs" . rust-mode))
-  "Code block languages whose major mode is not named LANGUAGE-mode.")
-
-(defun harness9--code-mode (language)
-  "The major mode that fontifies code in LANGUAGE (a code block's info), or nil.
-Only modes `auto-mode-alist' names for files: the language comes from the
-model, and any other function named *-mode may do more than fontify."
-  (let* ((name (downcase (or language "")))
-         (mode (or (cdr (assoc name harness9--code-modes))
-                   (and (not (string-empty-p name)) (intern-soft (concat name "-mode"))))))
-    (and mode (fboundp mode) (rassq mode auto-mode-alist) mode)))
-
-(defvar harness9--code-cache (make-hash-table :test #'equal)
-  "Fontified code blocks by (MODE . CODE): the run view is redrawn at every event.")
-
-(defun harness9--fontify (code mode)
-  "CODE with the faces MODE's font-lock gives it; as it is when MODE fails on it."
-  (condition-case nil
-      ;; Quietly: a mode may talk ("Can't guess python-indent-offset").
-      (let ((inhibit-message t) (message-log-max nil))
-        (with-temp-buffer
-          (insert code)
-          (delay-mode-hooks (funcall mode)) ; no hooks: no eglot, no linters
-          (font-lock-ensure)
-          (buffer-string)))
-    (error code)))
-
-(defun harness9--fontify-code (code mode)
-  "CODE fontified by MODE, kept in `harness9--code-cache'."
-  (let ((key (cons mode code)))
-    (or (gethash key harness9--code-cache)
-        (progn
-          (when (> (hash-table-count harness9--code-cache) 200) (clrhash harness9--code-cache))
-          (puthash key (harness9--fontify code mode) harness9--code-cache)))))
-
-(defun harness9--code-lines (lines language)
-  "The LINES of a code block in LANGUAGE, fontified by its mode when Emacs has one."
-  (let* ((mode (harness9--code-mode language))
-         (lines (if mode
-                    (split-string (harness9--fontify-code (string-join lines "\n") mode) "\n")
-                  lines)))
-    (mapcar (lambda (line)
-              (let ((line (copy-sequence line)))
-                (add-face-text-property 0 (length line) 'harness9-code-block t line)
-                line))
-            lines)))
-
-(defconst harness9--fence "\\`[ \t]*\\(```\\|~~~\\)[ \t]*\\([^ \t]*\\)"
-  "A code block's fence; group 2 is its language.")
-
-(defun harness9--markdown-line (line)
-  "LINE (outside code blocks) with its heading or inline markdown shown."
-  (if (string-match-p "\\`#\\{1,6\\}[ \t]+" line)
-      (harness9--markdown-heading line)
-    (harness9--markdown-inline line)))
-
-(defun harness9--markdown-lines (text)
-  "The lines of the agent's TEXT with its markdown shown by faces.
-Headings, bold, italic, code spans and fenced code blocks (fontified by
-their language's mode); the text itself is left as the model wrote it (its
-marks are dimmed, hidden when `harness9-hide-markup')."
-  (let ((lines (split-string text "\n"))
-        (out nil))
-    (while lines
-      (let ((line (pop lines)))
-        (if (not (string-match harness9--fence line))
-            (push (harness9--markdown-line line) out)
-          (let ((language (match-string 2 line))
-                (code nil))
-            (push (propertize line 'face 'harness9-markup) out)
-            (while (and lines (not (string-match-p harness9--fence (car lines))))
-              (push (pop lines) code))
-            (setq out (append (reverse (harness9--code-lines (nreverse code) language)) out))
-            (when lines
-              (push (propertize (pop lines) 'face 'harness9-markup) out))))))
-    (nreverse out)))
 
 (defun harness9--plural (n noun)
   "\"N NOUN\" with NOUN in the plural unless N is 1; nil when N is nil."

@@ -6,7 +6,9 @@
 # agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
 # problems (a real second language server through eglot) reach the agent after each edit; an
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
-# and the agent's markdown in the run buffer; the prompt buffer.
+# and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
+# diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
+# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,12 +27,18 @@ home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
 echo "emacs tests: $(emacs --version | head -1)" >&2
 start=$(date +%s%N)
-# harness9.el must byte-compile without a warning (compiled in a copy: no .elc in the tree).
-cp "$here/harness9.el" "$home/"
+# Every file must byte-compile without a warning (compiled in a copy: no .elc in the tree).
+sources=(harness9-markdown-inline.el harness9-markdown-table.el harness9-markdown.el harness9.el)
+for source in "${sources[@]}"; do cp "$here/$source" "$home/"; done
 HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t)' \
-  -f batch-byte-compile "$home/harness9.el" 2>&1 | grep -v '^Loading /etc/emacs' >&2 || true
-[ -f "$home/harness9.elc" ] || { echo "emacs tests: harness9.el does not byte-compile cleanly" >&2; exit 1; }
+  -f batch-byte-compile "${sources[@]/#/$home/}" 2>&1 | grep -v '^Loading /etc/emacs' >&2 || true
+for source in "${sources[@]}"; do
+  [ -f "$home/${source%.el}.elc" ] || { echo "emacs tests: $source does not byte-compile cleanly" >&2; exit 1; }
+done
 HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
-  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -l harness9-problems-test -l harness9-edit-test -f ert-run-tests-batch-and-exit </dev/null
+  -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test \
+  -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -l harness9-markdown-test \
+  -l harness9-theme-test \
+  -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2

@@ -58,18 +58,31 @@ setting, `confirm', stays as it is)."
           (with-current-buffer buf (set-buffer-modified-p nil))
           (kill-buffer buf))))))
 
-;; The run view: an edit's diff under its row, coloured as in `diff-mode', and the model's
-;; markdown shown with faces (the text stays as the model wrote it).
+;; The run view: an edit's diff under its row, in faces readable on any background (see
+;; harness9-theme-test.el), and the model's markdown shown: its marks hidden, its tables lined up
+;; (the text stays markdown).
 
 (defun harness9-edit-test--face-at (text)
   "The face at the first character of the first TEXT in the *harness9* buffer."
+  (harness9-edit-test--property-at text 'face))
+
+(defun harness9-edit-test--property-at (text property)
+  "PROPERTY of the first character of the first TEXT in the *harness9* buffer."
   (with-current-buffer (harness9-buffer)
     (goto-char (point-min))
     (should (search-forward text nil t))
-    (get-text-property (match-beginning 0) 'face)))
+    (get-text-property (match-beginning 0) property)))
+
+(defun harness9-edit-test--shown ()
+  "The lines of the *harness9* buffer as the screen shows them (hidden marks left out)."
+  (split-string (replace-regexp-in-string
+                 "[0-9]+ ms)" "N ms)"
+                 (with-current-buffer (harness9-buffer) (harness9--shown-text (buffer-string))))
+                "\n"))
 
 (ert-deftest harness9-test-view-diff-and-markdown ()
-  "The edit's row has its diff under it; the turn's markdown has faces."
+  "The edit's row has its diff under it; the turn's markdown is shown: headings, emphasis,
+code, a code block in its mode's faces, lists, a link that opens its file, a quote, a table."
   (harness9-test--with-daemon "markdown"
     (with-temp-file (expand-file-name "b.txt" ws) (insert "alpha\nbeta\ngamma\n"))
     (should (equal (plist-get (harness9-run-and-wait "shout") :status) "completed"))
@@ -85,15 +98,34 @@ setting, `confirm', stays as it is)."
                        "    ┆ -gamma"
                        "    ┆ +GAMMA"
                        "    │ Edited b.txt")))
-      (should (equal (seq-take (nthcdr 12 lines) 7)
-                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```elisp" "(defun shout () (upcase \"b\"))" "```"
-                       "The end."))))
-    (should (eq (harness9-edit-test--face-at "-alpha") 'diff-removed))
-    (should (eq (harness9-edit-test--face-at "+ALPHA") 'diff-added))
-    (should (eq (harness9-edit-test--face-at "@@ -1") 'diff-hunk-header))
-    (should (eq (harness9-edit-test--face-at " beta") 'diff-context))
-    (should (eq (harness9-edit-test--face-at "Done") 'harness9-heading))
+      ;; The buffer's text is the model's markdown, the table's rows padded.
+      (should (equal (seq-take (nthcdr 12 lines) 17)
+                     '("── turn 2" "## Done" "Some **bold**, *italic* and `code`." "```elisp"
+                       "(defun shout () (upcase \"b\"))" "```" "The end." "# Summary"
+                       "- changed **b.txt**"
+                       "  - see [b.txt](b.txt#L3) and <https://example.com/docs>"
+                       "1. `alpha` → `ALPHA`" "> Quoted *advice*"
+                       ;; Padded to the widths shown: `a|b` takes 3 columns.
+                       "| file  | lines |" "|-------|------:|" "| b.txt |     2 |"
+                       "| `a|b`   |    10 |"
+                       "■ completed · 2 turns · 1 tool call · N in / N out tokens"))))
+    ;; On the screen the marks are gone, bullets and bars drawn, the columns lined up.
+    (should (equal (seq-take (nthcdr 12 (harness9-edit-test--shown)) 16)
+                   '("── turn 2" "Done" "Some bold, italic and code." "```elisp"
+                     "(defun shout () (upcase \"b\"))" "```" "The end." "Summary"
+                     "• changed b.txt"
+                     "  ◦ see b.txt and https://example.com/docs"
+                     "1. alpha → ALPHA" "│ Quoted advice"
+                     "│ file  │ lines │" "├───────┼───────┤" "│ b.txt │     2 │"
+                     "│ a|b   │    10 │")))
+    (should (eq (harness9-edit-test--face-at "-alpha") 'harness9-diff-removed))
+    (should (eq (harness9-edit-test--face-at "+ALPHA") 'harness9-diff-added))
+    (should (eq (harness9-edit-test--face-at "@@ -1") 'harness9-diff-hunk-header))
+    (should (eq (harness9-edit-test--face-at " beta") 'harness9-diff-context))
+    (should (eq (harness9-edit-test--face-at "Done") 'harness9-heading-2))
+    (should (eq (harness9-edit-test--face-at "Summary") 'harness9-heading-1))
     (should (eq (harness9-edit-test--face-at "## ") 'harness9-markup))
+    (should (eq (harness9-edit-test--property-at "## " 'invisible) t))
     (should (eq (harness9-edit-test--face-at "bold**") 'bold))
     (should (eq (harness9-edit-test--face-at "italic*") 'italic))
     (should (eq (harness9-edit-test--face-at "code`") 'harness9-code))
@@ -101,7 +133,25 @@ setting, `confirm', stays as it is)."
     (should (equal (harness9-edit-test--face-at "(defun") 'harness9-code-block))
     (should (equal (harness9-edit-test--face-at "defun") '(font-lock-keyword-face harness9-code-block)))
     (should (equal (harness9-edit-test--face-at "shout ()") '(font-lock-function-name-face harness9-code-block)))
-    (should-not (harness9-edit-test--face-at "The end"))))
+    (should-not (harness9-edit-test--face-at "The end"))
+    (should (memq 'harness9-quote (ensure-list (harness9-edit-test--face-at "advice"))))
+    (should (memq 'bold (ensure-list (harness9-edit-test--face-at "file "))))
+    (should (equal (harness9-edit-test--property-at "https://example.com" 'harness9-target)
+                   "https://example.com/docs"))
+    ;; The link to a file is a button: RET on it visits the file at the line it names.
+    (let ((link (with-current-buffer (harness9-buffer)
+                  (goto-char (point-min))
+                  (search-forward "[b.txt]")
+                  (1+ (match-beginning 0)))))
+      (let ((file (with-current-buffer (harness9-buffer)
+                    (goto-char link)
+                    (should (button-at (point)))
+                    (call-interactively (key-binding (kbd "RET")))
+                    (current-buffer))))
+        (with-current-buffer file
+          (should (equal (buffer-file-name) (expand-file-name "b.txt" ws)))
+          (should (equal (thing-at-point 'line t) "GAMMA\n")))
+        (kill-buffer file)))))
 
 (ert-deftest harness9-test-code-block-modes ()
   "A code block's language picks a major mode for files only: the model names it."
