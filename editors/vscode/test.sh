@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tests of the VS Code extension: type check, unit tests, bundle and .vsix package, then the
-# end-to-end test in a real VS Code (code-server in headless Chromium) against the real daemon.
+# Tests of the VS Code extension: the protocol's generated types up to date, type check, unit
+# tests, bundle and .vsix package, then the end-to-end test in a real VS Code (code-server in
+# headless Chromium) against the real daemon.
 #
 # Installs what it needs (npm packages, Debian's chromium and ripgrep, a compiler for
 # code-server's native modules) and caches code-server outside the repo, under
@@ -83,6 +84,20 @@ install_code_server_typescript() {
   fi
 }
 
+# The protocol's TypeScript types (src/protocol.generated.ts) are generated from
+# docs/protocol.schema.json: regenerated into a temporary file, they must be the checked-in ones.
+check_protocol_types() {
+  local fresh
+  fresh="$(mktemp "${TMPDIR:-/tmp}/protocol.generated.XXXXXX.ts")"
+  node scripts/protocol-types.mjs --target "$fresh" 2>/dev/null
+  if ! diff -u src/protocol.generated.ts "$fresh" >&2; then
+    rm -f "$fresh"
+    log "src/protocol.generated.ts is not what docs/protocol.schema.json gives: run \`npm run protocol\` in editors/vscode and commit it"
+    exit 1
+  fi
+  rm -f "$fresh"
+}
+
 stage="${1:-all}"
 [ "${HARNESS9_SKIP_E2E:-}" = "1" ] && stage=build
 case "$stage" in all | build | e2e) ;; *) echo "usage: test.sh [build|e2e]" >&2; exit 2 ;; esac
@@ -90,7 +105,8 @@ cd "$here"
 start=$SECONDS
 if [ "$stage" != e2e ]; then
   install_node_modules
-  log "type check, unit tests"
+  log "protocol types, type check, unit tests"
+  check_protocol_types
   npm test
   log "bundle and package"
   npm run build

@@ -3,8 +3,11 @@
  * answers, the words the run view uses for decisions, and a unified diff applied to a text (for
  * VS Code's diff editor). No `vscode` import: unit-tested, and bundled into the webview.
  */
+import type * as P from './protocol.generated';
+import { received, receivedList } from './wire';
 
-export type Decision = 'allow_once' | 'allow_session' | 'reject';
+/** The user's answer to a question. */
+export type Decision = P.RequestApprovalResult['decision'];
 
 export const DECISIONS: readonly Decision[] = ['allow_once', 'allow_session', 'reject'];
 
@@ -15,10 +18,8 @@ export const DEFAULT_OPTIONS: readonly ApprovalOption[] = [
   { id: 'reject', label: 'Reject' },
 ];
 
-export interface ApprovalOption {
-  readonly id: Decision;
-  readonly label: string;
-}
+/** An answer the daemon offers, with its label. */
+export type ApprovalOption = Readonly<P.ApprovalOption>;
 
 /** One open question, as the run view shows it (`id` is the extension's, not the wire's). */
 export interface ApprovalCard {
@@ -56,11 +57,7 @@ export function leavesSandbox(args: unknown, reason: string | undefined): boolea
  * The answer to `agent/requestApproval`; `content`: with an allowed write_file or edit_file, the
  * file's whole text as the user changed it ("Edit before allowing").
  */
-export interface ApprovalAnswer {
-  decision: Decision;
-  message?: string;
-  content?: string;
-}
+export type ApprovalAnswer = P.RequestApprovalResult;
 
 /** The file tools whose proposed text the user may change before allowing it. */
 const EDITABLE_TOOLS: readonly string[] = ['write_file', 'edit_file'];
@@ -81,8 +78,7 @@ function isDecision(v: unknown): v is Decision {
 
 /** The options the daemon offers, in its order, with its labels; ours when it sends none usable. */
 function optionsFrom(v: unknown): ApprovalOption[] {
-  const out = (Array.isArray(v) ? v : [])
-    .map((o: unknown) => (o && typeof o === 'object' ? (o as Record<string, unknown>) : {}))
+  const out = receivedList<P.ApprovalOption>(v)
     .filter((o) => isDecision(o.id))
     .map((o) => ({ id: o.id as Decision, label: str(o.label) ?? labelOf(o.id as Decision) }));
   return out.length > 0 ? out : [...DEFAULT_OPTIONS];
@@ -94,7 +90,7 @@ function labelOf(d: Decision): string {
 
 /** Reads the request's params; loose on purpose (unknown fields ignored, missing ones guessed). */
 export function approvalCardFrom(id: string, params: unknown): ApprovalCard {
-  const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+  const p = received<P.RequestApprovalParams>(params);
   const tool = str(p.tool) ?? '?';
   return {
     id,

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { Daemon } from './daemon';
+import { request } from './requests';
 import { filesThenFrom, notShownNote, textThen } from './review';
 import type { RunAction, RunView } from './runView';
 
@@ -46,7 +47,7 @@ export class CheckpointReviewer implements vscode.Disposable {
     }
     let answer: unknown;
     try {
-      answer = await client.sendRequest('agent/changedSince', { sessionId: run.sessionId, checkpointId });
+      answer = await request(client, 'agent/changedSince', { sessionId: run.sessionId, checkpointId });
     } catch (err) {
       void vscode.window.showErrorMessage(`harness9: cannot show the changes: ${err instanceof Error ? err.message : String(err)}`);
       return;

@@ -4,19 +4,18 @@
  * No `vscode` import: unit-tested, and the webview renders the chips.
  */
 
-/** An LSP range: 0-based lines and characters. */
-export interface LspRange {
-  readonly start: { readonly line: number; readonly character: number };
-  readonly end: { readonly line: number; readonly character: number };
-}
+import type * as P from './protocol.generated';
 
-/** One `context` item of `agent/run` (PROTOCOL.md, Attached editor context). */
-export interface ContextItem {
-  readonly uri: string;
-  readonly range?: LspRange;
-  readonly text?: string;
-  readonly kind: 'file' | 'selection' | 'diagnostics' | 'note';
-}
+/** An LSP range: 0-based lines and characters. */
+export type LspRange = Readonly<P.Range>;
+
+/**
+ * One `context` item of `agent/run` (PROTOCOL.md, Attached editor context), as the chips attach
+ * them: always a file's `uri` and a `kind` (images are not attached from the editor).
+ */
+export type ContextItem = Readonly<Pick<P.ContextItem, 'range' | 'text'> & Required<Pick<P.ContextItem, 'uri'>>> & {
+  readonly kind: Exclude<P.ContextItem['kind'], 'image' | undefined>;
+};
 
 /** A chip as the composer shows it. */
 export interface ChipView {

@@ -5,6 +5,8 @@
  */
 import type * as vscode from 'vscode';
 import type { Daemon } from './daemon';
+import type * as P from './protocol.generated';
+import { request } from './requests';
 import type { RunView } from './runView';
 import { commandsFrom } from './slash';
 
@@ -22,7 +24,7 @@ export class CommandList {
     if (!client || !this.daemon.supports('agent/commands')) {
       return;
     }
-    const params: Record<string, unknown> = {};
+    const params: P.CommandsParams = {};
     const sessionId = this.sessionOf();
     const folder = this.folderOf();
     if (sessionId !== undefined) {
@@ -32,7 +34,7 @@ export class CommandList {
       params.workspaceFolder = folder.toString();
     }
     try {
-      this.view.setCommands(commandsFrom(await client.sendRequest('agent/commands', params)));
+      this.view.setCommands(commandsFrom(await request(client, 'agent/commands', params)));
     } catch {
       // The list stays as it was; a prompt starting with `/name` still runs the command.
     }

@@ -23,6 +23,8 @@ import {
 import { bundledDaemon } from './bundled';
 import { DEFAULT_SERVER_COMMAND, daemonSettingsOver, findExecutable, serverCommandFrom, syncedDocuments } from './config';
 import { answerLanguageQuery, EditorKnowledgeFeature, ProblemsAnswerer } from './editorKnowledge';
+import type * as P from './protocol.generated';
+import { flagsOf, methodsOf } from './requests';
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -73,8 +75,8 @@ export type ApprovalHandler = (params: unknown, token: CancellationToken) => Pro
 export class ApprovalRequestsFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    const ours = (experimental.harness9 ?? {}) as Record<string, unknown>;
-    capabilities.experimental = { ...experimental, harness9: { ...ours, approvalRequests: true } };
+    const ours = (experimental.harness9 ?? {}) as P.ClientCapabilities;
+    capabilities.experimental = { ...experimental, harness9: { ...ours, approvalRequests: true } satisfies P.ClientCapabilities };
   }
 
   initialize(): void {}
@@ -130,17 +132,17 @@ export class Daemon implements vscode.Disposable {
   }
 
   /** True when the daemon (the running one, else the last one) serves `method`. */
-  supports(method: string): boolean {
+  supports(method: keyof P.ProtocolMethods): boolean {
     return this.methods.includes(method);
   }
   /** Whether the running daemon writes the user's own text of an allowed file call ("Edit before allowing"). */
   takesApprovalContent(): boolean {
-    return this.flags.includes('approvalContent');
+    return this.flags.includes('approvalContent' satisfies keyof P.ServerCapabilities);
   }
 
   /** Whether the running daemon previews a restore (`agent/restore {dryRun, files}`, the session's own files only). */
   previewsRestores(): boolean {
-    return this.flags.includes('restorePreview');
+    return this.flags.includes('restorePreview' satisfies keyof P.ServerCapabilities);
   }
 
   /** The running client, starting the daemon if needed; undefined when it cannot start. */
@@ -335,18 +337,4 @@ export class Daemon implements vscode.Disposable {
 /** What decides which daemon runs: the `serverCommand` and `python` settings. */
 function launchSettings(): string {
   return JSON.stringify([section().get('serverCommand'), section().get('python')]);
-}
-
-/** The names a started daemon announced as `true` in `capabilities.experimental.harness9`. */
-function flagsOf(client: LanguageClient): string[] {
-  const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
-  const ours = (experimental?.harness9 ?? {}) as Record<string, unknown>;
-  return Object.keys(ours).filter((k) => ours[k] === true);
-}
-
-/** The `agent/*` methods a started daemon announced (`capabilities.experimental.harness9.methods`). */
-function methodsOf(client: LanguageClient): string[] {
-  const experimental = client.initializeResult?.capabilities.experimental as Record<string, unknown> | undefined;
-  const ours = experimental?.harness9 as { methods?: unknown } | undefined;
-  return Array.isArray(ours?.methods) ? ours.methods.filter((m): m is string => typeof m === 'string') : [];
 }

@@ -6,6 +6,7 @@
  * later save of the user's meets no "the content of the file is newer" conflict.
  */
 import * as vscode from 'vscode';
+import { isKind, type ProgressNotification } from './wire';
 
 /** The open document of `uri`, if VS Code holds one. */
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
@@ -53,8 +54,8 @@ export function onEditedThroughEditor(params: unknown, root: vscode.Uri | undefi
   if (root === undefined || params === null || typeof params !== 'object') {
     return;
   }
-  const n = params as Record<string, unknown>;
-  if (n.kind !== 'tool_completed') {
+  const n = params as ProgressNotification;
+  if (!isKind(n, 'tool_completed')) {
     return;
   }
   if (n.via === 'editor' && typeof n.path === 'string') {

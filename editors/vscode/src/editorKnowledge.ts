@@ -16,9 +16,11 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { hoverText, type HoverPart } from './hoverText';
+import type * as P from './protocol.generated';
+import { type Received, received } from './wire';
 
 /** The kinds of `harness9/languageQuery` this client answers. */
-export const LANGUAGE_FEATURES: readonly string[] = ['definition', 'references', 'symbols', 'hover', 'rename'];
+export const LANGUAGE_FEATURES: readonly string[] = ['definition', 'references', 'symbols', 'hover', 'rename'] satisfies P.LanguageQueryParams['kind'][];
 
 /**
  * After the first change of a document's problems past the edit: how long they must stay the
@@ -37,10 +39,10 @@ const NO_NEWS_UNCHECKED_MS = 250;
 export class EditorKnowledgeFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    const ours = (experimental.harness9 ?? {}) as Record<string, unknown>;
+    const ours = (experimental.harness9 ?? {}) as P.ClientCapabilities;
     capabilities.experimental = {
       ...experimental,
-      harness9: { ...ours, diagnostics: true, languageFeatures: [...LANGUAGE_FEATURES] },
+      harness9: { ...ours, diagnostics: true, languageFeatures: [...LANGUAGE_FEATURES] } satisfies P.ClientCapabilities,
     };
   }
 
@@ -53,10 +55,6 @@ export class EditorKnowledgeFeature implements StaticFeature {
   clear(): void {}
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-}
-
 function invalid(message: string): ResponseError<void> {
   return new ResponseError(ErrorCodes.InvalidParams, message);
 }
@@ -65,7 +63,7 @@ function failed(message: string): ResponseError<void> {
   return new ResponseError(LSPErrorCodes.RequestFailed, message);
 }
 
-function uriOf(params: Record<string, unknown>): vscode.Uri {
+function uriOf(params: Received<P.DiagnosticsParams | P.LanguageQueryParams>): vscode.Uri {
   if (typeof params.uri !== 'string' || params.uri === '') {
     throw invalid('uri is required');
   }
@@ -76,8 +74,8 @@ function uriOf(params: Record<string, unknown>): vscode.Uri {
   }
 }
 
-function positionOf(params: Record<string, unknown>): vscode.Position {
-  const p = record(params.position);
+function positionOf(params: Received<P.LanguageQueryParams>): vscode.Position {
+  const p = received<P.Position>(params.position);
   if (!Number.isInteger(p.line) || !Number.isInteger(p.character) || (p.line as number) < 0 || (p.character as number) < 0) {
     throw invalid('position {line, character} is required');
   }
@@ -148,8 +146,8 @@ export class ProblemsAnswerer implements vscode.Disposable {
     ];
   }
 
-  async answer(raw: unknown, converter: Code2ProtocolConverter, token: CancellationToken): Promise<unknown> {
-    const params = record(raw);
+  async answer(raw: unknown, converter: Code2ProtocolConverter, token: CancellationToken): Promise<P.DiagnosticsResult> {
+    const params = received<P.DiagnosticsParams>(raw);
     const uri = uriOf(params);
     const folder = folderOf(uri);
     if (folder !== undefined) {
@@ -232,8 +230,8 @@ function placeOf(found: vscode.Location | vscode.LocationLink, converter: Code2P
  * Answers `harness9/languageQuery` with VS Code's language features (the `vscode.execute…Provider`
  * commands), in LSP shapes: `{locations}`, `{symbols}`, `{hover}` or `{edit: {changes}}`.
  */
-export async function answerLanguageQuery(raw: unknown, converter: Code2ProtocolConverter): Promise<unknown> {
-  const params = record(raw);
+export async function answerLanguageQuery(raw: unknown, converter: Code2ProtocolConverter): Promise<P.LanguageQueryResult> {
+  const params = received<P.LanguageQueryParams>(raw);
   const kind = params.kind;
   if (typeof kind !== 'string' || !LANGUAGE_FEATURES.includes(kind)) {
     throw invalid(`unknown kind ${JSON.stringify(kind)}: one of ${LANGUAGE_FEATURES.join(', ')}`);

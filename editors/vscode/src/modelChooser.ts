@@ -10,6 +10,8 @@ import {
   EFFORTS, type Effort, effortLabel, type ModelChoice, modelFacts, modelLabel, type ModelList, modelListFrom, runParamsOf,
   sameModel, setModelParams, stillServed, takesEffort,
 } from './models';
+import type * as P from './protocol.generated';
+import { request } from './requests';
 import type { RunView } from './runView';
 
 const EMPTY: ModelList = { models: [], current: undefined, errors: [], providers: [] };
@@ -57,7 +59,7 @@ export class ModelChooser {
     }
     const sessionId = this.sessionOf();
     try {
-      const result = await client.sendRequest('agent/models', sessionId !== undefined ? { sessionId } : {});
+      const result = await request(client, 'agent/models', sessionId !== undefined ? { sessionId } : {});
       this.list = modelListFrom(result);
       this.forgetUnserved();
     } catch (err) {
@@ -90,7 +92,7 @@ export class ModelChooser {
   }
 
   /** The `agent/run` params of a run that starts a new session: the model chosen for it. */
-  runParams(): Record<string, unknown> {
+  runParams(): P.RunParams {
     return this.pending !== undefined ? runParamsOf(this.pending) : {};
   }
 
@@ -166,7 +168,7 @@ export class ModelChooser {
     const client = await this.daemon.ensureStarted();
     if (client && this.daemon.supports('agent/setModel')) {
       try {
-        await client.sendRequest('agent/setModel', setModelParams(sessionId, choice));
+        await request(client, 'agent/setModel', setModelParams(sessionId, choice));
       } catch (err) {
         void vscode.window.showErrorMessage(`harness9: could not change the model: ${err instanceof Error ? err.message : String(err)}`);
       }

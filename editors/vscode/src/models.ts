@@ -3,28 +3,18 @@
  * the quick pick show, the choice the user made, and how it travels (`agent/setModel`, or the
  * params of a session's first `agent/run`). No `vscode` import: the webview bundles it too.
  */
+import type * as P from './protocol.generated';
+import { type Received, received, receivedList } from './wire';
 
 /** The reasoning efforts the daemon takes; `default` leaves it to the model (sent as null). */
 export const EFFORTS = ['default', 'low', 'medium', 'high'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
-/** One model of `agent/models`. */
-export interface ModelInfo {
-  readonly provider: string;
-  readonly id: string;
-  readonly name?: string;
-  readonly contextWindow?: number;
-  readonly images?: boolean;
-  /** It accepts a reasoning effort. */
-  readonly reasoning?: boolean;
-}
+/** One model of `agent/models` (`reasoning`: it accepts a reasoning effort). */
+export type ModelInfo = Readonly<P.ModelListed>;
 
-/** The model a session uses or a choice names. */
-export interface ModelChoice {
-  readonly provider: string;
-  readonly model: string;
-  readonly reasoningEffort: Effort;
-}
+/** The model a session uses or a choice names (`default`: no effort of its own). */
+export type ModelChoice = Readonly<Omit<P.ModelChoice, 'reasoningEffort'> & { reasoningEffort: Effort }>;
 
 /** The `agent/models` answer, checked. */
 export interface ModelList {
@@ -37,15 +27,13 @@ export interface ModelList {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map(obj) : []);
 
 /** `low`, `medium` or `high` as an effort; anything else (null, absent) is the default. */
 export function effortOf(v: unknown): Effort {
   return v === 'low' || v === 'medium' || v === 'high' ? v : 'default';
 }
 
-function modelOf(m: Record<string, unknown>): ModelInfo | undefined {
+function modelOf(m: Received<P.ModelListed>): ModelInfo | undefined {
   const provider = str(m.provider);
   const id = str(m.id);
   if (provider === undefined || id === undefined) {
@@ -63,7 +51,7 @@ function modelOf(m: Record<string, unknown>): ModelInfo | undefined {
 }
 
 function choiceOf(v: unknown): ModelChoice | undefined {
-  const c = obj(v);
+  const c = received<P.ModelChoice>(v);
   const provider = str(c.provider);
   const model = str(c.model);
   return provider !== undefined && model !== undefined ? { provider, model, reasoningEffort: effortOf(c.reasoningEffort) } : undefined;
@@ -71,13 +59,13 @@ function choiceOf(v: unknown): ModelChoice | undefined {
 
 /** The answer of `agent/models`; the current model is listed even when the service's list lacks it. */
 export function modelListFrom(result: unknown): ModelList {
-  const r = obj(result);
-  const models = list(r.models).map(modelOf).filter((m): m is ModelInfo => m !== undefined);
+  const r = received<P.ModelsResult>(result);
+  const models = receivedList<P.ModelListed>(r.models).map(modelOf).filter((m): m is ModelInfo => m !== undefined);
   const current = choiceOf(r.current);
   if (current !== undefined && !models.some((m) => sameModel(m, current))) {
     models.unshift({ provider: current.provider, id: current.model });
   }
-  const failed = list(r.errors);
+  const failed = receivedList<P.ModelsError>(r.errors);
   const errors = failed.map((e) => [str(e.provider), str(e.message) ?? str(e.kind)].filter((x) => x !== undefined).join(': '));
   const providers = [...models.map((m) => m.provider), ...failed.map((e) => str(e.provider) ?? '')].filter((p) => p !== '');
   return { models, current, errors: errors.filter((e) => e !== ''), providers: [...new Set(providers)] };
@@ -111,14 +99,23 @@ export function takesEffort(models: readonly ModelInfo[], c: { provider: string;
   return c !== undefined && models.some((m) => sameModel(m, c) && m.reasoning === true);
 }
 
-/** The params of `agent/setModel` for a session (the default effort is null: the settings'). */
-export function setModelParams(sessionId: string, c: ModelChoice): Record<string, unknown> {
-  return { sessionId, provider: c.provider, model: c.model, reasoningEffort: c.reasoningEffort === 'default' ? null : c.reasoningEffort };
+/** A provider the daemon named (it lists those it serves), as the params that take one name it. */
+function providerOf(c: ModelChoice): P.SetModelParams['provider'] {
+  return c.provider as P.SetModelParams['provider'];
+}
+
+/**
+ * The params of `agent/setModel` for a session. The default effort is null: the settings' (as
+ * PROTOCOL.md says; the schema declares a string only, hence the cast).
+ */
+export function setModelParams(sessionId: string, c: ModelChoice): P.SetModelParams {
+  const reasoningEffort = c.reasoningEffort === 'default' ? null : c.reasoningEffort;
+  return { sessionId, provider: providerOf(c), model: c.model, reasoningEffort } as P.SetModelParams;
 }
 
 /** The `agent/run` params that run a new session's first prompt on the chosen model. */
-export function runParamsOf(c: ModelChoice): Record<string, unknown> {
-  return { provider: c.provider, model: c.model, ...(c.reasoningEffort !== 'default' ? { reasoningEffort: c.reasoningEffort } : {}) };
+export function runParamsOf(c: ModelChoice): P.RunParams {
+  return { provider: providerOf(c), model: c.model, ...(c.reasoningEffort !== 'default' ? { reasoningEffort: c.reasoningEffort } : {}) };
 }
 
 /** The facts of a model for a quick-pick row or a tooltip: context window, images, reasoning. */

@@ -2,7 +2,9 @@
  * The words and numbers of "Restore to here": which files a restore may touch, the question
  * asked before it and the error shown after it. Pure (no `vscode`), for the unit tests.
  */
+import type * as P from './protocol.generated';
 import type { CheckpointView, RunState } from './runState';
+import { received } from './wire';
 
 /** The JSON-RPC code of a request the daemon refuses because the session is busy. */
 export const BUSY_CODE = -32803;
@@ -35,7 +37,7 @@ export function restoreDetail(files: readonly string[], shown = 12): string {
 
 /** The paths of an `agent/restore` answer (`restored`), a dry run's or a restore's. */
 export function restoredPaths(answer: unknown): string[] {
-  const r = answer && typeof answer === 'object' ? (answer as Record<string, unknown>).restored : undefined;
+  const r = received<P.RestoreResult>(answer).restored;
   return Array.isArray(r) ? r.filter((p): p is string => typeof p === 'string') : [];
 }
 

@@ -7,6 +7,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type LanguageClient, ResponseError } from 'vscode-languageclient/node';
 import type { Daemon } from './daemon';
+import type * as P from './protocol.generated';
+import { request } from './requests';
 import { dropCheckpointsAfter, filesAfterCheckpoint, restoreDetail, restoredPaths, restoreErrorText, restoreQuestion } from './restore';
 import { applyRestore, type RestoreView } from './runState';
 import type { RunAction, RunView } from './runView';
@@ -77,7 +79,7 @@ export class Restorer {
     if (choice !== yes) {
       return;
     }
-    const outcome = await this.send(client, preview ? { ...params, files } : params);
+    const outcome = await this.send(client, preview ? { ...params, files: [...files] } : params);
     if (outcome.error !== undefined) {
       this.fail(run, outcome);
     } else {
@@ -92,10 +94,10 @@ export class Restorer {
   }
 
   /** An `agent/restore` request (a dry run or a restore) and what it came to. */
-  private async send(client: LanguageClient, params: { sessionId: string; checkpointId: string } & Record<string, unknown>): Promise<RestoreView> {
+  private async send(client: LanguageClient, params: P.RestoreParams): Promise<RestoreView> {
     const checkpointId = params.checkpointId;
     try {
-      return { checkpointId, restored: restoredPaths(await client.sendRequest('agent/restore', params)) };
+      return { checkpointId, restored: restoredPaths(await request(client, 'agent/restore', params)) };
     } catch (err) {
       const code = err instanceof ResponseError ? err.code : undefined;
       const data: unknown = err instanceof ResponseError ? err.data : undefined;

@@ -4,7 +4,9 @@
  * Pure (no `vscode`), for the unit tests.
  */
 import { applyUnifiedDiff, invertDiff } from './approvals';
+import type * as P from './protocol.generated';
 import { type FileChange, isFinished, type RunState } from './runState';
+import { received, receivedList } from './wire';
 
 /** One file the run changed, with its changes in the order they were made. */
 export interface ReviewedFile {
@@ -53,18 +55,12 @@ export function unreviewableNote(paths: readonly string[]): string {
 }
 
 /** A file as it was at a checkpoint (`agent/changedSince`): its text, or why there is none. */
-export interface FileThen {
-  readonly path: string;
-  readonly existed: boolean;
-  readonly text?: string;
-  readonly skipped?: string;
-}
+export type FileThen = Readonly<P.FileThen>;
 
 /** The files of an `agent/changedSince` answer. */
 export function filesThenFrom(answer: unknown): FileThen[] {
-  const files = answer && typeof answer === 'object' ? (answer as Record<string, unknown>).files : undefined;
-  return (Array.isArray(files) ? files : [])
-    .filter((f): f is Record<string, unknown> => !!f && typeof f === 'object' && typeof (f as Record<string, unknown>).path === 'string')
+  return receivedList<P.FileThen>(received<P.ChangedSinceResult>(answer).files)
+    .filter((f) => typeof f.path === 'string')
     .map((f) => ({
       path: f.path as string,
       existed: f.existed === true,

@@ -3,7 +3,8 @@
  * `vscode`), for the unit tests.
  */
 import type { ContextItem } from './chips';
-import type { ProgressNotification } from './runState';
+import type * as P from './protocol.generated';
+import type { ProgressNotification } from './wire';
 
 /** What a run asks beyond its prompt: queued, plan only, or carrying out the plan. */
 export interface RunAsk {
@@ -20,14 +21,14 @@ export function runParams(
   context: readonly ContextItem[],
   ask: RunAsk,
   workDoneToken: string,
-  fresh: () => Record<string, unknown> | undefined,
-): Record<string, unknown> {
+  fresh: () => P.RunParams | undefined,
+): P.RunParams {
   return {
     workspaceFolder: run.folder,
     workDoneToken,
     ...(run.prompt !== '' ? { prompt: run.prompt } : {}),
     ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : fresh()),
-    ...(context.length > 0 ? { context } : {}),
+    ...(context.length > 0 ? { context: [...context] } : {}),
     ...(ask.plan ? { plan: true } : {}),
     ...(ask.executePlan ? { executePlan: true } : {}),
   };

@@ -3,8 +3,13 @@
  *
  * No `vscode` import: the reducer is unit-tested on recorded notification sequences and also
  * bundled into the run view's webview. It is idempotent on duplicate `seq` numbers and ignores
- * kinds and fields it does not know, because the protocol only grows.
+ * kinds and fields it does not know, because the protocol only grows. Each kind is read as its
+ * protocol type (src/protocol.generated.ts), so a field the protocol renames does not compile.
  */
+import type * as P from './protocol.generated';
+import { type Open, type Progress, type ProgressKind, type ProgressNotification, type Received, received, receivedList } from './wire';
+
+export type { ProgressNotification } from './wire';
 
 /** `queued`: waiting in the session's queue behind the run in progress (`queued` progress). */
 export type RunStatus = 'queued' | 'starting' | 'running' | 'completed' | 'max_turns' | 'cancelled' | 'error';
@@ -34,12 +39,8 @@ export interface ApprovalView {
 /** Where a command ran (`sandbox` of bash's `tool_started` / `tool_completed`). */
 export type SandboxName = 'bwrap' | 'landlock' | 'none';
 
-/** One file a bash call changed (`changedFiles` of its `tool_completed`). */
-export interface ChangedFile {
-  readonly path: string;
-  /** `added`, `modified` or `deleted`. */
-  readonly status: string;
-}
+/** One file a bash call changed (`changedFiles` of its `tool_completed`); a newer daemon's status passes. */
+export type ChangedFile = Readonly<Open<P.ChangedFile, 'status'>>;
 
 /** A workspace snapshot taken around a turn's tool batch (progress kind `checkpoint`). */
 export interface CheckpointView {
@@ -106,16 +107,7 @@ export interface ToolItem {
 }
 
 /** A problem an edit brought, as the editor's language server reported it (1-based). */
-export interface ProblemView {
-  readonly path: string;
-  readonly line: number;
-  readonly column: number;
-  /** `error`, `warning`, `information` or `hint`. */
-  readonly severity: string;
-  readonly message: string;
-  readonly source?: string;
-  readonly code?: string;
-}
+export type ProblemView = Readonly<P.Problem>;
 
 /** What write_file or edit_file changed, from its `tool_completed`. */
 export interface FileChange {
@@ -162,12 +154,8 @@ export interface UsageView {
   readonly costUsd?: number;
 }
 
-/** One item of the agent's plan (`update_plan`). */
-export interface PlanItem {
-  readonly text: string;
-  /** `pending`, `in_progress` or `done`. */
-  readonly status: string;
-}
+/** One item of the agent's plan (`update_plan`); a newer daemon's status passes. */
+export type PlanItem = Readonly<Open<P.PlanItem, 'status'>>;
 
 /** The agent's latest plan in this run (progress kind `plan`, or a stored session's `plan`). */
 export interface PlanView {
@@ -229,9 +217,6 @@ export interface CommandView {
   readonly arguments?: string;
 }
 
-/** One `agent/progress` notification, as loosely typed as the wire allows. */
-export type ProgressNotification = Readonly<Record<string, unknown>>;
-
 /** The state of a run that was just asked for and has no notification yet. */
 export function initialRunState(prompt: string, sessionId?: string, queued = false): RunState {
   return {
@@ -254,13 +239,16 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
 const SANDBOXES: readonly string[] = ['bwrap', 'landlock', 'none'];
 
 /** The `sandbox` field of a notification, when it names one the view knows. */
-function sandboxOf(n: ProgressNotification): SandboxName | undefined {
+function sandboxOf(n: Received<P.ToolStarted>): SandboxName | undefined {
   const v = str(n.sandbox);
   return v !== undefined && SANDBOXES.includes(v) ? (v as SandboxName) : undefined;
 }
 
+/** The fields every `agent/progress` notification has. */
+type Envelope = Received<Pick<P.AgentProgress, 'runId' | 'sessionId' | 'seq' | 'kind'>>;
+
 /** True when a notification belongs to another run than the one this state follows. */
-export function isForeign(state: RunState, n: ProgressNotification): boolean {
+export function isForeign(state: RunState, n: Envelope): boolean {
   const runId = str(n.runId);
   if (state.runId !== undefined) {
     return runId !== undefined && runId !== state.runId;
@@ -273,7 +261,8 @@ export function isForeign(state: RunState, n: ProgressNotification): boolean {
  * Applies one notification; returns the same object when it changes nothing. `now` (ms since
  * the epoch, when it arrived) times running tools; pure callers leave it out.
  */
-export function reduce(state: RunState, n: ProgressNotification, now?: number): RunState {
+export function reduce(state: RunState, notification: ProgressNotification, now?: number): RunState {
+  const n: Envelope = notification;
   const seq = num(n.seq);
   if (seq === undefined || state.seen[String(seq)] || isForeign(state, n)) {
     return state;
@@ -288,8 +277,7 @@ export function reduce(state: RunState, n: ProgressNotification, now?: number): 
       ? 'running'
       : state.status,
   };
-  const handler = HANDLERS[str(n.kind) ?? ''];
-  return handler ? handler(base, n, now) : base;
+  return handle(base, notification, now);
 }
 
 /**
@@ -298,8 +286,7 @@ export function reduce(state: RunState, n: ProgressNotification, now?: number): 
  * way a live one is.
  */
 export function applyEvent(state: RunState, n: ProgressNotification): RunState {
-  const handler = HANDLERS[str(n.kind) ?? ''];
-  return handler ? handler(state, n) : state;
+  return handle(state, n);
 }
 
 /** Applies a whole recorded sequence. */
@@ -307,12 +294,25 @@ export function reduceAll(state: RunState, ns: readonly ProgressNotification[]):
   return ns.reduce((s, n) => reduce(s, n), state);
 }
 
-type Handler = (s: RunState, n: ProgressNotification, now?: number) => RunState;
+/** Applies `n` with the handler of its kind; a kind this build does not know changes nothing. */
+function handle(s: RunState, n: ProgressNotification, now?: number): RunState {
+  const kind = n.kind;
+  return typeof kind === 'string' && Object.hasOwn(HANDLERS, kind) ? handleKind(s, kind as ProgressKind, n, now) : s;
+}
+
+/** Applies `n`, of kind `kind`, read as that kind's protocol type. */
+function handleKind<K extends ProgressKind>(s: RunState, kind: K, n: ProgressNotification, now?: number): RunState {
+  const handler: Handler<K> | undefined = HANDLERS[kind];
+  return handler ? handler(s, n as Progress<K>, now) : s;
+}
+
+type Handler<K extends ProgressKind> = (s: RunState, n: Progress<K>, now?: number) => RunState;
 
 /** Kinds a run gets while it waits in the session's queue (it is not running yet). */
-const QUEUE_KINDS: readonly string[] = ['queued', 'dequeued'];
+const QUEUE_KINDS: readonly string[] = ['queued', 'dequeued'] satisfies ProgressKind[];
 
-const HANDLERS: Readonly<Record<string, Handler>> = {
+/** How the view follows each kind; the protocol's other kinds (if any) change nothing. */
+const HANDLERS: { readonly [K in ProgressKind]?: Handler<K> } = {
   run_started: (s, n) => ({
     ...s,
     workspaceRoot: str(n.workspaceRoot) ?? s.workspaceRoot,
@@ -370,12 +370,11 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 
 /** A plan from a `plan` notification or a stored session's `plan` ({items, note?}). */
 export function planOf(v: unknown, turn?: number): PlanView | undefined {
-  const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
-  if (!o || !Array.isArray(o.items)) {
+  const o = received<P.Plan>(v);
+  if (!Array.isArray(o.items)) {
     return undefined;
   }
-  const items = o.items
-    .map((i: unknown) => (i && typeof i === 'object' ? (i as Record<string, unknown>) : {}))
+  const items = receivedList<P.PlanItem>(o.items)
     .filter((i) => typeof i.text === 'string')
     .map((i) => ({ text: i.text as string, status: str(i.status) ?? 'pending' }));
   const note = str(o.note);
@@ -383,7 +382,7 @@ export function planOf(v: unknown, turn?: number): PlanView | undefined {
 }
 
 /** A steer delivered at `turn`: the first of the same text still on its way becomes it. */
-function onSteered(s: RunState, n: ProgressNotification): RunState {
+function onSteered(s: RunState, n: Progress<'steered'>): RunState {
   const text = str(n.text) ?? '';
   const turn = num(n.turn);
   return addDeliveredSteer(s, text, turn);
@@ -428,7 +427,7 @@ export function applySteerAnswer(s: RunState, text: string, delivered: string): 
   return { ...s, steers: steers.filter((_, i) => i !== waiting) };
 }
 
-function onUsage(s: RunState, n: ProgressNotification): RunState {
+function onUsage(s: RunState, n: Progress<'usage'>): RunState {
   const usage: UsageView = {
     ...s.usage,
     inputTokens: num(n.totalInputTokens) ?? s.usage.inputTokens + (num(n.inputTokens) ?? 0),
@@ -457,10 +456,8 @@ function withTurn(s: RunState, turn: number, f: (t: TurnView) => TurnView): RunS
   return { ...s, turns: [...turns].sort((a, b) => a.turn - b.turn) };
 }
 
-function onAssistantMessage(s: RunState, n: ProgressNotification): RunState {
-  const calls = (Array.isArray(n.toolCalls) ? n.toolCalls : [])
-    .map((c: unknown) => (c && typeof c === 'object' ? (c as Record<string, unknown>) : {}))
-    .filter((c) => str(c.id) !== undefined);
+function onAssistantMessage(s: RunState, n: Progress<'assistant_message'>): RunState {
+  const calls = receivedList<P.WireToolCall>(n.toolCalls).filter((c) => str(c.id) !== undefined);
   const ids = calls.map((c) => str(c.id) as string);
   const text = str(n.text);
   const next = withTurn(s, num(n.turn) ?? 1, (t) => ({
@@ -482,9 +479,10 @@ const REFUSALS: readonly string[] = ['denied', 'rejected'];
 
 /**
  * Adds or updates the call's item. `status` applies to a new item or one still waiting for the
- * user; an item already further along keeps its status (notifications may repeat).
+ * user; an item already further along keeps its status (notifications may repeat). The kinds
+ * about a call carry some of `tool_started`'s fields: it is read as one.
  */
-function onToolStarted(s: RunState, n: ProgressNotification, status: ToolStatus, now?: number): RunState {
+function onToolStarted(s: RunState, n: Received<P.ToolStarted>, status: ToolStatus, now?: number): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -511,7 +509,7 @@ function argumentsFromMessage(s: RunState, turn: number, id: string): unknown {
   return s.turns.find((t) => t.turn === turn)?.callArguments?.[id];
 }
 
-function onApprovalRequested(s: RunState, n: ProgressNotification): RunState {
+function onApprovalRequested(s: RunState, n: Progress<'approval_requested'>): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -541,7 +539,7 @@ function ranInSandbox(t: ToolItem | undefined): boolean {
 }
 
 /** The approval view of a call just asked about: the title, why, and whether it leaves the sandbox. */
-function approvalAsked(t: ToolItem, n: ProgressNotification, afterStart: boolean): ApprovalView {
+function approvalAsked(t: ToolItem, n: Progress<'approval_requested'>, afterStart: boolean): ApprovalView {
   const args = n.arguments && typeof n.arguments === 'object' ? (n.arguments as Record<string, unknown>) : {};
   return {
     title: str(n.title) ?? t.approval?.title,
@@ -551,7 +549,7 @@ function approvalAsked(t: ToolItem, n: ProgressNotification, afterStart: boolean
   };
 }
 
-function onApprovalResolved(s: RunState, n: ProgressNotification, now?: number): RunState {
+function onApprovalResolved(s: RunState, n: Progress<'approval_resolved'>, now?: number): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -574,7 +572,8 @@ function onApprovalResolved(s: RunState, n: ProgressNotification, now?: number):
   return { ...next, tools: { ...next.tools, [id]: { ...old, status, approval } } };
 }
 
-function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): RunState {
+/** `tool_completed` or `tool_failed` (the same fields). */
+function onToolEnded(s: RunState, n: Received<P.ToolCompleted | P.ToolFailed>, status: ToolStatus): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -607,7 +606,7 @@ function onToolEnded(s: RunState, n: ProgressNotification, status: ToolStatus): 
 }
 
 /** The file change a write_file or edit_file `tool_completed` reports (editor-true files). */
-function fileChangeOf(n: ProgressNotification): FileChange | undefined {
+function fileChangeOf(n: Received<P.ToolCompleted | P.ToolFailed>): FileChange | undefined {
   const path = str(n.path);
   if (path === undefined) {
     return undefined;
@@ -625,7 +624,7 @@ function fileChangeOf(n: ProgressNotification): FileChange | undefined {
 /** How much of a running call's live output the view keeps (the reader wants the tail). */
 export const LIVE_TAIL_CHARS = 4000;
 
-function onToolOutput(s: RunState, n: ProgressNotification, now?: number): RunState {
+function onToolOutput(s: RunState, n: Progress<'tool_output'>, now?: number): RunState {
   const id = str(n.toolCallId);
   if (id === undefined) {
     return s;
@@ -648,8 +647,7 @@ function changedFilesOf(v: unknown): ChangedFile[] | undefined {
   if (!Array.isArray(v)) {
     return undefined;
   }
-  return v
-    .map((f: unknown) => (f && typeof f === 'object' ? (f as Record<string, unknown>) : {}))
+  return receivedList<P.ChangedFile>(v)
     .filter((f) => str(f.path) !== undefined)
     .map((f) => ({ path: str(f.path) as string, status: str(f.status) ?? 'modified' }));
 }
@@ -659,8 +657,7 @@ function problemsOf(v: unknown): ProblemView[] | undefined {
   if (!Array.isArray(v)) {
     return undefined;
   }
-  return v
-    .map((p: unknown) => (p && typeof p === 'object' ? (p as Record<string, unknown>) : {}))
+  return receivedList<P.Problem>(v)
     .filter((p) => str(p.path) !== undefined && str(p.message) !== undefined)
     .map((p) => ({
       path: str(p.path) as string,
@@ -677,7 +674,7 @@ function stringsOf(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
 }
 
-function onCheckpoint(s: RunState, n: ProgressNotification): RunState {
+function onCheckpoint(s: RunState, n: Progress<'checkpoint'>): RunState {
   const checkpointId = str(n.checkpointId);
   if (checkpointId === undefined || s.checkpoints?.some((c) => c.checkpointId === checkpointId)) {
     return s;
@@ -695,8 +692,8 @@ function asFinalStatus(v: unknown): RunStatus {
   return s !== undefined && FINAL_STATUSES.includes(s) ? s : 'error';
 }
 
-function onRunFinished(s: RunState, n: ProgressNotification): RunState {
-  const usage = n.usage && typeof n.usage === 'object' ? (n.usage as Record<string, unknown>) : {};
+function onRunFinished(s: RunState, n: Progress<'run_finished'>): RunState {
+  const usage = received<P.Usage>(n.usage);
   return {
     ...s,
     status: asFinalStatus(n.status),
@@ -737,7 +734,7 @@ function describeError(e: unknown): string | undefined {
     return e;
   }
   if (e && typeof e === 'object') {
-    const o = e as Record<string, unknown>;
+    const o = received<P.RunError>(e);
     const message = str(o.message) ?? JSON.stringify(o);
     const kind = str(o.kind);
     return kind ? `${kind}: ${message}` : message;
@@ -746,8 +743,9 @@ function describeError(e: unknown): string | undefined {
 }
 
 /** The `agent/run` result, applied once the request answers. */
-export function applyResult(s: RunState, r: Readonly<Record<string, unknown>>): RunState {
-  const usage = r.usage && typeof r.usage === 'object' ? (r.usage as Record<string, unknown>) : {};
+export function applyResult(s: RunState, result: unknown): RunState {
+  const r = received<P.RunResult>(result);
+  const usage = received<P.Usage>(r.usage);
   const status = str(r.status);
   const command = str(r.command);
   return {

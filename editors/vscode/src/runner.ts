@@ -8,13 +8,14 @@ import { type LanguageClient, ResponseError, WorkDoneProgress } from 'vscode-lan
 import type { ContextItem } from './chips';
 import type { Daemon } from './daemon';
 import { offerOnboarding } from './onboarding';
+import type * as P from './protocol.generated';
+import { request } from './requests';
 import {
   addPendingSteer,
   applyRequestError,
   applyResult,
   applySteerAnswer,
   initialRunState,
-  type ProgressNotification,
   reduce,
   type RunState,
 } from './runState';
@@ -22,6 +23,7 @@ import { Orphans, runParams } from './runRequest';
 import type { RunView } from './runView';
 import { type SessionSwitch, sessionSwitchOf } from './slash';
 import type { StatusItem } from './status';
+import { isKind, type ProgressNotification, type Received, received } from './wire';
 
 /** A run the chat follows: asked with `agent/run` (answered when it ends), or a steer's next run. */
 interface ActiveRun {
@@ -46,7 +48,7 @@ export interface RunOptions {
 /** What others add to runs and learn of sessions: the model chosen, a new session, a switch. */
 export interface RunHooks {
   /** Params for a run that starts a new session (the model chosen before it). */
-  readonly newSessionParams?: () => Record<string, unknown>;
+  readonly newSessionParams?: () => P.RunParams;
   /** A run started the chat's session. */
   readonly sessionStarted?: (sessionId: string) => void;
   /** A command's answer moved the chat to another session (`/clear`, `/resume ID`). */
@@ -196,13 +198,13 @@ export class Runner {
       return;
     }
     this.update(run, addPendingSteer(run.state, prompt));
-    const params: Record<string, unknown> = { runId, prompt };
+    const params: P.SteerParams = { runId, prompt };
     if (context.length > 0) {
-      params.context = context;
+      params.context = [...context];
     }
-    let answer: Record<string, unknown>;
+    let answer: Received<P.SteerResult>;
     try {
-      answer = await client.sendRequest<Record<string, unknown>>('agent/steer', params);
+      answer = received<P.SteerResult>(await request(client, 'agent/steer', params));
     } catch (err) {
       this.update(run, applySteerAnswer(run.state, prompt, 'failed'));
       const message = err instanceof Error ? err.message : String(err);
@@ -242,7 +244,7 @@ export class Runner {
       return;
     }
     try {
-      await run.client.sendRequest('agent/unqueue', { sessionId, queueId: run.state.queueId });
+      await request(run.client, 'agent/unqueue', { sessionId, queueId: run.state.queueId });
     } catch (err) {
       void vscode.window.showErrorMessage(`harness9: could not remove the prompt: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -260,7 +262,7 @@ export class Runner {
       return;
     }
     try {
-      await run.client.sendRequest('agent/cancel', { runId: run.state.runId });
+      await request(run.client, 'agent/cancel', { runId: run.state.runId });
     } catch {
       run.cancel?.cancel();
     }
@@ -311,7 +313,7 @@ export class Runner {
     const runId = str(n.runId);
     let run = this.runs.find((r) => r.state.runId !== undefined && r.state.runId === runId);
     // A run we asked for is first heard of by its first notification: queued, or run_started.
-    if (!run && (runId === undefined || n.kind === 'queued' || n.kind === 'run_started' || n.seq === 1)) {
+    if (!run && (runId === undefined || isKind(n, 'queued') || isKind(n, 'run_started') || n.seq === 1)) {
       run = this.runs.find((r) => r.cancel !== undefined && r.client !== undefined && r.state.runId === undefined);
     }
     if (!run) {
@@ -331,7 +333,7 @@ export class Runner {
       const current = this.current;
       this.status.update({ turn: current?.state.turns[current.state.turns.length - 1]?.turn });
     }
-    if (n.kind === 'run_finished' && run.cancel === undefined) {
+    if (isKind(n, 'run_finished') && run.cancel === undefined) {
       this.untrack(run); // a steer's next run: no answer to wait for
     }
   }
@@ -398,9 +400,9 @@ export class Runner {
       }
     });
     const cancel = run.cancel as vscode.CancellationTokenSource;
-    let result: Record<string, unknown> | undefined;
+    let result: unknown;
     try {
-      result = await client.sendRequest<Record<string, unknown>>('agent/run', params, cancel.token);
+      result = await request(client, 'agent/run', params, cancel.token);
       this.settle(run, applyResult(run.state, result));
     } catch (err) {
       this.failed(run, err);
@@ -413,11 +415,12 @@ export class Runner {
   }
 
   /** Tells the hooks of a session the run started, or of the session a command moved to. */
-  private afterRun(before: string | undefined, result: Record<string, unknown> | undefined): void {
+  private afterRun(before: string | undefined, result: unknown): void {
     // Compared with the session the run was asked for: `/clear` runs in the new one already.
     const to = sessionSwitchOf(result, before);
-    if (typeof result?.command === 'string') {
-      this.hooks.commandRan?.(result.command);
+    const command = received<P.RunResult>(result).command;
+    if (typeof command === 'string') {
+      this.hooks.commandRan?.(command);
     }
     if (to !== undefined) {
       this.hooks.switchSession?.(to);

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Daemon } from './daemon';
+import { request } from './requests';
 import type { Runner } from './runner';
 import type { RunView } from './runView';
 import { runsFromSession, type SessionSummary, sessionRow, sessionsFrom, withCheckpoints } from './sessions';
@@ -60,13 +61,13 @@ export class SessionPicker {
     const load = async (): Promise<void> => {
       qp.busy = true;
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-      const result = await client.sendRequest('agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
+      const result = await request(client, 'agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
       const now = Date.now();
       qp.items = sessionsFrom(result).map((s) => ({ ...sessionRow(s, now), session: s, buttons: [DELETE] }));
       qp.busy = false;
     };
     qp.onDidTriggerItemButton(async (e) => {
-      await client.sendRequest('agent/deleteSession', { sessionId: e.item.session.sessionId }).catch(() => undefined);
+      await request(client, 'agent/deleteSession', { sessionId: e.item.session.sessionId }).catch(() => undefined);
       if (this.runner.sessionId === e.item.session.sessionId) {
         this.runner.newSession();
       }
@@ -111,7 +112,7 @@ export class SessionPicker {
   private async listRecent(): Promise<void> {
     const client = this.daemon.supports('agent/sessions') ? await this.daemon.ensureStarted() : undefined;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    const result = await client?.sendRequest('agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
+    const result = client === undefined ? undefined : await request(client, 'agent/sessions', folder ? { workspaceFolder: folder } : {}).catch(() => undefined);
     this.view.setRecent(sessionsFrom(result));
   }
 
@@ -122,10 +123,10 @@ export class SessionPicker {
       return;
     }
     try {
-      const result = await client.sendRequest('agent/session', { sessionId });
+      const result = await request(client, 'agent/session', { sessionId });
       // Each turn's "Restore to here" comes back too.
       const checkpoints = this.daemon.supports('agent/checkpoints')
-        ? await client.sendRequest('agent/checkpoints', { sessionId }).catch(() => undefined)
+        ? await request(client, 'agent/checkpoints', { sessionId }).catch(() => undefined)
         : undefined;
       if (quiet && this.runner.busy) {
         return; // a prompt sent meanwhile: its run is the chat now

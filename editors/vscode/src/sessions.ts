@@ -2,28 +2,22 @@
  * Stored sessions, the pure part: a session listed by `agent/sessions` as a quick-pick row, and a
  * session read back with `agent/session` as the runs the chat view shows. No `vscode` import.
  */
+import type * as P from './protocol.generated';
 import {
   applyEvent, type CheckpointView, initialRunState, planOf, type ProgressNotification, type RunState, type RunStatus, type ToolItem, type TurnView,
 } from './runState';
 import { plural } from './summary';
+import { type Progress, type Received, received, receivedList } from './wire';
 
-/** One row of `agent/sessions`. */
-export interface SessionSummary {
-  readonly sessionId: string;
-  readonly title: string;
-  readonly updatedAt?: string;
-  readonly turns?: number;
-  readonly runs?: number;
-}
+/** One row of `agent/sessions` (`updatedAt`: else when it was created). */
+export type SessionSummary = Readonly<Pick<P.SessionListed, 'sessionId' | 'title'> & Partial<Pick<P.SessionListed, 'updatedAt' | 'turns' | 'runs'>>>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map(obj) : []);
 
 /** The sessions of an `agent/sessions` answer, newest first as the daemon sends them. */
 export function sessionsFrom(result: unknown): SessionSummary[] {
-  return list(obj(result).sessions)
+  return receivedList<P.SessionListed>(received<P.SessionsResult>(result).sessions)
     .filter((s) => str(s.sessionId) !== undefined)
     .map((s) => ({
       sessionId: str(s.sessionId) as string,
@@ -88,29 +82,41 @@ interface Building {
 const REFUSED: readonly string[] = ['rejected', 'denied'];
 
 /**
+ * A stored call's `outcome`. The schema declares only `status` and `turn` of it (CallOutcome is
+ * open); PROTOCOL.md names the rest: the fields `tool_completed` carried besides the output, the
+ * `approval` that decided it, `started: false` (it never ran) and `asked: true` (never answered).
+ */
+type StoredOutcome = P.CallOutcome &
+  Partial<Omit<P.ToolCompleted, 'runId' | 'sessionId' | 'seq' | 'kind' | 'turn' | 'toolCallId' | 'tool' | 'toolKind' | 'output'>> & {
+    approval?: Pick<P.ApprovalResolved, 'decision' | 'by' | 'rule'>;
+    started?: false;
+    asked?: true;
+  };
+
+/**
  * The live events a stored call's `outcome` stands for: the question to the user and its answer
  * (or a rule's), the start unless it never ran (refused, or cancelled while it waited), and the
  * end with what it told. The output is
  * the tool result's, added when that message comes.
  */
-function outcomeEvents(c: Record<string, unknown>, turn: number): ProgressNotification[] {
-  const { status, approval, turn: _turn, started, asked: unanswered, ...told } = obj(c.outcome);
+function outcomeEvents(c: Received<P.StoredToolCall>, turn: number): ProgressNotification[] {
+  const { status, approval, turn: _turn, started, asked: unanswered, ...told } = received<StoredOutcome>(c.outcome);
   const call = { toolCallId: str(c.id), tool: str(c.name), toolKind: str(c.kind), turn, arguments: parseArguments(c.arguments) };
   const events: ProgressNotification[] = [];
-  const asked = approval === undefined ? undefined : obj(approval);
+  const asked = approval === undefined ? undefined : received<P.ApprovalResolved>(approval);
   // `asked`: the user was asked and the run ended before an answer.
   if (asked?.by === 'user' || unanswered === true) {
-    events.push({ ...call, kind: 'approval_requested' });
+    events.push({ ...call, kind: 'approval_requested' } satisfies Progress<'approval_requested'>);
   }
   if (asked !== undefined) {
-    events.push({ ...call, kind: 'approval_resolved', decision: asked.decision, by: asked.by, rule: asked.rule });
+    events.push({ ...call, kind: 'approval_resolved', decision: asked.decision, by: asked.by, rule: asked.rule } satisfies Progress<'approval_resolved'>);
   }
   const reason = str(status) ?? 'completed';
   if (!REFUSED.includes(reason) && started !== false) {
-    events.push({ ...call, kind: 'tool_started', sandbox: told.sandbox });
+    events.push({ ...call, kind: 'tool_started', sandbox: told.sandbox } satisfies Progress<'tool_started'>);
   }
-  const end = reason === 'completed' ? { kind: 'tool_completed' } : { kind: 'tool_failed', reason };
-  events.push({ ...call, ...told, ...end });
+  const end = reason === 'completed' ? ({ kind: 'tool_completed' } as const) : ({ kind: 'tool_failed', reason } as const);
+  events.push({ ...call, ...told, ...end } satisfies Progress<'tool_completed' | 'tool_failed'>);
   return events;
 }
 
@@ -118,14 +124,14 @@ function outcomeEvents(c: Record<string, unknown>, turn: number): ProgressNotifi
  * An assistant message is a turn; two in a row are one turn's thinking (with the tools withheld)
  * and then its action message.
  */
-function addAssistant(b: Building, m: Record<string, unknown>): void {
+function addAssistant(b: Building, m: Received<P.StoredMessage>): void {
   const last = b.state.turns[b.state.turns.length - 1];
   const thinking = b.afterAssistant && last !== undefined && last.toolCallIds.length === 0 ? last.text : undefined;
   if (thinking === undefined) {
     b.turn += 1;
   }
   b.afterAssistant = true;
-  const calls = list(m.toolCalls).filter((c) => str(c.id) !== undefined);
+  const calls = receivedList<P.StoredToolCall>(m.toolCalls).filter((c) => str(c.id) !== undefined);
   // Calls stored before sessions kept their outcome: known only from their result (see addToolResult).
   const tools: Record<string, ToolItem> = { ...b.state.tools };
   for (const c of calls.filter((x) => x.outcome === undefined)) {
@@ -157,7 +163,7 @@ function addAssistant(b: Building, m: Record<string, unknown>): void {
  * A tool result: the call's output. A call without a stored outcome is guessed from it: the
  * daemon's tool errors start with `Error:`.
  */
-function addToolResult(b: Building, m: Record<string, unknown>): void {
+function addToolResult(b: Building, m: Received<P.StoredMessage>): void {
   b.afterAssistant = false;
   const id = str(m.toolCallId);
   const tool = id === undefined ? undefined : b.state.tools[id];
@@ -181,12 +187,12 @@ function promptOf(content: string | undefined): string | undefined {
 }
 
 export function runsFromSession(result: unknown): RunState[] {
-  const r = obj(result);
+  const r = received<P.SessionResult>(result);
   const sessionId = str(r.sessionId);
-  const meta = list(r.runs);
+  const meta = receivedList<P.StoredRun>(r.runs);
   const out: Building[] = [];
   let next = 0; // the first run record not yet matched to a prompt
-  for (const m of list(r.messages)) {
+  for (const m of receivedList<P.StoredMessage>(r.messages)) {
     const role = str(m.role);
     if (str(m.toolCallId) !== undefined) {
       if (out.length > 0) {
@@ -205,7 +211,7 @@ export function runsFromSession(result: unknown): RunState[] {
         building.afterAssistant = false;
         continue;
       }
-      const info = found >= 0 ? meta[found] : {};
+      const info: Received<P.StoredRun> = found >= 0 ? meta[found] : {};
       next = found >= 0 ? found + 1 : next;
       const status = str(info.status) as RunStatus | undefined;
       const state: RunState = {
@@ -247,7 +253,8 @@ function withPlan(runs: RunState[], plan: ReturnType<typeof planOf>): RunState[]
  * is the one before its first tool batch, the others were taken after a batch.
  */
 export function withCheckpoints(runs: readonly RunState[], result: unknown): RunState[] {
-  const all = list(obj(result).checkpoints).filter((c) => str(c.checkpointId) !== undefined && str(c.runId) !== undefined);
+  const all = receivedList<P.CheckpointListed>(received<P.CheckpointsResult>(result).checkpoints)
+    .filter((c) => str(c.checkpointId) !== undefined && str(c.runId) !== undefined);
   return runs.map((r) => {
     const mine = all.filter((c) => c.runId === r.runId);
     if (mine.length === 0) {

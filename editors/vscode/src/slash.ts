@@ -3,23 +3,17 @@
  * box opens on `/`, and what a command's answer asks of the chat (another session after `/clear`
  * or `/resume ID`). No `vscode` import: the webview bundles it too.
  */
+import type * as P from './protocol.generated';
+import { type Open, received, receivedList } from './wire';
 
-/** One command of `agent/commands`. */
-export interface SlashCommand {
-  readonly name: string;
-  readonly description: string;
-  readonly argumentHint?: string;
-  /** `builtin`, `workspace` or `user`. */
-  readonly source: string;
-}
+/** One command of `agent/commands`; a newer daemon's `source` passes. */
+export type SlashCommand = Readonly<Open<P.CommandListed, 'source'>>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
 /** The commands of an `agent/commands` answer, in its order (sorted by name). */
 export function commandsFrom(result: unknown): SlashCommand[] {
-  const raw = obj(result).commands;
-  return (Array.isArray(raw) ? raw.map(obj) : [])
+  return receivedList<P.CommandListed>(received<P.CommandsResult>(result).commands)
     .filter((c) => NAME.test(str(c.name) ?? ''))
     .map((c) => {
       const hint = str(c.argumentHint)?.trim();
@@ -84,7 +78,7 @@ export interface SessionSwitch {
 
 /** The switch an `agent/run` answer asks for (`command` clear or resume, and another session). */
 export function sessionSwitchOf(result: unknown, previous: string | undefined): SessionSwitch | undefined {
-  const r = obj(result);
+  const r = received<P.RunResult>(result);
   const command = str(r.command);
   const sessionId = str(r.sessionId);
   if ((command !== 'clear' && command !== 'resume') || sessionId === undefined || sessionId === previous) {
