@@ -11,10 +11,11 @@ export const EFFORTS = ['default', 'low', 'medium', 'high'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
 /** One model of `agent/models` (`reasoning`: it accepts a reasoning effort). */
-export type ModelInfo = Readonly<P.ModelListed>;
+export type ModelInfo = Readonly<Omit<P.ModelListed, 'provider'> & { provider: string }>;
 
 /** The model a session uses or a choice names (`default`: no effort of its own). */
-export type ModelChoice = Readonly<Omit<P.ModelChoice, 'reasoningEffort'> & { reasoningEffort: Effort }>;
+// `provider` stays a string here: a provider a newer daemon lists is shown and sent back as is.
+export type ModelChoice = Readonly<Omit<P.ModelChoice, 'reasoningEffort' | 'provider'> & { provider: string; reasoningEffort: Effort }>;
 
 /** The `agent/models` answer, checked. */
 export interface ModelList {
@@ -104,13 +105,10 @@ function providerOf(c: ModelChoice): P.SetModelParams['provider'] {
   return c.provider as P.SetModelParams['provider'];
 }
 
-/**
- * The params of `agent/setModel` for a session. The default effort is null: the settings' (as
- * PROTOCOL.md says; the schema declares a string only, hence the cast).
- */
+/** The params of `agent/setModel` for a session. The default effort is null: the settings'. */
 export function setModelParams(sessionId: string, c: ModelChoice): P.SetModelParams {
   const reasoningEffort = c.reasoningEffort === 'default' ? null : c.reasoningEffort;
-  return { sessionId, provider: providerOf(c), model: c.model, reasoningEffort } as P.SetModelParams;
+  return { sessionId, provider: providerOf(c), model: c.model, reasoningEffort };
 }
 
 /** The `agent/run` params that run a new session's first prompt on the chosen model. */

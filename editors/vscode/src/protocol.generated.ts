@@ -349,12 +349,58 @@ export interface StoredToolCall {
   outcome?: CallOutcome;
 }
 /**
- * What the session kept of a finished call: `status` (`completed` or why it failed) and the fields its `tool_completed`/`tool_failed` carried.
+ * What the session kept of a finished call: `status` (`completed` or why it failed), the fields its `tool_completed`/`tool_failed` carried, the `approval` that decided it, `started: false` for a call that never ran, `asked: true` for a question never answered.
  */
 export interface CallOutcome {
+  bytes: number;
+  truncated: boolean;
+  durationMs: number;
+  reason?: 'error' | 'timeout' | 'unknown_tool' | 'bad_arguments' | 'cancelled' | 'denied' | 'rejected';
+  message?: string;
+  changedFiles?: ChangedFile[];
+  changedFilesSharedWith?: string[];
+  path?: string;
+  diff?: string;
+  added?: number;
+  removed?: number;
+  via?: 'editor' | 'disk';
+  diffTruncated?: true;
+  exitCode?: number;
+  signal?: string;
+  sandbox?: string;
+  diagnostics?: Problem[];
   status: string;
   turn: number;
-  [k: string]: unknown;
+  approval?: OutcomeApproval;
+  started?: false;
+  asked?: true;
+}
+/**
+ * A file a call changed.
+ */
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+}
+/**
+ * A problem the editor's language servers reported (1-based line and column).
+ */
+export interface Problem {
+  path: string;
+  line: number;
+  column: number;
+  severity: string;
+  message: string;
+  source?: string;
+  code?: string;
+}
+/**
+ * What decided a call, when it was not simply the mode's allow.
+ */
+export interface OutcomeApproval {
+  decision: 'allow_once' | 'allow_session' | 'reject' | 'allow' | 'deny';
+  by: 'user' | 'rule' | 'session' | 'mode';
+  rule?: string;
 }
 /**
  * An image given with a prompt.
@@ -393,7 +439,7 @@ export interface PlanItem {
  * A session's model: its provider, the model's id and, where it applies, the effort.
  */
 export interface ModelChoice {
-  provider: string;
+  provider: 'openai' | 'anthropic' | 'replay';
   model: string;
   reasoningEffort?: string;
 }
@@ -474,7 +520,7 @@ export interface ModelsResult {
  * A model a service offers, with what is known of its family.
  */
 export interface ModelListed {
-  provider: string;
+  provider: 'openai' | 'anthropic' | 'replay';
   id: string;
   name?: string;
   contextWindow?: number;
@@ -490,13 +536,13 @@ export interface ModelsError {
   message: string;
 }
 /**
- * `agent/setModel`: the model of a session's next runs.
+ * `agent/setModel`: the model of a session's next runs (`reasoningEffort` null or absent: the settings' effort).
  */
 export interface SetModelParams {
   sessionId: string;
   model: string;
   provider?: 'openai' | 'anthropic' | 'replay';
-  reasoningEffort?: string;
+  reasoningEffort?: string | null;
 }
 /**
  * `agent/commands`: the session and workspace folder they are for.
@@ -759,25 +805,6 @@ export interface ToolCompleted {
   tool: string;
   toolKind: 'read' | 'edit' | 'execute' | 'other' | 'think';
   output: string;
-}
-/**
- * A file a call changed.
- */
-export interface ChangedFile {
-  path: string;
-  status: 'added' | 'modified' | 'deleted';
-}
-/**
- * A problem the editor's language servers reported (1-based line and column).
- */
-export interface Problem {
-  path: string;
-  line: number;
-  column: number;
-  severity: string;
-  message: string;
-  source?: string;
-  code?: string;
 }
 /**
  * A tool call failed (`reason` says how); `output` is what the model reads.

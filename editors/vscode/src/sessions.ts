@@ -82,25 +82,13 @@ interface Building {
 const REFUSED: readonly string[] = ['rejected', 'denied'];
 
 /**
- * A stored call's `outcome`. The schema declares only `status` and `turn` of it (CallOutcome is
- * open); PROTOCOL.md names the rest: the fields `tool_completed` carried besides the output, the
- * `approval` that decided it, `started: false` (it never ran) and `asked: true` (never answered).
- */
-type StoredOutcome = P.CallOutcome &
-  Partial<Omit<P.ToolCompleted, 'runId' | 'sessionId' | 'seq' | 'kind' | 'turn' | 'toolCallId' | 'tool' | 'toolKind' | 'output'>> & {
-    approval?: Pick<P.ApprovalResolved, 'decision' | 'by' | 'rule'>;
-    started?: false;
-    asked?: true;
-  };
-
-/**
  * The live events a stored call's `outcome` stands for: the question to the user and its answer
  * (or a rule's), the start unless it never ran (refused, or cancelled while it waited), and the
  * end with what it told. The output is
  * the tool result's, added when that message comes.
  */
 function outcomeEvents(c: Received<P.StoredToolCall>, turn: number): ProgressNotification[] {
-  const { status, approval, turn: _turn, started, asked: unanswered, ...told } = received<StoredOutcome>(c.outcome);
+  const { status, approval, turn: _turn, started, asked: unanswered, ...told } = received<P.CallOutcome>(c.outcome);
   const call = { toolCallId: str(c.id), tool: str(c.name), toolKind: str(c.kind), turn, arguments: parseArguments(c.arguments) };
   const events: ProgressNotification[] = [];
   const asked = approval === undefined ? undefined : received<P.ApprovalResolved>(approval);

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from harness9.protocol.shapes import ModelChoice, Plan, ResultFields, ToolKindName, Usage
+from harness9.protocol.shapes import (
+    DecidedBy,
+    Decision,
+    ModelChoice,
+    Plan,
+    ResultFields,
+    ToolKindName,
+    Usage,
+)
 
 
 class CheckpointListed(TypedDict):
@@ -93,8 +101,8 @@ class SessionsResult(TypedDict):
 class OutcomeApproval(TypedDict):
     """What decided a call, when it was not simply the mode's allow."""
 
-    decision: str
-    by: str
+    decision: Decision
+    by: DecidedBy
     rule: NotRequired[str]
 
 
