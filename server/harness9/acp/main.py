@@ -14,6 +14,7 @@ from typing import Any, cast
 from harness9.acp.early_session import EarlySession, answer_new_session
 from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
+from harness9.acp.schema_import import install as load_schema_lightly
 from harness9.process import stdio_channel as stdio
 from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
@@ -109,6 +110,7 @@ def main(raw_settings: str | None = None) -> None:
     if parent is not None:  # its stdin may stay open: a pipe another of its processes inherited
         terminate_when_process_ends(parent, "the process that started the agent")
     stdio.reap_children_without_threads()
+    load_schema_lightly()  # before anything imports the SDK
     provider = settings.get("provider")
     threading.Thread(target=_load, args=(provider if isinstance(provider, str) else None,),
                      name="harness9-acp-load", daemon=True).start()
