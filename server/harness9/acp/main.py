@@ -86,6 +86,7 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
         await conn.listen()
     finally:
         await asyncio.shield(conn.close())
+        await agent.announcer.settle()  # shadow repositories being opened
         await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
 
