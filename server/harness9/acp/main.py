@@ -18,9 +18,10 @@ from harness9.acp.schema_import import install as load_schema_lightly
 from harness9.process import stdio_channel as stdio
 from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
+from harness9.provider import tls
 from harness9.redaction import looks_secret
 from harness9.service.settings import merge_client
-from harness9.service.warm_up import warm_up
+from harness9.service.warm_up import wanted, warm_up
 
 _log = logging.getLogger("harness9.acp")
 
@@ -95,6 +96,8 @@ def _load(provider: str | None) -> None:
     """Import the service (what an early `session/new` needs), then the SDK and the agent,
     while the client's `initialize` is answered without them; then what the first prompt needs
     (unless warming up is off)."""
+    if wanted():
+        tls.start()  # the certificate store loads beside the imports
     for module in ("harness9.service.agent_service", "harness9.acp.agent"):  # in this order
         importlib.import_module(module)
     warm_up(provider)
