@@ -3,15 +3,19 @@
 Cold start: spawn until `initialize` is answered, both ways (target ≤ 1.3× the LSP daemon's);
 until ACP's `session/new` is answered too (what a client waits before it shows the session:
 target ≤ 400 ms); and until the first prompt is answered (one `read_file`, an instant fake
-model: target ≤ 1.5 s), the provider's SDK loaded by then. Per-turn overhead: runs of N
-`read_file` turns on the same fake LLM through each front-end, streaming, checkpoints off
-(target: within 1 ms of each other); and, for information, the same turns with the client
-offering its file system, each read_file then a `fs/read_text_file` round trip (floor: the ACP
-agent reading the disk).
+model: target ≤ 1.5 s on the OpenAI wire; the Anthropic wire, whose SDK takes twice as long to
+import, for information), the provider's SDK loaded by then; for information the agent's CPU
+time by then, and the floors no start can go under: an interpreter importing the ACP SDK and
+the provider's. Per-turn overhead: runs of N `read_file` turns on the same fake LLM through
+each front-end, streaming, checkpoints off (target: within 1 ms of each other); and, for
+information, the same turns with the client offering its file system, each read_file then a
+`fs/read_text_file` round trip (floor: the ACP agent reading the disk). Other agents' ACP
+adapters, when installed, are compared with in `acp_peers`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -25,6 +29,7 @@ from benchmarks.core import (
     REPO,
     Config,
     Row,
+    Timed,
     info_row,
     interleave,
     limit_row,
@@ -33,7 +38,15 @@ from benchmarks.core import (
     now,
     ratio_row,
 )
-from benchmarks.daemon import CHECKPOINTS_OFF, DAEMON, NOTES, llm_env, started, workspace
+from benchmarks.daemon import (
+    CHECKPOINTS_OFF,
+    DAEMON,
+    NOTES,
+    cpu_seconds,
+    llm_env,
+    started,
+    workspace,
+)
 from benchmarks.fake_llm import fake_llm
 from benchmarks.rpc import RpcClient, end_process, initialize_params
 
@@ -43,6 +56,7 @@ SESSION_MS = 400.0
 FIRST_PROMPT_MS = 1500.0
 TURN_MARGIN_MS = 1.0
 PROMPT = f"bench loop {NOTES}"
+FLOORS = ("openai", "anthropic")  # the provider SDKs, each imported with the ACP SDK
 
 
 class NdjsonClient(RpcClient):
@@ -102,10 +116,12 @@ def _file_system(method: str, params: Any) -> Any:
     return None
 
 
-async def _acp_start(root: Path, until_session: bool, llm: str | None = None) -> float:
+async def _acp_start(root: Path, until_session: bool, llm: str | None = None,
+                     provider: str = "openai", cpu: list[float] | None = None) -> float:
     """Seconds from spawning the agent to its `initialize` answer, its `session/new` answer,
-    or (with `llm`, a fake model's URL) its first prompt's answer."""
-    env = llm_env(os.environ, llm or "http://127.0.0.1:9")
+    or (with `llm`, a fake model's URL) its first prompt's answer on `provider`'s wire (then
+    the agent's CPU seconds by that answer go to `cpu`)."""
+    env = llm_env(os.environ, llm or "http://127.0.0.1:9", provider)
     started_at = now()
     client = await NdjsonClient.spawn(ACP, env, REPO, None)
     try:
@@ -118,9 +134,20 @@ async def _acp_start(root: Path, until_session: bool, llm: str | None = None) ->
                 "prompt": [{"type": "text", "text": f"bench read {NOTES}"}]}, timeout=60)
             if answer["stopReason"] != "end_turn":
                 raise RuntimeError(f"the first prompt ended with {answer}")
+            if cpu is not None:
+                cpu.append(cpu_seconds(client.pid))
         return now() - started_at
     finally:
         await client.close()
+
+
+async def _imports(*modules: str) -> float:
+    """Seconds from spawning an interpreter that imports `modules` to its exit."""
+    started_at = now()
+    proc = await asyncio.create_subprocess_exec(PYTHON, "-c", f"import {', '.join(modules)}")
+    if await proc.wait() != 0:
+        raise RuntimeError(f"python -c 'import {', '.join(modules)}' failed")
+    return now() - started_at
 
 
 async def _lsp_start(root: Path) -> float:
@@ -135,16 +162,22 @@ async def _lsp_start(root: Path) -> float:
 
 
 async def cold_start(reps: int, quick: bool) -> list[Row]:
-    """ACP to `initialize`, to `session/new` and to a first prompt's answer, next to the LSP
-    daemon to `initialize`."""
+    """ACP to `initialize`, to `session/new` and to a first prompt's answer (each wire), next
+    to the LSP daemon to `initialize`."""
+    cpu: dict[str, list[float]] = {"openai": [], "anthropic": []}
     with workspace() as root:
         async with fake_llm() as fake:
+            def prompt(provider: str) -> Timed:
+                return lambda: _acp_start(root, True, fake.url, provider, cpu[provider])
+
             if not quick:
-                await _lsp_start(root)  # warm the page cache for both
-                await _acp_start(root, True, fake.url)
-            acp_init, lsp_init, acp_session, acp_prompt = await interleave(
+                await _lsp_start(root)  # warm the page cache for all
+                await prompt("openai")()
+                await prompt("anthropic")()
+            acp_init, lsp_init, acp_session, openai, anthropic, *floors = await interleave(
                 reps, lambda: _acp_start(root, False), lambda: _lsp_start(root),
-                lambda: _acp_start(root, True), lambda: _acp_start(root, True, fake.url),
+                lambda: _acp_start(root, True), prompt("openai"), prompt("anthropic"),
+                *((lambda m=m: _imports("acp", m)) for m in FLOORS),
             )
     lsp_ms = median(lsp_init) * 1000
     row = ratio_row("acp cold start to initialize", median(acp_init) * 1000, lsp_ms, "ms",
@@ -154,8 +187,14 @@ async def cold_start(reps: int, quick: bool) -> list[Row]:
                       "ms", SESSION_MS)
     ready.notes.append("floor (information): the LSP daemon to initialize")
     first = limit_row("acp cold start to a first prompt answered (one read)",
-                      median(acp_prompt) * 1000, lsp_ms, "ms", FIRST_PROMPT_MS)
-    return [row, ready, first]
+                      median(openai) * 1000, median(floors[0]) * 1000, "ms", FIRST_PROMPT_MS)
+    other = info_row("acp cold start to a first prompt answered, anthropic wire",
+                     median(anthropic) * 1000, median(floors[1]) * 1000, "ms")
+    for figure, provider in ((first, "openai"), (other, "anthropic")):
+        figure.notes.append(f"{provider} wire; the agent's CPU by the answer: "
+                            f"{median(cpu[provider][-reps:]) * 1000:.0f} ms; floor: python -c "
+                            f"'import acp, {provider}' (the SDKs the answer needs), spawn → exit")
+    return [row, ready, first, other]
 
 
 async def _prompt_turns(agent: NdjsonClient, root: Path) -> float:
@@ -227,8 +266,15 @@ async def turn_overhead(turns: int, reps: int) -> Row:
 
 
 async def run(config: Config) -> list[Row]:
-    """Cold start and per-turn overhead."""
+    """Cold start, the comparison with other agents (when installed; not in quick runs) and
+    per-turn overhead."""
+    from benchmarks import acp_peers  # it uses this module's client
+
     rows = await cold_start(config.reps, config.quick)
+    rows[2].notes += acp_peers.not_installed()
+    if not config.quick:
+        with workspace() as root:
+            rows += await acp_peers.peer_rows(config.reps, root)
     rows.append(await turn_overhead(config.size(50, 5, smoke=2), config.tight_reps))
     rows.append(await fs_overhead(config.size(50, 5, smoke=2), config.reps))
     return rows

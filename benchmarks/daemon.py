@@ -52,6 +52,12 @@ def proc_status(pid: int, field: str) -> float:
     raise KeyError(field)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time process `pid` has used so far (not its children's)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass(slots=True)
 class RunOutcome:
     """One `agent/run`: its result, its own notifications and its wall time."""
@@ -84,8 +90,7 @@ class Daemon:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the daemon has used so far."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.pid)
 
     def has_loaded(self, *names: str) -> bool:
         """Whether any mapped file of the daemon's memory contains one of `names`."""

@@ -98,10 +98,13 @@ class FakeProcess:
 
 
 @contextlib.asynccontextmanager
-async def fake_llm(latency: float = 0.0) -> AsyncIterator[FakeProcess]:
-    """Start the fake LLM subprocess; stop it on exit."""
+async def fake_llm(
+    latency: float = 0.0, module: str = "benchmarks.fake_llm"
+) -> AsyncIterator[FakeProcess]:
+    """Start the fake LLM subprocess (or another server `module` that prints its URL and serves
+    until its input closes); stop it on exit."""
     proc = await asyncio.create_subprocess_exec(
-        PYTHON, "-m", "benchmarks.fake_llm", "--latency", str(latency),
+        PYTHON, "-m", module, "--latency", str(latency),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=REPO,
         limit=1 << 24,
     )

@@ -81,8 +81,8 @@ class Harness9Agent:
         self._roots: dict[str, str] = {}
         self._servers: dict[str, SessionServers] = {}  # the MCP servers each session was given
         self._prompts = Prompts()
-        self._announcer = Announcer(lambda: self.client, self.service, self._prompts,
-                                    self._settings)
+        self.announcer = Announcer(lambda: self.client, self.service, self._prompts,
+                                   self._settings)
         self._adopted: list[str] = []  # sessions answered before the SDK loaded
         self._modes = ShownModes()
 
@@ -246,7 +246,7 @@ class Harness9Agent:
     def _announce(self, session: Session) -> None:
         """After the answer: the commands the session offers, then its config options again
         once the services have listed their models (when that changed them)."""
-        self._announcer.announce(session, self._roots.get(session.id, session.root))
+        self.announcer.announce(session, self._roots.get(session.id, session.root))
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any

@@ -14,12 +14,14 @@ from typing import Any, cast
 from harness9.acp.early_session import EarlySession, answer_new_session
 from harness9.acp.hello import Hello, answer_initialize
 from harness9.acp.line_guard import LineGuard
+from harness9.acp.schema_import import install as load_schema_lightly
 from harness9.process import stdio_channel as stdio
 from harness9.process.hardening import harden
 from harness9.process.process_end import parent_to_watch, terminate_when_process_ends
+from harness9.provider import tls
 from harness9.redaction import looks_secret
 from harness9.service.config.settings import merge_client
-from harness9.service.warm_up import warm_up
+from harness9.service.warm_up import wanted, warm_up
 
 _log = logging.getLogger("harness9.acp")
 
@@ -85,6 +87,7 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
         await conn.listen()
     finally:
         await asyncio.shield(conn.close())
+        await agent.announcer.settle()  # shadow repositories being opened
         await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
 
@@ -93,6 +96,8 @@ def _load(provider: str | None) -> None:
     """Import the service (what an early `session/new` needs), then the SDK and the agent,
     while the client's `initialize` is answered without them; then what the first prompt needs
     (unless warming up is off)."""
+    if wanted():
+        tls.start()  # the certificate store loads beside the imports
     for module in ("harness9.service.agent_service", "harness9.acp.agent"):  # in this order
         importlib.import_module(module)
     warm_up(provider)
@@ -109,6 +114,7 @@ def main(raw_settings: str | None = None) -> None:
     if parent is not None:  # its stdin may stay open: a pipe another of its processes inherited
         terminate_when_process_ends(parent, "the process that started the agent")
     stdio.reap_children_without_threads()
+    load_schema_lightly()  # before anything imports the SDK
     provider = settings.get("provider")
     threading.Thread(target=_load, args=(provider if isinstance(provider, str) else None,),
                      name="harness9-acp-load", daemon=True).start()

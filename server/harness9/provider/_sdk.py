@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager, contextmanager
 from types import ModuleType
 from typing import Any
 
-from harness9.provider import collector
+from harness9.provider import collector, tls
 from harness9.provider.endpoints import auth_advice, model_advice, network_advice, path_advice
 from harness9.provider.limits import RequestLimits, connect_message
 from harness9.provider.provider_errors import (
@@ -83,17 +83,21 @@ async def shared_client(
     """The SDK module and a client built by `module.factory(**options)` with the HTTP timeout of
     `limits`, shared per event loop.
 
-    Building a client costs tens of milliseconds of CPU (mostly its TLS context), so the runs of a
-    daemon share one per configuration instead of paying it on every run; the key includes the
-    event loop because a client's connection pool belongs to the loop that opened it.
+    Building a client costs tens of milliseconds of CPU (mostly its TLS context, shared by all
+    of them: see `tls`), so the runs of a daemon share one per configuration instead of paying
+    it on every run; the key includes the event loop because a client's connection pool belongs
+    to the loop that opened it.
     """
     sdk = await load_sdk(module)
     clients = _clients.setdefault(asyncio.get_running_loop(), {})
     key = (module, factory, tuple(sorted(options.items())), limits)
+    verify = await tls.context() if key not in clients else None
     client = clients.get(key)
     if client is None:
         timeout = limits.http_timeout(sdk)
-        client = clients[key] = getattr(sdk, factory)(**options, timeout=timeout)
+        http = {} if verify is None else {
+            "http_client": tls.http(sdk, options["base_url"], timeout, verify)}
+        client = clients[key] = getattr(sdk, factory)(**options, timeout=timeout, **http)
     return sdk, client
 
 

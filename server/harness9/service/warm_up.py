@@ -7,7 +7,7 @@ them ready; the garbage collector's full collections wait meanwhile (`hold_colle
 imports the same top module the first request does (`harness9.service.agent_service`), so a
 request arriving meanwhile waits for that import to finish instead of racing it. Work that can
 wait (another service's model list) awaits `warmed()`, so it does not take the CPU from the
-first prompt.
+first prompt. The SDK clients' TLS context is made meanwhile, in a thread of its own (`tls`).
 
 `HARNESS9_WARM_UP=0` turns it off (the test suite's daemons, which mostly never prompt, use it
 to spare the CPU).
@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping
 
-from harness9.provider import collector
+from harness9.provider import collector, tls
 
 _log = logging.getLogger("harness9.warm_up")
 
@@ -100,6 +100,7 @@ def warm_up(provider: str | None) -> None:
 
 def _warm_up(provider: str | None) -> None:
     started = time.monotonic()
+    tls.start()  # the certificate store loads beside the imports
     try:
         importlib.import_module("harness9.service.agent_service")
         from harness9.provider.factory import default_provider_name

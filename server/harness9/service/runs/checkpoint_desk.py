@@ -1,5 +1,6 @@
 """`CheckpointDesk`: the facade's checkpoints (`AgentService.checkpoints`): a session's
-checkpoints, what a restore would put back, and the restore itself."""
+checkpoints, what a restore would put back, and the restore itself; a workspace's
+shadow repository opened ahead of its first run."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ class CheckpointDesk:
         self._keeper = keeper
         self._sessions = sessions
         self._store = store
+
+    async def prepare(self, root: str) -> None:
+        """Open the shadow repository of workspace `root` ahead of its first run."""
+        await self._keeper.workspace(root).repo()
 
     def listing(self, session_id: str) -> list[SessionCheckpoint]:
         """The session's checkpoints, oldest first; `UnknownSession`."""
