@@ -19,7 +19,8 @@ from harness9.schema import (
 
 def result_fields(result: ToolResult) -> dict[str, Any]:
     """A result's fields besides its output: `bytes`, `truncated`, `durationMs`, `reason` (a
-    failure's), and what the call changed, how its command ended, its sandbox and problems."""
+    failure's), and what the call changed, how its command ended, its sandbox and problems
+    (`diagnostics`, and `diagnosticsSource`: whose language servers were asked)."""
     fields: dict[str, Any] = {
         "bytes": result.bytes,
         "truncated": result.truncated,
@@ -37,6 +38,8 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
         fields["sandbox"] = result.sandbox
     if result.problems is not None:
         fields["diagnostics"] = [wire_problem(p) for p in result.problems]
+    if result.problems_source is not None:
+        fields["diagnosticsSource"] = result.problems_source
     return fields
 
 
