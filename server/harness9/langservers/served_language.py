@@ -21,7 +21,7 @@ from harness9.langservers.lsp_records import (
     replacement_of,
     workspace_path,
 )
-from harness9.langservers.served_problems import file_uri, sync_file
+from harness9.langservers.served_problems import catch_up, file_uri, sync_file
 from harness9.langservers.server_connection import ServerConnection, ServerError
 from harness9.langservers.server_pool import WorkspaceServers
 from harness9.schema import ToolError
@@ -57,6 +57,7 @@ class ServedLanguage:
 
     async def symbols(self, query: str) -> list[SymbolFound]:
         """Workspace symbols matching `query`, of every server that finds them."""
+        await catch_up(self._servers, self._workspace)
         servers = [s for s in await self._servers.every() if s.offers(PROVIDERS["symbols"])]
         if not servers:
             raise ToolError(self._none_offers("workspace symbols"))
@@ -95,10 +96,12 @@ class ServedLanguage:
             spans = sorted((_span(base.text, change, server.encoding) for change in changes),
                            key=lambda r: (r.start, r.end))
             renamed.append(RenamedFile(shown, base, apply_replacements(base.text, spans)))
+        self._servers.mark_changed([f.path for f in renamed])  # written once it is allowed
         return renamed
 
     async def _ask(self, kind: str, path: str, line: int, character: int,
                    **extra: Any) -> tuple[ServerConnection, Any]:
+        await catch_up(self._servers, self._workspace)
         servers = [s for s in await self._servers.for_file(path) if s.offers(PROVIDERS[kind])]
         if not servers:
             raise ToolError(self._none_offers(f"{kind} for {path}"))

@@ -43,6 +43,7 @@ class ServedProblems:
     ) -> list[Problem] | None:
         """The problems of the file's current text (None: no server reported them within the
         wait), or of every file the servers checked."""
+        await catch_up(self._servers, self._workspace)
         if path is None:
             return self._published()
         servers = await self._servers.for_file(path)
@@ -92,3 +93,20 @@ async def sync_file(workspace: Workspace, servers: list[ServerConnection],
     for server in servers:
         server.sync(uri, found.text, server.config.language_id(path))
     return found.text
+
+
+async def catch_up(servers: WorkspaceServers, workspace: Workspace) -> None:
+    """Bring the running servers up to date with the files noted as changed: an open one's
+    new text is sent, the others are announced as changed on disk."""
+    paths = servers.take_changed()
+    running = servers.running()
+    for path in sorted(paths):
+        try:
+            uri = file_uri(servers.root, path)
+        except ToolError:
+            continue
+        serving = [s for s in running if s.config.serves(path)]
+        await sync_file(workspace, [s for s in serving if s.is_open(uri)], path)
+        for server in serving:
+            if not server.is_open(uri):
+                server.files_changed([uri])

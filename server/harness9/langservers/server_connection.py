@@ -223,10 +223,9 @@ class ServerConnection:
                 "contentChanges": [{"text": text}]})
         return document.version
 
-    def text_of(self, uri: str) -> str | None:
-        """The text the server has of an open file."""
-        document = self._documents.get(uri)
-        return document.text if document is not None else None
+    def is_open(self, uri: str) -> bool:
+        """Whether the file is open in the server (it has the text sent last)."""
+        return uri in self._documents
 
     def _close_beyond(self, limit: int) -> None:
         while len(self._documents) > limit:

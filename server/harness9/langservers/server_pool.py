@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from harness9.langservers.language_config import LanguageServerConfig
@@ -42,6 +42,7 @@ class LanguageServers:
         self._starting: dict[Key, asyncio.Task[ServerConnection]] = {}
         self._failed: dict[Key, str] = {}
         self._starts: Counter[Key] = Counter()
+        self._changed: dict[str, set[str]] = {}  # root -> files changed since last caught up
 
     def running(self, root: str | None = None) -> list[ServerConnection]:
         """The servers running now (of workspace `root`, when given)."""
@@ -49,7 +50,7 @@ class LanguageServers:
                 if not s.closed.is_set() and (root is None or where == root)]
 
     async def server(self, config: LanguageServerConfig, root: str,
-                     launch: Launch) -> ServerConnection | None:
+                     launch: Callable[[], Launch]) -> ServerConnection | None:
         """The server of `config` for workspace `root`, started when it is not running; None
         when it cannot be (the reason is logged once). Cancelling the caller does not cancel a
         start others may wait for."""
@@ -76,13 +77,14 @@ class LanguageServers:
             return None
 
     async def _start(self, config: LanguageServerConfig, root: str,
-                     launch: Launch) -> ServerConnection:
+                     launch: Callable[[], Launch]) -> ServerConnection:
         key = (config, root)
         try:
-            process = await spawn(config.name, config.command, root, launch.env,
-                                  launch.confinement)
-        except OSError as exc:
-            self._fail(key, f"it could not be started: {exc.strerror or exc}")
+            how = launch()
+            process = await spawn(config.name, config.command, root, how.env, how.confinement)
+        except Exception as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self._fail(key, f"it could not be started: {why}")
             raise
         connection = ServerConnection(config, root, process)
         try:
@@ -97,6 +99,14 @@ class LanguageServers:
         _log.info("language server %s started for %s (pid %d)", config.name, root,
                   process.pid)
         return connection
+
+    def changed(self, root: str, paths: Sequence[str]) -> None:
+        """Note files of workspace `root` that changed (the servers catch up when next asked)."""
+        self._changed.setdefault(root, set()).update(paths)
+
+    def take_changed(self, root: str) -> set[str]:
+        """The files of `root` noted as changed, forgotten from then on."""
+        return self._changed.pop(root, set())
 
     def _fail(self, key: Key, why: str) -> None:
         self._starting.pop(key, None)
@@ -118,7 +128,7 @@ class WorkspaceServers:
     """The servers one run uses: the configured ones, for its workspace."""
 
     def __init__(self, pool: LanguageServers, configs: Sequence[LanguageServerConfig],
-                 root: str, launch: Launch) -> None:
+                 root: str, launch: Callable[[], Launch]) -> None:
         self.configs = tuple(configs)
         self.root = root
         self._pool = pool
@@ -135,6 +145,15 @@ class WorkspaceServers:
     async def every(self) -> list[ServerConnection]:
         """Every configured server that runs (started now when it was not)."""
         return await self._started(self.configs)
+
+    def mark_changed(self, paths: Sequence[str]) -> None:
+        """Note files that changed besides those the servers are asked about: a command wrote
+        them, or a rename will."""
+        self._pool.changed(self.root, paths)
+
+    def take_changed(self) -> set[str]:
+        """The files noted as changed, forgotten from then on."""
+        return self._pool.take_changed(self.root)
 
     def running(self) -> list[ServerConnection]:
         """The configured servers of this workspace that run now."""

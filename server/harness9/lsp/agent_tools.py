@@ -14,6 +14,7 @@ from harness9.lsp.editor_language import EditorLanguage, announced_features
 from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.schema import ToolDefinition
 from harness9.service.agent_service import AgentService
+from harness9.service.run_request import RunRequest, RunWiring
 from harness9.service.settings import RunSettings
 from harness9.tools import default_registry
 from harness9.tools.language import language_tools
@@ -34,14 +35,18 @@ async def list_tools(
     root = folders[0] if folders else os.getcwd()
     registry = default_registry(root, sandbox=settings.tool_sandbox())
     tools = [wire_tool(definition) for definition in registry.available_tools()]
-    # Offered to this client's runs, as it announced them.
-    if announces_diagnostics(ls.client_capabilities):
-        tools.append(wire_tool(DiagnosticsTool(EditorProblems(ls, root), 0).definition()))
+    # Offered to this client's runs, as it announced them, else by the daemon's own servers.
+    files = EditorWorkspace(root, ls, through_editor=False)
     features = announced_features(ls.client_capabilities)
-    if features:
-        files = EditorWorkspace(root, ls, through_editor=False)
-        language = EditorLanguage(ls, root, files, features)
-        tools += [wire_tool(tool.definition()) for tool in language_tools(files, language)]
+    editor = RunWiring(
+        problems=(EditorProblems(ls, root) if announces_diagnostics(ls.client_capabilities)
+                  else None),
+        language=EditorLanguage(ls, root, files, features) if features else None)
+    wiring = service.own_servers.wire(RunRequest("", root, settings), editor, files).wiring
+    if wiring.problems is not None:
+        tools.append(wire_tool(DiagnosticsTool(wiring.problems, 0).definition()))
+    if wiring.language is not None:
+        tools += [wire_tool(t.definition()) for t in language_tools(files, wiring.language)]
     for tool in await service.mcp_tools(settings, warn):
         server = getattr(tool, "server", None)
         entry = wire_tool(tool.definition())

@@ -38,6 +38,7 @@ from harness9.service.commands import invocation
 from harness9.service.mcp_servers import McpServers
 from harness9.service.model_choice import ModelChoice
 from harness9.service.models import ModelDirectory
+from harness9.service.own_servers import OwnServers
 from harness9.service.planning import PLAN_MODE, prompt_for, run_settings
 from harness9.service.run_end import Finish, ended
 from harness9.service.run_request import (
@@ -89,6 +90,7 @@ class AgentService:
         background = Background()
         self._checkpoints = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
+        self.own_servers = OwnServers()
         self.models = ModelDirectory()
 
     # Sessions
@@ -376,6 +378,9 @@ class AgentService:
             request.settings, lambda message: bus.emit(ToolsWarning(message)),
             (session.id, request.mcp_servers),
         )
+        own = self.own_servers.wire(request, wiring, wiring.workspace or DiskWorkspace(
+            request.root))
+        wiring, steps = own.wiring, [*own.steps, *steps]
         if wiring.problems is not None:
             wait = request.settings.diagnostics_wait_ms / 1000
             if request.settings.diagnostics_after_edit:
@@ -430,8 +435,9 @@ class AgentService:
         self.sessions.release(session_id)
 
     async def shutdown(self) -> None:
-        """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
-        await self._mcp.shutdown()
+        """Stop what the daemon started for its runs (the MCP servers, shared and sessions',
+        and its language servers)."""
+        await asyncio.gather(self._mcp.shutdown(), self.own_servers.shutdown())
 
     def close(self) -> None:
         """Release the stored sessions this daemon holds (at shutdown)."""
