@@ -5,8 +5,12 @@ tools from them, with `diagnosticsSource: "harness9"`."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ import pytest
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.e2e.test_editor_problems import edit, tool_texts
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -125,3 +130,45 @@ async def test_a_server_reads_the_workspace_but_cannot_write_it(
     answer = tool_texts(fake_llm, 1)[-1]
     assert answer.startswith("write: denied (Read-only file system)"), answer
     assert not (workspace / "written-by-server.txt").exists()
+
+
+def marked(marker: str) -> list[int]:
+    """The processes whose command line holds `marker` (the server, and bubblewrap's)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                line = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in line and alive(int(name)):
+                found.append(int(name))
+    return found
+
+
+async def gone(marker: str, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while marked(marker) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return not marked(marker)
+
+
+@pytest.mark.parametrize("end", ["shutdown", "killed"])
+async def test_the_servers_die_with_the_daemon(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, end: str
+) -> None:
+    (workspace / "app.py").write_text("value = 1\n")
+    fake_llm.script([
+        Reply("", [Call("hover", {"path": "app.py", "line": 1, "symbol": "value"})]),
+        Reply("done"),
+    ])
+    marker = f"marker-{uuid.uuid4().hex}"
+    servers = {"fake": {"command": [*FAKE, marker], "languages": ["python"]}}
+    daemon = await daemon_with(start, fake_llm, workspace, servers)
+    await daemon.run(prompt="hover")
+    assert marked(marker), "the server runs once a run used it"
+    if end == "killed":
+        daemon.client._server.kill()  # the daemon goes with no chance to stop anything
+    else:
+        await daemon.client.shutdown_session()
+    assert await gone(marker)

@@ -136,6 +136,9 @@ class ServerConnection:
 
     async def initialize(self, timeout: float) -> None:
         """Start reading, and make the LSP handshake; `ServerError` when it fails."""
+        pygls_log = logging.getLogger("pygls")
+        if pygls_log.level == logging.NOTSET:  # at INFO it logs every message body
+            pygls_log.setLevel(logging.WARNING)
         protocol = self._client.protocol
         protocol.set_writer(self.process.writer)
         self._tasks.append(asyncio.create_task(self._read(), name=f"lsp {self.config.name}"))
