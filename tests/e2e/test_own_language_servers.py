@@ -116,8 +116,11 @@ async def test_basedpyright_answers_the_language_tools(
     assert (workspace / "greeting.py").read_text().startswith("def welcome(name: str)")
 
 
+# Without bubblewrap on the daemon's PATH the sandbox is Landlock's.
+@pytest.mark.parametrize("path", [os.environ.get("PATH", os.defpath), "/nonexistent"],
+                         ids=["bwrap", "landlock"])
 async def test_a_server_reads_the_workspace_but_cannot_write_it(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, path: str
 ) -> None:
     (workspace / "app.py").write_text("value = 1\n")
     fake_llm.script([
@@ -125,10 +128,13 @@ async def test_a_server_reads_the_workspace_but_cannot_write_it(
         Reply("done"),
     ])
     servers = {"fake": {"command": FAKE, "languages": ["python"]}}
-    daemon = await daemon_with(start, fake_llm, workspace, servers)
+    env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
+           "PATH": path}
+    daemon = await start(workspace, env=env, init={"languageServers": servers})
     await daemon.run(prompt="hover")
     answer = tool_texts(fake_llm, 1)[-1]
-    assert answer.startswith("write: denied (Read-only file system)"), answer
+    # bubblewrap: "Read-only file system"; Landlock: "Permission denied".
+    assert answer.startswith("write: denied ("), answer
     assert not (workspace / "written-by-server.txt").exists()
 
 
