@@ -29,7 +29,8 @@ _KEYS_TO_DROP = ("HARNESS9_PROVIDER", "HARNESS9_MODEL", "OPENAI_API_KEY", "ANTHR
 def llm_env(base: Mapping[str, str], url: str | None, provider: str = "openai") -> dict[str, str]:
     """`base` with both providers pointed at the fake LLM at `url` (or nowhere when None)."""
     env = {k: v for k, v in base.items() if k not in _KEYS_TO_DROP}
-    env["PYTHONPATH"] = str(REPO)
+    # The checkout's own server code, whatever the environment has installed.
+    env["PYTHONPATH"] = os.pathsep.join((str(REPO), str(REPO / "server")))
     env["HARNESS9_APPROVALS"] = "yolo"  # the tools run unasked: no user to wait for
     if url is None:
         return env

@@ -6,7 +6,8 @@ one whose client announces `experimental.harness9.diagnostics` and answers each
 `harness9/diagnostics` after `LATENCY` seconds (the language server checking the file; asked
 before the edit it answers at once, as an editor does with what it has), and one whose client
 does not. Figure: the run's time with the capability minus `LATENCY`, against the run without
-it (the floor); the target is at most 50 ms more.
+it (the floor); the target is at most 50 ms more. Then the same for the language servers the
+daemon runs itself (`own_servers`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from benchmarks.core import Config, Row, interleave, margin_row, median
 from benchmarks.daemon import CHECKPOINTS_OFF, Daemon, llm_env, started, workspace
 from benchmarks.fake_llm import fake_llm
+from benchmarks.own_servers import run as run_own_servers
 
 LATENCY = 0.1
 MARGIN_MS = 50.0
@@ -64,4 +66,4 @@ async def run(config: Config) -> list[Row]:
     row.notes.append(f"with the editor's problems {median(timed) * 1000:.1f} ms "
                      f"(language server {LATENCY * 1000:.0f} ms), without {base:.1f} ms; "
                      f"median of {reps}")
-    return [row]
+    return [row, *await run_own_servers(config)]

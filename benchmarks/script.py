@@ -10,6 +10,7 @@ serves any number of runs, concurrent or not, with no state. Scenarios:
 - `parallel <k> <seconds>`: `k` bash calls of `sleep <seconds>` at once, then `done`.
 - `bash <command…>` / `read <path>`: one tool call, then `done`.
 - `write <path>`: one `write_file` of a short Python file at `path`, then `done`.
+- `pywrite <path> <n>`: one `write_file` of `python_text(n)` at `path`, then `done`.
 - `stream <n> <delay>`: a text of `n` deltas, `delay` seconds apart (see `delta_text`).
 - `mcp <tool> <turns>`: call the MCP tool `tool` (no arguments but `text: "x"`) on `turns`
   turns, then `done`.
@@ -29,6 +30,12 @@ DELTA_CHARS = 6
 def delta_text(n: int) -> str:
     """The streamed text: `n` deltas of `DELTA_CHARS` characters, each naming its own index."""
     return "".join(f"{k:05d}|" for k in range(n))
+
+
+def python_text(n: int) -> str:
+    """A small Python file, different for each `n`; odd ones use an undefined name."""
+    use = "undefined_name" if n % 2 else "value"
+    return f"import os\n\nvalue = {n}\nprint({use})\n"
 
 
 def respond(request: Request) -> Reply:
@@ -56,6 +63,9 @@ def respond(request: Request) -> Reply:
         return _read(args[0])
     if scenario == "write":
         return Reply(tool_calls=[Call("write_file", {"path": args[0], "content": "x = 1\n"})])
+    if scenario == "pywrite":
+        return Reply(tool_calls=[Call("write_file", {"path": args[0],
+                                                     "content": python_text(int(args[1]))})])
     if scenario == "stream":
         text = delta_text(int(args[0]))
         return Reply(text, chunk_chars=DELTA_CHARS, chunk_delay=float(args[1]))

@@ -25,7 +25,8 @@ ALLOWED: dict[str, set[str]] = {
                "tools"},
     "mcp": {"schema", "redaction", "visible_text", "workspace", "process", "tools"},
 }
-ALLOWED["service"] = {"engine", "mcp", *ALLOWED["engine"], *ALLOWED["mcp"]}
+ALLOWED["langservers"] = ALLOWED["mcp"]
+ALLOWED["service"] = {"engine", "mcp", "langservers", *ALLOWED["engine"], *ALLOWED["mcp"]}
 ALLOWED["lsp"] = ALLOWED["acp"] = {"root", "service", "protocol", *ALLOWED["service"]}
 ALLOWED.update({
     # The terminal client speaks to the daemon over the protocol: no server code.

@@ -281,7 +281,7 @@ async def test_server_created_token_and_work_done_cancel(
 
 
 async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspace: Path) -> None:
-    daemon = await start(workspace)
+    daemon = await start(workspace, env={"HARNESS9_LANGUAGE_SERVERS": "{}"})
     answer = await daemon.request("agent/tools", {})
     tools = answer["tools"]
     assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash",

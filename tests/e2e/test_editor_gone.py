@@ -149,5 +149,5 @@ def test_a_process_id_from_elsewhere_is_not_watched(spawn: Spawn, tmp_path: Path
     time.sleep(1.5)
     daemon.send({"id": 2, "method": "agent/tools", "params": {}})
     _, answer = daemon.until_id(2)
-    assert len(answer["result"]["tools"]) == 5
+    assert "read_file" in {tool["name"] for tool in answer["result"]["tools"]}
     assert daemon.close() == b""

@@ -65,7 +65,8 @@ async def setup(start: StartDaemon, fake: FakeLLM, root: Path, tmp_path: Path,
     (root / "lib.py").write_text(LIB)
     (root / "use.py").write_text(USE)
     env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
-           "HARNESS9_APPROVALS": mode}
+           "HARNESS9_APPROVALS": mode,
+           "HARNESS9_LANGUAGE_SERVERS": "{}"}  # the editor's servers only
     daemon = await start(root, env=env, language=kinds, approval_requests=mode != "yolo")
     editor = Editor(daemon)
     editor.open(root / "use.py", USE)

@@ -68,7 +68,9 @@ class Checker:
 
 async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path, diagnostics: bool = True,
                     **settings: Any) -> Daemon:
-    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test"}
+    # The editor's problems only: the daemon's own servers have tests of their own.
+    env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
+           "HARNESS9_LANGUAGE_SERVERS": "{}"}
     return await start(root, env=env, diagnostics=diagnostics, init=settings or None)
 
 

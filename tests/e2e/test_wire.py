@@ -13,6 +13,8 @@ __all__ = ["spawn"]  # the fixture
 
 pytestmark = pytest.mark.timeout(30)
 
+BUILT_IN = {"read_file", "write_file", "edit_file", "bash", "update_plan"}
+
 
 def test_request_before_initialize_is_refused(spawn: Spawn, tmp_path: Path) -> None:
     daemon = spawn()
@@ -32,7 +34,7 @@ def test_malformed_input_gets_an_error_and_keeps_serving(spawn: Spawn, tmp_path:
     assert parse_error["error"]["code"] == -32700
     daemon.send({"id": 4, "method": "agent/tools", "params": {}})
     _, answer = daemon.until_id(4)
-    assert len(answer["result"]["tools"]) == 5
+    assert {tool["name"] for tool in answer["result"]["tools"]} >= BUILT_IN
     assert daemon.close() == b""
 
 
@@ -148,7 +150,7 @@ def test_an_unreadable_body_is_answered_and_serving_goes_on(
     assert says in parse_error["error"]["message"]
     daemon.send({"id": 4, "method": "agent/tools", "params": {}})
     _, answer = daemon.until_id(4)
-    assert len(answer["result"]["tools"]) == 5
+    assert {tool["name"] for tool in answer["result"]["tools"]} >= BUILT_IN
     assert daemon.close() == b""
 
 

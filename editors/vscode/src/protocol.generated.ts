@@ -369,6 +369,7 @@ export interface CallOutcome {
   signal?: string;
   sandbox?: string;
   diagnostics?: Problem[];
+  diagnosticsSource?: 'editor' | 'harness9';
   status: string;
   turn: number;
   approval?: OutcomeApproval;
@@ -800,6 +801,7 @@ export interface ToolCompleted {
   signal?: string;
   sandbox?: string;
   diagnostics?: Problem[];
+  diagnosticsSource?: 'editor' | 'harness9';
   turn: number;
   toolCallId: string;
   tool: string;
@@ -831,6 +833,7 @@ export interface ToolFailed {
   signal?: string;
   sandbox?: string;
   diagnostics?: Problem[];
+  diagnosticsSource?: 'editor' | 'harness9';
   turn: number;
   toolCallId: string;
   tool: string;

@@ -9,6 +9,7 @@ from typing import Any
 from harness9.visible_text import CUT, visible
 
 PREVIEW_LINES = 4
+PROBLEM_LINES = 5  # of an edit's new problems shown under its row
 SUMMARY_WIDTH = 60
 
 
@@ -145,4 +146,22 @@ def changed_files(files: Any, shared_with: Any = None, limit: int = CHANGED_LINE
         lines = [*lines[: limit - 1], f"… {len(lines) - (limit - 1)} more files"]
     if lines and shared_with:
         lines.append("(may include changes of the calls that ran at the same time)")
+    return lines
+
+
+def new_problems(problems: Any, limit: int = PROBLEM_LINES) -> list[str]:
+    """An edit's new problems (`tool_completed.diagnostics`), one a line
+    (`path:line:column: severity: message (source code)`), at most `limit`."""
+    if not isinstance(problems, list):
+        return []
+    lines = []
+    for problem in problems[:limit]:
+        if not isinstance(problem, dict):
+            continue
+        where = ":".join(str(problem.get(key, "?")) for key in ("path", "line", "column"))
+        origin = " ".join(str(problem[key]) for key in ("source", "code") if problem.get(key))
+        text = f"{where}: {problem.get('severity')}: {problem.get('message')}"
+        lines.append(visible(text + (f" ({origin})" if origin else ""), 300))
+    if len(problems) > limit:
+        lines.append(f"… and {len(problems) - limit} more")
     return lines

@@ -1,6 +1,6 @@
 """One tool call in the live view: while it runs, a spinner with its elapsed time and the live
 tail of its output; once it ended, ✓/✗ with what it did in English, and its diff or output (a
-command that exited non-zero is a ✗ row with its exit code)."""
+command that exited non-zero is a ✗ row with its exit code), and the problems an edit brought."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ class ToolRow:
         self.headline = headline(tool, arguments)
         self.lines: list[str] = []
         self.changed: list[str] = []
+        self.problems: list[str] = []  # the new problems an edit brought
         self.diff: RenderableType | None = None
         self.live = ""
         self.sandbox: str | None = None  # where its command ran (bash): bwrap, landlock, none
@@ -62,6 +63,7 @@ class ToolRow:
         self.changed = fmt.changed_files(
             params.get("changedFiles"), params.get("changedFilesSharedWith")
         )
+        self.problems = fmt.new_problems(params.get("diagnostics")) if ok else []
         if ok and isinstance(params.get("diff"), str) and params["diff"].strip():
             self.diff = diff_lines(params["diff"], truncated=bool(params.get("diffTruncated")))
 
@@ -95,7 +97,9 @@ class ToolRow:
             for line in self.changed
         ]
         diff = [self.diff] if self.diff is not None else []
-        return Group(head, *body, *diff, *changed)
+        problems = [Text(f"      ! {line}", style="red", no_wrap=True, overflow="ellipsis")
+                    for line in self.problems]
+        return Group(head, *body, *diff, *problems, *changed)
 
     def _running(self) -> RenderableType:
         if self.waiting:

@@ -14,16 +14,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from harness9.lsp.client_requests import ask_client, field_of
+from harness9.langservers.lsp_records import (
+    edits_by_uri,
+    field_of,
+    kind_name,
+    replacement_of,
+    workspace_path,
+)
+from harness9.lsp.client_requests import ask_client
 from harness9.lsp.documents import EditorWorkspace
-from harness9.lsp.editor_problems import workspace_path
-from harness9.lsp.text_edits import Replacement, apply_replacements, column_of, offset_at, units
 from harness9.schema import ToolError
 from harness9.tools.language import Place, RenamedFile, SymbolFound
+from harness9.workspace.positions import Replacement, apply_replacements, column_of, units
 from harness9.workspace.safe_path import safe_path
 
 METHOD = "harness9/languageQuery"
@@ -73,7 +78,7 @@ class EditorLanguage:
         for item in field_of(answer, "symbols") or []:
             name, place = field_of(item, "name"), await self._place(field_of(item, "location"))
             if isinstance(name, str) and place is not None:
-                found.append(SymbolFound(name, _kind_name(field_of(item, "kind")), place))
+                found.append(SymbolFound(name, kind_name(field_of(item, "kind")), place))
         return found
 
     async def hover(self, path: str, line: int, character: int) -> str | None:
@@ -87,7 +92,7 @@ class EditorLanguage:
         """The renamed files' texts; `ToolError` when the editor refuses or the edit reaches
         outside the workspace or creates, moves or deletes files."""
         answer = await self._ask("rename", path, line, character, newName=new_name)
-        edits = _edits_by_uri(field_of(answer, "edit"))
+        edits = edits_by_uri(field_of(answer, "edit"))
         renamed = []
         for uri, changes in edits.items():
             shown = self._inside(uri)
@@ -138,13 +143,10 @@ class EditorLanguage:
         return Place(shown, line + 1, column + 1, text)
 
     def _span(self, text: str, change: Any) -> Replacement:
-        start, end = field_of(field_of(change, "range"), "start"), field_of(
-            field_of(change, "range"), "end")
-        new = field_of(change, "newText")
-        if not isinstance(new, str) or not _position(start) or not _position(end):
+        span = replacement_of(text, change, self._encoding)
+        if span is None:
             raise ToolError("Error: the editor's rename edit is malformed; nothing was renamed")
-        return Replacement(offset_at(text, start["line"], start["character"], self._encoding),
-                           offset_at(text, end["line"], end["character"], self._encoding), new)
+        return span
 
     def _inside(self, uri: str) -> str | None:
         """The workspace-relative path of a file URI, or None outside the workspace."""
@@ -153,33 +155,3 @@ class EditorLanguage:
 
 def _uri(path: str) -> str:
     return Path(path).as_uri()
-
-
-def _position(value: Any) -> bool:
-    return isinstance(field_of(value, "line"), int) and isinstance(
-        field_of(value, "character"), int)
-
-
-def _kind_name(kind: Any) -> str:
-    if isinstance(kind, str):
-        return kind
-    try:
-        return types.SymbolKind(kind).name.lower()
-    except ValueError:
-        return "symbol"
-
-
-def _edits_by_uri(edit: Any) -> dict[str, list[Any]]:
-    """A WorkspaceEdit's text edits per document; `ToolError` for file operations."""
-    if not isinstance(edit, dict):
-        return {}
-    found: dict[str, list[Any]] = {}
-    for uri, edits in (field_of(edit, "changes") or {}).items():
-        found.setdefault(uri, []).extend(edits or [])
-    for change in field_of(edit, "documentChanges") or []:
-        uri = field_of(field_of(change, "textDocument"), "uri")
-        if not isinstance(uri, str):
-            raise ToolError("Error: the rename would create, move or delete files; nothing was "
-                            "renamed (do that with bash, then rename)")
-        found.setdefault(uri, []).extend(field_of(change, "edits") or [])
-    return found

@@ -11,29 +11,24 @@ long the client waits for them (0: what it has now).
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
-from harness9.lsp.client_requests import ask_client, field_of
+from harness9.langservers.lsp_records import field_of, problem_of, workspace_path
+from harness9.lsp.client_requests import ask_client
 from harness9.lsp.documents import EditorWorkspace
 from harness9.schema import Problem, ToolError
-from harness9.workspace.paths import relative_path
 from harness9.workspace.safe_path import safe_path
 
 METHOD = "harness9/diagnostics"
 # Beyond the wait the client is given: the answer's own way back.
 MARGIN = 0.5
-SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 # What is kept of one answer, which may be megabytes: at most this many problems, of files
-# and problems the answer lists first, each message cut to MAX_MESSAGE characters and its
-# source and code to MAX_LABEL. (What the model reads is cut and escaped further.)
+# and problems the answer lists first, each cut as `problem_of` cuts it. (What the model reads
+# is cut and escaped further.)
 MAX_PROBLEMS = 500
-MAX_MESSAGE = 1000
-MAX_LABEL = 100
 
 _log = logging.getLogger("harness9.lsp")
 
@@ -48,12 +43,18 @@ def announces_diagnostics(capabilities: Any) -> bool:
 class EditorProblems:
     """A `ProblemSource` answered by the editor."""
 
+    origin = "editor"
+
     def __init__(
         self, server: LanguageServer, root: str, workspace: EditorWorkspace | None = None
     ) -> None:
         self._server = server
         self._root = root
         self._workspace = workspace  # where the open documents are found
+
+    def covers(self, path: str) -> bool:
+        """Every file: the editor says which it checks."""
+        return True
 
     async def problems(
         self, path: str | None, *, settled: bool, timeout: float
@@ -112,43 +113,8 @@ class EditorProblems:
         shown = workspace_path(uri, self._root)
         if shown is None or not isinstance(diagnostics, list) or room <= 0:
             return []
-        found = [p for d in diagnostics[:room] if (p := _problem(shown, d)) is not None]
+        found = [p for d in diagnostics[:room] if (p := problem_of(shown, d)) is not None]
         if len(diagnostics) > room:
             _log.info("%s: kept %d of the %d problems of %s", METHOD, room, len(diagnostics),
                       shown)
         return found
-
-
-def workspace_path(uri: str, root: str) -> str | None:
-    """The workspace-relative path of a file URI (None: not a file of the workspace)."""
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    if not path:
-        return None
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return relative_path(real, top) if os.path.commonpath([real, top]) == top else None
-
-
-def _problem(path: str, raw: Any) -> Problem | None:
-    """An LSP Diagnostic as a problem (None when it is not one)."""
-    message = field_of(raw, "message")
-    start = field_of(field_of(raw, "range"), "start")
-    line, character = field_of(start, "line"), field_of(start, "character")
-    if not isinstance(message, str) or not isinstance(line, int):
-        return None
-    severity = field_of(raw, "severity")
-    source, code = field_of(raw, "source"), field_of(raw, "code")
-    return Problem(
-        path=path,
-        line=line + 1,
-        column=(character if isinstance(character, int) else 0) + 1,
-        severity=SEVERITIES.get(severity, "error") if isinstance(severity, int) else "error",
-        message=_cut(message.strip(), MAX_MESSAGE),
-        source=_cut(source, MAX_LABEL) if isinstance(source, str) and source else None,
-        code=(_cut(str(code), MAX_LABEL)
-              if isinstance(code, str | int) and not isinstance(code, bool) else None),
-    )
-
-
-def _cut(text: str, limit: int) -> str:
-    """`text`, cut to `limit` characters with the cut marked."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"

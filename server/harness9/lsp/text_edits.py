@@ -13,24 +13,24 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from lsprotocol import types
 
 from harness9.tools.edit.diff import BoundedMatcher, TooCostly
+from harness9.workspace.positions import (
+    Replacement,
+    apply_replacements,
+    column_of,
+    line_starts,
+    offset_at,
+    unit_counter,
+    units,
+)
+
+__all__ = ["Replacement", "apply_replacements", "column_of", "minimal_edits", "offset_at",
+           "text_edits", "units"]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass(frozen=True, slots=True)
-class Replacement:
-    """Replace `old[start:end]` (code point offsets into the old text) with `text`."""
-
-    start: int
-    end: int
-    text: str
 
 
 def minimal_edits(old: str, new: str) -> list[Replacement]:
@@ -46,20 +46,10 @@ def minimal_edits(old: str, new: str) -> list[Replacement]:
     return [_snap(old, new, r) for r in _line_blocks(old_lines, new_lines, head)]
 
 
-def apply_replacements(old: str, edits: list[Replacement]) -> str:
-    """`old` with `edits` applied (they refer to `old`'s offsets and must not overlap)."""
-    parts, at = [], 0
-    for edit in edits:
-        parts += [old[at : edit.start], edit.text]
-        at = edit.end
-    parts.append(old[at:])
-    return "".join(parts)
-
-
 def text_edits(old: str, edits: list[Replacement], encoding: str | None) -> list[types.TextEdit]:
     """`edits` as LSP text edits on the document whose text is `old`."""
-    starts = [0] + [m.end() for m in _BREAK.finditer(old)]
-    count = _counter(encoding)
+    starts = line_starts(old)
+    count = unit_counter(encoding)
 
     def position(offset: int) -> types.Position:
         line = bisect.bisect_right(starts, offset) - 1
@@ -68,14 +58,6 @@ def text_edits(old: str, edits: list[Replacement], encoding: str | None) -> list
     return [
         types.TextEdit(types.Range(position(e.start), position(e.end)), e.text) for e in edits
     ]
-
-
-def _counter(encoding: str | None) -> Callable[[str], int]:
-    if encoding == types.PositionEncodingKind.Utf8:
-        return lambda s: len(s.encode("utf-8", "surrogatepass"))
-    if encoding == types.PositionEncodingKind.Utf32:
-        return len
-    return lambda s: len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _common_head(old: str, new: str) -> int:
@@ -145,31 +127,3 @@ def _snap(old: str, new: str, edit: Replacement) -> Replacement:
     if end > 0 and old[end - 1 : end + 1] == "\r\n":
         end, text = end + 1, text + "\n"
     return Replacement(start, end, text)
-
-
-def units(text: str, encoding: str | None) -> int:
-    """How many position units of `encoding` the text spans (UTF-16 code units by default)."""
-    return _counter(encoding)(text)
-
-
-def column_of(line: str, count: int, encoding: str | None) -> int:
-    """The character index in `line` that `count` units of `encoding` reach (clamped)."""
-    measure = _counter(encoding)
-    spent = 0
-    for index, character in enumerate(line):
-        if spent >= count:
-            return index
-        spent += measure(character)
-    return len(line)
-
-
-def offset_at(text: str, line: int, count: int, encoding: str | None) -> int:
-    """The offset in `text` of an LSP position (0-based `line`, `count` units into it)."""
-    starts = [0] + [m.end() for m in _BREAK.finditer(text)]
-    if line >= len(starts):
-        return len(text)
-    start = starts[line]
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    body = text[start:end].rstrip("\r\n")
-    return start + column_of(body, count, encoding)
-

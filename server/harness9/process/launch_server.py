@@ -12,8 +12,10 @@ reads end-of-file) it kills every process below it before it exits. So nothing a
 outlives the daemon.
 
 Messages are JSON objects, one per datagram (SOCK_SEQPACKET):
-- daemon → launcher: `{"op": "spawn", "id"}` with two descriptors: a memfd holding the request
-  (`argv`, `cwd`, `env`, `landlock`, `seccomp`, `dropCaps`) and the command's output pipe;
+- daemon → launcher: `{"op": "spawn", "id"}` with two to four descriptors: a memfd holding the
+  request (`argv`, `cwd`, `env`, `landlock`, `seccomp`, `dropCaps`), the command's output pipe
+  (its stdout, and its stderr unless a fourth is given), then optionally its stdin (else
+  `/dev/null`) and its stderr: a language server speaks over its stdin and stdout;
   `{"op": "release", "pid"}` once the daemon has killed what was left of the command's group;
   `{"op": "killall"}` to SIGKILL the group of every command still running.
 - launcher → daemon: `{"op": "started", "id", "pid"}`, `{"op": "failed", "id", "errno",
@@ -101,12 +103,12 @@ class Launcher:
     def spawn(self, request_id: int, fds: list[int]) -> None:
         """Start the command the request names; tell the daemon its pid or why not."""
         try:
-            if len(fds) != 2:
+            if not 2 <= len(fds) <= 4:
                 raise OSError("a spawn request needs the request and the output pipe")
             with os.fdopen(os.dup(fds[0]), "rb") as handle:
                 handle.seek(0)
                 request = json.loads(handle.read())
-            pid = self.fork(request, fds[1])
+            pid = self.fork(request, fds[1:])
         except OSError as exc:
             self.send({"op": "failed", "id": request_id, "errno": exc.errno or 0,
                        "message": exc.strerror or str(exc)})
@@ -115,16 +117,17 @@ class Launcher:
         self.send({"op": "started", "id": request_id, "pid": pid})
         self.collect()  # it may have ended already (a SIGCHLD before it was known)
 
-    def fork(self, request: dict[str, Any], output: int) -> int:
-        """Fork the child that becomes the command; raises OSError with the child's reason
-        when it could not confine itself or execute the command."""
+    def fork(self, request: dict[str, Any], pipes: list[int]) -> int:
+        """Fork the child that becomes the command (`pipes`: its output, then optionally its
+        stdin and its stderr); raises OSError with the child's reason when it could not confine
+        itself or execute the command."""
         ruleset = self.ruleset(request["landlock"]) if request.get("landlock") else None
         filter_code = _filter(request.get("seccomp"))
         report_read, report_write = os.pipe2(os.O_CLOEXEC)
         pid = os.fork()
         if pid == 0:  # the child: never returns
             os.close(report_read)
-            _become(request, output, ruleset, filter_code, report_write)
+            _become(request, pipes, ruleset, filter_code, report_write)
         os.close(report_write)
         with os.fdopen(report_read, "rb") as reports:
             reason = reports.read()
@@ -201,21 +204,22 @@ class Launcher:
         self.send({"op": "released", "pid": pid})
 
 
-def _become(request: dict[str, Any], output: int, ruleset: int | None,
+def _become(request: dict[str, Any], pipes: list[int], ruleset: int | None,
             filter_code: bytes | None, report: int) -> None:
     """In the forked child: the command's descriptors, session and confinement, then exec.
     Any failure is written to `report` (as `errno:reason`) and the child exits."""
     try:
         report = fcntl.fcntl(report, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
-        output = fcntl.fcntl(output, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD) for fd in pipes]
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         os.setsid()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
+        output = high[0]
+        stdin = high[1] if len(high) > 1 else os.open(os.devnull, os.O_RDONLY)
+        os.dup2(stdin, 0)
         os.dup2(output, 1)
-        os.dup2(output, 2)
+        os.dup2(high[2] if len(high) > 2 else output, 2)
         os.chdir(request["cwd"])
         seccomp_spec = request.get("seccomp") or {}
         if filter_code is not None and seccomp_spec.get("fd") == _SECCOMP_FD:

@@ -1,6 +1,7 @@
 """The daemon's side of the launcher (`launch_server.py`): the process that starts commands.
 
-`LAUNCHER.spawn(request, output)` asks the launcher to start a command and returns a `Child`:
+`LAUNCHER.spawn(request, output)` asks the launcher to start a command and returns a `Child`
+(`stdin` and `stderr` give a process that is spoken to over its stdio, a language server):
 its pid (also its process group's id), an awaitable exit, and `release()` for when the daemon
 has done with its group. The launcher is started on first use, with an empty environment; a
 reader thread takes its answers, so any event loop (or none) can wait for them.
@@ -108,8 +109,14 @@ class LauncherClient:
         with self._lock:
             self._ensure_started()
 
-    def spawn(self, request: LaunchRequest, output: int) -> concurrent.futures.Future[Child]:
-        """Ask for `request` to be started with its stdout and stderr on `output`."""
+    def spawn(self, request: LaunchRequest, output: int, stdin: int | None = None,
+              stderr: int | None = None) -> concurrent.futures.Future[Child]:
+        """Ask for `request` to be started with its stdout and stderr on `output` (its stdin
+        from /dev/null); or with its stdin from `stdin` and, given, its stderr on `stderr`."""
+        if stderr is not None and stdin is None:
+            raise ValueError("a separate stderr needs a stdin too")
+        pipes = [output, *([stdin] if stdin is not None else []),
+                 *([stderr] if stderr is not None else [])]
         future: concurrent.futures.Future[Child] = concurrent.futures.Future()
         memfd = os.memfd_create("harness9-request", os.MFD_CLOEXEC)
         try:
@@ -120,7 +127,7 @@ class LauncherClient:
                 self._pending[request_id] = future
                 message = json.dumps({"op": "spawn", "id": request_id}).encode()
                 try:
-                    socket.send_fds(control, [message], [memfd, output])
+                    socket.send_fds(control, [message], [memfd, *pipes])
                 except OSError as exc:
                     self._pending.pop(request_id, None)
                     future.set_exception(OSError(exc.errno, f"the launcher is gone: {exc}"))

@@ -67,6 +67,7 @@ class ResultFields(TypedDict):
     signal: NotRequired[str]
     sandbox: NotRequired[str]
     diagnostics: NotRequired[list[Problem]]
+    diagnosticsSource: NotRequired[Literal["editor", "harness9"]]
 
 
 class ModelChoice(TypedDict):

@@ -121,6 +121,7 @@ class ToolResult:
     sandbox: str | None = None  # the OS sandbox that command ran in: bwrap, landlock, none
     plan: Plan | None = None  # the plan a plan tool recorded
     problems: tuple[Problem, ...] | None = None  # new since an edit (None: not asked)
+    problems_source: str | None = None  # whose servers were asked: `editor` or `harness9`
     message: str | None = None  # a refusal's one line for the user (the reason given, the rule)
 
 

@@ -16,6 +16,7 @@ here knows a wire protocol.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -25,9 +26,10 @@ from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.commands.command_runs import CommandDesks
 from harness9.service.config.models import ModelDirectory
 from harness9.service.config.settings import RunSettings
-from harness9.service.run_request import RunWiring
+from harness9.service.run_request import RunRequest, RunWiring
 from harness9.service.runs.checkpoint_desk import CheckpointDesk
 from harness9.service.runs.mcp_servers import McpServers
+from harness9.service.runs.own_servers import OwnServers
 from harness9.service.runs.prompt_run import RunParts
 from harness9.service.runs.run_tools import run_tools
 from harness9.service.runs.session_desk import SessionDesk
@@ -36,6 +38,7 @@ from harness9.service.sessions.session_store import SessionStore
 from harness9.service.state import state_dir
 from harness9.service.turn_desk import TurnDesk
 from harness9.tools.contract import BaseTool
+from harness9.workspace.port import DiskWorkspace
 
 
 class AgentService:
@@ -52,10 +55,12 @@ class AgentService:
         background = Background()
         keeper = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
+        self.own_servers = OwnServers()
         self.sessions = SessionDesk(self._store, turns)
         self.checkpoints = CheckpointDesk(keeper, self.sessions, self._store)
         self.models = ModelDirectory()
-        parts = RunParts(self._store, self.sessions, turns, keeper, self._mcp)
+        parts = RunParts(self._store, self.sessions, turns, keeper, self._mcp,
+                         self.own_servers)
         self.turns = TurnDesk(parts, CommandDesks(self.sessions, self.checkpoints, self.models))
 
     async def tools(
@@ -66,9 +71,13 @@ class AgentService:
         warn: Callable[[str], None] = lambda _: None,
     ) -> list[BaseTool]:
         """The tools a run on `root` with `settings` and the front-end's `wiring` is offered
-        (see `run_tools`), starting the MCP servers not running yet; `warn` hears about
-        servers and tools left out."""
+        (see `run_tools`; the daemon's own language servers stand in for the problems and
+        language queries the front-end does not give), starting the MCP servers not running
+        yet; `warn` hears about servers and tools left out."""
         mcp_tools = await self._mcp.tools(settings, warn)
+        wiring = wiring or RunWiring()
+        files = wiring.workspace or DiskWorkspace(root)
+        wiring = self.own_servers.wire(RunRequest("", root, settings), wiring, files).wiring
         return run_tools(root, settings, wiring, mcp_tools=mcp_tools)
 
     def session_roots(self, session_id: str) -> set[str]:
@@ -89,8 +98,9 @@ class AgentService:
         self.sessions.release(session_id)
 
     async def shutdown(self) -> None:
-        """Stop what the daemon started for its runs (the MCP servers, shared and sessions')."""
-        await self._mcp.shutdown()
+        """Stop what the daemon started for its runs (the MCP servers, shared and sessions',
+        and its language servers)."""
+        await asyncio.gather(self._mcp.shutdown(), self.own_servers.shutdown())
 
     def close(self) -> None:
         """Release the stored sessions this daemon holds (at shutdown)."""

@@ -21,7 +21,8 @@ from harness9.schema import (
 def result_fields(result: ToolResult) -> dict[str, Any]:
     """A result's fields besides its output: `bytes`, `truncated`, `durationMs`, `reason` and
     `message` (a failure's, the message when there is one), and what the call changed, how its
-    command ended, its sandbox and problems."""
+    command ended, its sandbox and problems
+    (`diagnostics`, and `diagnosticsSource`: whose language servers were asked)."""
     fields: dict[str, Any] = {
         "bytes": result.bytes,
         "truncated": result.truncated,
@@ -41,6 +42,8 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
         fields["sandbox"] = result.sandbox
     if result.problems is not None:
         fields["diagnostics"] = [wire_problem(p) for p in result.problems]
+    if result.problems_source is not None:
+        fields["diagnosticsSource"] = result.problems_source
     return fields
 
 

@@ -118,6 +118,8 @@ class ToolOutput:
     sandbox_denied: str | None = None
     plan: Plan | None = None  # the plan the call recorded (update_plan)
     problems: tuple[Problem, ...] | None = None  # new since the edit, as the editor reports
+    # Whose language servers were asked for problems: `editor` or `harness9` (its own).
+    problems_source: str | None = None
 
 
 # A file larger than this is shown as a diff only, never as its whole text before and after.

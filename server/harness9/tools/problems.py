@@ -1,6 +1,7 @@
 """Problems the editor's language servers report: after each edit, and on the model's request.
 
-A front-end that knows an editor able to tell its problems plugs in a `ProblemSource`. Then:
+A front-end that knows an editor able to tell its problems plugs in a `ProblemSource`; for
+other clients the daemon's own language servers are one (`origin` says which). Then:
 
 - `ProblemsStep` (registry middleware) asks for a file's problems before and after each call of
   an edit tool and appends to the result what is new (at most `MAX_SHOWN`, errors first), or
@@ -50,7 +51,15 @@ REPORTED = ("error", "warning")
 
 
 class ProblemSource(Protocol):
-    """Where the problems of the workspace's files come from (the editor)."""
+    """Where the problems of the workspace's files come from: the editor (`origin` "editor"),
+    or the language servers the daemon runs itself ("harness9")."""
+
+    origin: str
+
+    def covers(self, path: str) -> bool:
+        """Whether the source checks the file at `path` at all (an edit of a file no language
+        server checks is left as it is)."""
+        ...
 
     async def problems(
         self, path: str | None, *, settled: bool, timeout: float
@@ -113,7 +122,8 @@ class ProblemsStep:
     ) -> str | ToolOutput:
         """Run the call; when it edited a file, add the file's new problems."""
         path = arguments.get("path")
-        if tool.definition().kind is not ToolKind.EDIT or not isinstance(path, str):
+        if (tool.definition().kind is not ToolKind.EDIT or not isinstance(path, str)
+                or not self._source.covers(path)):
             return await proceed()
         # What the editor shows now, at once: asking must not hold the edit up.
         before = await self._source.problems(path, settled=False, timeout=0)
@@ -121,29 +131,41 @@ class ProblemsStep:
         shown = output.edit.path if output.edit is not None else path
         where = visible(shown, MAX_SHOWN_PATH)
         after = await self._source.problems(path, settled=True, timeout=self._wait)
+        origin = self._source.origin
         if after is None:
-            note = (f"(The editor reported no problems for {where} within {self._wait:g} s; "
-                    "call diagnostics later to check.)")
-            return _noted(output, note, None)
+            note = (f"({_reporter(origin).capitalize()} reported no problems for {where} within "
+                    f"{self._wait:g} s; call diagnostics later to check.)")
+            return _noted(output, note, None, origin)
         fresh = new_problems(before or [], after)
         if not fresh:
-            return _noted(output, f"No new problems in {where}.", ())
-        note = (f"New problems in {where} after this edit, as the editor's language servers "
+            return _noted(output, f"No new problems in {where}.", (), origin)
+        note = (f"New problems in {where} after this edit, as {_servers(origin)} "
                 f"report them:\n{listing(fresh)}")
-        return _noted(output, note, tuple(fresh))
+        return _noted(output, note, tuple(fresh), origin)
 
 
-def _noted(output: ToolOutput, note: str, problems: tuple[Problem, ...] | None) -> ToolOutput:
+def _reporter(origin: str) -> str:
+    """Who reports the problems, as the model reads it."""
+    return "the editor" if origin == "editor" else "the language servers"
+
+
+def _servers(origin: str) -> str:
+    """Whose language servers report the problems, as the model reads it."""
+    return "the editor's language servers" if origin == "editor" else "the language servers"
+
+
+def _noted(output: ToolOutput, note: str, problems: tuple[Problem, ...] | None,
+           origin: str) -> ToolOutput:
     text = f"{output.text.rstrip()}\n\n{note}"
     return replace(output, text=text, bytes=output.bytes + len(note.encode()) + 2,
-                   problems=problems)
+                   problems=problems, problems_source=origin)
 
 
 _DESCRIPTION = """\
-The problems (errors and warnings) the editor's language servers report now, with their \
-lines: of one file, or of every file the editor has checked when path is left out. Edits \
-already report the problems they bring; call this to see a file's problems before you change \
-it, or after commands changed files."""
+The problems (errors and warnings) {servers} report now, with their lines: of one file, or of \
+every file {checker} has checked when path is left out. Edits already report the problems they \
+bring; call this to see a file's problems before you change it, or after commands changed \
+files."""
 
 
 class DiagnosticsTool:
@@ -158,20 +180,28 @@ class DiagnosticsTool:
     def definition(self) -> ToolDefinition:
         """The description and JSON Schema offered to the model."""
         path = string_property("File path relative to the workspace root; omit for all files")
-        return tool_definition(self.name, _DESCRIPTION, {"path": path}, [], kind=ToolKind.READ)
+        origin = self._source.origin
+        checker = "the editor" if origin == "editor" else "a language server"
+        description = _DESCRIPTION.format(servers=_servers(origin), checker=checker)
+        return tool_definition(self.name, description, {"path": path}, [], kind=ToolKind.READ)
 
-    async def execute(self, arguments: str) -> str:
+    async def execute(self, arguments: str) -> ToolOutput:
         """List the problems, most severe first."""
-        path = parse_arguments(arguments).get("path")
+        text = await self._answer(parse_arguments(arguments).get("path"))
+        return ToolOutput(text, len(text.encode()), problems_source=self._source.origin)
+
+    async def _answer(self, path: Any) -> str:
         if path is not None and not isinstance(path, str):
             path = None
         found = await self._source.problems(path or None, settled=False, timeout=self._wait)
         where = visible(path, MAX_SHOWN_PATH) if path else "the workspace"
+        origin = self._source.origin
         if found is None:
-            return f"The editor did not report the problems of {where} within {self._wait:g} s."
+            return (f"{_reporter(origin).capitalize()} did not report the problems of {where} "
+                    f"within {self._wait:g} s.")
         if not found:
             return f"No problems reported in {where}."
         ordered = sorted(found, key=lambda p: (_SEVERITY_ORDER.get(p.severity, 9), p.path,
                                                p.line))
-        return (f"{len(found)} problems in {where}, as the editor's language servers report "
+        return (f"{len(found)} problems in {where}, as {_servers(origin)} report "
                 f"them:\n{listing(ordered, 50)}")

@@ -261,6 +261,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         sandbox=out.sandbox,
         plan=out.plan,
         problems=out.problems,
+        problems_source=out.problems_source,
     )
 
 

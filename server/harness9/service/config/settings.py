@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
+from harness9.langservers.language_config import LanguageServerConfig, parse_language_servers
 from harness9.mcp.server_config import McpServerConfig, parse_mcp_servers
 from harness9.process.guarantees import all_held
 from harness9.process.sandbox import (
@@ -86,6 +87,7 @@ class RunSettings:
     diagnostics_wait_ms: int = 2000  # how long the editor may take to report them
     instructions: bool = True  # read AGENTS.md files into the conversation
     mcp_servers: tuple[McpServerConfig, ...] = ()  # daemon-wide: client settings only
+    language_servers: tuple[LanguageServerConfig, ...] | None = None  # None: those on PATH
     prices: Mapping[str, Price] | None = None  # model-name prefix → price (over the table)
 
     def with_approval_mode(self, mode: str) -> RunSettings:
@@ -240,6 +242,7 @@ _CLIENT_FIELDS = {
     **_FIELDS,
     "toolEnvironment": ("tool_environment", _environment_globs),
     "mcpServers": ("mcp_servers", parse_mcp_servers),
+    "languageServers": ("language_servers", parse_language_servers),
 }
 WIRE_NAMES = tuple(_CLIENT_FIELDS)
 
@@ -309,15 +312,15 @@ def client_section(settings: Any) -> Any:
 
 def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
     """Settings from HARNESS9_PROVIDER, HARNESS9_MODEL, HARNESS9_REASONING_EFFORT,
-    HARNESS9_REPLAY, HARNESS9_APPROVALS
-    (the default approval mode), HARNESS9_SANDBOX (the sandbox's mode) and
-    HARNESS9_MCP_SERVERS (`mcpServers` as JSON); invalid ones ignored."""
+    HARNESS9_REPLAY, HARNESS9_APPROVALS (the default approval mode), HARNESS9_SANDBOX (its mode),
+    HARNESS9_MCP_SERVERS, HARNESS9_LANGUAGE_SERVERS (as JSON); invalid ones ignored."""
     raw = {
         "provider": env.get("HARNESS9_PROVIDER") or None,
         "model": env.get("HARNESS9_MODEL") or None,
         "reasoningEffort": env.get("HARNESS9_REASONING_EFFORT") or None,
         "replayFile": env.get("HARNESS9_REPLAY") or None,
         "mcpServers": _json(env.get("HARNESS9_MCP_SERVERS")),
+        "languageServers": _json(env.get("HARNESS9_LANGUAGE_SERVERS")),
     }
     settings, _ = parse_lenient(raw)
     if env.get("HARNESS9_APPROVALS") in MODES:  # an unknown mode keeps the default

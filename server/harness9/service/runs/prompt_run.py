@@ -23,6 +23,7 @@ from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoi
 from harness9.service.run_request import RunContext, RunIds, RunOutcome, RunRequest, RunWiring, Wire
 from harness9.service.runs.assembly import CallTurns, build_engine
 from harness9.service.runs.mcp_servers import McpServers
+from harness9.service.runs.own_servers import OwnServers
 from harness9.service.runs.planning import PLAN_MODE, prompt_for, run_settings
 from harness9.service.runs.run_end import Finish, ended
 from harness9.service.runs.run_tools import run_tools
@@ -34,6 +35,7 @@ from harness9.service.sessions.session_recorder import SessionRecorder
 from harness9.service.sessions.session_store import SessionLocked, SessionStore
 from harness9.tools.problems import ProblemsStep
 from harness9.tools.registry import Middleware
+from harness9.workspace.port import DiskWorkspace
 
 if TYPE_CHECKING:
     from harness9.engine.agent_loop import AgentEngine
@@ -42,13 +44,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class RunParts:
     """What the run core works with: the sessions (their store and desk), the turns runs
-    take on them, the checkpoint keeper and the MCP servers."""
+    take on them, the checkpoint keeper, the MCP servers and the daemon's own language
+    servers."""
 
     store: SessionStore
     sessions: SessionDesk
     turns: SessionTurns
     checkpoints: CheckpointKeeper
     mcp: McpServers
+    own_servers: OwnServers
 
 
 class PromptRuns:
@@ -169,9 +173,15 @@ class PromptRuns:
         steps: list[Middleware] = []
         if checkpoints is not None:
             steps = [FileChangesStep(checkpoints)]
+        own = self._parts.own_servers.wire(request, wiring, wiring.workspace or DiskWorkspace(
+            request.root))
+        wiring = own.wiring
         if wiring.problems is not None and request.settings.diagnostics_after_edit:
             wait = request.settings.diagnostics_wait_ms / 1000
             steps.append(ProblemsStep(wiring.problems, wait))
+        # Inside the problems step: the own servers hear of a call's writes before the
+        # problems after it are asked.
+        steps += own.steps
         mcp_tools = await self._parts.mcp.tools(
             request.settings, lambda message: bus.emit(ToolsWarning(message)),
             (session.id, request.mcp_servers),
