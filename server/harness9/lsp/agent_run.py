@@ -24,6 +24,7 @@ from harness9.lsp.editor_language import EditorLanguage, announced_features
 from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams
+from harness9.lsp.plain_runs import PlainRun
 from harness9.lsp.progress import ProgressPublisher, wire_usage
 from harness9.lsp.transport import send_notification
 from harness9.lsp.workdone import WorkDoneProgress
@@ -31,6 +32,7 @@ from harness9.service.agent_service import AgentService
 from harness9.service.attachments import ContextItem
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring
 from harness9.service.settings import RunSettings
+from harness9.tools.approvals.questions import Approver
 
 block_log = logging.getLogger("harness9.engine")
 # The run settings that choose the model: given with a run, they win over the session's model.
@@ -86,10 +88,11 @@ async def execute_run(
     root: str,
     context: tuple[ContextItem, ...] = (),
     claim: str | None = None,
+    plain: PlainRun | None = None,
 ) -> dict[str, Any]:
     """Run the agent for `params` (with its `context` items placed in `root`; `claim`: as the
-    run reserved for a left-over steer) and return the `agent/run` result, or raise its
-    error."""
+    run reserved for a left-over steer; `plain`: what a run a plain LSP client started adds)
+    and return the `agent/run` result, or raise its error."""
     request = RunRequest(
         params.prompt, root, settings, params.session_id, context, queue=params.queue,
         plan=params.plan, execute_plan=params.execute_plan, claim=claim,
@@ -106,14 +109,18 @@ async def execute_run(
             ls, params.work_done_token, task, params.prompt
         )
         rich = announces_approval_requests(ls.client_capabilities)
-        approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        approver: Approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
         through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
         workspace = EditorWorkspace(root, ls, through_editor=through_editor)
         problems = (EditorProblems(ls, root, workspace)
                     if announces_diagnostics(ls.client_capabilities) else None)
         features = announced_features(ls.client_capabilities)
         language = EditorLanguage(ls, root, workspace, features) if features else None
-        return RunWiring(run_observers.subscribers(), approver, workspace, problems, language)
+        subscribers = run_observers.subscribers()
+        if plain is not None:
+            subscribers += plain.wired(ids)
+            approver = plain.approver() or approver
+        return RunWiring(subscribers, approver, workspace, problems, language)
 
     try:
         with wire_errors():
