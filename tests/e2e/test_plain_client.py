@@ -120,6 +120,7 @@ async def test_a_quick_fix_fixes_the_problem_end_to_end(
 
     started = await _execute(daemon, actions[0]["command"])
     assert set(started) == {"runId", "sessionId"}
+    assert daemon.wire.problems == []  # the command's answer was checked against the schema
     message = await _finished_message(daemon)
     assert message.startswith("harness9 (completed): Fixed: `itemz` was a typo of `items`.")
     assert source.read_text() == editor.text(source) == FIXED
