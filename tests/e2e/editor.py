@@ -38,11 +38,11 @@ class Editor:
                 self._apply(change)
             return {"applied": True}
 
-    def open(self, path: Path, text: str) -> None:
+    def open(self, path: Path, text: str, language: str = "text") -> None:
         """Open `path` with `text` in its buffer (saved or not)."""
         uri = path.as_uri()
         self.buffers[uri] = TextDocument(uri, text, version=1)
-        item = types.TextDocumentItem(uri=uri, language_id="text", version=1, text=text)
+        item = types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
         self.daemon.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
 
     def type(self, path: Path, line: int, text: str) -> None:

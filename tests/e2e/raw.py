@@ -49,7 +49,7 @@ class RawDaemon:
 
     def send(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:
-            self.checker.sent(message["id"], message["method"])
+            self.checker.sent(message["id"], message["method"], message.get("params"))
         self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
 
     # -- receiving

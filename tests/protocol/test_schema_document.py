@@ -71,3 +71,11 @@ def test_a_progress_record_carries_the_envelope() -> None:
     tool_failed = protocol_schema()["$defs"]["ToolFailed"]
     assert tool_failed["required"][:4] == ["runId", "sessionId", "seq", "kind"]
     assert tool_failed["additionalProperties"] is False
+
+
+def test_the_commands_a_plain_client_gets_are_those_the_schema_defines() -> None:
+    from harness9.lsp.plain_commands import COMMANDS as SERVED
+    from harness9.protocol.lsp_commands import COMMANDS as DEFINED
+
+    assert sorted(SERVED) == sorted(DEFINED)
+    assert sorted(protocol_schema()["x-harness9"]["commands"]) == sorted(DEFINED)

@@ -16,8 +16,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from harness9.protocol.lsp_commands import COMMANDS
 from harness9.protocol.method_table import METHODS, PROGRESS_METHOD
 from harness9.protocol.schema_document import SCHEMA_ID, protocol_schema, result_ref
+
+COMMAND = "command:"  # what a pending executeCommand is noted as, before the command's name
 
 
 @functools.cache
@@ -66,7 +69,10 @@ def request_problems(method: str, params: Any) -> list[str]:
 
 def result_problems(method: str, result: Any) -> list[str]:
     """What is wrong with the daemon's result of a client's request (of `initialize`: what it
-    announces of harness9)."""
+    announces of harness9; of a command, `command:NAME`: its answer)."""
+    if method.startswith(COMMAND) and method[len(COMMAND):] in COMMANDS:
+        answer = COMMANDS[method[len(COMMAND):]][1]
+        return problems_of(f"#/$defs/{answer.__name__}", result)
     if method == "initialize":
         announced = ((result or {}).get("capabilities") or {}).get("experimental") or {}
         return problems_of("#/$defs/ServerCapabilities", announced.get("harness9"))
@@ -85,8 +91,13 @@ class WireChecker:
         self.checked = 0
         self._pending: dict[Any, str] = {}
 
-    def sent(self, msg_id: Any, method: str) -> None:
-        """The client sent a request: its answer will be checked as `method`'s result."""
+    def sent(self, msg_id: Any, method: str, params: Any = None) -> None:
+        """The client sent a request: its answer will be checked as `method`'s result (a
+        command's as that command's answer)."""
+        if method == "workspace/executeCommand":
+            command = params.get("command") if isinstance(params, dict) else getattr(
+                params, "command", None)
+            method = f"{COMMAND}{command}"
         self._pending[msg_id] = method
 
     def received(self, message: dict[str, Any]) -> None:
@@ -124,7 +135,7 @@ def watch_protocol(protocol: Any, checker: WireChecker) -> None:
                 msg_id: Any = None) -> Any:
         future = send_request(method, params, callback, msg_id)
         sent_id = next((i for i, f in protocol._request_futures.items() if f is future), msg_id)
-        checker.sent(sent_id, method)
+        checker.sent(sent_id, method, params)
         return future
 
     def handling(message: Any) -> None:

@@ -1001,12 +1001,53 @@ export interface Command {
   arguments: string;
 }
 /**
+ * `harness9.cancel`: the run (none: every run a command started).
+ */
+export interface CancelCommandArguments {
+  runId?: string;
+}
+/**
  * `InitializeParams.capabilities.experimental.harness9`: what the client can answer.
  */
 export interface ClientCapabilities {
   approvalRequests?: boolean;
   diagnostics?: boolean;
   languageFeatures?: string[];
+}
+/**
+ * Whether a run was cancelled.
+ */
+export interface CommandCancelled {
+  cancelled: boolean;
+}
+/**
+ * A command's run has started: the ids its progress and transcript go by.
+ */
+export interface CommandRunStarted {
+  runId: string;
+  sessionId: string;
+}
+/**
+ * `harness9.fix`: the LSP diagnostics of `uri` to fix (what a quick fix carries).
+ */
+export interface FixCommandArguments {
+  uri: string;
+  diagnostics: {
+    [k: string]: unknown;
+  }[];
+  newSession?: boolean;
+  workspaceFolder?: string;
+}
+/**
+ * `harness9.run`: a prompt (about a file, or a range of it), or the instruction comment on `instructionLine` of `uri` (0-based) as the prompt; `newSession` leaves the workspace's session for a new one.
+ */
+export interface RunCommandArguments {
+  prompt?: string;
+  uri?: string;
+  range?: Range;
+  instructionLine?: number;
+  newSession?: boolean;
+  workspaceFolder?: string;
 }
 /**
  * `InitializeResult.capabilities.experimental.harness9`.
@@ -1017,5 +1058,12 @@ export interface ServerCapabilities {
   progressKinds: string[];
   approvalContent?: boolean;
   restorePreview?: boolean;
+}
+/**
+ * The workspace session's transcript, as a URI and a path.
+ */
+export interface TranscriptShown {
+  uri: string;
+  path: string;
 }
 export const PROTOCOL_VERSION = '1.3';

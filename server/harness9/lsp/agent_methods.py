@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 _P = TypeVar("_P")
 
 
-def _parsed(parse: Callable[[Any], _P], raw: Any) -> _P:
+def parsed_params(parse: Callable[[Any], _P], raw: Any) -> _P:
     """Params converted by `parse`; a `ParamsError` becomes the -32602 answer naming the field."""
     try:
         return parse(raw)
@@ -45,11 +45,11 @@ def _parsed(parse: Callable[[Any], _P], raw: Any) -> _P:
 async def agent_run(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Run the agent loop on one prompt; answers when the loop ends."""
     ls.require_initialized()
-    params = _parsed(parse_run_params, raw)
+    params = parsed_params(parse_run_params, raw)
     if params.session_id is not None:
         ls.check_session(params.session_id)
     root = ls.resolve_root(params.workspace_folder)
-    context = _parsed(lambda items: bind_context(items, root), params.context)
+    context = parsed_params(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     # The engine, tools and SDK adapters load on the first run, not at start-up: the editor's
     # `initialize` is answered sooner, and the first run pays about a tenth of a second.
@@ -62,18 +62,18 @@ async def agent_steer(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Give a running run a message before its next model call; answered once delivered, or
     once it has become the session's next run."""
     ls.require_initialized()
-    params = _parsed(parse_steer_params, raw)
+    params = parsed_params(parse_steer_params, raw)
     from harness9.lsp.agent_steer import steer, steer_root
 
     root = steer_root(ls, params.run_id)
-    context = _parsed(lambda items: bind_context(items, root), params.context)
+    context = parsed_params(lambda items: bind_context(items, root), params.context)
     return await steer(ls, params, root, context)
 
 
 def agent_queue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The prompts queued on a session, next first."""
     ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/queue"), raw)
+    session_id = parsed_params(lambda r: parse_session_id(r, "agent/queue"), raw)
     ls.check_session(session_id)
     from harness9.lsp.agent_steer import queued
 
@@ -83,7 +83,7 @@ def agent_queue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 def agent_unqueue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Remove a queued prompt (its agent/run ends cancelled)."""
     ls.require_initialized()
-    params = _parsed(parse_unqueue_params, raw)
+    params = parsed_params(parse_unqueue_params, raw)
     ls.check_session(params.session_id)
     from harness9.lsp.agent_steer import unqueue
 
@@ -93,7 +93,7 @@ def agent_unqueue(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_models(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The models the configured services offer, and the one in use."""
     ls.require_initialized()
-    params = _parsed(parse_models_params, raw)
+    params = parsed_params(parse_models_params, raw)
     if params.session_id is not None:
         ls.check_session(params.session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings)
@@ -105,7 +105,7 @@ async def agent_models(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 def agent_set_model(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The model of a session's next runs, stored with it."""
     ls.require_initialized()
-    params = _parsed(parse_set_model_params, raw)
+    params = parsed_params(parse_set_model_params, raw)
     ls.check_session(params.session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings)
     from harness9.lsp.agent_models import set_model
@@ -116,7 +116,7 @@ def agent_set_model(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_commands(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The slash commands: built in, the workspace's and the user's."""
     ls.require_initialized()
-    session_id, folder = _parsed(parse_commands_params, raw)
+    session_id, folder = parsed_params(parse_commands_params, raw)
     if session_id is not None:
         ls.check_session(session_id)
     from harness9.lsp.agent_models import list_commands
@@ -127,14 +127,14 @@ async def agent_commands(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
     """Cancel a run; answered only after the run's last notification and its -32800 answer."""
     ls.require_initialized()
-    params = _parsed(parse_cancel_params, raw)
+    params = parsed_params(parse_cancel_params, raw)
     return {"cancelled": await ls.service.cancel(params.run_id, params.session_id)}
 
 
 def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """A session's checkpoints, oldest first."""
     ls.require_initialized()
-    session_id = _parsed(parse_checkpoints_params, raw)
+    session_id = parsed_params(parse_checkpoints_params, raw)
     ls.check_session(session_id)
     from harness9.lsp.agent_checkpoints import (
         list_checkpoints,  # loaded on demand, as for agent/run
@@ -146,7 +146,7 @@ def agent_checkpoints(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Put the workspace and the session's history back to a checkpoint."""
     ls.require_initialized()
-    params = _parsed(parse_restore_params, raw)
+    params = parsed_params(parse_restore_params, raw)
     ls.check_session(params.session_id)
     from harness9.lsp.agent_checkpoints import restore
 
@@ -156,7 +156,7 @@ async def agent_restore(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_changed_since(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The files a restore to a checkpoint would put back, each as it was then."""
     ls.require_initialized()
-    session_id, checkpoint_id = _parsed(parse_changed_since_params, raw)
+    session_id, checkpoint_id = parsed_params(parse_changed_since_params, raw)
     ls.check_session(session_id)
     from harness9.lsp.agent_checkpoints import changed_since
 
@@ -166,7 +166,7 @@ async def agent_changed_since(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 def agent_sessions(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """The stored sessions of a workspace folder (default: the first), newest first."""
     ls.require_initialized()
-    root = ls.resolve_root(_parsed(parse_sessions_params, raw))
+    root = ls.resolve_root(parsed_params(parse_sessions_params, raw))
     from harness9.lsp.agent_sessions import list_sessions
 
     return list_sessions(ls.service, root)
@@ -175,7 +175,7 @@ def agent_sessions(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """What a chat view needs to show a session again."""
     ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/session"), raw)
+    session_id = parsed_params(lambda r: parse_session_id(r, "agent/session"), raw)
     ls.check_session(session_id)
     from harness9.lsp.agent_sessions import show_session
 
@@ -185,7 +185,7 @@ def agent_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Forget a session and remove its stored copy."""
     ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
+    session_id = parsed_params(lambda r: parse_session_id(r, "agent/deleteSession"), raw)
     ls.check_session(session_id)
     from harness9.lsp.agent_sessions import delete_session
 
@@ -195,7 +195,7 @@ def agent_delete_session(ls: Harness9Server, raw: Any) -> dict[str, Any]:
 async def agent_compact(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Compact a session's conversation now."""
     ls.require_initialized()
-    session_id = _parsed(lambda r: parse_session_id(r, "agent/compact"), raw)
+    session_id = parsed_params(lambda r: parse_session_id(r, "agent/compact"), raw)
     ls.check_session(session_id)
     settings = resolve(from_environment(os.environ), ls.client_settings)
     from harness9.lsp.agent_sessions import compact_session

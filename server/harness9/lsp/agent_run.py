@@ -25,6 +25,7 @@ from harness9.lsp.editor_language import EditorLanguage, announced_features
 from harness9.lsp.editor_problems import EditorProblems, announces_diagnostics
 from harness9.lsp.lsp_errors import wire_errors
 from harness9.lsp.params import RunParams
+from harness9.lsp.plain_runs import PlainRun
 from harness9.lsp.progress import ProgressPublisher, wire_usage
 from harness9.lsp.transport import send_notification
 from harness9.lsp.workdone import WorkDoneProgress
@@ -88,10 +89,11 @@ async def execute_run(
     root: str,
     context: tuple[ContextItem, ...] = (),
     claim: str | None = None,
+    plain: PlainRun | None = None,
 ) -> dict[str, Any]:
     """Run the agent for `params` (with its `context` items placed in `root`; `claim`: as the
-    run reserved for a left-over steer) and return the `agent/run` result, or raise its
-    error."""
+    run reserved for a left-over steer; `plain`: what a run a plain LSP client started adds)
+    and return the `agent/run` result, or raise its error."""
     request = RunRequest(
         params.prompt, root, settings, params.session_id, context, queue=params.queue,
         plan=params.plan, execute_plan=params.execute_plan, claim=claim,
@@ -108,8 +110,12 @@ async def execute_run(
             ls, params.work_done_token, task, params.prompt
         )
         rich = announces_approval_requests(ls.client_capabilities)
-        approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
-        return editor_wiring(ls, root, settings, run_observers.subscribers(), approver)
+        approver: Approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        subscribers = run_observers.subscribers()
+        if plain is not None:
+            subscribers += plain.wired(ids)
+            approver = plain.approver() or approver
+        return editor_wiring(ls, root, settings, subscribers, approver)
 
     try:
         with wire_errors():

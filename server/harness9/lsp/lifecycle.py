@@ -87,6 +87,11 @@ class LifecycleProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         """pygls' initialize, plus `capabilities.experimental.harness9`."""
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        if _is_ours(params.capabilities):
+            # Our plugins run prompts with agent/run and show fixes of their own: commands and
+            # code actions are for plain clients (VS Code's client would add them twice).
+            result.capabilities.code_action_provider = None
+            result.capabilities.execute_command_provider = None
         result.capabilities.experimental = {
             "harness9": {
                 "protocolVersion": ANNOUNCED_VERSION,
@@ -100,6 +105,12 @@ class LifecycleProtocol(LanguageServerProtocol):
             }
         }
         return result
+
+
+def _is_ours(capabilities: Any) -> bool:
+    """Whether the client announces `experimental.harness9` (one of harness9's own clients)."""
+    experimental = getattr(capabilities, "experimental", None)
+    return isinstance(experimental, dict) and isinstance(experimental.get("harness9"), dict)
 
 
 def _refused(data: Any) -> _Refused | None:

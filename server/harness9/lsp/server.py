@@ -10,6 +10,7 @@ import asyncio
 import logging
 import os
 import threading
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -25,9 +26,11 @@ from pygls.uris import to_fs_path
 
 from harness9 import __version__
 from harness9.lsp.agent_methods import AGENT_METHODS
+from harness9.lsp.code_actions import code_actions
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
 from harness9.lsp.lsp_errors import request_failed
+from harness9.lsp.plain_commands import COMMANDS
 from harness9.lsp.transport import end_with_process
 from harness9.process.sandbox import SandboxMode, availability
 from harness9.service.config.settings import client_section, from_environment, merge_client, resolve
@@ -147,9 +150,26 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.commonpath([path, folder]) == folder
 
 
+def _as_command(run: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """A command handler whose annotations pygls can read here (it reads them to decide what
+    to pass: the server, then the command's arguments as they came)."""
+
+    async def command(ls: Harness9Server, *arguments: Any) -> Any:
+        return await run(ls, *arguments)
+
+    return command
+
+
 server = Harness9Server()
 for _method, _handler in AGENT_METHODS.items():
     server.feature(_method)(_handler)
+for _command, _run in COMMANDS.items():
+    server.command(_command)(_as_command(_run))
+server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                               types.CodeActionKind.RefactorRewrite]),
+)(code_actions)
 
 
 @server.feature(types.INITIALIZE)

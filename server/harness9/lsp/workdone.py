@@ -38,7 +38,7 @@ def describe_call(call: ToolCall, limit: int = 60) -> str:
     return f"{call.name}: {detail}" if detail else call.name
 
 
-def _mark(result: ToolResult) -> str:
+def result_mark(result: ToolResult) -> str:
     """`✓`, or `✗` for a failed call, with how its command ended when it exited non-zero or
     was killed (a completed call for the model, a failed one for the user)."""
     ended = result.exit
@@ -97,7 +97,8 @@ class WorkDoneProgress:
             self._report(f"turn {event.turn} · {describe_call(event.call)}")
         elif isinstance(event, ToolFinished):
             took = f"{event.result.duration_ms:.0f} ms"
-            self._report(f"turn {event.turn} · {event.call.name} {_mark(event.result)} {took}")
+            mark = result_mark(event.result)
+            self._report(f"turn {event.turn} · {event.call.name} {mark} {took}")
 
     def _report(self, message: str) -> None:
         if self._congested():

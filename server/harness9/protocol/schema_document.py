@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness9.protocol.json_schema import DRAFT, SchemaBuilder
+from harness9.protocol.lsp_commands import COMMANDS
 from harness9.protocol.method_table import (
     CLIENT_METHODS,
     PROGRESS_METHOD,
@@ -35,6 +36,8 @@ def protocol_schema() -> dict[str, Any]:
     methods[PROGRESS_METHOD] = {"direction": "server_to_client", "notification": True,
                                 "params": progress}
     messages = [_message(name, entry["params"]) for name, entry in methods.items()]
+    commands = {name: _command_entry(builder, argument, answer)
+                for name, (argument, answer) in COMMANDS.items()}
     return {
         "$schema": DRAFT,
         "$id": SCHEMA_ID,
@@ -43,7 +46,7 @@ def protocol_schema() -> dict[str, Any]:
                        "request by its method and params, or the agent/progress notification. "
                        "Results are under x-harness9.methods.",
         "anyOf": messages,
-        "x-harness9": {"version": VERSION, "methods": methods},
+        "x-harness9": {"version": VERSION, "methods": methods, "commands": commands},
         "$defs": dict(sorted(builder.defs.items())),
     }
 
@@ -73,6 +76,13 @@ def _method_entry(builder: SchemaBuilder, method: Method) -> dict[str, Any]:
     if method.result is not None:
         entry["result"] = builder.ref(method.result)
     return entry
+
+
+def _command_entry(builder: SchemaBuilder, argument: type | None, answer: type
+                   ) -> dict[str, Any]:
+    """A plain-LSP command: its one argument (in `arguments[0]`) and its answer."""
+    entry = {"answer": builder.ref(answer)}
+    return entry if argument is None else {"argument": builder.ref(argument), **entry}
 
 
 def _message(method: str, params: dict[str, Any]) -> dict[str, Any]:
