@@ -53,17 +53,20 @@ run_scenario() {
   # Scenarios in a file of their own (tests/scenario_NAME.lua); the rest in headless.lua.
   local script="$here/tests/scenario_$name.lua"
   [ -f "$script" ] || script="$here/tests/headless.lua"
+  # The plain-client scenarios run Neovim without the plugin: a stock LSP client of the daemon.
+  local plugin=(--cmd "set rtp^=$here")
+  case "$name" in plain*) plugin=() ;; esac
   start=$(date +%s%N)
   H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-${name}.json" H9_WORKSPACE="$ws" \
     XDG_CONFIG_HOME="$xdg/config" XDG_DATA_HOME="$xdg/data" XDG_STATE_HOME="$xdg/state" \
     XDG_CACHE_HOME="$xdg/cache" H9_TESTS="$here/tests" H9_BASEDPYRIGHT="$pyright" \
-    timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
-      --cmd "set rtp^=$here" -c "luafile $script" </dev/null
+    H9_RUFF="$repo/.venv/bin/ruff" timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
+      "${plugin[@]}" -c "luafile $script" </dev/null
   end=$(date +%s%N)
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2
 }
 
-scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat markdown approvefloat sessions restoreview context keys diff review encodings sandbox steer models problems language"
+scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat markdown approvefloat sessions restoreview context keys diff review encodings sandbox steer models problems language plainfix plaininstruction plainask"
 scenarios="${H9_ONLY:-$scenarios}" # H9_ONLY="approve stock" runs those scenarios only
 
 pyright="$(basedpyright)"
