@@ -109,7 +109,8 @@ async def execute_run(
             ls, params.work_done_token, task, params.prompt
         )
         rich = announces_approval_requests(ls.client_capabilities)
-        approver: Approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        asking = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        approver: Approver = asking
         through_editor = settings.edits_through_editor and applies_edits(ls.client_capabilities)
         workspace = EditorWorkspace(root, ls, through_editor=through_editor)
         problems = (EditorProblems(ls, root, workspace)
@@ -119,7 +120,7 @@ async def execute_run(
         subscribers = run_observers.subscribers()
         if plain is not None:
             subscribers += plain.wired(ids)
-            approver = plain.approver() or approver
+            approver = plain.approver(asking)
         return RunWiring(subscribers, approver, workspace, problems, language)
 
     try:
