@@ -6,7 +6,10 @@
 # agent edits of a synced buffer show in it and `undo` takes them back; the default keys; ruff's
 # problems (a real second language server through eglot) reach the agent after each edit; an
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
-# and the agent's markdown in the run buffer; the prompt buffer.
+# and the agent's markdown in the run buffer; the prompt buffer. Then eglot alone, in an Emacs that
+# never loads harness9.el (tests/harness9-plain-test.el): a ruff quick fix through
+# `eglot-code-actions' (ruff and the daemon behind rassumfrassum, from PyPI), an instruction
+# comment run, and a question answered in the minibuffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,6 +24,17 @@ fi
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "emacs tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 
+# rassumfrassum (PyPI: an LSP multiplexer), for eglot without harness9.el: ruff and the daemon behind
+# one connection; installed under .venv/rassumfrassum on first use.
+rass_version="0.3.5"
+rass() {
+  local target="$repo/.venv/rassumfrassum"
+  if [ ! -f "$target/rassumfrassum/main.py" ]; then
+    "$repo/.venv/bin/python" -m pip install -q --target "$target" "rassumfrassum==$rass_version" >&2
+  fi
+  echo "$target"
+}
+
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
 echo "emacs tests: $(emacs --version | head -1)" >&2
@@ -32,5 +46,9 @@ HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t
 [ -f "$home/harness9.elc" ] || { echo "emacs tests: harness9.el does not byte-compile cleanly" >&2; exit 1; }
 HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
   -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test -l harness9-problems-test -l harness9-edit-test -f ert-run-tests-batch-and-exit </dev/null
+# eglot alone, in an Emacs that never loads harness9.el: the daemon as any language server.
+HOME="$home" H9_DAEMON="$daemon" H9_RUFF="$repo/.venv/bin/ruff" H9_RASS="$(rass)" \
+  H9_PYTHON="$repo/.venv/bin/python" timeout -k 5 120 emacs --batch \
+  -L "$here/tests" -l harness9-plain-test -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2
