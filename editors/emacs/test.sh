@@ -8,7 +8,10 @@
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
 # and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
 # diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
-# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer.
+# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer. Then eglot alone, in
+# an Emacs that never loads harness9.el (tests/harness9-plain-test.el): a ruff quick fix through
+# `eglot-code-actions' (ruff and the daemon behind rassumfrassum, from PyPI), an instruction
+# comment run, and a question answered in the minibuffer.
 # Installs Debian's emacs-nox and elpa-eglot when missing. HARNESS9_DAEMON overrides the daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,6 +25,17 @@ if ! has_eglot; then
 fi
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "emacs tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
+
+# rassumfrassum (PyPI: an LSP multiplexer), for eglot without harness9.el: ruff and the daemon behind
+# one connection; installed under .venv/rassumfrassum on first use.
+rass_version="0.3.5"
+rass() {
+  local target="$repo/.venv/rassumfrassum"
+  if [ ! -f "$target/rassumfrassum/main.py" ]; then
+    "$repo/.venv/bin/python" -m pip install -q --target "$target" "rassumfrassum==$rass_version" >&2
+  fi
+  echo "$target"
+}
 
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
@@ -40,5 +54,9 @@ HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
   -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -l harness9-markdown-test \
   -l harness9-theme-test \
   -f ert-run-tests-batch-and-exit </dev/null
+# eglot alone, in an Emacs that never loads harness9.el: the daemon as any language server.
+HOME="$home" H9_DAEMON="$daemon" H9_RUFF="$repo/.venv/bin/ruff" H9_RASS="$(rass)" \
+  H9_PYTHON="$repo/.venv/bin/python" timeout -k 5 120 emacs --batch \
+  -L "$here/tests" -l harness9-plain-test -f ert-run-tests-batch-and-exit </dev/null
 end=$(date +%s%N)
 echo "emacs tests: passed in $(((end - start) / 1000000)) ms" >&2

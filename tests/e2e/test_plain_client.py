@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
 
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.e2e.editor import Editor
@@ -168,12 +169,45 @@ async def test_an_instruction_comment_runs_and_is_removed(
     assert source.read_text() == editor.text(source) == after
 
 
-async def test_without_questions_a_call_that_asks_is_declined_saying_why(
+async def test_a_client_that_cannot_ask_has_its_calls_declined_saying_why(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
+    # No `window.showMessage`, and an error answer to the question (as released Helix gives):
+    # declined, saying why, and the next question of the connection is not sent at all.
     fake_llm.script([
         Reply("Running.", [Call("bash", {"command": "echo hi > made.txt"})]),
-        Reply("It was declined."),
+        Reply("Again.", [Call("bash", {"command": "echo hi > again.txt"})]),
+        Reply("Both were declined."),
+    ])
+    daemon = await plain_daemon(start, fake_llm, workspace, ask=False, approvals="ask")
+    questions: list[Any] = []
+
+    @daemon.client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _show(ls: Any, params: Any) -> Any:
+        questions.append(params)
+        raise JsonRpcMethodNotFound(message="Method not found: window/showMessageRequest")
+
+    await _execute(daemon, {"command": "harness9.run", "arguments": [{"prompt": "make it"}]})
+    assert (await _finished_message(daemon)).startswith(
+        "harness9 (completed): Both were declined")
+    assert len(questions) == 1
+    assert not (workspace / "made.txt").exists() and not (workspace / "again.txt").exists()
+    for answered in fake_llm.requests[1:3]:
+        assert "this editor cannot show questions" in str(answered.messages[-1]["content"])
+    answer = await _execute(daemon, {"command": "harness9.transcript"})
+    transcript = Path(answer["path"]).read_text()  # noqa: ASYNC240 (a small file, once)
+    notes = [line for line in transcript.splitlines()
+             if line.startswith("*") and "this editor cannot show questions" in line]
+    assert len(notes) == 2, transcript
+
+
+async def test_a_client_that_asks_without_saying_so_is_asked(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    # eglot before 1.19 announces no `window.showMessage` and shows the question all the same.
+    fake_llm.script([
+        Reply("Running.", [Call("bash", {"command": "echo hi > made.txt"})]),
+        Reply("Made it."),
     ])
     daemon = await plain_daemon(start, fake_llm, workspace, ask=False, approvals="ask")
     questions: list[Any] = []
@@ -184,14 +218,9 @@ async def test_without_questions_a_call_that_asks_is_declined_saying_why(
         return {"title": "Allow once"}
 
     await _execute(daemon, {"command": "harness9.run", "arguments": [{"prompt": "make it"}]})
-    assert (await _finished_message(daemon)).startswith("harness9 (completed): It was declined")
-    assert questions == []
-    assert not (workspace / "made.txt").exists()
-    result = str(fake_llm.requests[1].messages[-1]["content"])
-    assert "this editor cannot show questions" in result
-    answer = await _execute(daemon, {"command": "harness9.transcript"})
-    transcript = Path(answer["path"]).read_text()  # noqa: ASYNC240 (a small file, once)
-    assert "this editor cannot show questions" in transcript
+    assert (await _finished_message(daemon)).startswith("harness9 (completed): Made it.")
+    assert [q.message for q in questions] == ["harness9 asks to run bash: echo hi > made.txt"]
+    assert (workspace / "made.txt").read_text() == "hi\n"
 
 
 async def test_runs_continue_the_workspace_session_until_a_new_one_is_asked(

@@ -60,7 +60,10 @@ def test_generated_texts_round_trip(old: str, new: str) -> None:
 def test_generated_line_edits_round_trip_through_lsp_positions(old: str, new: str) -> None:
     edits = check(old, new)
     # pygls splits lines like `str.splitlines`, so lone CRs are left out of this oracle.
-    assert applied_as_an_editor_does(old, text_edits(old, edits, None)) == new
+    sent = text_edits(old, edits, None)
+    assert applied_as_an_editor_does(old, sent) == new
+    # No edit starts on the line after the last one (Neovim would append an empty line).
+    assert all(e.range.start.line < max(len(old.splitlines()), 1) for e in sent)
 
 
 def test_equal_texts_need_no_edit() -> None:
@@ -81,6 +84,18 @@ def test_distant_changes_are_separate_edits() -> None:
     new = old.replace("line 10\n", "line ten\n").replace("line 90\n", "line ninety\n")
     edits = text_edits(old, minimal_edits(old, new), None)
     assert [(e.range.start.line, e.new_text) for e in edits] == [(10, "ten"), (90, "ninety")]
+
+
+def test_text_added_at_the_end_replaces_the_last_line_break() -> None:
+    # Neovim takes an edit starting at (line count, 0) as lines to append, and the new text's
+    # last line break as one more, empty, line.
+    for old, eol in (("def f():\n    pass\n", "\n"), ("a\r\nb\r\n", "\r\n")):
+        new = old + f"{eol}{eol}def g():{eol}    pass{eol}"
+        (edit,) = text_edits(old, minimal_edits(old, new), None)
+        assert (edit.range.start, edit.range.end) == (types.Position(1, len(old.splitlines()[1])),
+                                                      types.Position(2, 0))
+        assert edit.new_text == eol + new[len(old):]
+        assert applied_as_an_editor_does(old, [edit]) == new
 
 
 def test_an_edit_never_cuts_a_crlf() -> None:

@@ -3,8 +3,9 @@
 # with a scripted model; the pane, with its colours, is captured (tmux capture-pane -e), turned
 # into HTML (rich) and photographed by headless Chromium. Writes chat.ansi, chat.html, chat.png
 # (and plan.*: a run with its plan, a message sent into it and a queued prompt; markdown.*: an
-# answer's headings and table in the run buffer and the chat) to $1 and fails
-# when the screen lacks what it should show. Skipped without tmux or chromium.
+# answer's headings and table in the run buffer and the chat; plain.*: Neovim without the plugin,
+# a ruff problem fixed through the "Fix with harness9" code action) to $1 and fails when the
+# screen lacks what it should show. Skipped without tmux or chromium.
 # Usage: tests/screenshot.sh DIR NVIM DAEMON
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,10 +27,12 @@ shot() {
   shift 3
   rm -f "$tmp/ready"
   printf 'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n' >"$tmp/ws/calc.py"
+  local plugin=(--cmd "set rtp^=$here")
+  case "$lua" in screenshot_plain*) plugin=() ;; esac # Neovim's own LSP client alone
   tmux new-session -d -s "$session" -x 120 -y 32 \
-    env H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" \
+    env H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" H9_RUFF="$repo/.venv/bin/ruff" \
     H9_READY="$tmp/ready" XDG_STATE_HOME="$tmp/xdg" XDG_CONFIG_HOME="$tmp/xdg" XDG_DATA_HOME="$tmp/xdg" \
-    TERM=tmux-256color "$nvim" -u NONE -i NONE -n --cmd "set rtp^=$here" -c "luafile $here/tests/$lua"
+    TERM=tmux-256color "$nvim" -u NONE -i NONE -n "${plugin[@]}" -c "luafile $here/tests/$lua"
   for _ in $(seq 300); do [ -f "$tmp/ready" ] && break; sleep 0.1; done
   [ -f "$tmp/ready" ] || { echo "nvim screenshot: the $name scene did not finish" >&2; tmux capture-pane -p -t "$session" >&2; exit 1; }
   tmux capture-pane -p -e -t "$session" >"$out/$name.ansi"
@@ -70,3 +73,7 @@ shot plan screenshot_plan.lua replay-screenshot-plan.json "Plan · 1 of 3 done" 
 shot markdown screenshot_markdown.lua replay-screenshot-markdown.json "Test report" "Results" \
   " Test             │   Time │ Result" "──────────────────┼────────┼────────" \
   " test_add         │ 0.4 ms │ passed" " test_div_by_zero │  1.1 s │ passed"
+# Neovim without the plugin: ruff's problem fixed by the "Fix with harness9" code action, the run's
+# transcript opened beside the file, the closing message.
+shot plain screenshot_plain.lua replay-plainfix.json "return sum(item for item in items)" \
+  "> Fix this problem in total.py" "edit_file: total.py" "harness9 (completed): Fixed:"

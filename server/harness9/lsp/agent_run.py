@@ -110,11 +110,12 @@ async def execute_run(
             ls, params.work_done_token, task, params.prompt
         )
         rich = announces_approval_requests(ls.client_capabilities)
-        approver: Approver = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        asking = EditorApprover(ls.protocol, ids, context.turn_of, rich)
+        approver: Approver = asking
         subscribers = run_observers.subscribers()
         if plain is not None:
             subscribers += plain.wired(ids)
-            approver = plain.approver() or approver
+            approver = plain.approver(asking)
         return editor_wiring(ls, root, settings, subscribers, approver)
 
     try:

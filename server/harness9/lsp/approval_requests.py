@@ -6,7 +6,8 @@ allowed file call the file's whole text as the user changed it (`content`). Ever
 LSP client gets a standard `window/showMessageRequest` with three actions, which Neovim shows
 with `vim.ui.select`, eglot in the minibuffer and VS Code as a notification with buttons. No
 answer, an error, or a dismissed question is a rejection: nothing runs that the user did not
-allow. When the run is cancelled while a question is open, the question is cancelled too.
+allow. When the run is cancelled while a question is open, the question is cancelled too. An
+error answer is a rejection too, or, given `on_error`, the answer it makes of the error.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class EditorApprover:
         self._ids = ids
         self._turn_of = turn_of
         self._rich = rich
+        # What a question the client answered with an error comes to (None: a rejection).
+        self.on_error: Callable[[ApprovalRequest, Exception], ApprovalAnswer] | None = None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Ask through the editor; anything but a clear yes is a rejection."""
@@ -70,6 +73,8 @@ class EditorApprover:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if self.on_error is not None:
+                return self.on_error(request, exc)
             _log.warning("approval request %s failed: %s; taken as a rejection", method, exc)
             return ApprovalAnswer(Answer.REJECT, "the editor could not ask the user")
         return _read_answer(answer) if self._rich else _read_action(answer)

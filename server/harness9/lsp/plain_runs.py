@@ -3,6 +3,10 @@ no `agent/progress` reader and maybe no way to ask, so the run reports through w
 client has: `$/progress`, `window/showMessage`, a live transcript opened with
 `window/showDocument`, questions through `window/showMessageRequest`, edits through
 `workspace/applyEdit`. A plain client's runs continue one session per workspace folder.
+
+A client asked nothing yet is asked even when it does not announce `window.showMessage`:
+eglot before 1.19 shows the questions without saying so. One that answers with an error cannot
+show them: that question and every later one of the connection are declined, saying why.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from harness9.engine.events import Subscriber
+from harness9.lsp.approval_requests import EditorApprover
 from harness9.lsp.documents import EditorWorkspace, applies_edits
 from harness9.lsp.instruction_comments import Instruction, without_instruction
 from harness9.lsp.run_transcript import Transcript, transcript_path
@@ -30,8 +35,9 @@ CANNOT_ASK = ("not asked: this editor cannot show questions (it has no "
 
 
 def can_ask(capabilities: Any) -> bool:
-    """Whether the client shows `window/showMessageRequest` questions (it says so with
-    `window.showMessage`; a client without it, like released Helix, answers with an error)."""
+    """Whether the client says it shows `window/showMessageRequest` questions (with
+    `window.showMessage`; eglot shows them without saying so, released Helix answers with an
+    error)."""
     window = getattr(capabilities, "window", None)
     return getattr(window, "show_message", None) is not None
 
@@ -51,9 +57,37 @@ class Declining:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Decline without asking."""
+        return self.declined(request)
+
+    def declined(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """The answer to a question not asked, noted in the transcript."""
         if self._transcript is not None:
             self._transcript.note(f"{request.title}: {CANNOT_ASK}")
         return ApprovalAnswer(Answer.REJECT, CANNOT_ASK)
+
+
+class AskingFirst:
+    """The approver of a client that does not say it can ask: it is asked, and once it answers
+    a question with an error, that question and every later one of the connection are
+    declined, saying why."""
+
+    def __init__(self, asking: EditorApprover, declining: Declining,
+                 sessions: PlainSessions) -> None:
+        self._asking = asking
+        self._declining = declining
+        self._sessions = sessions
+        asking.on_error = self._failed
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask the client, unless it answered a question with an error before."""
+        if self._sessions.cannot_ask:
+            return self._declining.declined(request)
+        return await self._asking.ask(request)
+
+    def _failed(self, request: ApprovalRequest, error: Exception) -> ApprovalAnswer:
+        _log.info("window/showMessageRequest failed (%s): questions are declined", error)
+        self._sessions.cannot_ask = True
+        return self._declining.declined(request)
 
 
 @dataclass
@@ -64,6 +98,8 @@ class PlainRun:
     root: str
     prompt: str
     instruction: tuple[str, Instruction] | None = None  # (path, comment) to remove on success
+    # The connection's runs, which know whether its client answered a question with an error.
+    sessions: PlainSessions = field(default_factory=lambda: PlainSessions())
     started: asyncio.Future[dict[str, str]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future())
     transcript: Transcript | None = None
@@ -80,9 +116,12 @@ class PlainRun:
             self._showing = asyncio.ensure_future(_show(self.ls, params))
         return [self.transcript]
 
-    def approver(self) -> Declining | None:
-        """A declining approver when the client cannot be asked (None: ask it as usual)."""
-        return None if can_ask(self.ls.client_capabilities) else Declining(self.transcript)
+    def approver(self, asking: EditorApprover) -> EditorApprover | AskingFirst:
+        """`asking`, the run's approver that asks the client, when the client says it can
+        ask; else one that asks until the client answers a question with an error."""
+        if can_ask(self.ls.client_capabilities):
+            return asking
+        return AskingFirst(asking, Declining(self.transcript), self.sessions)
 
     async def finished(self, result: dict[str, Any] | None, error: str | None) -> None:
         """Say how the run ended; remove the instruction comment of a run that succeeded."""
@@ -123,6 +162,7 @@ class PlainSessions:
     def __init__(self) -> None:
         self.sessions: dict[str, str] = {}
         self.tasks: dict[str, asyncio.Task[Any]] = {}
+        self.cannot_ask = False  # the client answered a question with an error
 
     def transcript_of(self, root: str) -> str | None:
         """The transcript's path of the folder's session, if it has one."""

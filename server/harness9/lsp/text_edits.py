@@ -6,7 +6,9 @@ lines between the common head and tail of the two texts (bounded: lines that rep
 compare quickly make one block); each changed block is then trimmed to
 the characters that differ. An edit never starts or ends between the CR and the LF of a CRLF
 (a position there has no meaning in LSP). Positions count in the client's position encoding
-(UTF-16 code units unless both sides agreed on another).
+(UTF-16 code units unless both sides agreed on another). Text added at the very end of a text
+that ends with a line break is sent as replacing that last break: the end's position, the line
+after the last one, is one Neovim reads as "append these lines", which would add an empty line.
 """
 
 from __future__ import annotations
@@ -55,9 +57,20 @@ def text_edits(old: str, edits: list[Replacement], encoding: str | None) -> list
         line = bisect.bisect_right(starts, offset) - 1
         return types.Position(line, count(old[starts[line] : offset]))
 
+    anchored = [*edits[:-1], _anchored(old, edits[-1], edits[-2].end if len(edits) > 1 else 0)] \
+        if edits else []
     return [
-        types.TextEdit(types.Range(position(e.start), position(e.end)), e.text) for e in edits
+        types.TextEdit(types.Range(position(e.start), position(e.end)), e.text) for e in anchored
     ]
+
+
+def _anchored(old: str, edit: Replacement, after: int) -> Replacement:
+    """`edit`, when it adds text at the end of `old` and `old` ends with a line break, as the
+    replacement of that break (no earlier edit, which ends at `after`, may reach into it)."""
+    size = 2 if old.endswith("\r\n") else 1 if old.endswith(("\n", "\r")) else 0
+    if size == 0 or edit.start != len(old) or after > len(old) - size:
+        return edit
+    return Replacement(len(old) - size, len(old), old[-size:] + edit.text)
 
 
 def _common_head(old: str, new: str) -> int:
