@@ -35,11 +35,12 @@ def _capabilities(ask: bool = True) -> types.ClientCapabilities:
 
 
 async def plain_daemon(start: StartDaemon, fake: FakeLLM, root: Path, ask: bool = True,
-                       approvals: str = "yolo") -> Daemon:
+                       approvals: str = "yolo", settings: dict[str, Any] | None = None) -> Daemon:
     env = {**fake.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
            "HARNESS9_APPROVALS": approvals}
     daemon = await start(None, env=env, initialize=False)
-    params = types.InitializeParams(capabilities=_capabilities(ask), root_uri=root.as_uri())
+    params = types.InitializeParams(capabilities=_capabilities(ask), root_uri=root.as_uri(),
+                                    initialization_options=settings)
     daemon.initialized = await daemon.client.initialize_session(params)
     return daemon
 
@@ -167,6 +168,28 @@ async def test_an_instruction_comment_runs_and_is_removed(
             await asyncio.sleep(0.05)
     after = "export const one = 1;\nexport const double = (n: number) => n * 2;\n"
     assert source.read_text() == editor.text(source) == after
+
+
+async def test_an_instruction_comment_stays_when_the_setting_says_so(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    source = workspace / "notes.py"
+    before = "# harness9: add a constant TWO = 2\nONE = 1\n"
+    source.write_text(before)
+    fake_llm.script([
+        Reply("", [Call("edit_file", {"path": "notes.py", "source_text": "ONE = 1\n",
+                                      "target_text": "ONE = 1\nTWO = 2\n"})]),
+        Reply("Added TWO."),
+    ])
+    daemon = await plain_daemon(start, fake_llm, workspace,
+                                settings={"removeInstructionComments": False,
+                                          "languageServers": {}})
+    _, uri = _open(daemon, source, before)
+    (action,) = await _actions(daemon, uri, 0)
+    await _execute(daemon, action["command"])
+    assert (await _finished_message(daemon)).startswith("harness9 (completed): Added TWO.")
+    await asyncio.sleep(0.3)  # a removal would follow the closing message at once
+    assert source.read_text() == before + "TWO = 2\n"
 
 
 async def test_a_client_that_cannot_ask_has_its_calls_declined_saying_why(

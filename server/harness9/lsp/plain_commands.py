@@ -114,7 +114,8 @@ async def _start(ls: Harness9Server, prompt: str, args: Mapping[str, Any],
     params = parsed_params(parse_run_params, raw)
     bound = parsed_params(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
-    plain = PlainRun(ls, root, prompt, instruction, sessions=sessions)
+    removing = instruction if settings.remove_instruction_comments else None
+    plain = PlainRun(ls, root, prompt, removing, sessions=sessions)
     from harness9.lsp.agent_run import execute_run
 
     async def run() -> None:

@@ -86,6 +86,7 @@ class RunSettings:
     diagnostics_after_edit: bool = True  # an edit's result lists the problems it brought
     diagnostics_wait_ms: int = 2000  # how long the editor may take to report them
     instructions: bool = True  # read AGENTS.md files into the conversation
+    remove_instruction_comments: bool = True  # a plain client's, once its run succeeded
     mcp_servers: tuple[McpServerConfig, ...] = ()  # daemon-wide: client settings only
     language_servers: tuple[LanguageServerConfig, ...] | None = None  # None: those on PATH
     prices: Mapping[str, Price] | None = None  # model-name prefix → price (over the table)
@@ -234,6 +235,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "diagnosticsAfterEdit": ("diagnostics_after_edit", _boolean),
     "diagnosticsWaitMs": ("diagnostics_wait_ms", _positive_int),
     "instructions": ("instructions", _boolean),
+    "removeInstructionComments": ("remove_instruction_comments", _boolean),
     "sandbox": ("sandbox", _sandbox),
     "prices": ("prices", prices_setting),
 }
@@ -332,10 +334,8 @@ def from_environment(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _json(text: str | None) -> Any:
     """The JSON value of an environment variable; None when it is unset or not JSON."""
-    if not text:
-        return None
     try:
-        return json.loads(text)
+        return json.loads(text) if text else None
     except ValueError:
         return None
 
