@@ -32,6 +32,7 @@ class Transcript:
 
     def __init__(self, session_id: str, run_id: str, root: str, prompt: str) -> None:
         self.path = transcript_path(session_id)
+        self._in_list = False  # the last thing written was a row of the tool calls' list
         self.path.parent.mkdir(parents=True, exist_ok=True)
         head = "" if self.path.exists() else (
             f"# harness9 · {Path(root).name}\n\nSession `{session_id}` in `{root}`. Each run is "
@@ -50,6 +51,9 @@ class Transcript:
         self._write(f"*{text}*\n\n")
 
     def _write(self, text: str) -> None:
+        if self._in_list and not text.startswith(("- ", "\n")):
+            text = "\n" + text  # else markdown reads the text as part of the row above
+        self._in_list = text.startswith("- ") and not text.endswith("\n\n")
         try:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(text)
