@@ -30,5 +30,6 @@ def test_text_after_the_tool_rows_is_a_paragraph_of_its_own(
     transcript.note("removed the instruction comment from a.txt")
     text = transcript.path.read_text()
     rows = text.split("> read it\n\n", 1)[1]
-    assert rows.startswith("- ✓ `read_file: a.txt` · 3 ms\n- ✓ `read_file: a.txt` · 3 ms\n\nRead.\n\n")
+    row = "- ✓ `read_file: a.txt` · 3 ms\n"
+    assert rows.startswith(f"{row}{row}\nRead.\n\n")
     assert rows.endswith("Read.\n\n*removed the instruction comment from a.txt*\n\n")
