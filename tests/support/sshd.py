@@ -13,6 +13,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -119,14 +120,8 @@ def _wait_until_up(host: SshHost, server: subprocess.Popen[bytes], deadline: flo
     raise RuntimeError(f"sshd did not answer: {(host.folder / 'sshd.log').read_text()}")
 
 
-@pytest.fixture
-def ssh_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshHost]:
-    """A running sshd on loopback (skipped, saying why, where the machine has no OpenSSH)."""
-    sshd = find_sshd()
-    if sshd is None or shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
-        pytest.skip("OpenSSH (sshd, ssh, ssh-keygen) is not installed: apt-get install "
-                    "openssh-server openssh-client")
-    folder = tmp_path_factory.mktemp("sshd")
+def start(folder: Path, sshd: str) -> tuple[SshHost, subprocess.Popen[bytes]]:
+    """Start sshd with keys and configs in `folder` (empty); returns once it answers."""
     port = _free_port()
     host = SshHost(folder, port, _write_configs(folder, port))
     with open(folder / "sshd.log", "wb") as log:
@@ -134,11 +129,41 @@ def ssh_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshHost]:
                                   stdout=log, stderr=log, start_new_session=True)
     try:
         _wait_until_up(host, server, time.monotonic() + 15)
+    except BaseException:
+        stop(server)
+        raise
+    return host, server
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """Stop sshd (sessions still open end with their connections)."""
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(10)
+
+
+@pytest.fixture
+def ssh_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshHost]:
+    """A running sshd on loopback (skipped, saying why, where the machine has no OpenSSH)."""
+    sshd = find_sshd()
+    if sshd is None or shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
+        pytest.skip("OpenSSH (sshd, ssh, ssh-keygen) is not installed: apt-get install "
+                    "openssh-server openssh-client")
+    host, server = start(tmp_path_factory.mktemp("sshd"), sshd)
+    try:
         yield host
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(10)
+        stop(server)
+
+
+if __name__ == "__main__":
+    # `python tests/support/sshd.py FOLDER` (the editor tests): start sshd, leave it running,
+    # print its pid; the ssh client's config is FOLDER/ssh_config, the host HOST.
+    found = find_sshd()
+    if found is None:
+        raise SystemExit("sshd is not installed (apt-get install openssh-server)")
+    _, started = start(Path(sys.argv[1]), found)
+    print(started.pid)
