@@ -84,8 +84,10 @@ def test_doctor_remote_says_what_the_host_has(ssh_host: SshHost) -> None:
     assert done.code == 0, done.out + done.err
     assert lines[0].startswith(f"ssh {HOST}: connected as ")
     assert lines[1].startswith(f"harness9 on {HOST}: harness9 ")
-    assert lines[2] == f"`harness9 doctor` on {HOST}:"
-    assert lines[3].startswith("  sandbox: ")
+    assert lines[2] == f"  an editor's server command: ssh {HOST} " \
+        f"{remote_env(ssh_host)['HARNESS9_REMOTE_COMMAND']} serve"
+    assert lines[3] == f"`harness9 doctor` on {HOST}:"
+    assert lines[4].startswith("  sandbox: ")
 
 
 def test_doctor_remote_says_what_the_host_lacks(ssh_host: SshHost) -> None:
@@ -95,7 +97,7 @@ def test_doctor_remote_says_what_the_host_lacks(ssh_host: SshHost) -> None:
         pytest.skip("harness9 is installed for this user on this machine: nothing is missing")
     assert done.code == 1
     assert f"harness9 on {HOST}: MISSING: harness9: not found on " in done.out
-    assert "pipx install harness9" in done.out
+    assert "pipx install a clone or a wheel" in done.out
 
 
 def test_doctor_remote_says_when_it_cannot_connect(ssh_host: SshHost) -> None:

@@ -2,12 +2,13 @@
 `harness9 doctor --remote HOST`.
 
 ssh runs a command through the remote user's shell, not a login shell: the PATH there often
-lacks `~/.local/bin`, where pipx and `uv tool` put harness9. So the remote command does not
-rely on PATH alone: a small POSIX sh script tries PATH, then the usual install places, and
-says on stderr what it looked for when none holds harness9. `HARNESS9_REMOTE_COMMAND` (the
-remote command that starts harness9, e.g. `/opt/h9/bin/harness9`) replaces that search, and
-`HARNESS9_SSH` the ssh command (e.g. `ssh -F ~/.ssh/work_config`). Nothing listens on a port:
-the daemon speaks on the ssh session's stdin and stdout, and ends with it.
+lacks `~/.local/bin`, where `pipx install` and `uv tool install` put harness9. So the remote
+command does not rely on PATH alone: a small POSIX sh script tries PATH, then the usual install
+places, and says on stderr what it looked for when none holds harness9.
+`HARNESS9_REMOTE_COMMAND` (the remote command that starts harness9, e.g.
+`/opt/h9/bin/harness9`) replaces that search, and `HARNESS9_SSH` the ssh command (e.g.
+`ssh -F ~/.ssh/work_config`). Nothing listens on a port: the daemon speaks on the ssh
+session's stdin and stdout, and ends with it.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ _LOCATE = r"""
 for h in "$(command -v harness9 2>/dev/null)" "$HOME/.local/bin/harness9" \
          "$HOME/.local/share/pipx/venvs/harness9/bin/harness9" /usr/local/bin/harness9 \
          /opt/harness9/bin/harness9; do
-  if [ -n "$h" ] && [ -x "$h" ]; then exec "$h" "$@"; fi
+  if [ -n "$h" ] && [ -x "$h" ]; then
+    if [ "$1" = --where ]; then echo "$h"; exit 0; fi
+    exec "$h" "$@"
+  fi
 done
 echo "harness9: not found on $(hostname): not on PATH ($PATH), nor in ~/.local/bin," \
-     "/usr/local/bin or /opt/harness9/bin (pipx install harness9; or set" \
+     "/usr/local/bin or /opt/harness9/bin (pipx install a clone or a wheel; or set" \
      "HARNESS9_REMOTE_COMMAND to its path)" >&2
 exit 127
 """
@@ -80,12 +84,21 @@ def doctor_remote(host: str, env: Mapping[str, str] | None = None,
         return lines, False
     lines.append(f"harness9 on {host}: {version.stdout.strip()} (found without a login "
                  "shell's PATH)")
+    lines.append(f"  an editor's server command: {_server_command(host, env, timeout)}")
     report = _ssh(host, env, remote_harness9(env, "doctor"), timeout)
     lines.append(f"`harness9 doctor` on {host}:")
     lines += ["  " + line for line in report.stdout.splitlines()]
     if report.stderr.strip():
         lines.append(f"  ({_last_line(report.stderr)})")
     return lines, True
+
+
+def _server_command(host: str, env: Mapping[str, str], timeout: float) -> str:
+    """What an editor should run to start the daemon on `host` (the program's own path there,
+    so the remote PATH does not matter)."""
+    where = env.get(ENV_COMMAND) or _ssh(host, env, remote_harness9(env, "--where"),
+                                          timeout).stdout.strip()
+    return f"ssh {host} {where} serve"
 
 
 def _ssh(host: str, env: Mapping[str, str], command: str,
