@@ -247,6 +247,20 @@ def _login(provider: str | None, remove: bool) -> int:
     return 0
 
 
+def _doctor(remote: str | None) -> int:
+    """`harness9 doctor`: this machine's report, or `--remote HOST`'s through ssh."""
+    if remote:
+        from harness9.client.remote import doctor_remote
+
+        lines, fine = doctor_remote(remote)
+    else:
+        from harness9.service.doctor import doctor_report
+
+        lines, fine = doctor_report()
+    print("\n".join(lines))
+    return 0 if fine else 1
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -287,16 +301,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "login":
         sys.exit(_login(args.provider, args.remove))
     if args.command == "doctor":
-        from harness9.service.doctor import doctor_report
-
-        if args.remote:
-            from harness9.client.remote import doctor_remote
-
-            lines, sandboxed = doctor_remote(args.remote)
-        else:
-            lines, sandboxed = doctor_report()
-        print("\n".join(lines))
-        sys.exit(0 if sandboxed else 1)
+        sys.exit(_doctor(args.remote))
     if args.command == "sessions":
         from harness9.client.stored_sessions import sessions_command
 
