@@ -52,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tools = sub.add_parser("tools", help="print the tools the model is offered, as JSON")
     tools.add_argument("--workspace", default=".", metavar="DIR", help="workspace root")
-    sub.add_parser("doctor", help="say which OS sandbox works here for bash, or why none does")
+    doctor = sub.add_parser("doctor", help="say which OS sandbox works here for bash, or why "
+                            "none does")
+    doctor.add_argument("--remote", metavar="HOST", help="check HOST (through ssh) instead: "
+                        "that it has harness9 and what its sandbox is")
     sub.add_parser("schema", help="print the wire protocol as a JSON Schema (draft 2020-12)")
     login = sub.add_parser("login", help="store a service's API key (used when the "
                            "environment has none)")
@@ -110,6 +113,8 @@ def _add_run_input(run: argparse.ArgumentParser) -> None:
         help="the task ('-' reads it from stdin; none on a terminal: one prompt per line)",
     )
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: current dir)")
+    run.add_argument("--remote", metavar="HOST:PATH", help="run the daemon on HOST through ssh, "
+                     "on its folder PATH (the workspace's path there)")
     run.add_argument(
         "--file",
         action="append",
@@ -242,6 +247,20 @@ def _login(provider: str | None, remove: bool) -> int:
     return 0
 
 
+def _doctor(remote: str | None) -> int:
+    """`harness9 doctor`: this machine's report, or `--remote HOST`'s through ssh."""
+    if remote:
+        from harness9.client.remote import doctor_remote
+
+        lines, fine = doctor_remote(remote)
+    else:
+        from harness9.service.doctor import doctor_report
+
+        lines, fine = doctor_report()
+    print("\n".join(lines))
+    return 0 if fine else 1
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -282,11 +301,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "login":
         sys.exit(_login(args.provider, args.remove))
     if args.command == "doctor":
-        from harness9.service.doctor import doctor_report
-
-        lines, sandboxed = doctor_report()
-        print("\n".join(lines))
-        sys.exit(0 if sandboxed else 1)
+        sys.exit(_doctor(args.remote))
     if args.command == "sessions":
         from harness9.client.stored_sessions import sessions_command
 
