@@ -27,6 +27,7 @@ from harness9.service.commands.command_runs import CommandDesks
 from harness9.service.config.models import ModelDirectory
 from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunRequest, RunWiring
+from harness9.service.runs.agents import available_agents
 from harness9.service.runs.checkpoint_desk import CheckpointDesk
 from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
@@ -79,6 +80,12 @@ class AgentService:
         files = wiring.workspace or DiskWorkspace(root)
         wiring = self.own_servers.wire(RunRequest("", root, settings), wiring, files).wiring
         return run_tools(root, settings, wiring, mcp_tools=mcp_tools)
+
+    async def agents(self, root: str) -> list[dict[str, object]]:
+        """The agents a `task` call on `root` may run, as `agent/agents` lists them (their
+        folders are read off the event loop)."""
+        found = await asyncio.to_thread(available_agents, root)
+        return [agent.as_wire() for agent in found]
 
     def session_roots(self, session_id: str) -> set[str]:
         """The workspace roots a session has worked on (see `SessionDesk.roots`)."""
