@@ -45,6 +45,13 @@ async def test_a_task_is_one_think_call_whose_content_streams_the_childs_rows(
     shown = {u["toolCallId"] for u in agent.client.of(session)
              if u["sessionUpdate"] == "tool_call"}
     assert shown == {"t1"}
+    await agent.end()
+    # loaded again: the task's rows come back from the child's stored transcript
+    again = await start(env=openai_env(fake_llm, **QUIET))
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    replayed = again.client.tool_updates(session, "t1")
+    assert [c["content"]["text"] for c in replayed[-1]["content"]] == [
+        "reading it\n✓ read_file: a.txt", "a.txt says alpha"]
 
 
 async def test_a_childs_question_asks_about_its_task_call(

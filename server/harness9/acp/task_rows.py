@@ -14,7 +14,8 @@ from acp import text_block, tool_content, update_tool_call
 
 from harness9.acp.calls import title_of
 from harness9.engine.events import AssistantMessage, ChildEvent, ToolFinished, ToolStarted
-from harness9.schema import ToolCall, ToolKind, ToolResult
+from harness9.schema import Role, ToolCall, ToolKind, ToolResult
+from harness9.service.sessions.session_log import message_from
 
 ROW_CHARS = 200  # of one row: a child's text is cut to its first line, then to this
 
@@ -63,6 +64,30 @@ class TaskRows:
 
     def _title(self, call: ToolCall, kind: ToolKind) -> str:
         return _cut(title_of(call, kind, self._root))
+
+
+def stored_rows(transcript: object, root: str) -> str | None:
+    """A stored task's rows (`transcript`: its child's messages as the session keeps them),
+    as they were shown live once it ended; None when there are none or they are unreadable."""
+    if not isinstance(transcript, list):
+        return None
+    try:
+        messages = [message_from(record) for record in transcript]
+        kinds = [ToolKind(str(call.get("kind", "other"))) for record in transcript
+                 for call in record.get("toolCalls", ())]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    failed = {m.tool_call_id: m.is_error for m in messages if m.tool_call_id is not None}
+    rows, kind_of = [], iter(kinds)
+    for message in messages:
+        if message.role is not Role.ASSISTANT or not message.tool_calls:
+            continue
+        if message.content.strip():
+            rows.append(_cut(message.content))
+        for call in message.tool_calls:
+            mark = "✗" if failed.get(call.id) else "✓"
+            rows.append(f"{mark} {_cut(title_of(call, next(kind_of), root))}")
+    return "\n".join(rows) or None
 
 
 def _cut(text: str) -> str:
