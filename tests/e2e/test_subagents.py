@@ -181,6 +181,21 @@ async def test_a_childs_failure_is_the_tasks_error_with_what_it_found(
     assert "alpha is in a.txt so far" in said
 
 
+async def test_a_child_out_of_turns_fails_its_task_with_what_it_found(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    router = Router({
+        "short": [Reply("", [task("CHILD keep going", "t1")])],
+        "CHILD": [Reply("a.txt holds alpha", [Call("read_file", {"path": "a.txt"})])],
+    })
+    daemon = await daemon_on(start, fake_llm, workspace, router)
+    result = await daemon.run(prompt="short", maxTurns=1)
+    failed = of_kind(daemon, result["runId"], "tool_failed")[-1]
+    assert failed["toolCallId"] == "t1"
+    assert "reached maxTurns (1 turns)" in failed["output"]
+    assert "a.txt holds alpha" in failed["output"]
+
+
 async def test_a_custom_agent_is_listed_and_its_tools_are_checked(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:
@@ -190,6 +205,10 @@ async def test_a_custom_agent_is_listed_and_its_tools_are_checked(
         "---\nname: reviewer\ndescription: Reviews a file\ntools: [read_file]\n---\n"
         "You review code. Say REVIEWED first.\n")
     (agents / "broken.md").write_text("---\ntools: read_file, fly\n---\nNo.\n")
+    user = workspace.parent / "config" / "harness9" / "agents"
+    user.mkdir(parents=True)
+    (user / "reviewer.md").write_text("---\ndescription: the user's, hidden\n---\nNo.\n")
+    (user / "helper.md").write_text("Helps with anything.\n")
     router = Router({
         "review": [Reply("", [task("CHILD review a.txt", "t1", agent="reviewer"),
                               task("CHILD-B", "t2", agent="broken"),
@@ -197,12 +216,18 @@ async def test_a_custom_agent_is_listed_and_its_tools_are_checked(
                    Reply("reviewed")],
         "CHILD review": [Reply("REVIEWED: fine")],
     })
-    daemon = await daemon_on(start, fake_llm, workspace, router)
-    listed = await daemon.request("agent/agents", {})
-    assert [a["name"] for a in listed["agents"]] == ["explore", "general", "broken",
-                                                     "reviewer"]
-    reviewer = listed["agents"][-1]
-    assert (reviewer["source"], reviewer["tools"]) == ("workspace", ["read_file"])
+    daemon = await daemon_on(start, fake_llm, workspace, router,
+                             XDG_CONFIG_HOME=str(workspace.parent / "config"))
+    listed = {a["name"]: a for a in (await daemon.request("agent/agents", {}))["agents"]}
+    assert list(listed) == ["explore", "general", "broken", "reviewer", "helper"]
+    assert (listed["reviewer"]["source"], listed["reviewer"]["tools"]) == (
+        "workspace", ["read_file"])
+    assert (listed["helper"]["source"], listed["helper"]["description"]) == (
+        "user", "Helps with anything.")
+    tools = (await daemon.request("agent/tools", {}))["tools"]
+    task_tool = next(t for t in tools if t["name"] == "task")
+    assert task_tool["kind"] == "think"
+    assert task_tool["inputSchema"]["properties"]["agent"]["enum"] == list(listed)
     result = await daemon.run(prompt="review")
     child = router.requests["CHILD review"][0]
     assert tool_names(child) == {"read_file"}

@@ -70,6 +70,21 @@ class ChildRuns:
             return await _run_child(self._parent, spec, delegation)
 
 
+class AgentsListed:
+    """The port of a listing of the tools (`agent/tools`): the agents, and no run."""
+
+    def __init__(self, agents: Sequence[AgentSpec]) -> None:
+        self._agents = [AgentInfo(agent.name, agent.description) for agent in agents]
+
+    def agents(self) -> list[AgentInfo]:
+        """The agents a run would offer."""
+        return self._agents
+
+    async def run(self, delegation: Delegation) -> ToolOutput:
+        """Never: a listed tool is not run."""
+        raise ToolError("Error: tasks run only in a run")
+
+
 class ChildApprover:
     """The parent's approver, asked about a child's calls with the task call and agent."""
 
@@ -122,7 +137,7 @@ async def _run_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation)
     try:
         result = await engine.run(delegation.prompt, session.history)
         if result.status != "completed":
-            failure = f"it used its {result.turns} turns (maxTurns) before it answered"
+            failure = f"it reached maxTurns ({result.turns} turns) before it answered"
     except (ProviderError, ToolError) as exc:
         failure = str(exc)
     usage = ended.finished.usage if ended.finished is not None else Usage()
