@@ -34,6 +34,7 @@ async def test_a_task_is_one_think_call_whose_content_streams_the_childs_rows(
     assert (await agent.prompt(session, "look")).stop_reason == "end_turn"
     updates = agent.client.tool_updates(session, "t1")
     assert updates[0]["sessionUpdate"] == "tool_call" and updates[0]["kind"] == "think"
+    assert updates[0]["title"] == "task: look around"
     texts = [u["content"][0]["content"]["text"] for u in updates[1:] if u.get("content")]
     assert "reading it\n▸ read_file: a.txt" in texts
     assert "reading it\n✓ read_file: a.txt" in texts
