@@ -91,6 +91,18 @@ async def test_a_child_runs_with_its_own_context_and_read_tools_and_its_answer_r
     assert transcript[-1]["content"] == "alpha is in a.txt, line 1"
 
 
+async def test_in_read_only_mode_explore_is_offered_no_commands(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    router = Router({"ro": [Reply("", [task("CHILD look", "t1")]), Reply("ok")],
+                     "CHILD": [Reply("looked")]})
+    daemon = await daemon_on(start, fake_llm, workspace, router,
+                             HARNESS9_APPROVALS="read-only")
+    assert (await daemon.run(prompt="ro"))["text"] == "ok"
+    offered = tool_names(router.requests["CHILD"][0])
+    assert "read_file" in offered and "bash" not in offered
+
+
 async def test_children_run_at_most_max_subagents_at_once(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:

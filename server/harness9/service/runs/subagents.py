@@ -27,6 +27,7 @@ from harness9.service.runs.assembly import CallTurns, build_engine
 from harness9.service.runs.planning import PLAN_MODE
 from harness9.service.runs.run_tools import run_tools
 from harness9.service.sessions.session import Session
+from harness9.tools.approvals.policy import SILENT_MODES
 from harness9.tools.approvals.step import ApprovalAnswer, ApprovalRequest, Approver
 from harness9.tools.contract import BaseTool, ToolOutput
 from harness9.tools.registry import Middleware
@@ -124,8 +125,8 @@ async def _run_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation)
     ended, turns = _Ended(), CallTurns()
     bus = EventBus(turns, ended, lambda event: parent.bus.emit(ChildEvent(call_id, agent, event)))
     approver = parent.wiring.approver
-    if spec.read_only:  # plan mode's rules: reads, and commands only read-only sandboxed
-        settings = settings.with_approval_mode(PLAN_MODE)
+    if spec.read_only and settings.approval_policy().mode not in SILENT_MODES:
+        settings = settings.with_approval_mode(PLAN_MODE)  # reads, read-only commands only
     engine = build_engine(
         parent.root, settings, session, bus,
         ChildApprover(approver, call_id, agent) if approver is not None else None,
@@ -164,13 +165,14 @@ def child_settings(settings: RunSettings, spec: AgentSpec) -> RunSettings:
 
 
 def child_tools(parent: ParentRun, spec: AgentSpec, settings: RunSettings) -> list[BaseTool]:
-    """A child's tools: its parent's (never `task`), the read tools and read-only commands
-    only for an agent that only reads, those its file names for a custom agent (a name it
-    cannot have is an error)."""
+    """A child's tools: its parent's (never `task`); for an agent that only reads, the read
+    tools and read-only commands (none in read-only mode); for a custom agent, those its file
+    names (a name it cannot have is an error)."""
     tools = run_tools(parent.root, settings, parent.wiring, seen=parent.session.seen_files,
                       mcp_tools=() if spec.read_only else parent.mcp_tools)
     if spec.read_only:
-        kinds = {ToolKind.READ, *((ToolKind.EXECUTE,) if settings.sandbox_works() else ())}
+        commands = settings.sandbox_works() and settings.approval_policy().mode != "read-only"
+        kinds = {ToolKind.READ, *((ToolKind.EXECUTE,) if commands else ())}
         return [tool for tool in tools if tool.definition().kind in kinds]
     if spec.tools is None:
         return tools
