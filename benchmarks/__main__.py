@@ -41,6 +41,7 @@ CASES = (
     "steering",
     "caching",
     "diagnostics",
+    "subagents",
 )
 
 

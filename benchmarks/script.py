@@ -7,6 +7,8 @@ serves any number of runs, concurrent or not, with no state. Scenarios:
 - `loop <path>`: read `path` on every turn (the run ends at its `maxTurns`).
 - `append <path>`: a bash call that appends a line to `path` on every turn (likewise).
 - `runs <tag> <turns> <path>`: read `path` on `turns` turns, then answer `answer <tag>`.
+- `tasks <k> <turns> <path>`: `k` `task` calls at once, each an explore child running
+  `runs c<i> <turns> <path>`, then `done`.
 - `parallel <k> <seconds>`: `k` bash calls of `sleep <seconds>` at once, then `done`.
 - `bash <command…>` / `read <path>`: one tool call, then `done`.
 - `write <path>`: one `write_file` of a short Python file at `path`, then `done`.
@@ -57,6 +59,10 @@ def respond(request: Request) -> Reply:
     if scenario == "parallel":
         calls = [Call("bash", {"command": f"sleep {args[1]}"}) for _ in range(int(args[0]))]
         return Reply(tool_calls=calls)
+    if scenario == "tasks":
+        return Reply(tool_calls=[
+            Call("task", {"description": f"child {i}", "prompt":
+                          f"bench runs c{i} {args[1]} {args[2]}"}) for i in range(int(args[0]))])
     if scenario == "bash":
         return Reply(tool_calls=[Call("bash", {"command": " ".join(args)})])
     if scenario == "read":

@@ -39,7 +39,8 @@ ALLOWED.update({
 # service/ each may import besides itself. The leaves (and `run_request`) are the vocabulary
 # every part and front-end shares; the facade's modules may import any part, and no other
 # part imports them.
-LEAVES = {"state", "background", "service_errors", "attachments", "images", "call_outcome"}
+LEAVES = {"state", "background", "service_errors", "attachments", "images", "call_outcome",
+          "markdown_files"}
 SERVICE: dict[str, set[str]] = {leaf: set() for leaf in LEAVES}
 SERVICE["config"] = LEAVES
 SERVICE["run_request"] = {"config", *LEAVES}

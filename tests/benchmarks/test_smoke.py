@@ -29,6 +29,7 @@ PREFIXES = {
     "acp": "acp ",
     "mcp": "mcp: ",
     "steering": "steer: ",
+    "subagents": "explore children",
 }
 
 

@@ -53,12 +53,12 @@ def test_tools_prints_the_tool_definitions(workspace: Path) -> None:
                         env={**os.environ, "HARNESS9_LANGUAGE_SERVERS": "{}"})
     assert done.code == 0, done.err
     tools = {tool["name"]: tool for tool in json.loads(done.out)["tools"]}
-    assert set(tools) == {"read_file", "write_file", "edit_file", "bash", "update_plan"}
+    assert set(tools) == {"read_file", "write_file", "edit_file", "bash", "update_plan", "task"}
     assert tools["edit_file"]["inputSchema"]["required"] == ["path", "source_text", "target_text"]
     assert all(tool["description"] for tool in tools.values())
     kinds = {name: tool["kind"] for name, tool in tools.items()}
     assert kinds == {"read_file": "read", "write_file": "edit", "edit_file": "edit",
-                     "bash": "execute", "update_plan": "think"}
+                     "bash": "execute", "update_plan": "think", "task": "think"}
 
 
 @pytest.mark.timeout(20)

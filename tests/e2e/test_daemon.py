@@ -285,8 +285,8 @@ async def test_tools_lists_what_the_model_is_offered(start: StartDaemon, workspa
     answer = await daemon.request("agent/tools", {})
     tools = answer["tools"]
     assert [t["name"] for t in tools] == ["read_file", "write_file", "edit_file", "bash",
-                                          "update_plan"]
-    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute", "think"]
+                                          "update_plan", "task"]
+    assert [t["kind"] for t in tools] == ["read", "edit", "edit", "execute", "think", "think"]
     assert tools[3]["inputSchema"]["required"] == ["command"]
 
 

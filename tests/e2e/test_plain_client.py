@@ -5,6 +5,7 @@ standard LSP only: code actions, `workspace/executeCommand`, `$/progress`, `wind
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from pygls.exceptions import JsonRpcMethodNotFound
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.e2e.editor import Editor
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.fakellm.router import Router
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -271,3 +273,22 @@ async def test_bad_command_arguments_name_the_field(
     with pytest.raises(Exception, match="diagnostics"):
         await _execute(daemon, {"command": "harness9.fix",
                                 "arguments": [{"uri": (workspace / "a.txt").as_uri()}]})
+
+
+async def test_a_childs_calls_are_rows_nested_under_its_agent_in_the_transcript(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.responder = Router({
+        "look": [Reply("", [Call("task", {"description": "find", "prompt": "CHILD find"},
+                                 id="t1")]), Reply("Found it.")],
+        "CHILD": [Reply("", [Call("read_file", {"path": "a.txt"}, id="r1")]),
+                  Reply("alpha")],
+    })
+    daemon = await plain_daemon(start, fake_llm, workspace)
+    await _execute(daemon, {"command": "harness9.run", "arguments": [{"prompt": "look"}]})
+    assert (await _finished_message(daemon)).startswith("harness9 (completed): Found it.")
+    answer = await _execute(daemon, {"command": "harness9.transcript"})
+    transcript = Path(answer["path"]).read_text()  # noqa: ASYNC240 (a small file, once)
+    rows = transcript.split("> look\n\n", 1)[1]
+    assert re.match(r"- \*explore\* agent, for task `t1`:\n  - ✓ `read_file: a\.txt` · \d+ ms\n"
+                    r"- ✓ `task: .*` · \d+ ms\n\nFound it\.", rows), rows

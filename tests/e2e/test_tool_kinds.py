@@ -76,7 +76,8 @@ async def test_agent_tools_lists_what_the_model_is_offered_in_its_order(
     daemon = await editor_daemon(start, fake_llm, workspace, tmp_path)
     await daemon.run(prompt="hi")
     assert await listed(daemon) == offered(fake_llm, 0)
-    assert offered(fake_llm, 0)[-3:] == ["find_definition", "rename_symbol", "diagnostics"]
+    assert offered(fake_llm, 0)[-4:] == ["find_definition", "rename_symbol", "diagnostics",
+                                         "task"]
 
 
 async def test_in_plan_mode_agent_tools_lists_plan_modes_tools(

@@ -32,3 +32,10 @@ def test_a_stored_history_without_unique_ids_gets_them_in_order() -> None:
     assert [c.unique_id for m in history for c in m.tool_calls] == ["a", "a~2"]
     with_unique_ids(history)  # a second pass changes nothing
     assert [c.unique_id for m in history for c in m.tool_calls] == ["a", "a~2"]
+
+
+def test_a_child_runs_calls_are_named_under_its_task_call() -> None:
+    ids = CallIds(prefix="t1/")
+    assert [c.unique_id for c in ids.assign(answer("call_0", "call_0")).tool_calls] == [
+        "t1/call_0", "t1/call_0~2"]
+    assert [c.id for c in ids.assign(answer("call_0")).tool_calls] == ["call_0"]

@@ -9,6 +9,7 @@ from typing import Any
 from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    ChildEvent,
     LLMCallStarted,
     ObservationAdded,
     RunFinished,
@@ -159,3 +160,11 @@ def test_the_labels_are_english_unless_chinese_is_asked_for() -> None:
     assert log_words({"HARNESS9_LOG_LANG": "zh_CN.UTF-8"}) is SEED
     assert log_words({"HARNESS9_LOG_LANG": "en"}) is ENGLISH
     assert set(ENGLISH) == set(SEED) and all(label.isascii() for label in ENGLISH.values())
+
+
+def test_a_child_agents_events_show_as_its_own_marked_with_its_agent_and_task() -> None:
+    event = ToolStarted(1, ToolCall("c1", "bash", "{}", wire_id="t1/c1"), ToolKind.EXECUTE)
+    assert format_event(ChildEvent("t1", "explore", event), NOW, ENGLISH) == (
+        "2026/04/29 15:11:30 [explore t1] Turn 1 │ Tool start │ tool=bash id=t1/c1\n"
+        "        arguments: {}")
+    assert format_event(ChildEvent("t1", "explore", TextDelta(1, "x")), NOW, ENGLISH) is None

@@ -21,7 +21,9 @@ from tests.service.test_runs import Recorder, request
 
 pytestmark = pytest.mark.timeout(60)
 
-WINDOW = 4_000
+# Room for the fixed part of every request (the system prompt and the tools, `task` with its
+# agents among them) and one turn of two long command outputs, kept whole.
+WINDOW = 4_200
 
 
 def _respond(request: Request) -> Reply:

@@ -116,6 +116,11 @@ export interface ProtocolMethods {
     params: ChangedSinceParams;
     result: ChangedSinceResult;
   };
+  'agent/agents': {
+    direction: 'client_to_server';
+    params: CommandsParams;
+    result: AgentsResult;
+  };
   'agent/requestApproval': {
     direction: 'server_to_client';
     params: RequestApprovalParams;
@@ -370,11 +375,16 @@ export interface CallOutcome {
   sandbox?: string;
   diagnostics?: Problem[];
   diagnosticsSource?: 'editor' | 'harness9';
+  parentToolCallId?: string;
+  agent?: string;
+  usage?: Usage;
+  costUsd?: number;
   status: string;
   turn: number;
   approval?: OutcomeApproval;
   started?: false;
   asked?: true;
+  transcript?: StoredMessage[];
 }
 /**
  * A file a call changed.
@@ -590,6 +600,23 @@ export interface FileThen {
   skipped?: string;
 }
 /**
+ * `agent/agents`: the agents there are, the built-in ones first.
+ */
+export interface AgentsResult {
+  agents: AgentListed[];
+}
+/**
+ * An agent a `task` call may run: built in, or a `.harness9/agents/*.md` file's.
+ */
+export interface AgentListed {
+  name: string;
+  description: string;
+  source: 'builtin' | 'workspace' | 'user';
+  tools?: string[];
+  model?: string;
+  reasoningEffort?: string;
+}
+/**
  * `agent/requestApproval`: ask the user about a call. `path` and `diff` come with file tools (the change, computed before asking); `files` lists every file of a change of several; `reason` says why a call the mode would run is asked about.
  */
 export interface RequestApprovalParams {
@@ -606,6 +633,8 @@ export interface RequestApprovalParams {
   diff?: string;
   reason?: string;
   files?: string[];
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * An answer the user may give.
@@ -697,6 +726,8 @@ export interface Thinking {
   kind: 'thinking';
   turn: number;
   text: string;
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * A streamed piece of the answer's text (merged while the client lags).
@@ -720,6 +751,8 @@ export interface AssistantMessage {
   turn: number;
   text: string;
   toolCalls: WireToolCall[];
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * A tool call as the model made it: the parsed arguments (or the raw text when not JSON).
@@ -744,6 +777,8 @@ export interface ToolStarted {
   toolKind: 'read' | 'edit' | 'execute' | 'other' | 'think';
   arguments: unknown;
   sandbox?: string;
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * The user is being asked about a call.
@@ -760,6 +795,8 @@ export interface ApprovalRequested {
   title: string;
   arguments: unknown;
   reason?: string;
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * A call's fate, unless the mode simply allowed it.
@@ -775,6 +812,8 @@ export interface ApprovalResolved {
   decision: 'allow_once' | 'allow_session' | 'reject' | 'allow' | 'deny';
   by: 'user' | 'rule' | 'session' | 'mode';
   rule?: string;
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * A tool call returned; `output` is what the model reads.
@@ -802,6 +841,10 @@ export interface ToolCompleted {
   sandbox?: string;
   diagnostics?: Problem[];
   diagnosticsSource?: 'editor' | 'harness9';
+  parentToolCallId?: string;
+  agent?: string;
+  usage?: Usage;
+  costUsd?: number;
   turn: number;
   toolCallId: string;
   tool: string;
@@ -834,6 +877,10 @@ export interface ToolFailed {
   sandbox?: string;
   diagnostics?: Problem[];
   diagnosticsSource?: 'editor' | 'harness9';
+  parentToolCallId?: string;
+  agent?: string;
+  usage?: Usage;
+  costUsd?: number;
   turn: number;
   toolCallId: string;
   tool: string;
@@ -943,6 +990,8 @@ export interface ToolOutput {
   toolCallId: string;
   text: string;
   truncated?: true;
+  parentToolCallId?: string;
+  agent?: string;
 }
 /**
  * A steering message reached the run before its next model call.

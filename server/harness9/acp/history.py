@@ -19,6 +19,7 @@ from acp import (
 )
 from acp.schema import ToolCallStatus
 
+from harness9.acp.task_rows import stored_rows
 from harness9.acp.update_stream import UpdateStream
 from harness9.acp.updates import ToolContent, shown_output, start_update
 from harness9.schema import Message, Role, ToolCall, ToolKind
@@ -67,6 +68,9 @@ def replay(
             content: list[ToolContent] = [
                 tool_content(text_block(shown_output(message.content, kind)))]
             diff = _diff(kept, root)
+            rows = stored_rows((kept or {}).get("transcript"), root)
+            if rows is not None:  # a task's: its child's rows, as they ended live
+                content.insert(0, tool_content(text_block(rows)))
             stream.push(update_tool_call(call_id, status=status,
                                          content=content if diff is None else [diff, *content]))
         elif message.role is Role.USER:

@@ -81,6 +81,8 @@ class ClientApprover:
     def _tool_call(self, request: ApprovalRequest) -> ToolCallUpdate:
         call = request.call
         content: list[ToolContent] = []
+        if request.parent_call_id is not None:
+            return self._child_call(request, request.parent_call_id)
         if request.reason:  # asked whatever the rules say: the client shows why
             content.append(tool_content(text_block(f"Asked because it {request.reason}.")))
         path = target_path(call, request.kind, self._root)
@@ -96,4 +98,19 @@ class ClientApprover:
             raw_input=raw_input(call),
             locations=locations_of(call, request.kind, self._root),
             content=content or None,
+        )
+
+    def _child_call(self, request: ApprovalRequest, task_id: str) -> ToolCallUpdate:
+        """A child agent's call asked about: the client knows only its task's call, so the
+        question is about that one, its content saying which call of which agent (the
+        task's title and kind stay; the child's next row puts its content back)."""
+        content: list[ToolContent] = [tool_content(text_block(
+            f"The {request.agent} agent asks to run {request.title}"))]
+        if request.diff:
+            content.append(tool_content(text_block(f"```diff\n{request.diff}\n```")))
+        return ToolCallUpdate(
+            tool_call_id=task_id, content=content,
+            field_meta={"harness9": {"toolCallId": request.call.unique_id,
+                                     "parentToolCallId": task_id, "agent": request.agent,
+                                     "rawInput": raw_input(request.call)}},
         )

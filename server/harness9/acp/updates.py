@@ -39,9 +39,11 @@ from acp.schema import (
 
 from harness9.acp.calls import acp_kind, locations_of, raw_input, target_path, title_of
 from harness9.acp.files import ClientWorkspace
+from harness9.acp.task_rows import TaskRows
 from harness9.acp.update_stream import UpdateStream
 from harness9.engine.events import (
     AssistantMessage,
+    ChildEvent,
     Event,
     PlanUpdated,
     TextDelta,
@@ -109,12 +111,14 @@ def shown_output(output: str, kind: ToolKind) -> str:
 
 def finish_update(
     call: ToolCall, result: ToolResult, diff: ToolContent | None = None,
-    kind: ToolKind = ToolKind.OTHER,
+    kind: ToolKind = ToolKind.OTHER, rows: str | None = None,
 ) -> Any:
     """The `tool_call_update` ending `call` (of a tool of `kind`): its status (`failed` for an
-    error, and for a command that exited non-zero or was killed) and output (and diff), and for
-    a call that ran a command (bash) its `rawOutput`."""
+    error, and for a command that exited non-zero or was killed) and output (and diff; a
+    task's child's `rows` first), and for a call that ran a command (bash) its `rawOutput`."""
     content: list[ToolContent] = [tool_content(text_block(shown_output(result.output, kind)))]
+    if rows is not None:
+        content.insert(0, tool_content(text_block(rows)))
     if diff is not None:
         content.append(diff)
     if result.sandbox is not None:  # where the command ran, for the user to see
@@ -172,9 +176,14 @@ class RunUpdates:
         self._streamed_turns: set[int] = set()
         self._before: dict[str, str | object] = {}
         self._live: dict[str, str] = {}  # each running command's output so far
+        self._tasks = TaskRows(root)  # the rows of each task call's child
 
     def __call__(self, event: Event) -> None:
         match event:
+            case ChildEvent():
+                update = self._tasks.update(event)
+                if update is not None:
+                    self._stream.push(update)
             case TextDelta():
                 self._streamed_turns.add(event.turn)
                 self._stream.text("message", event.text)
@@ -229,7 +238,8 @@ class RunUpdates:
         before = self._before.pop(call.unique_id, _UNREADABLE)
         path = self._edited_path(call, kind)
         diff = None if result.is_error or path is None else self._diff(path, before)
-        self._stream.push(finish_update(call, result, diff, kind))
+        rows = self._tasks.text(call.unique_id)
+        self._stream.push(finish_update(call, result, diff, kind, rows))
 
     def _edited_path(self, call: ToolCall, kind: ToolKind) -> str | None:
         """The file an edit call changes (its diff is shown), or None for other calls."""

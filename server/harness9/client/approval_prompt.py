@@ -93,8 +93,9 @@ def question(params: dict[str, Any]) -> RenderableType:
         parts.append(Text(visible(str(arguments))))
     if isinstance(params.get("reason"), str):
         parts.append(Text(f"asked because it {visible(params['reason'])}", style="yellow"))
+    who = f"the {params['agent']} agent" if isinstance(params.get("agent"), str) else "harness9"
     title = Text.assemble(
-        ("harness9 asks to run ", "bold"), (visible(str(params.get("title"))), "bold cyan")
+        (f"{who} asks to run ", "bold"), (visible(str(params.get("title"))), "bold cyan")
     )
     return Panel(
         Group(*parts) if parts else Text(""), title=title, title_align="left", border_style="yellow"

@@ -71,6 +71,8 @@ def tool_summary(tool: str, arguments: Any) -> str:
         return shorten(str(arguments))
     if tool == "bash" and isinstance(arguments.get("command"), str):
         return shorten(arguments["command"])
+    if tool == "task" and isinstance(arguments.get("description"), str):
+        return shorten(f"{arguments.get('agent') or 'explore'}: {arguments['description']}")
     if isinstance(arguments.get("path"), str):
         summary = arguments["path"]
         if tool == "write_file" and isinstance(arguments.get("content"), str):

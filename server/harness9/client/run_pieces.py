@@ -3,7 +3,7 @@ transcript as they finish. Data only: `transcript` draws them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness9.client.plan import Plan
@@ -26,6 +26,9 @@ class ToolCall:
     started: bool = False  # its tool began (a call refused before it ran never does)
     live: str = ""  # the tail of its live output (`tool_output`)
     ended: Progress | None = None  # its tool_completed or tool_failed
+    # A task's child agent: its rows (call id, line) and its calls (id → tool, arguments).
+    children: tuple[tuple[str, str], ...] = ()
+    child_calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

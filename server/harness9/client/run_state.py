@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from harness9.client.child_rows import child_note
 from harness9.client.outcome import Outcome
 from harness9.client.plan import Plan
 from harness9.client.run_pieces import (
@@ -69,6 +70,12 @@ def advance(state: RunState, note: Progress) -> tuple[RunState, tuple[Piece, ...
     """The state after one notification, and the pieces it finished, in order. Kinds and
     fields it does not know change nothing: the protocol only grows."""
     step = _Step(state)
+    parent = note.get("parentToolCallId")
+    if parent is not None:  # a child agent's: a line under its task's row
+        task = state.row(str(parent))
+        if task is not None:
+            step.put(child_note(task, note))
+        return step.state, tuple(step.pieces)
     handler = _HANDLERS.get(str(note.get("kind")))
     if handler is not None:
         handler(step, note)

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from harness9.client import format as fmt
 from harness9.client import summary
+from harness9.client.child_rows import SHOWN_CHILD_ROWS
 from harness9.client.diff_view import diff_lines
 from harness9.client.run_pieces import LIVE_KEEP
 
@@ -39,6 +40,8 @@ class ToolRow:
         self.diff: RenderableType | None = None
         self.live = ""
         self.sandbox: str | None = None  # where its command ran (bash): bwrap, landlock, none
+        self.children: list[str] = []  # a task's: its child agent's rows
+        self.folded: str | None = None  # a task's child in one line, once the task ended
         self._started = time.monotonic()
         self._spinner = Spinner("dots", style="cyan")
 
@@ -99,7 +102,8 @@ class ToolRow:
         diff = [self.diff] if self.diff is not None else []
         problems = [Text(f"      ! {line}", style="red", no_wrap=True, overflow="ellipsis")
                     for line in self.problems]
-        return Group(head, *body, *diff, *problems, *changed)
+        child = [Text(f"      {self.folded}", style="dim")] if self.folded else []
+        return Group(head, *child, *body, *diff, *problems, *changed)
 
     def _running(self) -> RenderableType:
         if self.waiting:
@@ -109,6 +113,8 @@ class ToolRow:
         self._spinner.update(text=Text.assemble(_headline(self.headline), "  ", (elapsed, "dim")))
         parts: list[RenderableType] = [Padding(self._spinner, (0, 0, 0, 2))]
         parts.extend(_quoted(line) for line in live_tail(self.live))
+        parts.extend(Text(f"      {line}", style="dim", no_wrap=True, overflow="ellipsis")
+                     for line in self.children[-SHOWN_CHILD_ROWS:])
         if self.kind == "execute":
             parts.append(Text(f"      {STOP_HINT}", style="dim italic"))
         return Group(*parts)

@@ -8,6 +8,7 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
+from harness9.client.child_rows import folded
 from harness9.client.plan_view import checklist, compact
 from harness9.client.run_pieces import (
     Answer,
@@ -44,6 +45,8 @@ class RowDrawings:
         if row.waiting and call.status == "running":
             row.start()
         row.live = call.live
+        row.children = [line for _, line in call.children]
+        row.folded = folded(call)
         if call.ended is not None and call.ended is not self._ends.get(call.number):
             self._ends[call.number] = call.ended
             row.finish(call.ended, ok=call.status == "completed")

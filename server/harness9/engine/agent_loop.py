@@ -66,6 +66,9 @@ class _RunState:
     turns: int = 0
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
+    # Of the calls' child agents (task): in the run's totals, priced at their own models'.
+    child_usage: Usage = field(default_factory=Usage)
+    child_cost: float = 0.0
     text: str = ""
     meter: ContextMeter = field(default_factory=ContextMeter)
     ids: CallIds = field(default_factory=CallIds)
@@ -99,6 +102,7 @@ class AgentEngine:
         context: ContextPolicy | None = None,
         plan: Plan | None = None,
         price: Price | None = None,
+        call_id_prefix: str = "",
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -118,6 +122,7 @@ class AgentEngine:
         self.context = context
         self.plan = plan
         self.price = price  # the model's, when known: usage events then carry the run's cost
+        self.call_id_prefix = call_id_prefix  # a child run's: its call ids unique in the parent
 
     async def run(
         self, prompt: str, history: list[Message] | None = None, steering: Steering | None = None,
@@ -138,7 +143,7 @@ class AgentEngine:
         state = _RunState(steering=steering)
         self._emit_started()
         pair_tool_calls(history)  # a stored history a stopped run left half way
-        state.ids = CallIds(history)
+        state.ids = CallIds(history, self.call_id_prefix)
         if not history and self.system_prompt:
             history.append(Message.system(self.system_prompt))
         history.append(Message.user(prompt, images))
@@ -158,7 +163,7 @@ class AgentEngine:
             self._emit_finished(state, history, "error", error)
             raise
         self._emit_finished(state, history, status)
-        return RunResult(status, state.text, state.turns, state.tool_calls, state.usage)
+        return RunResult(status, state.text, state.turns, state.tool_calls, _total(state))
 
     async def _loop(self, history: list[Message], state: _RunState) -> str:
         tools = self.registry.available_tools()
@@ -229,10 +234,10 @@ class AgentEngine:
         if usage.input_tokens or usage.output_tokens:
             state.usage = state.usage + usage
             window = self.context.window if self.context is not None else 0
-            cost = None if self.price is None else self.price.cost(state.usage)
+            cost = None if self.price is None else self.price.cost(state.usage) + state.child_cost
             if cost is not None and not math.isfinite(cost):
                 cost = None  # prices so high that the sum overflowed: no cost, not infinity
-            self.bus.emit(UsageReported(turn, usage, state.usage, context_window=window,
+            self.bus.emit(UsageReported(turn, usage, _total(state), context_window=window,
                                         cost=cost))
         return message
 
@@ -289,6 +294,9 @@ class AgentEngine:
             for result in results:
                 if result is not None and result.plan is not None:
                     self.plan = result.plan
+                if result is not None and result.child is not None:
+                    state.child_usage = state.child_usage + result.child.usage
+                    state.child_cost += result.child.cost_usd or 0.0
         ids = tuple(call.unique_id for call in calls)
         self.bus.emit(ObservationAdded(turn, ids, before, len(history)))
         if self.batch_observer is not None:
@@ -329,9 +337,14 @@ class AgentEngine:
                 status=status,
                 turns=state.turns,
                 tool_calls=state.tool_calls,
-                usage=state.usage,
+                usage=_total(state),
                 messages=len(history),
                 text=state.text,
                 error=error,
             )
         )
+
+
+def _total(state: _RunState) -> Usage:
+    """The run's usage: its own model calls' and its child agents'."""
+    return state.usage + state.child_usage

@@ -18,8 +18,9 @@ from harness9.schema import Message, ToolCall
 class CallIds:
     """The ids taken in one session so far; `assign` gives the next calls theirs."""
 
-    def __init__(self, history: Iterable[Message] = ()) -> None:
+    def __init__(self, history: Iterable[Message] = (), prefix: str = "") -> None:
         self._taken = {call.unique_id for message in history for call in message.tool_calls}
+        self._prefix = prefix  # before every new id (a child run's: unique in its parent's)
 
     def assign(self, message: Message) -> Message:
         """`message` with each tool call's id unique in the session (a call that has one
@@ -34,10 +35,11 @@ class CallIds:
 
     def _unique(self, call: ToolCall) -> ToolCall:
         if call.wire_id is None:
-            unique, n = call.id, 1
+            base = f"{self._prefix}{call.id}"
+            unique, n = base, 1
             while unique in self._taken:
                 n += 1
-                unique = f"{call.id}~{n}"
+                unique = f"{base}~{n}"
             call = call if unique == call.id else replace(call, wire_id=unique)
         self._taken.add(call.unique_id)
         return call

@@ -278,6 +278,18 @@ class RunFinished(Event):
     error: dict[str, Any] | None = field(default=None)
 
 
+@dataclass(frozen=True, slots=True)
+class ChildEvent(Event):
+    """An event of a child agent's run, on its parent's bus: `event` as the child's engine
+    emitted it, `parent_call_id` the wire id of the `task` call that runs the child, `agent`
+    the child's agent. Observers that do not know it ignore it, as any other kind."""
+
+    kind: ClassVar[str] = "child"
+    parent_call_id: str
+    agent: str
+    event: Event
+
+
 Subscriber = Callable[[Event], None]
 
 

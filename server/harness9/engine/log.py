@@ -22,6 +22,7 @@ from harness9.engine.events import (
     ApprovalRequested,
     ApprovalResolved,
     CheckpointTaken,
+    ChildEvent,
     ContextCompacted,
     Event,
     LLMCallStarted,
@@ -87,7 +88,8 @@ class BlockLogger:
         self._words = log_words() if words is None else words
 
     def __call__(self, event: Event) -> None:
-        if type(event) in _FORMATTERS and self._logger.isEnabledFor(logging.INFO):
+        shown = event.event if isinstance(event, ChildEvent) else event  # a child's: its own
+        if type(shown) in _FORMATTERS and self._logger.isEnabledFor(logging.INFO):
             # The record is made directly: `Logger.info` would walk the stack for a caller's
             # file and line, which no log format shows. `event` names the event's kind.
             block = _Block(event, self._clock(), self._words)
@@ -113,7 +115,12 @@ class _Block:
 
 def format_event(event: Event, now: float, words: Words | None = None) -> str | None:
     """The log block for `event` at time `now` with the labels `words` (default: those
-    `HARNESS9_LOG_LANG` asks for), or None for events the log does not show."""
+    `HARNESS9_LOG_LANG` asks for), or None for events the log does not show (a child agent's
+    show as its own, marked with its agent and task call)."""
+    if isinstance(event, ChildEvent):
+        inner = format_event(event.event, now, words)
+        mark = f"[{event.agent} {event.parent_call_id}]"
+        return None if inner is None else inner.replace("[engine]", mark, 1)
     formatter = _FORMATTERS.get(type(event))
     if formatter is None:
         return None

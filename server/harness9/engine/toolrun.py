@@ -10,7 +10,7 @@ from functools import partial
 from harness9.engine.events import EventBus, PlanUpdated, ToolFinished, ToolStarted
 from harness9.engine.live_output import LiveOutput
 from harness9.schema import ToolCall, ToolKind, ToolResult
-from harness9.tools.contract import CALL_STARTING, OUTPUT_SINK
+from harness9.tools.contract import CALL_ID, CALL_STARTING, OUTPUT_SINK
 from harness9.tools.registry import Registry, cancelled_result
 
 DEFAULT_MAX_PARALLEL = 8
@@ -89,9 +89,11 @@ async def _execute(
     `starting` called when its tool is about to run."""
     sink = OUTPUT_SINK.set(live.feed)
     hook = CALL_STARTING.set(starting)
+    named = CALL_ID.set(call.unique_id)
     try:
         return await registry.execute(call, timeout)
     finally:
+        CALL_ID.reset(named)
         CALL_STARTING.reset(hook)
         OUTPUT_SINK.reset(sink)
         live.close()

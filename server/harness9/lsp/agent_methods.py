@@ -124,6 +124,13 @@ async def agent_commands(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     return await list_commands(ls.resolve_root(folder))
 
 
+async def agent_agents(ls: Harness9Server, raw: Any) -> dict[str, Any]:
+    """The agents a `task` call may run: built in, the workspace's and the user's."""
+    ls.require_initialized()
+    _, folder = parsed_params(parse_commands_params, raw)
+    return {"agents": await ls.service.agents(ls.resolve_root(folder))}
+
+
 async def agent_cancel(ls: Harness9Server, raw: Any) -> dict[str, bool]:
     """Cancel a run; answered only after the run's last notification and its -32800 answer."""
     ls.require_initialized()
@@ -222,6 +229,7 @@ AGENT_METHODS: dict[str, Callable[..., Any]] = {
     "agent/models": agent_models,
     "agent/setModel": agent_set_model,
     "agent/commands": agent_commands,
+    "agent/agents": agent_agents,
     "agent/cancel": agent_cancel,
     "agent/checkpoints": agent_checkpoints,
     "agent/restore": agent_restore,

@@ -98,6 +98,9 @@ class EditorApprover:
             params["reason"] = request.reason
         if request.files:
             params["files"] = list(request.files)
+        if request.parent_call_id is not None:
+            params["parentToolCallId"] = request.parent_call_id
+            params["agent"] = request.agent
         return params
 
     async def _request(self, method: str, params: Any) -> Any:

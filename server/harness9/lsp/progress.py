@@ -14,6 +14,7 @@ from harness9.engine.events import (
     AssistantMessage,
     CheckpointsUnavailable,
     CheckpointTaken,
+    ChildEvent,
     CommandRan,
     ContextCompacted,
     Dequeued,
@@ -243,8 +244,21 @@ _FIELDS: dict[type[Any], Callable[[Any], wire.ProgressFields]] = {
 }
 
 
+# What of a child agent's run its parent's progress shows: its rows, not its run's frame.
+_CHILD_KINDS = frozenset({"assistant_message", "thinking", "tool_started", "tool_output",
+                          "tool_completed", "tool_failed", "approval_requested",
+                          "approval_resolved"})
+
+
 def event_fields(event: Event) -> wire.ProgressFields | None:
-    """The kind and fields of `event` on the wire, or None for events not sent to clients."""
+    """The kind and fields of `event` on the wire, or None for events not sent to clients
+    (a child agent's are its own, with `parentToolCallId` and `agent`)."""
+    if isinstance(event, ChildEvent):
+        fields = event_fields(event.event)
+        if fields is None or fields["kind"] not in _CHILD_KINDS:
+            return None
+        marks = {"parentToolCallId": event.parent_call_id, "agent": event.agent}
+        return cast("wire.ProgressFields", {**fields, **marks})
     shape = _FIELDS.get(type(event))
     return None if shape is None else shape(event)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from harness9.engine.events import (
     ApprovalResolved,
     AssistantMessage,
+    ChildEvent,
     Event,
     RunFinished,
     ToolFinished,
@@ -33,6 +34,7 @@ class Transcript:
     def __init__(self, session_id: str, run_id: str, root: str, prompt: str) -> None:
         self.path = transcript_path(session_id)
         self._in_list = False  # the last thing written was a row of the tool calls' list
+        self._tasks: set[str] = set()  # the task calls whose child has a row already
         self.path.parent.mkdir(parents=True, exist_ok=True)
         head = "" if self.path.exists() else (
             f"# harness9 · {Path(root).name}\n\nSession `{session_id}` in `{root}`. Each run is "
@@ -42,18 +44,34 @@ class Transcript:
         self._write(f"{head}\n## {stamp} · run `{run_id}`\n\n{quoted}\n\n")
 
     def __call__(self, event: Event) -> None:
-        text = _shown(event)
+        text = self._child(event) if isinstance(event, ChildEvent) else _shown(event)
         if text:
             self._write(text)
+
+    def _child(self, event: ChildEvent) -> str:
+        """A child agent's call as a row nested under a line naming the agent and its task
+        (written before the child's first row); the rest of the child's run is not shown."""
+        inner = event.event
+        if not isinstance(inner, ToolFinished | ApprovalResolved):
+            return ""
+        row = _shown(inner)
+        if not row:
+            return ""
+        head = ""
+        if event.parent_call_id not in self._tasks:
+            self._tasks.add(event.parent_call_id)
+            head = f"- *{event.agent}* agent, for task `{event.parent_call_id}`:\n"
+        return head + "".join(f"  {line}\n" if line else "\n"
+                              for line in row.rstrip("\n").split("\n"))
 
     def note(self, text: str) -> None:
         """Add a line of the daemon's own (why a question was not asked, what was removed)."""
         self._write(f"*{text}*\n\n")
 
     def _write(self, text: str) -> None:
-        if self._in_list and not text.startswith(("- ", "\n")):
+        if self._in_list and not text.startswith(("- ", "  - ", "\n")):
             text = "\n" + text  # else markdown reads the text as part of the row above
-        self._in_list = text.startswith("- ") and not text.endswith("\n\n")
+        self._in_list = text.startswith(("- ", "  - ")) and not text.endswith("\n\n")
         try:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(text)

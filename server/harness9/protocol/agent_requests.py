@@ -227,5 +227,22 @@ class CommandsResult(TypedDict):
     commands: list[CommandListed]
 
 
+class AgentListed(TypedDict):
+    """An agent a `task` call may run: built in, or a `.harness9/agents/*.md` file's."""
+
+    name: str
+    description: str
+    source: Literal["builtin", "workspace", "user"]
+    tools: NotRequired[list[str]]
+    model: NotRequired[str]
+    reasoningEffort: NotRequired[str]
+
+
+class AgentsResult(TypedDict):
+    """`agent/agents`: the agents there are, the built-in ones first."""
+
+    agents: list[AgentListed]
+
+
 class NoParams(TypedDict):
     """No params (an empty object or none)."""

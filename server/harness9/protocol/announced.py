@@ -12,7 +12,7 @@ METHODS = [
     "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
     "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
     "agent/steer", "agent/queue", "agent/unqueue", "agent/models", "agent/setModel",
-    "agent/commands", "agent/changedSince",
+    "agent/commands", "agent/changedSince", "agent/agents",
 ]
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",

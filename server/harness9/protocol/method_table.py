@@ -51,6 +51,7 @@ CLIENT_METHODS: tuple[Method, ...] = (
     _client("agent/setModel", rq.SetModelParams, ModelChoice),
     _client("agent/commands", rq.CommandsParams, rq.CommandsResult),
     _client("agent/changedSince", sq.ChangedSinceParams, sq.ChangedSinceResult),
+    _client("agent/agents", rq.CommandsParams, rq.AgentsResult),
 )
 
 SERVER_METHODS: tuple[Method, ...] = (

@@ -59,6 +59,8 @@ class Thinking(TypedDict):
     kind: Literal["thinking"]
     turn: int
     text: str
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class TextDelta(TypedDict):
@@ -76,6 +78,8 @@ class AssistantMessage(TypedDict):
     turn: int
     text: str
     toolCalls: list[WireToolCall]
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class ApprovalRequested(TypedDict):
@@ -89,6 +93,8 @@ class ApprovalRequested(TypedDict):
     title: str
     arguments: Any
     reason: NotRequired[str]
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class ApprovalResolved(TypedDict):
@@ -101,6 +107,8 @@ class ApprovalResolved(TypedDict):
     decision: Decision
     by: DecidedBy
     rule: NotRequired[str]
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class ToolStarted(TypedDict):
@@ -113,6 +121,8 @@ class ToolStarted(TypedDict):
     toolKind: ToolKindName
     arguments: Any
     sandbox: NotRequired[str]
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class ToolOutput(TypedDict):
@@ -123,6 +133,8 @@ class ToolOutput(TypedDict):
     toolCallId: str
     text: str
     truncated: NotRequired[Literal[True]]
+    parentToolCallId: NotRequired[str]  # a child agent's (task): the task call
+    agent: NotRequired[str]  # and its agent
 
 
 class ToolCompleted(ResultFields):

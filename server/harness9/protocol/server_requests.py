@@ -35,6 +35,8 @@ class RequestApprovalParams(TypedDict):
     diff: NotRequired[str]
     reason: NotRequired[str]
     files: NotRequired[list[str]]
+    parentToolCallId: NotRequired[str]  # a child agent's call (task): the task call
+    agent: NotRequired[str]  # and the child's agent
 
 
 class RequestApprovalResult(TypedDict):

@@ -116,6 +116,7 @@ class CallOutcome(ResultFields):
     approval: NotRequired[OutcomeApproval]
     started: NotRequired[Literal[False]]
     asked: NotRequired[Literal[True]]
+    transcript: NotRequired[list[StoredMessage]]  # a task's: its child's conversation
 
 
 class StoredToolCall(TypedDict):

@@ -68,6 +68,10 @@ class ResultFields(TypedDict):
     sandbox: NotRequired[str]
     diagnostics: NotRequired[list[Problem]]
     diagnosticsSource: NotRequired[Literal["editor", "harness9"]]
+    parentToolCallId: NotRequired[str]  # a child agent's call (task): the task call
+    agent: NotRequired[str]  # a task's child agent, or a child's call's
+    usage: NotRequired[Usage]  # a task's: its child's tokens (in the parent's totals)
+    costUsd: NotRequired[float]  # a task's: what its child cost, when prices are known
 
 
 class ModelChoice(TypedDict):

@@ -20,6 +20,7 @@ from harness9.schema.messages import (
 from harness9.schema.plans import Plan, PlanItem, PlanStatus
 from harness9.schema.tool_results import (
     ChangedFile,
+    ChildRun,
     FileChanges,
     FileEdit,
     Problem,
@@ -33,6 +34,7 @@ from harness9.schema.tool_results import (
 
 __all__ = [
     "ChangedFile",
+    "ChildRun",
     "FileChanges",
     "FileEdit",
     "Image",

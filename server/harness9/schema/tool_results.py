@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness9.schema.plans import Plan
+
+if TYPE_CHECKING:  # messages know tool results: these names are for the types only
+    from harness9.schema.messages import Message, Usage
 
 
 class ToolFailure(StrEnum):
@@ -101,6 +104,19 @@ class ProcessExit:
 
 
 @dataclass(frozen=True, slots=True)
+class ChildRun:
+    """What a child agent's run came to, for the call that delegated to it: the `agent`, its
+    `usage` and cost (`cost_usd`, None: prices unknown), and its whole conversation
+    (`messages`, kept with the session; the parent's model reads only the call's output)."""
+
+    agent: str
+    usage: Usage
+    cost_usd: float | None
+    messages: tuple[Message, ...] = ()
+    kinds: dict[str, str] | None = None  # the kind of each of its calls' tools, by wire id
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one tool call: the text the model will read, and whether it is an error.
 
@@ -123,6 +139,7 @@ class ToolResult:
     problems: tuple[Problem, ...] | None = None  # new since an edit (None: not asked)
     problems_source: str | None = None  # whose servers were asked: `editor` or `harness9`
     message: str | None = None  # a refusal's one line for the user (the reason given, the rule)
+    child: ChildRun | None = None  # the run of a child agent the call delegated to (task)
 
 
 class ToolKind(StrEnum):

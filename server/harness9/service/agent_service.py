@@ -27,6 +27,7 @@ from harness9.service.commands.command_runs import CommandDesks
 from harness9.service.config.models import ModelDirectory
 from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunRequest, RunWiring
+from harness9.service.runs.agents import available_agents
 from harness9.service.runs.checkpoint_desk import CheckpointDesk
 from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
@@ -34,6 +35,7 @@ from harness9.service.runs.prompt_run import RunParts
 from harness9.service.runs.run_tools import run_tools
 from harness9.service.runs.session_desk import SessionDesk
 from harness9.service.runs.session_turns import SessionTurns
+from harness9.service.runs.subagents import AgentsListed
 from harness9.service.sessions.session_store import SessionStore
 from harness9.service.state import state_dir
 from harness9.service.turn_desk import TurnDesk
@@ -78,7 +80,14 @@ class AgentService:
         wiring = wiring or RunWiring()
         files = wiring.workspace or DiskWorkspace(root)
         wiring = self.own_servers.wire(RunRequest("", root, settings), wiring, files).wiring
-        return run_tools(root, settings, wiring, mcp_tools=mcp_tools)
+        agents = AgentsListed(await asyncio.to_thread(available_agents, root))
+        return run_tools(root, settings, wiring, mcp_tools=mcp_tools, subagents=agents)
+
+    async def agents(self, root: str) -> list[dict[str, object]]:
+        """The agents a `task` call on `root` may run, as `agent/agents` lists them (their
+        folders are read off the event loop)."""
+        found = await asyncio.to_thread(available_agents, root)
+        return [agent.as_wire() for agent in found]
 
     def session_roots(self, session_id: str) -> set[str]:
         """The workspace roots a session has worked on (see `SessionDesk.roots`)."""

@@ -9,6 +9,7 @@ from typing import Any
 from harness9.engine.events import ApprovalResolved, ToolFinished
 from harness9.schema import (
     ChangedFile,
+    ChildRun,
     FileChanges,
     FileEdit,
     Problem,
@@ -44,6 +45,21 @@ def result_fields(result: ToolResult) -> dict[str, Any]:
         fields["diagnostics"] = [wire_problem(p) for p in result.problems]
     if result.problems_source is not None:
         fields["diagnosticsSource"] = result.problems_source
+    if result.child is not None:
+        fields.update(child_fields(result.child))
+    return fields
+
+
+def child_fields(child: ChildRun) -> dict[str, Any]:
+    """A task call's child run: its `agent`, `usage` and (when its prices are known)
+    `costUsd`."""
+    usage = child.usage
+    fields: dict[str, Any] = {"agent": child.agent, "usage": {
+        "inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+        "cachedInputTokens": usage.cached_input_tokens,
+        "cacheWriteInputTokens": usage.cache_write_tokens}}
+    if child.cost_usd is not None:
+        fields["costUsd"] = round(child.cost_usd, 6)
     return fields
 
 

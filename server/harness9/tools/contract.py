@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from harness9.schema import (
+    ChildRun,
     FileChanges,
     FileEdit,
     Plan,
@@ -47,6 +48,10 @@ OUTPUT_SINK: ContextVar[OutputSink | None] = ContextVar("harness9_tool_output", 
 CALL_STARTING: ContextVar[Callable[[str | None], None] | None] = ContextVar(
     "harness9_tool_starting", default=None
 )
+
+# The wire id of the tool call being run, set by whoever runs the call (the engine): a task
+# names its child's rows and questions after it.
+CALL_ID: ContextVar[str | None] = ContextVar("harness9_call_id", default=None)
 
 # Set (by the approval step) when the current call was allowed to run outside the OS sandbox:
 # the model asked to leave it (`escalate`) or the sandbox stopped it, and the user (or yolo)
@@ -120,6 +125,8 @@ class ToolOutput:
     problems: tuple[Problem, ...] | None = None  # new since the edit, as the editor reports
     # Whose language servers were asked for problems: `editor` or `harness9` (its own).
     problems_source: str | None = None
+    child: ChildRun | None = None  # the child agent's run the call delegated to (task)
+    failed: bool = False  # the call failed, with this output (a child run that ended badly)
 
 
 # A file larger than this is shown as a diff only, never as its whole text before and after.

@@ -161,8 +161,9 @@ def _bind(
 
 
 async def _timed(tool: BaseTool, arguments: str, timeout: float | None) -> str | ToolOutput:
-    """Run the tool; its timeout (and the deadline tools read) starts now."""
-    if timeout is None:
+    """Run the tool; its timeout (and the deadline tools read) starts now. A tool that says it
+    is `untimed` (a child agent's run, bounded by its own turns) has none."""
+    if timeout is None or getattr(tool, "untimed", False):
         return await tool.execute(arguments)
     token = DEADLINE.set(time.monotonic() + timeout)
     try:
@@ -252,6 +253,8 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
     return ToolResult(
         tool_call_id=call.id,
         output=out.text,
+        is_error=out.failed,
+        failure=ToolFailure.ERROR if out.failed else None,
         bytes=out.bytes,
         truncated=out.truncated,
         duration_ms=_elapsed_ms(started),
@@ -262,6 +265,7 @@ def _success(call: ToolCall, output: str | ToolOutput, started: float) -> ToolRe
         plan=out.plan,
         problems=out.problems,
         problems_source=out.problems_source,
+        child=out.child,
     )
 
 

@@ -14,20 +14,16 @@ refused) and, like the user's own, only when they are regular files: a repositor
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness9.schema import ToolError
+from harness9.service.markdown_files import markdown_files, split_front_matter
 from harness9.service.state import config_dir
 from harness9.tools.approvals.policy import MODES
-from harness9.workspace.regular_files import read_regular, read_regular_beneath
-from harness9.workspace.safe_path import open_beneath
 
 COMMANDS_FOLDER = Path(".harness9") / "commands"
-MAX_COMMAND_BYTES = 64 * 1024
 _INVOCATION = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_:-]*)(?:\s+(.*))?\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:-]*\Z")
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$([1-9])")
@@ -118,60 +114,15 @@ def expand(command: Command, arguments: str) -> str:
 
 def _custom(folder: Path, source: str, root: str | None = None) -> list[Command]:
     """The commands of one folder (`root` given: the folder is workspace-relative and read
-    beneath it); files that are not regular, unreadable, or leading out, and unusable names,
-    are left out."""
-    commands = []
-    for name in _names(folder, root):
-        command = name[:-3] if name.endswith(".md") else ""
-        if not _NAME.match(command):
-            continue
-        try:
-            if root is None:
-                data = read_regular(folder / name, MAX_COMMAND_BYTES)
-            else:
-                data = read_regular_beneath(root, str(folder / name), MAX_COMMAND_BYTES)
-        except (OSError, ToolError):
-            continue
-        commands.append(_parsed(command, source, data.decode("utf-8", "replace")))
-    return commands
-
-
-def _names(folder: Path, root: str | None) -> list[str]:
-    """The sorted names in `folder` (beneath `root` when given); none when it cannot be read."""
-    try:
-        if root is None:
-            return sorted(os.listdir(folder))
-        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
-        with open_beneath(root, str(folder), flags) as (fd, _):
-            return sorted(os.listdir(fd))
-    except (OSError, ToolError):
-        return []
+    beneath it)."""
+    return [_parsed(name[:-3], source, text) for name, text in markdown_files(folder, root)
+            if _NAME.match(name[:-3])]
 
 
 def _parsed(name: str, source: str, text: str) -> Command:
     """A command file: its front matter (when it has one) and its body."""
-    meta: dict[str, str] = {}
-    body = text
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-        if end is not None:
-            meta = _front_matter(lines[1:end])
-            body = "\n".join(lines[end + 1:])
+    meta, body = split_front_matter(text)
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     description = meta.get("description") or first_line[:80] or f"/{name}"
     return Command(name, description, source, meta.get("argument-hint") or None, body.strip(),
                    meta.get("model") or None)
-
-
-def _front_matter(lines: list[str]) -> dict[str, str]:
-    """`key: value` lines (values unquoted); anything else is ignored."""
-    meta = {}
-    for line in lines:
-        key, colon, value = line.partition(":")
-        if colon and key.strip():
-            value = value.strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            meta[key.strip().lower()] = value
-    return meta

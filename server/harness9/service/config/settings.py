@@ -70,6 +70,7 @@ class RunSettings:
     stream: bool = True
     replay_file: str | None = None
     max_parallel_tools: int = 8
+    max_subagents: int = 4  # child agents (task) of one run at once
     connect_timeout_ms: int = 10_000
     first_byte_timeout_ms: int = 120_000
     stream_idle_timeout_ms: int = 60_000
@@ -101,14 +102,12 @@ class RunSettings:
         return ApprovalPolicy.from_setting(self.approvals or {}, default_mode=default)
 
     def tool_sandbox(self) -> SandboxPolicy:
-        """The sandbox commands run in: `sandbox`, with harness9's own config folder (stored
-        keys) and state folder (every workspace's sessions) hidden too."""
+        """The sandbox commands run in: `sandbox`, hiding our config and state folders too."""
         always = (str(config_dir()), str(state_dir()))
         return replace(self.sandbox, hide=(*self.sandbox.hide, *always))
 
     def auto_is_safe(self) -> bool:
-        """Whether commands may run unasked by default: they are sandboxed, and every
-        guarantee of the sandbox holds on this machine."""
+        """Whether commands may run unasked by default: sandboxed, every guarantee held."""
         return self.sandbox_works() and all_held(availability())
 
     def sandbox_works(self) -> bool:
@@ -223,6 +222,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "stream": ("stream", _boolean),
     "replayFile": ("replay_file", _string),
     "maxParallelTools": ("max_parallel_tools", _positive_int),
+    "maxSubagents": ("max_subagents", _positive_int),
     "connectTimeoutMs": ("connect_timeout_ms", _positive_int),
     "firstByteTimeoutMs": ("first_byte_timeout_ms", _positive_int),
     "streamIdleTimeoutMs": ("stream_idle_timeout_ms", _positive_int),

@@ -21,6 +21,7 @@ from harness9.service.checkpoints.keeper import CheckpointKeeper
 from harness9.service.checkpoints.run_checkpoints import FileChangesStep, RunCheckpoints
 from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoints
 from harness9.service.run_request import RunContext, RunIds, RunOutcome, RunRequest, RunWiring, Wire
+from harness9.service.runs.agents import available_agents, delegation_note
 from harness9.service.runs.assembly import CallTurns, build_engine
 from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
@@ -29,6 +30,7 @@ from harness9.service.runs.run_end import Finish, ended
 from harness9.service.runs.run_tools import run_tools
 from harness9.service.runs.session_desk import SessionDesk
 from harness9.service.runs.session_turns import SessionTurns
+from harness9.service.runs.subagents import ChildRuns, ParentRun
 from harness9.service.service_errors import RunError, busy
 from harness9.service.sessions.session import Session, new_id
 from harness9.service.sessions.session_recorder import SessionRecorder
@@ -186,12 +188,18 @@ class PromptRuns:
             request.settings, lambda message: bus.emit(ToolsWarning(message)),
             (session.id, request.mcp_servers),
         )
+        agents = available_agents(request.root)
+        children = ChildRuns(ParentRun(request.root, request.settings, session, bus, wiring,
+                                       steps, mcp_tools), agents)
         tools = run_tools(request.root, request.settings, wiring, seen=session.seen_files,
-                          mcp_tools=mcp_tools)
-        return build_engine(
+                          mcp_tools=mcp_tools, subagents=children)
+        engine = build_engine(
             request.root, request.settings, session, bus, wiring.approver, turns, tools,
             batch_observer=observer, middleware=steps,
         )
+        if engine.system_prompt is not None:
+            engine.system_prompt += "\n\n" + delegation_note(agents)
+        return engine
 
 
 @dataclass(slots=True)

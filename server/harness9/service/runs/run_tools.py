@@ -21,6 +21,7 @@ from harness9.tools.contract import BaseTool
 from harness9.tools.defaults import builtin_tools
 from harness9.tools.language import language_tools
 from harness9.tools.problems import DiagnosticsTool
+from harness9.tools.task import Subagents, TaskTool
 from harness9.workspace.port import DiskWorkspace
 
 if TYPE_CHECKING:
@@ -35,20 +36,22 @@ def run_tools(
     *,
     seen: SeenFiles | None = None,
     mcp_tools: Sequence[BaseTool] = (),
+    subagents: Subagents | None = None,
 ) -> list[BaseTool]:
     """The tools a run on `root` with `settings` is offered, in order. The file tools go
     through the front-end's workspace (`wiring`; None: the disk) and keep what the session
     read and wrote in `seen` (the stale guard); the editor's tools come from `wiring`, and
-    `mcp_tools` are the MCP servers' tools."""
+    `mcp_tools` are the MCP servers' tools; `task` comes last, given `subagents`."""
+    task = [TaskTool(subagents)] if subagents is not None else []
     if planning(settings):
-        return _builtin(root, settings, wiring, seen, plan_mode_kinds(settings))
+        return _builtin(root, settings, wiring, seen, plan_mode_kinds(settings)) + task
     tools = _builtin(root, settings, wiring, seen, None)
     if wiring is not None and wiring.language is not None:
         files = wiring.workspace or DiskWorkspace(root)
         tools += language_tools(files, wiring.language)
     if wiring is not None and wiring.problems is not None:
         tools.append(DiagnosticsTool(wiring.problems, settings.diagnostics_wait_ms / 1000))
-    return [*tools, *mcp_tools]
+    return [*tools, *mcp_tools, *task]
 
 
 def _builtin(

@@ -18,10 +18,10 @@ from harness9.engine.events import (
     ToolStarted,
     UsageReported,
 )
-from harness9.schema import ToolKind, ToolResult
+from harness9.schema import Message, Role, ToolKind, ToolResult
 from harness9.service.call_outcome import outcome
 from harness9.service.sessions.session import Session
-from harness9.service.sessions.session_log import title_of
+from harness9.service.sessions.session_log import message_record, title_of
 from harness9.service.sessions.session_store import SessionStore
 
 
@@ -59,9 +59,10 @@ class SessionRecorder:
                 self._started.add(event.call.unique_id)
             case ToolFinished():
                 call_id = event.call.unique_id
-                self._store.note_call(self._session, call_id, outcome(
+                record = outcome(
                     event, self._approvals.pop(call_id, None), call_id in self._started,
-                    call_id in self._asked, self._kinds.pop(call_id, None)))
+                    call_id in self._asked, self._kinds.pop(call_id, None))
+                self._store.note_call(self._session, call_id, _with_transcript(record, event))
                 self._started.discard(call_id)
                 self._asked.discard(call_id)
                 self._session.note_touched(self._root, _changed_paths(event.result))
@@ -97,3 +98,21 @@ def _changed_paths(result: ToolResult) -> list[str]:
     if result.changes is not None:
         paths += [f.path for f in result.changes.files]
     return paths
+
+
+def _with_transcript(record: dict[str, Any], finished: ToolFinished) -> dict[str, Any]:
+    """A task call's outcome with its child's whole conversation (`transcript`, its system
+    prompt left out), kept with the session and shown again with it."""
+    child = finished.result.child
+    if child is not None:
+        record["transcript"] = [_child_record(m, child.kinds or {}) for m in child.messages
+                                if m.role is not Role.SYSTEM]
+    return record
+
+
+def _child_record(message: Message, kinds: dict[str, str]) -> dict[str, Any]:
+    """A child's message as its session keeps it, each call with its tool's kind."""
+    record = message_record(message)
+    for call, shown in zip(message.tool_calls, record.get("toolCalls", ()), strict=True):
+        shown["kind"] = kinds.get(call.unique_id, ToolKind.OTHER.value)
+    return record

@@ -39,6 +39,8 @@ class ApprovalRequest:
     after: str | None = None
     reason: str | None = None
     files: tuple[str, ...] = ()
+    parent_call_id: str | None = None  # a child agent's call: the task call that runs it
+    agent: str | None = None  # and the child's agent
 
 
 @dataclass(frozen=True, slots=True)

@@ -248,7 +248,8 @@ def _user_text(
 def call_title(
     tool: str, kind: ToolKind, arguments: dict[str, Any], root: str | None = None
 ) -> str:
-    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, or the tool's name.
+    """One line for the user: `edit_file: src/a.py`, `bash: npm test`, `task: find the
+    parser`, or the tool's name.
     Nothing in it hides part of what will run: control and separator characters are escaped
     (`bash: npm test\\r; rm -rf ~`), and a cut is marked with `…` (the whole command is in
     the request's arguments)."""
@@ -260,6 +261,9 @@ def call_title(
         # Only bash's own blanks are trimmed: to bash a leading FS or NEL is part of a word.
         shown = visible(command.strip(_BLANKS), TITLE_CHARS)
         return f"{visible(tool)}: {shown}"
+    description = arguments.get("description")
+    if kind is ToolKind.THINK and isinstance(description, str):  # a task's
+        return f"{visible(tool)}: {visible(description, TITLE_CHARS)}"
     return visible(tool, TITLE_CHARS)
 
 
