@@ -1,5 +1,5 @@
 """The `harness9` command: `serve` (the daemon), `acp` (the ACP agent), `run` (the terminal
-client), `sessions`, `restore` and `tools`; with no arguments, its help.
+client), `exec` (headless runs), `sessions`, `restore` and `tools`; with no arguments, its help.
 
 Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
 nothing but the daemon itself.
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the service (asked when left out)")
     login.add_argument("--remove", action="store_true", help="forget the stored key")
     _add_run_parser(sub)
+    _add_exec_parser(sub)
     return parser
 
 
@@ -99,6 +100,21 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
     )
     run.add_argument("--verbose", action="store_true", help="show the daemon's log live")
+
+
+def _add_exec_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from harness9.client.exec_options import EXEC_EPILOG, add_exec_options
+
+    run = sub.add_parser(
+        "exec", help="run the agent on a prompt with nobody to ask (CI, scripts)",
+        description="Start a daemon, run the agent on PROMPT in the workspace, never wait for "
+        "a person, and exit 0 only if the run completed.",
+        epilog=RUN_EPILOG.split("exit codes:")[0] + EXEC_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for add in (_add_run_input, _add_run_model, _add_run_session, _add_run_limits):
+        add(run)
+    add_exec_options(run)
 
 
 def _add_run_input(run: argparse.ArgumentParser) -> None:
@@ -295,6 +311,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from harness9.client.restore_command import restore_command
 
         sys.exit(restore_command(args.workspace, args.checkpoint, args.session, args.json))
+    if args.command == "exec":
+        from harness9.client.headless import exec_command
+
+        sys.exit(exec_command(args))
     from harness9.client.runner import run_command
 
     sys.exit(run_command(args))
