@@ -43,7 +43,7 @@ def _record(done: Completed) -> dict[str, Any]:
     assert [line["type"] for line in lines[:-1]] == ["progress"] * (len(lines) - 1)
     record = lines[-1]
     assert record["type"] == "result", record
-    assert RECORD_KEYS <= set(record), record
+    assert set(record) >= RECORD_KEYS, record
     return record
 
 
