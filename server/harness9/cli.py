@@ -303,21 +303,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         lines, sandboxed = doctor_report()
         print("\n".join(lines))
         sys.exit(0 if sandboxed else 1)
+    sys.exit(_client_command(args))
+
+
+def _client_command(args: argparse.Namespace) -> int:
+    """The terminal client's commands (clients of a daemon they start, or of stored state)."""
     if args.command == "sessions":
         from harness9.client.stored_sessions import sessions_command
 
-        sys.exit(sessions_command(args.workspace, args.json))
+        return sessions_command(args.workspace, args.json)
     if args.command == "restore":
         from harness9.client.restore_command import restore_command
 
-        sys.exit(restore_command(args.workspace, args.checkpoint, args.session, args.json))
+        return restore_command(args.workspace, args.checkpoint, args.session, args.json)
     if args.command == "exec":
         from harness9.client.headless import exec_command
 
-        sys.exit(exec_command(args))
+        return exec_command(args)
     from harness9.client.runner import run_command
 
-    sys.exit(run_command(args))
+    return run_command(args)
 
 
 def _print_tools(workspace: str) -> int:

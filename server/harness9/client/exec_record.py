@@ -66,7 +66,7 @@ def final_status(outcome: Outcome, tally: Tally) -> tuple[str, dict[str, Any] | 
     needed = tally.needed()
     if needed:
         message = (f"declined: {', '.join(needed)}; nobody could allow it and the run did no "
-                   "such work another way (let it run with --approvals or an allow rule)")
+                   "such work another way (let such calls run with --approvals)")
         return "declined", {"kind": "declined", "message": message, "tools": needed}
     return "completed", None
 
