@@ -24,7 +24,7 @@ from harness9.client.exec_options import EXIT_CODES
 from harness9.client.exec_record import Tally, exit_code, final_status, result_record
 from harness9.client.jsonlines import JsonLinesView
 from harness9.client.outcome import Outcome
-from harness9.client.process import spawn_daemon
+from harness9.client.process import kill_group, spawn_daemon
 from harness9.client.run_config import RunOptions, UsageError, options_from_args, resume_or_prompt
 from harness9.client.views import ViewSlot
 
@@ -54,6 +54,7 @@ class Job:
     options: RunOptions
     mode: str
     schema: dict[str, Any] | None = None
+    schema_path: str = ""
     started: float = field(default_factory=time.monotonic)
     tally: Tally = field(default_factory=Tally)
     notes: list[tuple[str, Path]] = field(default_factory=list)
@@ -85,19 +86,24 @@ def exec_command(args: argparse.Namespace) -> int:
     try:
         job = _job(args)
     except UsageError as exc:
-        sys.stderr.write(str(exc))
-        if args.json:
-            error = {"kind": "usage", "message": str(exc).strip().removeprefix("harness9: ")}
-            duration = (time.monotonic() - started) * 1000
-            record = result_record("error", error, Tally(), session_id=None,
-                                   duration_ms=duration, text="")
-            ExecJsonView().record(record)
-        return EXIT_CODES["usage"]
+        return _usage_error(str(exc), args.json, started)
     job.started = started
     try:
         return asyncio.run(_exec(job))
     except KeyboardInterrupt:  # before the handlers are in place: the daemon exits by itself
         return EXIT_CODES["cancelled"]
+
+
+def _usage_error(text: str, json_lines: bool, started: float) -> int:
+    """Say what is wrong with the command line (and, with `--json`, as a record); exit 2."""
+    sys.stderr.write(text)
+    if json_lines:
+        error = {"kind": "usage", "message": text.strip().removeprefix("harness9: ")}
+        duration = (time.monotonic() - started) * 1000
+        record = result_record("error", error, Tally(), session_id=None, duration_ms=duration,
+                               text="")
+        ExecJsonView().record(record)
+    return EXIT_CODES["usage"]
 
 
 def _job(args: argparse.Namespace) -> Job:
@@ -113,14 +119,14 @@ def _job(args: argparse.Namespace) -> Job:
         prompt = prepare_demo(args, prompt, notes)
     schema = None
     if args.output_schema:
-        from harness9.client.output_schema import instruction, load_schema
+        from harness9.client.output_schema import instruction, read_schema
 
-        schema = load_schema(args.output_schema)
+        schema = read_schema(args.output_schema)
         prompt += instruction(schema)
     options = options_from_args(args, prompt)
     mode = approval_mode(args) or DEFAULT_MODE
     options.init_options["approvals"] = {"mode": mode}
-    return Job(options, mode, schema, notes=notes)
+    return Job(options, mode, schema, args.output_schema or "", notes=notes)
 
 
 def _prompt(args: argparse.Namespace) -> str:
@@ -139,14 +145,30 @@ async def _exec(job: Job) -> int:
     from harness9.client.runner import open_log, route_client_logs
 
     options = job.options
-    slot = _slot(options.json)
     log_file, log_path = open_log(options.verbose)
     route_client_logs(log_file)
     if log_path is not None:
         job.notes.append(("daemon log", log_path))
-    process = await spawn_daemon(options.env, log_file)
+    try:
+        process = await spawn_daemon(options.env, log_file)
+        # What needs loading is loaded while the daemon starts.
+        problem = _schema_problem(job)
+        if problem is not None:
+            kill_group(process)
+            await process.wait()
+            return _usage_error(problem, options.json, job.started)
+        return await _converse(job, process)
+    finally:
+        if log_file is not None:
+            log_file.close()
+
+
+async def _converse(job: Job, process: asyncio.subprocess.Process) -> int:
+    """Speak to the daemon until the run is over and reported; then shut it down."""
     from harness9.client.daemon_session import CtrlC
     from harness9.client.rpc import DaemonClient
+
+    slot = _slot(job.options.json)
 
     async def decline(params: dict[str, Any]) -> dict[str, Any]:
         return {"decision": "reject", "message": declined_message(job.mode)}
@@ -168,8 +190,14 @@ async def _exec(job: Job) -> int:
         await client.close()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        if log_file is not None:
-            log_file.close()
+
+
+def _schema_problem(job: Job) -> str | None:
+    if job.schema is None:
+        return None
+    from harness9.client.output_schema import schema_problem
+
+    return schema_problem(job.schema, job.schema_path)
 
 
 def _slot(json_lines: bool) -> ViewSlot:

@@ -15,21 +15,30 @@ _FENCE = re.compile(r"^```[\w-]*\n(.*)\n```$", re.S)
 MOST_PROBLEMS = 5  # the retry prompt lists at most this many
 
 
-def load_schema(path: str) -> dict[str, Any]:
-    """The schema in `path`, checked to be a schema; raises `UsageError` when it is not."""
-    from jsonschema import SchemaError, validators
-
+def read_schema(path: str) -> dict[str, Any]:
+    """The JSON object (or boolean) in `path`; raises `UsageError` when it is not one. Whether
+    it is a valid schema is `schema_problem`'s to say (it loads the validator, so it runs while
+    the daemon starts)."""
     try:
         schema = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError(f"harness9: --output-schema {path}: {exc}\n") from None
-    if not isinstance(schema, (dict, bool)):
+    if isinstance(schema, bool):
+        return {} if schema else {"not": {}}
+    if not isinstance(schema, dict):
         raise UsageError(f"harness9: --output-schema {path}: not a JSON Schema\n")
+    return schema
+
+
+def schema_problem(schema: dict[str, Any], path: str) -> str | None:
+    """Why `schema` is not a valid JSON Schema (the usage error's text), or None."""
+    from jsonschema import SchemaError, validators
+
     try:
         validators.validator_for(schema).check_schema(schema)
     except SchemaError as exc:
-        raise UsageError(f"harness9: --output-schema {path}: {exc.message}\n") from None
-    return schema if isinstance(schema, dict) else {"not": {}} if not schema else {}
+        return f"harness9: --output-schema {path}: {exc.message}\n"
+    return None
 
 
 def instruction(schema: dict[str, Any]) -> str:
