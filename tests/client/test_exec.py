@@ -87,7 +87,9 @@ def test_read_only_by_default_declines_a_write_and_exits_4(
 ) -> None:
     fake_llm.script([Reply(tool_calls=[Call("write_file", {"path": "a.txt", "content": "x\n"})]),
                      Reply("I could not write a.txt.")])
-    done = _exec(fake_llm, tmp_path, workspace, "write a.txt", "--json")
+    # The environment's default mode does not widen exec's.
+    done = _exec(fake_llm, tmp_path, workspace, "write a.txt", "--json",
+                 HARNESS9_APPROVALS="yolo")
     assert done.code == 4, done.err + done.out
     record = _record(done)
     assert (record["status"], record["isError"]) == ("declined", True)
