@@ -26,7 +26,7 @@ EXEC_EPILOG = """without a person:
   --approvals auto-edit / auto / yolo (or --yes) lets more run.
 
 output:
-  stdout: the final answer (with --output-schema: the JSON value); progress on stderr.
+  stdout: a completed run's answer (with --output-schema: the JSON value); progress on stderr.
   --json: progress as JSON lines, then one {"type": "result", ...} record.
 
 exit codes:
