@@ -103,7 +103,7 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
     if log_path is not None:
         notes.append(("daemon log", log_path))
     process = await spawn_daemon(options.env, log_file)
-    # Imported only now, so pygls loads here while the daemon starts in parallel.
+    # Imported only now, so the terminal's libraries load while the daemon starts.
     from harness9.client.approval_prompt import TerminalApprover
     from harness9.client.daemon_session import CtrlC
     from harness9.client.rpc import DaemonClient
@@ -220,10 +220,10 @@ def open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
 
 
 def route_client_logs(log_file: IO[str] | None) -> None:
-    """The client's own warnings (pygls' included) go to the log, never into the live view."""
+    """The client's own warnings go to the log, never into the live view."""
     handler = logging.StreamHandler(log_file or sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s [client] %(name)s: %(message)s"))
-    for name in ("pygls", "harness9.client"):
+    for name in ("harness9.client",):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
