@@ -12,6 +12,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.sshd import ssh_host
+
+__all__ = ["ssh_host"]
+
 HARNESS9 = [sys.executable, "-m", "harness9"]
 
 

@@ -6,8 +6,9 @@ import pytest_asyncio
 
 from tests.e2e.daemon import StartDaemon, daemon_factory
 from tests.support.fixtures import fake_llm, workspace
+from tests.support.sshd import ssh_host
 
-__all__ = ["fake_llm", "workspace"]
+__all__ = ["fake_llm", "ssh_host", "workspace"]
 
 
 @pytest_asyncio.fixture

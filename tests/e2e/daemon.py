@@ -86,8 +86,9 @@ StartDaemon = Callable[..., Awaitable[Daemon]]
 @asynccontextmanager
 async def daemon_factory() -> AsyncIterator[StartDaemon]:
     """Yields `start(root, env=…, init=…, work_done=…, initialize=…, approval_requests=…,
-    apply_edit=…, diagnostics=…, language=…)`; stops them all. Daemons run with
-    HARNESS9_APPROVALS=yolo unless `env` says otherwise."""
+    apply_edit=…, diagnostics=…, language=…, command=…)`; stops them all. Daemons run with
+    HARNESS9_APPROVALS=yolo unless `env` says otherwise; `command` starts the daemon another
+    way (through ssh: its environment is then the command's to set)."""
     started: list[LanguageClient] = []
     checker = WireChecker()
 
@@ -103,9 +104,10 @@ async def daemon_factory() -> AsyncIterator[StartDaemon]:
         apply_edit: bool = True,
         diagnostics: bool = False,
         language: list[str] | None = None,
+        command: list[str] | None = None,
     ) -> Daemon:
         config = ClientServerConfig(
-            server_command=preloaded.command("serve"),
+            server_command=command or preloaded.command("serve"),
             client_factory=_make_client,
             # Tests of other features let every tool run; approval tests ask for "ask".
             server_env={**os.environ, "HARNESS9_APPROVALS": "yolo", **(env or {})},

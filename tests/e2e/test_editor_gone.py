@@ -151,3 +151,27 @@ def test_a_process_id_from_elsewhere_is_not_watched(spawn: Spawn, tmp_path: Path
     _, answer = daemon.until_id(2)
     assert "read_file" in {tool["name"] for tool in answer["result"]["tools"]}
     assert daemon.close() == b""
+
+
+def test_a_remote_editors_process_id_is_not_watched(spawn: Spawn, tmp_path: Path) -> None:
+    # With `pathMap` the editor runs on another machine: its processId names a process there,
+    # which may be any process here; the connection's end stops the daemon instead.
+    unrelated = subprocess.Popen(["sleep", "60"])
+    try:
+        daemon = spawn()
+        daemon.send({"id": 1, "method": "initialize", "params": {
+            "processId": unrelated.pid, "capabilities": {}, "rootUri": "file:///editor/proj",
+            "initializationOptions": {"pathMap": [{"local": "/editor/proj",
+                                                    "remote": str(tmp_path)}]}}})
+        daemon.until_id(1)
+        daemon.send({"method": "initialized", "params": {}})
+        unrelated.kill()
+        unrelated.wait()
+        time.sleep(1.5)
+        daemon.send({"id": 2, "method": "agent/sessions", "params": {}})
+        _, answer = daemon.until_id(2)
+        assert answer["result"] == {"sessions": []}
+        assert daemon.close() == b""
+    finally:
+        unrelated.kill()
+        unrelated.wait()

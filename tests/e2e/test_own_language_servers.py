@@ -27,7 +27,25 @@ BIN = Path(sys.executable).parent
 RUFF = shutil.which("ruff", path=str(BIN)) or shutil.which("ruff")
 PYRIGHT = (shutil.which("basedpyright-langserver", path=str(BIN))
            or shutil.which("basedpyright-langserver"))
-FAKE = [sys.executable, str(Path(__file__).parents[1] / "support" / "fake_langserver.py")]
+FAKE_SCRIPT = Path(__file__).parents[1] / "support" / "fake_langserver.py"
+
+
+def fake_server(folder: Path) -> list[str]:
+    """The fake server as a program in the `bin` of a virtual environment under `folder` (the
+    test's temporary folder, under /tmp: where a clean checkout's servers are, and where
+    bubblewrap shows commands a private folder instead)."""
+    venv = folder / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib").mkdir()
+    shutil.copy(FAKE_SCRIPT, venv / "lib" / FAKE_SCRIPT.name)
+    program = venv / "bin" / "fakels"
+    program.write_text(
+        f"#!{os.path.realpath(sys.executable)}\nimport os, runpy\n"
+        f"here = os.path.dirname(os.path.realpath(__file__))\n"
+        f"runpy.run_path(os.path.join(here, '..', 'lib', {FAKE_SCRIPT.name!r}), "
+        f"run_name='__main__')\n")
+    program.chmod(0o755)
+    return [str(program)]
 
 
 def ruff_server() -> dict[str, Any]:
@@ -120,14 +138,14 @@ async def test_basedpyright_answers_the_language_tools(
 @pytest.mark.parametrize("path", [os.environ.get("PATH", os.defpath), "/nonexistent"],
                          ids=["bwrap", "landlock"])
 async def test_a_server_reads_the_workspace_but_cannot_write_it(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, path: str
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, path: str, tmp_path: Path
 ) -> None:
     (workspace / "app.py").write_text("value = 1\n")
     fake_llm.script([
         Reply("", [Call("hover", {"path": "app.py", "line": 1, "symbol": "value"})]),
         Reply("done"),
     ])
-    servers = {"fake": {"command": FAKE, "languages": ["python"]}}
+    servers = {"fake": {"command": fake_server(tmp_path), "languages": ["python"]}}
     env = {**fake_llm.env(), "HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-test",
            "PATH": path}
     daemon = await start(workspace, env=env, init={"languageServers": servers})
@@ -161,7 +179,7 @@ async def gone(marker: str, timeout: float = 10) -> bool:
 
 @pytest.mark.parametrize("end", ["shutdown", "killed"])
 async def test_the_servers_die_with_the_daemon(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, end: str
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, end: str, tmp_path: Path
 ) -> None:
     (workspace / "app.py").write_text("value = 1\n")
     fake_llm.script([
@@ -169,7 +187,7 @@ async def test_the_servers_die_with_the_daemon(
         Reply("done"),
     ])
     marker = f"marker-{uuid.uuid4().hex}"
-    servers = {"fake": {"command": [*FAKE, marker], "languages": ["python"]}}
+    servers = {"fake": {"command": [*fake_server(tmp_path), marker], "languages": ["python"]}}
     daemon = await daemon_with(start, fake_llm, workspace, servers)
     await daemon.run(prompt="hover")
     assert marked(marker), "the server runs once a run used it"

@@ -30,6 +30,14 @@ export interface DaemonSettings {
   approvals: ApprovalsSetting | null;
   /** Model-name prefix → US dollars per million tokens, over the daemon's table of list prices. */
   prices: Record<string, unknown> | null;
+  /** The editor's folders and the daemon's, when the daemon runs elsewhere (ssh, a container). */
+  pathMap: PathMapping[] | null;
+}
+
+/** One `harness9.pathMap` entry: a path or URI prefix here (`local`) and the daemon's (`remote`). */
+export interface PathMapping {
+  local: string;
+  remote: string;
 }
 
 /** The daemon's `approvals` setting; a part left out takes the daemon's default. */
@@ -107,6 +115,7 @@ export function daemonSettingsFrom(get: SettingGetter): DaemonSettings {
     diagnosticsWaitMs: positiveInteger(get('diagnosticsWaitMs')),
     approvals: approvalsFrom(get),
     prices: pricesFrom(get('prices')),
+    pathMap: pathMapFrom(get('pathMap')),
   };
 }
 
@@ -124,6 +133,16 @@ export function daemonSettingsOver(overlay: Record<string, unknown>, get: Settin
 export function pricesFrom(value: unknown): Record<string, unknown> | null {
   const plain = typeof value === 'object' && value !== null && !Array.isArray(value);
   return plain && Object.keys(value).length > 0 ? { ...(value as Record<string, unknown>) } : null;
+}
+
+/** `harness9.pathMap`'s complete entries; null when there are none (the daemon maps nothing). */
+export function pathMapFrom(value: unknown): PathMapping[] | null {
+  const entries = Array.isArray(value)
+    ? value.filter((e): e is PathMapping => typeof e === 'object' && e !== null
+      && nonEmpty((e as PathMapping).local) !== null && nonEmpty((e as PathMapping).remote) !== null)
+      .map((e) => ({ local: e.local.trim(), remote: e.remote.trim() }))
+    : [];
+  return entries.length > 0 ? entries : null;
 }
 
 function rules(value: unknown): string[] {

@@ -285,7 +285,8 @@ export class Daemon implements vscode.Disposable {
     if (!e.affectsConfiguration('harness9')) {
       return;
     }
-    if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')) {
+    if (e.affectsConfiguration('harness9.serverCommand') || e.affectsConfiguration('harness9.python')
+      || e.affectsConfiguration('harness9.pathMap')) {
       // A daemon running or starting with the old command is restarted (once it is up); one
       // that already read the new command is not restarted again (VS Code may report one change
       // of a settings file more than once). With none, the next start reads the new command.
@@ -336,5 +337,6 @@ export class Daemon implements vscode.Disposable {
 
 /** What decides which daemon runs: the `serverCommand` and `python` settings. */
 function launchSettings(): string {
-  return JSON.stringify([section().get('serverCommand'), section().get('python')]);
+  // `pathMap` too: the workspace folders the daemon was started on are mapped with it.
+  return JSON.stringify([section().get('serverCommand'), section().get('python'), section().get('pathMap')]);
 }

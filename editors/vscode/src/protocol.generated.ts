@@ -1039,6 +1039,13 @@ export interface FixCommandArguments {
   workspaceFolder?: string;
 }
 /**
+ * One entry of the `pathMap` client setting: the editor's path or URI prefix (`local`) and the daemon's (`remote`) for the same folder.
+ */
+export interface PathMapping {
+  local: string;
+  remote: string;
+}
+/**
  * `harness9.run`: a prompt (about a file, or a range of it), or the instruction comment on `instructionLine` of `uri` (0-based) as the prompt; `newSession` leaves the workspace's session for a new one.
  */
 export interface RunCommandArguments {
@@ -1058,6 +1065,7 @@ export interface ServerCapabilities {
   progressKinds: string[];
   approvalContent?: boolean;
   restorePreview?: boolean;
+  pathMap?: boolean;
 }
 /**
  * The workspace session's transcript, as a URI and a path.

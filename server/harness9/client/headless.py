@@ -150,7 +150,7 @@ async def _exec(job: Job) -> int:
     if log_path is not None:
         job.notes.append(("daemon log", log_path))
     try:
-        process = await spawn_daemon(options.env, log_file)
+        process = await spawn_daemon(options.env, log_file, options.daemon_command)
         # What needs loading is loaded while the daemon starts.
         problem = _schema_problem(job)
         if problem is not None:

@@ -18,10 +18,12 @@ from typing import IO
 DAEMON_COMMAND = [sys.executable, "-m", "harness9", "serve"]
 
 
-async def spawn_daemon(env: dict[str, str], stderr: IO[str] | None) -> asyncio.subprocess.Process:
-    """Start `harness9 serve`; its stderr goes to `stderr` (a file), or to ours when None."""
+async def spawn_daemon(env: dict[str, str], stderr: IO[str] | None,
+                       command: list[str] | None = None) -> asyncio.subprocess.Process:
+    """Start `harness9 serve` (or `command`, which starts it elsewhere); its stderr goes to
+    `stderr` (a file), or to ours when None."""
     return await asyncio.create_subprocess_exec(
-        *DAEMON_COMMAND,
+        *(command or DAEMON_COMMAND),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=stderr,

@@ -49,6 +49,7 @@ class RunOptions:
     interactive: bool = False
     approvals: str | None = None  # the mode asked for on the command line, if any
     resume: str | None = None  # --resume: a session id, or "" for the workspace's newest
+    daemon_command: list[str] | None = None  # --remote: ssh to the daemon (None: a local one)
 
 
 def resolve_provider(explicit: str | None, env: Mapping[str, str]) -> str | None:
@@ -86,7 +87,8 @@ def options_from_args(
     env = dict(os.environ if env is None else env)
     replay = os.path.abspath(args.replay) if args.replay else None
     provider = resolve_provider("replay" if replay else _asked_provider(args), env)
-    if provider is None:
+    remote = _remote(args, env)
+    if provider is None and remote is None:
         raise UsageError(NO_PROVIDER)
     if provider == "replay":
         replay = replay or env.get("HARNESS9_REPLAY")
@@ -96,7 +98,10 @@ def options_from_args(
     workspace = Path(args.workspace or os.getcwd()).resolve()
     if not workspace.is_dir():
         raise UsageError(f"harness9: the workspace {workspace} is not a directory.\n")
-    init: dict[str, Any] = {"provider": provider}
+    # A remote daemon without a provider named here uses its own machine's default.
+    init: dict[str, Any] = {"provider": provider} if provider else {}
+    if remote is not None:  # the local folder stands for the remote one, on every message
+        init["pathMap"] = [{"local": str(workspace), "remote": remote[1]}]
     if replay:
         init["replayFile"] = replay
     approvals = approval_mode(args)
@@ -105,7 +110,7 @@ def options_from_args(
     return RunOptions(
         workspace=workspace,
         prompt=prompt,
-        provider=provider,
+        provider=provider or "",
         init_options=init,
         run_params=_run_params(args, prompt, provider),
         env=env,
@@ -115,7 +120,21 @@ def options_from_args(
         demo=bool(getattr(args, "demo", False)),
         approvals=approvals,
         resume=getattr(args, "resume", None),
+        daemon_command=None if remote is None else remote[0],
     )
+
+
+def _remote(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[list[str], str] | None:
+    """For `--remote HOST:PATH`: the command that starts the daemon there, and PATH."""
+    if not getattr(args, "remote", None):
+        return None
+    from harness9.client.remote import RemoteError, daemon_command, parse_target
+
+    try:
+        host, path = parse_target(args.remote)
+    except RemoteError as exc:
+        raise UsageError(str(exc)) from None
+    return daemon_command(host, env), path
 
 
 def approval_mode(args: argparse.Namespace) -> str | None:
@@ -140,10 +159,10 @@ def _asked_provider(args: argparse.Namespace) -> str | None:
     return explicit
 
 
-def _run_params(args: argparse.Namespace, prompt: str, provider: str) -> dict[str, Any]:
+def _run_params(args: argparse.Namespace, prompt: str, provider: str | None) -> dict[str, Any]:
     from harness9.client.slash import split_model
 
-    params: dict[str, Any] = {"prompt": prompt, "provider": provider}
+    params: dict[str, Any] = {"prompt": prompt, **({"provider": provider} if provider else {})}
     if args.model:
         params["model"] = split_model(args.model)[1]
     if getattr(args, "reasoning_effort", None):

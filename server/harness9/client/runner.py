@@ -102,7 +102,7 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
     route_client_logs(log_file)
     if log_path is not None:
         notes.append(("daemon log", log_path))
-    process = await spawn_daemon(options.env, log_file)
+    process = await spawn_daemon(options.env, log_file, options.daemon_command)
     # Imported only now, so the terminal's libraries load while the daemon starts.
     from harness9.client.approval_prompt import TerminalApprover
     from harness9.client.daemon_session import CtrlC

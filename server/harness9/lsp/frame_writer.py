@@ -29,8 +29,10 @@ class FrameWriter:
     as soon as a client stops reading and the pipe fills.
     """
 
-    def __init__(self, fd: int, high_water: int = HIGH_WATER) -> None:
+    def __init__(self, fd: int, high_water: int = HIGH_WATER,
+                 rewrite: Callable[[bytes], bytes] | None = None) -> None:
         self._fd = fd
+        self._rewrite = rewrite  # applied to every frame first (the transport's `pathMap`)
         self._high_water = high_water
         self._frames: deque[bytes] = deque()
         self._pending = 0
@@ -58,6 +60,8 @@ class FrameWriter:
 
     def write(self, data: bytes) -> None:
         """Write or queue one frame; dropped once the writer is closed or the client is gone."""
+        if self._rewrite is not None:
+            data = self._rewrite(data)
         with self._lock:
             if self._closed or self._lost:
                 return

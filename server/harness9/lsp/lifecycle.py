@@ -102,6 +102,8 @@ class LifecycleProtocol(LanguageServerProtocol):
                 # `agent/restore` takes `dryRun` and `files`; a restore touches only the
                 # files of its own session.
                 "restorePreview": True,
+                # `pathMap` (client settings) translates every URI and path on the wire.
+                "pathMap": True,
             }
         }
         return result

@@ -18,10 +18,10 @@ from harness9.lsp.agent_methods import parsed_params
 from harness9.lsp.instruction_comments import Instruction, instruction_on
 from harness9.lsp.param_fields import optional_bool, optional_str, required_str
 from harness9.lsp.params import bind_context, parse_run_params
-from harness9.lsp.plain_runs import PlainRun, PlainSessions, can_show_documents
 from harness9.service.config.settings import from_environment, resolve
 
 if TYPE_CHECKING:
+    from harness9.lsp.plain_runs import PlainSessions
     from harness9.lsp.server import Harness9Server
 
 RUN, FIX, CANCEL, TRANSCRIPT = "harness9.run", "harness9.fix", "harness9.cancel", \
@@ -31,6 +31,10 @@ _SESSIONS: dict[int, PlainSessions] = {}
 
 def plain_sessions(ls: Harness9Server) -> PlainSessions:
     """The plain runs of this server."""
+    # The plain runs' modules read the engine's events: loaded with the first command, so
+    # that the daemon starts without the engine.
+    from harness9.lsp.plain_runs import PlainSessions
+
     return _SESSIONS.setdefault(id(ls), PlainSessions())
 
 
@@ -97,6 +101,8 @@ async def transcript_command(ls: Harness9Server, *arguments: Any) -> dict[str, s
         raise JsonRpcInvalidParams(message="no transcript yet: no run was started with "
                                    "harness9.run in this workspace")
     uri = Path(found).as_uri()
+    from harness9.lsp.plain_runs import can_show_documents
+
     if can_show_documents(ls.client_capabilities):
         await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
     return {"uri": uri, "path": found}
@@ -115,6 +121,8 @@ async def _start(ls: Harness9Server, prompt: str, args: Mapping[str, Any],
     bound = parsed_params(lambda items: bind_context(items, root), params.context)
     settings = resolve(from_environment(os.environ), ls.client_settings, params.overrides)
     removing = instruction if settings.remove_instruction_comments else None
+    from harness9.lsp.plain_runs import PlainRun
+
     plain = PlainRun(ls, root, prompt, removing, sessions=sessions)
     from harness9.lsp.agent_run import execute_run
 

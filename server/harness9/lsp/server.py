@@ -25,6 +25,7 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_c
 from pygls.uris import to_fs_path
 
 from harness9 import __version__
+from harness9.lsp import path_map
 from harness9.lsp.agent_methods import AGENT_METHODS
 from harness9.lsp.code_actions import code_actions
 from harness9.lsp.framing import BodyError
@@ -97,6 +98,7 @@ class Harness9Server(LanguageServer):
     def apply_client_settings(self, raw: Any) -> None:
         """Merge valid settings into the client settings; warn the user about the rest."""
         self.client_settings, problems = merge_client(self.client_settings, raw)
+        problems += path_map.apply_setting(raw)  # the transport's, not a run's
         if problems:
             message = "harness9: ignoring invalid settings: " + "; ".join(problems)
             _log.warning(message)
@@ -175,10 +177,15 @@ server.feature(
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: Harness9Server, params: types.InitializeParams) -> None:
     """Take the client's settings, and end with the client's process (the protocol asks a
-    server to exit when it ends); pygls has already set up the workspace folders."""
+    server to exit when it ends); pygls has already set up the workspace folders.
+
+    A remote daemon (`pathMap` set, or started by sshd) ignores `processId`: it names a process
+    of the editor's machine, or of another container. The connection's end stops it there."""
     ls.initialized_ = True
     ls.apply_client_settings(params.initialization_options)
-    if params.process_id is not None and params.process_id not in (os.getpid(), 0):
+    remote = path_map.active() or "SSH_CONNECTION" in os.environ
+    if params.process_id is not None and params.process_id not in (os.getpid(), 0) \
+            and not remote:
         end_with_process(params.process_id, "the editor")
 
 

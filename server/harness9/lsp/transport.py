@@ -22,6 +22,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import JsonRPCProtocol
 
+from harness9.lsp import path_map
 from harness9.lsp.frame_writer import FrameWriter
 from harness9.lsp.framing import BodyError, FrameError, FrameParser, decode_body
 from harness9.process.process_end import when_process_ends
@@ -143,7 +144,9 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes, on_error: ErrorHandler) -> 
     `SystemExit` (pygls raises it for `exit`) passes through.
     """
     try:
-        message = decode_body(body, protocol.structure_message)
+        # Decoded whole, then translated (`pathMap`), then structured as pygls' types.
+        data = path_map.to_daemon(decode_body(body))
+        message = protocol.structure_message(data) if isinstance(data, dict) else data
         if isinstance(message, dict | list | str | int | float | bool) or message is None:
             raise JsonRpcInvalidRequest(message="not a JSON-RPC 2.0 message object")
         protocol.handle_message(message)
@@ -211,7 +214,7 @@ def serve_stdio(protocol: JsonRPCProtocol, in_fd: int, out_fd: int,
     still queued gets `EXIT_FLUSH_SECONDS` to reach a client that may have stopped reading.
     """
     global _current
-    writer = FrameWriter(out_fd)
+    writer = FrameWriter(out_fd, rewrite=path_map.frame_to_editor)
     protocol.set_writer(writer)
     _current = writer
     try:

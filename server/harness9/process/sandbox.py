@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -161,11 +161,13 @@ def _bwrap_fails(program: str) -> str | None:
 
 def confine(
     policy: SandboxPolicy, root: str, found: Availability, bwrap_path: str | None = None,
-    *, launched: bool = True,
+    *, launched: bool = True, installed: Sequence[str] = (),
 ) -> Confinement:
     """How to run a command of workspace `root` under `policy` with the mechanism `found`.
     `launched` False: a process started by other means than the launcher (an MCP server),
-    which cannot hand bubblewrap a seccomp filter."""
+    which cannot hand bubblewrap a seccomp filter. `installed`: folders the program itself
+    lives in, readable also where the sandbox shows a folder of its own (bubblewrap's private
+    `/tmp`: a language server installed in a virtual environment there)."""
     if policy.mode is SandboxMode.OFF or not found.works:
         return NO_CONFINEMENT
     real_root = os.path.realpath(root)
@@ -176,6 +178,9 @@ def confine(
     if found.mechanism is Mechanism.BWRAP:
         program = shutil.which("bwrap", path=bwrap_path) or "bwrap"
         readable = [real_root] if real_root not in writable else []
+        # Only what the private /tmp covers: bound again, an ancestor of /tmp would undo it.
+        readable += [path for path in installed
+                     if path.startswith("/tmp/") and path_is_itself(path)]
         trees = protected_trees(writable, policy.protect)
         protected = sorted({path for tree in trees for path in tree.existing()})
         filtered = launched and seccomp.supported()

@@ -20,7 +20,11 @@ from harness9.protocol.method_table import (
     Method,
 )
 from harness9.protocol.progress_kinds import PROGRESS, ProgressEnvelope
-from harness9.protocol.server_requests import ClientCapabilities, ServerCapabilities
+from harness9.protocol.server_requests import (
+    ClientCapabilities,
+    PathMapping,
+    ServerCapabilities,
+)
 
 SCHEMA_ID = "urn:harness9:protocol"
 PROGRESS_DEF = "AgentProgress"
@@ -30,7 +34,7 @@ def protocol_schema() -> dict[str, Any]:
     """The whole protocol as a JSON Schema document."""
     builder = SchemaBuilder()
     progress = _progress(builder)
-    for record in (ServerCapabilities, ClientCapabilities):
+    for record in (ServerCapabilities, ClientCapabilities, PathMapping):
         builder.ref(record)
     methods = {m.name: _method_entry(builder, m) for m in CLIENT_METHODS + SERVER_METHODS}
     methods[PROGRESS_METHOD] = {"direction": "server_to_client", "notification": True,

@@ -88,6 +88,15 @@ class ServerCapabilities(TypedDict):
     progressKinds: list[str]
     approvalContent: NotRequired[bool]
     restorePreview: NotRequired[bool]
+    pathMap: NotRequired[bool]
+
+
+class PathMapping(TypedDict):
+    """One entry of the `pathMap` client setting: the editor's path or URI prefix (`local`)
+    and the daemon's (`remote`) for the same folder."""
+
+    local: str
+    remote: str
 
 
 class ClientCapabilities(TypedDict):

@@ -1575,7 +1575,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     assert.equal(await approvalNote(frame, index), '✗ rejected by you');
     const run = await readRun(frame, index);
     assert.deepEqual(run.tools.map((t) => [t.icon, t.verb, t.args, t.status, t.meta]), [
-      ['⊘', 'did not run', 'rm greet.txt', 'refused', 'rejected'],
+      ['⊘', 'did not run', 'rm greet.txt', 'refused', 'rejected: keep greet.txt, it is the greeting'],
     ]);
     assert.equal(run.finalText, 'I left greet.txt alone, as you asked.');
     const item = frame.locator('article.run').nth(index).locator('details.tool').first();

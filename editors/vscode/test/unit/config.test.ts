@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, daemonSettingsOver, findExecutable, pricesFrom, serverCommandFrom, splitCommand, syncedDocuments,
+  APPROVAL_MODES, approvalsFrom, daemonSettingsFrom, daemonSettingsOver, findExecutable, pathMapFrom, pricesFrom, serverCommandFrom, splitCommand, syncedDocuments,
 } from '../../src/config';
 
 describe('serverCommandFrom', () => {
@@ -38,6 +38,7 @@ describe('daemonSettingsFrom', () => {
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: null, model: null, maxTurns: 5, toolTimeoutMs: 1000, thinking: true, stream: false, replayFile: null,
       editsThroughEditor: false, diagnosticsAfterEdit: false, diagnosticsWaitMs: 500, approvals: null, prices: null,
+      pathMap: null,
     });
   });
 
@@ -48,7 +49,7 @@ describe('daemonSettingsFrom', () => {
     assert.deepEqual(daemonSettingsFrom((k) => values[k]), {
       provider: 'replay', model: 'gpt-x', maxTurns: null, toolTimeoutMs: null, thinking: null, stream: null,
       replayFile: '/tmp/s.json', editsThroughEditor: null, diagnosticsAfterEdit: null, diagnosticsWaitMs: null, approvals: null,
-      prices: null,
+      prices: null, pathMap: null,
     });
   });
 
@@ -60,6 +61,14 @@ describe('daemonSettingsFrom', () => {
     assert.equal(sent.model, 'gpt-x');
     assert.equal(sent.maxTurns, 3);
     assert.deepEqual(daemonSettingsOver({}, (k) => values[k]), daemonSettingsFrom((k) => values[k]));
+  });
+
+  it('sends the complete pathMap entries, and null when there are none', () => {
+    const pathMap = [{ local: '/home/me/proj', remote: '/srv/proj' }, { local: '/x' }, 'y', { local: ' ', remote: '/z' }];
+    assert.deepEqual(daemonSettingsFrom((k) => ({ pathMap })[k as 'pathMap']).pathMap,
+      [{ local: '/home/me/proj', remote: '/srv/proj' }]);
+    assert.equal(pathMapFrom([]), null);
+    assert.equal(pathMapFrom(undefined), null);
   });
 
   it('sends the prices as set, and null when there are none', () => {
@@ -138,7 +147,7 @@ describe('setting scopes', () => {
     const machine = properties.filter(([, schema]) => schema.scope === 'machine').map(([name]) => name).sort();
     assert.deepEqual(machine, [
       'harness9.approvals.allow', 'harness9.approvals.deny', 'harness9.approvals.mode',
-      'harness9.model', 'harness9.prices', 'harness9.provider', 'harness9.python', 'harness9.replayFile',
+      'harness9.model', 'harness9.pathMap', 'harness9.prices', 'harness9.provider', 'harness9.python', 'harness9.replayFile',
       'harness9.serverCommand',
     ]);
     // Every other setting says that a workspace may set it (a new one must choose).

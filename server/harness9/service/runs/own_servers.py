@@ -7,9 +7,12 @@ environment commands get, and plugged into the run as its problem source and lan
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from harness9.langservers.language_config import LanguageServerConfig
 from harness9.langservers.server_pool import LanguageServers, Launch, WorkspaceServers
 from harness9.langservers.well_known import default_servers
 from harness9.process.sandbox import Mechanism, availability, confine
@@ -51,7 +54,7 @@ class OwnServers:
         if self._pool is None:
             self._pool = LanguageServers()
         servers = WorkspaceServers(self._pool, configs, request.root,
-                                   lambda: _launch(request))
+                                   lambda: _launch(request, configs))
         wait = request.settings.diagnostics_wait_ms / 1000
         problems = wiring.problems or ServedProblems(servers, files, wait)
         language = wiring.language or ServedLanguage(servers, files)
@@ -64,14 +67,27 @@ class OwnServers:
             await self._pool.shutdown()
 
 
-def _launch(request: RunRequest) -> Launch:
+def _launch(request: RunRequest, configs: Sequence[LanguageServerConfig]) -> Launch:
     """How a server of the run's workspace starts: the sandbox's read-only view without the
-    network, the environment commands get, caches in the sandbox's temporary folder."""
+    network (the servers' installations readable), the environment commands get, caches in
+    the sandbox's temporary folder."""
     settings = request.settings
     policy = replace(settings.tool_sandbox().read_only(), network=False)
-    confinement = confine(policy, request.root, availability())
     env = tool_environment(settings).apply(os.environ)
+    installed = sorted({folder for config in configs
+                        if (folder := installation(config.command[0], env)) is not None})
+    confinement = confine(policy, request.root, availability(), installed=installed)
     if confinement.mechanism is not Mechanism.NONE and confinement.env:
         # A server's caches (a type checker's, `go build`'s) cannot go to the read-only home.
         env["XDG_CACHE_HOME"] = os.path.join(confinement.env["TMPDIR"], ".cache")
     return Launch(env, confinement)
+
+
+def installation(program: str, env: dict[str, str]) -> str | None:
+    """The folder a server's program is installed in (a virtual environment's, for a program
+    in its `bin`), as a real path; None when it is not found."""
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        return None
+    folder = os.path.dirname(os.path.realpath(found))
+    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
