@@ -22,6 +22,7 @@ from benchmarks.report import show, write_json
 
 CASES = (
     "cold_start",
+    "exec",
     "turn_overhead",
     "parallel_tools",
     "streaming",

@@ -14,28 +14,14 @@ from pathlib import Path
 import pytest
 
 import harness9
+from tests.support.wheel import build_wheel
 
-ROOT = Path(__file__).parents[1]
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    # The build runs as pip runs it for a user: isolated, with the build backend pyproject asks
-    # for, on a copy of the files git tracks (as they are now), so that nothing else in this
-    # working tree (bytecode, a build folder) can leak in.
-    source = out / "source"
-    source.mkdir()
-    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True,
-                             timeout=60, capture_output=True).stdout
-    subprocess.run(["tar", "--null", "-T", "-", "-cf", str(out / "source.tar")], cwd=ROOT,
-                   input=tracked, check=True, timeout=60)
-    subprocess.run(["tar", "-xf", str(out / "source.tar"), "-C", str(source)], check=True,
-                   timeout=60)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
-                    str(source)], check=True, timeout=240, capture_output=True)
-    return next(out.glob("harness9-*.whl"))
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheels_metadata_names_what_an_installer_needs(wheel: Path) -> None:

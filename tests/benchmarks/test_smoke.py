@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 # The first words of the rows each case reports.
 PREFIXES = {
     "cold_start": "cold start",
+    "exec": "exec: ",
     "turn_overhead": "turn overhead",
     "parallel_tools": "parallel tools",
     "streaming": "stream ",

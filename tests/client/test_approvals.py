@@ -96,6 +96,17 @@ def test_allowing_in_the_terminal_runs_the_command(workspace: Path, replay: Any)
     assert "✓ completed" in terminal.text
 
 
+def test_ctrl_c_while_asked_cancels_the_run_and_the_question(
+    workspace: Path, replay: Any
+) -> None:
+    terminal = run_in_terminal(workspace, replay(TURNS))
+    terminal.expect("allow [a]once")
+    terminal.press("\x03")  # the daemon cancels the run, and its question with it
+    assert terminal.wait() == 130
+    assert not (workspace / "planted").exists()
+    assert "■ cancelled" in terminal.text
+
+
 def test_one_key_answers_without_enter(workspace: Path, replay: Any) -> None:
     terminal = run_in_terminal(workspace, replay(TURNS))
     terminal.expect("allow [a]once")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness9.client.runner import _open_log
+from harness9.client.runner import open_log
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -26,7 +26,7 @@ def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def opened(temp: Path) -> Path:
-    handle, path = _open_log(verbose=False)
+    handle, path = open_log(verbose=False)
     assert handle is not None and path is not None
     with handle:
         handle.write("a daemon's line\n")

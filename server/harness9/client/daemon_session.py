@@ -60,13 +60,11 @@ async def run_once(client: DaemonClient, params: dict[str, Any], ctrl_c: CtrlC) 
 
 async def _guard(ctrl_c: CtrlC, call: Awaitable[Any]) -> tuple[Any, Outcome | None]:
     """Await a request: its answer, or the Outcome its failure means."""
-    from pygls.exceptions import JsonRpcException
-
-    from harness9.client.rpc import DaemonExited
+    from harness9.client.rpc import DaemonExited, RpcError
 
     try:
         return await call, None
-    except (JsonRpcException, DaemonExited) as exc:
+    except (RpcError, DaemonExited) as exc:
         return None, request_failure(exc, ctrl_c)
 
 
@@ -90,9 +88,9 @@ def finished_outcome(params: dict[str, Any], command: str | None = None) -> Outc
 
 def request_failure(exc: Exception, ctrl_c: CtrlC) -> Outcome:
     """The Outcome a failed request means (a JSON-RPC error, or the daemon gone)."""
-    from pygls.exceptions import JsonRpcException
+    from harness9.client.rpc import RpcError
 
-    if isinstance(exc, JsonRpcException):
+    if isinstance(exc, RpcError):
         status = "cancelled" if exc.code == REQUEST_CANCELLED else "error"
         return Outcome(status, error=_error(exc.code, exc.message, exc.data))
     if ctrl_c.count:

@@ -173,8 +173,7 @@ def _help(slash: Slash, json: bool) -> None:
 async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
     """Say where the session went after `/clear` or `/resume ID` (the answer's `sessionId`):
     a resumed one with a recap of what it was about (`agent/session`)."""
-    from pygls.exceptions import JsonRpcException
-
+    from harness9.client.rpc import RpcError
     from harness9.client.stored_sessions import recap
 
     command = (outcome.result or {}).get("command")
@@ -184,7 +183,7 @@ async def _moved(client: DaemonClient, outcome: Outcome, before: Any) -> None:
     if command == "resume":
         try:
             shown = await client.request("agent/session", {"sessionId": after})
-        except JsonRpcException:
+        except RpcError:
             shown = None
         if isinstance(shown, dict):
             _say(recap(shown))

@@ -1,8 +1,9 @@
 """Starting and stopping the daemon process, with nothing heavy imported.
 
-The daemon is spawned before the client imports its JSON-RPC machinery, so both start-ups overlap.
-It runs in its own process group, so a terminal's Ctrl-C reaches only the client (which turns it
-into a `$/cancelRequest`), and so a forced stop can kill the daemon and its children at once.
+The daemon is spawned before the client imports anything it can do without until then, so both
+start-ups overlap. It runs in its own process group, so a terminal's Ctrl-C reaches only the
+client (which turns it into a `$/cancelRequest`), and so a forced stop can kill the daemon and
+its children at once.
 """
 
 from __future__ import annotations

@@ -110,13 +110,13 @@ async def _list(client: DaemonClient, request: RestoreRequest) -> None:
 
 async def _restore(client: DaemonClient, request: RestoreRequest, wanted: str) -> None:
     """Restore the checkpoint `wanted` names and say what changed."""
-    from pygls.exceptions import JsonRpcException
+    from harness9.client.rpc import RpcError
 
     session, checkpoint = await _find(client, request, wanted)
     params = {"sessionId": session, "checkpointId": checkpoint}
     try:
         answer = await client.request("agent/restore", params)
-    except JsonRpcException as exc:
+    except RpcError as exc:
         raise RestoreError(f"harness9: cannot restore {checkpoint}: {exc.message}\n") from None
     restored = [str(p) for p in (answer or {}).get("restored") or []]
     undo = next((c for c in reversed(await _checkpoints(client, session))
@@ -165,11 +165,11 @@ async def _session_ids(client: DaemonClient, request: RestoreRequest) -> list[st
 
 async def _checkpoints(client: DaemonClient, session: str) -> list[dict[str, Any]]:
     """The session's checkpoints, oldest first, as `agent/checkpoints` gives them."""
-    from pygls.exceptions import JsonRpcException
+    from harness9.client.rpc import RpcError
 
     try:
         answer = await client.request("agent/checkpoints", {"sessionId": session})
-    except JsonRpcException as exc:
+    except RpcError as exc:
         raise RestoreError(f"harness9: session {session}: {exc.message}\n") from None
     listed = answer.get("checkpoints") if isinstance(answer, dict) else None
     return [c for c in listed or [] if isinstance(c, dict)]
@@ -177,11 +177,11 @@ async def _checkpoints(client: DaemonClient, session: str) -> list[dict[str, Any
 
 async def _run_prompts(client: DaemonClient, session: str) -> dict[str, str]:
     """Run id → its prompt, from `agent/session` (none when it cannot be read)."""
-    from pygls.exceptions import JsonRpcException
+    from harness9.client.rpc import RpcError
 
     try:
         shown = await client.request("agent/session", {"sessionId": session})
-    except JsonRpcException:
+    except RpcError:
         return {}
     runs = shown.get("runs") if isinstance(shown, dict) else None
     return {str(r.get("runId")): str(r.get("prompt") or "") for r in runs or []

@@ -47,7 +47,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         prompt = _prompt(args)
         if args.demo:
-            prompt = _prepare_demo(args, prompt, notes)
+            prompt = prepare_demo(args, prompt, notes)
         options = options_from_args(args, prompt)
     except UsageError as exc:
         sys.stderr.write(str(exc))
@@ -81,7 +81,7 @@ def _prompt(args: argparse.Namespace) -> str:
     return (args.prompt or "").strip()
 
 
-def _prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, Path]]) -> str:
+def prepare_demo(args: argparse.Namespace, prompt: str, notes: list[tuple[str, Path]]) -> str:
     from harness9.demo import prepare
 
     demo = prepare()
@@ -98,12 +98,12 @@ async def run_agent(options: RunOptions, notes: list[tuple[str, Path]]) -> int:
         print(DEMO_APPROVALS, flush=True)
     if not options.interactive:
         slot.open()  # the live view shows progress while the daemon starts
-    log_file, log_path = _open_log(options.verbose)
-    _route_client_logs(log_file)
+    log_file, log_path = open_log(options.verbose)
+    route_client_logs(log_file)
     if log_path is not None:
         notes.append(("daemon log", log_path))
     process = await spawn_daemon(options.env, log_file, options.daemon_command)
-    # Imported only now, so pygls loads here while the daemon starts in parallel.
+    # Imported only now, so the terminal's libraries load while the daemon starts.
     from harness9.client.approval_prompt import TerminalApprover
     from harness9.client.daemon_session import CtrlC
     from harness9.client.rpc import DaemonClient
@@ -138,7 +138,7 @@ async def _converse(
 
     init_result, outcome = await initialize(client, options, ctrl_c)
     if outcome is None and options.resume is not None:
-        outcome = await _resume(client, options, init_result, slot)
+        outcome = await resume_session(client, options, init_result, slot)
     # Typing during a run needs a terminal, and a daemon that takes steers (and queues).
     typing = can_type(options.json) and serves(init_result, "agent/steer")
     if outcome is None and options.interactive:
@@ -192,7 +192,7 @@ def _plan_hint(options: RunOptions, outcome: Outcome, planned: bool) -> None:
     print(f"carry it out: harness9 run{resume} --execute-plan", flush=True)
 
 
-async def _resume(
+async def resume_session(
     client: DaemonClient, options: RunOptions, init_result: object, slot: ViewSlot
 ) -> Outcome | None:
     """Point the run at the session to resume and show what it was about; an Outcome when
@@ -211,7 +211,7 @@ async def _resume(
     return None
 
 
-def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
+def open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
     """The daemon's stderr: ours when verbose, else a fresh file of the user's alone under the
     temp folder (see `log_folder`)."""
     if verbose:
@@ -219,11 +219,11 @@ def _open_log(verbose: bool) -> tuple[IO[str] | None, Path | None]:
     return open_daemon_log()
 
 
-def _route_client_logs(log_file: IO[str] | None) -> None:
-    """The client's own warnings (pygls' included) go to the log, never into the live view."""
+def route_client_logs(log_file: IO[str] | None) -> None:
+    """The client's own warnings go to the log, never into the live view."""
     handler = logging.StreamHandler(log_file or sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s [client] %(name)s: %(message)s"))
-    for name in ("pygls", "harness9.client"):
+    for name in ("harness9.client",):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)

@@ -126,14 +126,14 @@ class Slash:
 
     async def load_commands(self, session_id: str | None) -> list[dict[str, Any]]:
         """Ask for the daemon's commands (none when it does not serve `agent/commands`)."""
-        from pygls.exceptions import JsonRpcException
+        from harness9.client.rpc import RpcError
 
         params: dict[str, Any] = {"workspaceFolder": self.workspace.as_uri()}
         if session_id:
             params["sessionId"] = session_id
         try:
             answer = await self.client.request("agent/commands", params)
-        except JsonRpcException:
+        except RpcError:
             return self.commands
         listed = answer.get("commands") if isinstance(answer, dict) else None
         self.commands = [c for c in listed or [] if isinstance(c, dict) and c.get("name")]
@@ -147,7 +147,7 @@ class Slash:
         self, words: str, session_id: str | None, base: dict[str, Any]
     ) -> dict[str, Any]:
         """Carry out `/model WORDS`; the run params for the next prompts (`base` changed)."""
-        from pygls.exceptions import JsonRpcException
+        from harness9.client.rpc import RpcError
 
         try:
             if not words.strip():
@@ -159,7 +159,7 @@ class Slash:
             return await self._set(choice, session_id, base)
         except SlashError as exc:
             self.say(Text(str(exc), style="yellow"))
-        except JsonRpcException as exc:
+        except RpcError as exc:
             self.say(Text(f"/model: {exc.message}", style="red"))
         return base
 

@@ -65,11 +65,11 @@ async def resume(
         if not sessions:
             raise ResumeError(f"harness9: no earlier session in {workspace} to resume.\n")
         session_id = str(sessions[0]["sessionId"])
-    from pygls.exceptions import JsonRpcException
+    from harness9.client.rpc import RpcError
 
     try:
         shown = await client.request("agent/session", {"sessionId": session_id})
-    except JsonRpcException as exc:
+    except RpcError as exc:
         raise ResumeError(f"harness9: cannot resume {session_id}: {exc.message}\n") from None
     return session_id, recap(shown if isinstance(shown, dict) else {})
 

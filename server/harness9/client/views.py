@@ -42,9 +42,12 @@ def make_view(json: bool, footer: Footer | None = None, console: Console | None 
 class ViewSlot:
     """Holds the view of the run in progress; the daemon's notifications are forwarded to it."""
 
-    def __init__(self, json: bool, console: Console | None = None) -> None:
+    def __init__(
+        self, json: bool, console: Console | None = None, make: Callable[[], View] | None = None
+    ) -> None:
         self.json = json
         self.console = console
+        self._make = make  # makes each run's view in place of `make_view` (`exec --json`)
         self._view: View | None = None
         # While set: the notifications go there instead (it picks the view of each run).
         self.router: Callable[[dict[str, Any]], None] | None = None
@@ -55,8 +58,9 @@ class ViewSlot:
 
     def open(self) -> View:
         """Start a new view (one per run)."""
-        self._view = make_view(self.json, self._footer, self.console)
-        return self._view
+        made = self._make() if self._make else make_view(self.json, self._footer, self.console)
+        self._view = made
+        return made
 
     def _footer(self) -> list[RenderableType]:
         """What goes below the run now (the footer may come after the view opened)."""
