@@ -53,14 +53,13 @@ def _survey(count: int) -> list[Row]:
 
 def _classes(count: int) -> list[Row]:
     sys.path.insert(0, str(REPO / "tests" / "tools" / "edit"))
-    from edit_gen.classes import CLASSES
-    from edit_gen.run import describe_case, survey_class
+    from edit_gen.run import ALL_CLASSES, describe_case, survey_class
 
     from harness9.tools.edit.refusals import EditError
     from harness9.tools.edit_file import apply_edit
 
     rows = []
-    for name in CLASSES:
+    for name in ALL_CLASSES:
         found = survey_class(apply_edit, EditError, name, count)
         n, counts = found.total, found.counts
         bad = counts["wrong"] + counts["destructive"]

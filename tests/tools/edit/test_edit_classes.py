@@ -9,8 +9,9 @@ case `edit_generated` runs 10,000 examples a class and reports the refusal rates
 from __future__ import annotations
 
 import pytest
-from edit_gen.classes import CLASSES, Case, judge
-from edit_gen.run import ClassSurvey, describe_case, survey_class
+from edit_gen.classes import Case, judge
+from edit_gen.families import FAMILIES
+from edit_gen.run import ALL_CLASSES, ClassSurvey, describe_case, survey_class
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ NEEDLESS = 0.25  # the most refusals allowed among calls whose intent was clear
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.mark.parametrize("name", list(CLASSES))
+@pytest.mark.parametrize("name", list(ALL_CLASSES))
 def test_no_class_edit_is_wrong_or_written_as_sent(name: str) -> None:
     found = survey_class(apply_edit, EditError, name, COUNT)
     assert found.total > COUNT // 3
@@ -56,13 +57,29 @@ def _near_misses(text: str) -> list[str]:
 
 @settings(max_examples=20, derandomize=True, database=None, deadline=None,
           suppress_health_check=list(HealthCheck))
-@given(st.sampled_from(list(CLASSES)).flatmap(lambda name: CLASSES[name]()))
+@given(st.sampled_from(list(ALL_CLASSES)).flatmap(lambda name: ALL_CLASSES[name]()))
 def test_the_oracle_rejects_near_misses(case: Case) -> None:
+    _check_oracle(case)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_each_family_oracle_rejects_near_misses(name: str) -> None:
+    @settings(max_examples=15, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(FAMILIES[name]())
+    def each(case: Case) -> None:
+        _check_oracle(case)
+
+    each()
+
+
+def _check_oracle(case: Case) -> None:
+    """The intended files are applied, their near misses wrong, the slip as sent destructive."""
     assert judge(case, None) == "refused"
     for accepted in case.accepted:
         assert judge(case, accepted) == "applied"
         for miss in _near_misses(accepted):
             if miss not in case.accepted:
                 assert judge(case, miss) == "wrong", miss
-    if case.marker:
+    if case.marker and case.source in case.content:  # the slip written as sent
         assert judge(case, case.content.replace(case.source, case.target)) == "destructive"

@@ -11,8 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from .calls import SLIPS, Example, examples, judge
 from .classes import CLASSES, Case
 from .classes import judge as judge_case
+from .families import FAMILIES
 
 Apply = Callable[[str, str, str], object]
+
+# Every class of `classes` and `families`, in that order.
+ALL_CLASSES = {**CLASSES, **FAMILIES}
 
 
 @dataclass(slots=True)
@@ -134,7 +138,7 @@ def survey_class(apply: Apply, error: type[Exception], name: str, count: int) ->
 
     @settings(max_examples=count, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(CLASSES[name]())
+    @given(ALL_CLASSES[name]())
     def each(case: Case) -> None:
         key = (case.content, case.source, case.target)
         if key in done:
