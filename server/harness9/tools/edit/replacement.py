@@ -83,8 +83,12 @@ def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
 
 def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
     """A source that starts with the newline ending the line before it, and a target that
-    repeats that newline (or is blank), read from the next line's start."""
+    repeats that newline (or is blank), read from the next line's start. A blank target whose
+    source starts with the newline of a blank line deletes that line too: the source's first
+    line is the blank one."""
     lf_target = to_lf(target)
+    if not lf_target.strip() and (match.start == 0 or text[match.start - 1] == "\n"):
+        return match, lf_target
     while (
         match.rows is None
         and match.model.startswith("\n")

@@ -204,7 +204,7 @@ _OPERATORS = (("-", "\u2014"), ("->", "\u2192"), ("!=", "\u2260"))
 def sent_slips(draw: st.DrawFn) -> Case:
     """6. Target slips that are never code. Where the reading is certain (a fence around the
     whole target, a diff marker column on both sides) the intended file is accepted; the others
-    must be refused. Written as sent, the slip is destructive."""
+    may be refused. Written as sent, the slip is destructive."""
     language, indent, lines = draw(_file(TWO))
     a, b = _span(draw, lines, (2, 4))
     block = lines[a:b]
@@ -244,9 +244,11 @@ def sent_slips(draw: st.DrawFn) -> Case:
         plain, typed, marker = f"{good} {ascii_op} 1", f"{good} {typo} 1", typo
     spoilt = [*target_lines[:k], indent.line(Line(new[k].depth, typed)), *target_lines[k + 1 :]]
     fixed = [*new[:k], Line(new[k].depth, plain), *new[k + 1 :]]
+    # Entities and typographic characters could be meant (a template, a string): a refusal
+    # that names them is as right as the reading.
     return Case("sent_slips", variant, render(lines, indent), _join(source_lines),
                 _join(spoilt), frozenset({render([*lines[:a], *fixed, *lines[b:]], indent)}),
-                marker=marker)
+                marker=marker, refusable=True)
 
 
 def _escaped(draw: st.DrawFn, language: str, indent: Indent, lines: list[Line], a: int,

@@ -106,7 +106,7 @@ class ClassSurvey:
     name: str
     counts: Counter[str] = field(default_factory=Counter)
     failures: list[tuple[Case, str]] = field(default_factory=list)
-    must_refuse: int = 0  # examples whose only right answer is a refusal
+    must_refuse: int = 0  # examples for which a refusal is right (the only or one right answer)
 
     @property
     def total(self) -> int:
@@ -151,7 +151,7 @@ def survey_class(apply: Apply, error: type[Exception], name: str, count: int) ->
             result = None
         verdict = judge_case(case, result)
         found.counts[verdict] += 1
-        if case.must_refuse:
+        if case.may_refuse:
             found.must_refuse += 1
             found.must_refuse_refused += verdict == "refused"
         if verdict in ("wrong", "destructive") and len(found.failures) < 20:
