@@ -144,3 +144,17 @@ def test_a_non_json_escape_in_an_escaped_target_is_read() -> None:
     content = 'x = 1\nlabel = g("b")\n'
     result = apply_edit(content, 'label = g(\\"b\\")', "label = g(\\\"b\\\", \\'c\\')")
     assert result.content == "x = 1\nlabel = g(\"b\", 'c')\n"
+
+
+def test_a_target_typed_with_tabs_for_a_source_in_spaces_takes_the_file_s_spaces() -> None:
+    content = "def f():\n    if a:\n        b()\n    c()\n"
+    result = apply_edit(content, "    if a:\n        b()", "\tif a:\n\t\tb()\n\t\tadded()")
+    assert result.content == "def f():\n    if a:\n        b()\n        added()\n    c()\n"
+
+
+def test_a_restated_drifted_line_moves_with_a_target_typed_for_the_file() -> None:
+    content = "def f():\n    for x in y:\n        a()\n    b()\n"
+    source = "        for x in y:\n            a()"
+    target = "    if ok:\n        for x in y:\n            a()"
+    result = apply_edit(content, source, target)
+    assert result.content == "def f():\n    if ok:\n        for x in y:\n            a()\n    b()\n"

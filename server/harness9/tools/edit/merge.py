@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
-from harness9.tools.edit.indent import indent_of, is_identity
+from harness9.tools.edit.indent import indent_of, is_identity, width
 from harness9.tools.edit.placing import Block, Opcode, pairs_of, place, takes_file_indent
 from harness9.tools.edit.text_views import fold
 
@@ -195,7 +195,14 @@ def _changed_line(block: Block, i: int, target: str, placed: str) -> str:
     assert row is not None
     found = block.file[row]
     if target == model:
-        return found
+        # The file's line, unless the target's frame moves it: a line restated as the drifted
+        # source typed it, in a target typed for the file (a block wrapped in a new opener),
+        # goes where the frame puts it.
+        if takes_file_indent(block, i, target) or width(indent_of(placed)) == width(
+            indent_of(found)
+        ):
+            return found
+        return indent_of(placed) + found.lstrip(" \t")
     if not target.strip():
         return ""
     indent = indent_of(found) if takes_file_indent(block, i, target) else indent_of(placed)

@@ -235,13 +235,15 @@ def sent_slips(draw: st.DrawFn) -> Case:
     if variant in ("uescape", "bad_escape"):
         return _escaped(draw, language, indent, lines, a, variant)
     k = next((i for i, x in enumerate(new) if x not in block), 0)
-    good = new[k].text
+    code, comment = [*new[k].text.split("  #", 1), ""][:2]
+    comment = f"  #{comment}" if comment else ""  # the slip goes in the code, not the comment
     if variant == "entities":
-        plain = good + " if 0 < 1 and 2 > 1 else 0"
+        plain = code + " if 0 < 1 and 2 > 1 else 0" + comment
         typed, marker = plain.replace("<", "&lt;").replace(">", "&gt;"), "&lt;"
     else:
         ascii_op, typo = draw(st.sampled_from(_OPERATORS))
-        plain, typed, marker = f"{good} {ascii_op} 1", f"{good} {typo} 1", typo
+        plain, typed, marker = (f"{code} {ascii_op} 1{comment}", f"{code} {typo} 1{comment}",
+                                typo)
     spoilt = [*target_lines[:k], indent.line(Line(new[k].depth, typed)), *target_lines[k + 1 :]]
     fixed = [*new[:k], Line(new[k].depth, plain), *new[k + 1 :]]
     # Entities and typographic characters could be meant (a template, a string): a refusal
