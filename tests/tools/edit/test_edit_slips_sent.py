@@ -158,3 +158,52 @@ def test_a_restated_drifted_line_moves_with_a_target_typed_for_the_file() -> Non
     target = "    if ok:\n        for x in y:\n            a()"
     result = apply_edit(content, source, target)
     assert result.content == "def f():\n    if ok:\n        for x in y:\n            a()\n    b()\n"
+
+
+READ = "def f():\n    width    = 1\n    total = compute(width)\n    return total\n"
+
+
+@pytest.mark.parametrize(
+    "prefixed",
+    ["2:    width    = 1\n3:    total = compute(width)",
+     "     2\u2192    width    = 1\n     3\u2192    total = compute(width)",
+     " 2 |     width    = 1\n 3 |     total = compute(width)"],
+    ids=["grep", "arrow", "pipe"],
+)
+def test_read_tool_line_prefixes_are_read_off(prefixed: str) -> None:
+    result = apply_edit(READ, prefixed, "    width    = 1\n    total = measure(width)")
+    assert result.content == READ.replace("compute", "measure")
+
+
+def test_wrong_grep_numbers_are_refused() -> None:
+    refused = _refused(READ, "7:    width    = 1\n8:    total = compute(width)",
+                       "    width    = 1\n    total = measure(width)")
+    assert refused.kind == "line_prefixes"
+
+
+def test_tabs_shown_as_caret_i() -> None:
+    content = "int f() {\n\tif (a) {\n\t\tb();\n\t}\n}\n"
+    result = apply_edit(content, "^Iif (a) {\n^I^Ib();", "^Iif (a) {\n^I^Ic();")
+    assert result.content == content.replace("b()", "c()")
+
+
+def test_a_zero_width_space_in_the_source() -> None:
+    result = apply_edit(READ, "    total = com\u200bpute(width)", "    total = measure(width)")
+    assert result.content == READ.replace("compute", "measure")
+
+
+def test_a_decomposed_accent_in_the_source() -> None:
+    content = "caf\u00e9 = 1\nx = 2\n"
+    result = apply_edit(content, "cafe\u0301 = 1", "cafe\u0301 = 3")
+    assert result.content == "caf\u00e9 = 3\nx = 2\n"
+
+
+def test_a_leading_newline_in_the_source_only() -> None:
+    result = apply_edit(READ, "\n    total = compute(width)", "    total = measure(width)")
+    assert result.content == READ.replace("compute", "measure")
+
+
+def test_collapsed_alignment_spaces_in_the_source() -> None:
+    result = apply_edit(READ, "    width = 1\n    total = compute(width)",
+                        "    width = 1\n    total = measure(width)")
+    assert result.content == READ.replace("compute", "measure")

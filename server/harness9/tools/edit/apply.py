@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness9.tools.edit import escapes, sent, slips
+from harness9.tools.edit import escapes, rereads, sent, slips
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
@@ -103,8 +103,8 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
 
 def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[Match, str]:
     """The match of `source`; when it has none, of the source read without the slips that
-    `slips` can undo for certain (JSON escaping, line-number prefixes), with the target
-    read the same way."""
+    can be undone for certain (JSON escaping, doubled backslashes, line-number prefixes, the
+    readings of `rereads`), with the target read the same way."""
     try:
         return _locate(body, view, source), target
     except EditError as exc:
@@ -114,19 +114,20 @@ def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[M
     unescaped = escapes.json_unescaped(body, source, target)
     if unescaped is not None:
         return _locate(body, view, unescaped[0]), unescaped[1]
-    for reading in escapes.backslash_scaled(source, target):
+    prefixes = slips.numbered(to_lf(source), target)
+    if prefixes is not None:
+        match = _locate(body, view, prefixes.source)
+        rows = match.rows or tuple(range(len(source_lines(prefixes.source))))
+        slips.check_numbers(prefixes, line_number(view.text, match.start), rows)
+        return match, prefixes.target
+    others = (*escapes.backslash_scaled(source, target), *rereads.readings(body, source, target))
+    for reading in others:
         try:
             return _locate(body, view, reading[0]), reading[1]
         except EditError as exc:
             if exc.kind != "not_found":
                 raise
-    prefixes = slips.numbered(to_lf(source), target)
-    if prefixes is None:
-        raise missed
-    match = _locate(body, view, prefixes.source)
-    rows = match.rows or tuple(range(len(source_lines(prefixes.source))))
-    slips.check_numbers(prefixes, line_number(view.text, match.start), rows)
-    return match, prefixes.target
+    raise missed
 
 
 def _refuse_applied(text: str, match: Match | None, target: str) -> None:

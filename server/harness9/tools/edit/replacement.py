@@ -82,8 +82,8 @@ def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
 
 
 def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
-    """A source that starts with the newline ending the line before it, and a target that
-    repeats that newline (or is blank), read from the next line's start. A blank target whose
+    """A source that starts with the newline ending the line before it, read from the next
+    line's start (with the target's own leading newline, if it has one). A blank target whose
     source starts with the newline of a blank line deletes that line too: the source's first
     line is the blank one."""
     lf_target = to_lf(target)
@@ -93,11 +93,12 @@ def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
         match.rows is None
         and match.model.startswith("\n")
         and match.model.strip()
-        and (lf_target.startswith("\n") or not lf_target.strip())
         and text.startswith("\n", match.start)
     ):
         match = dataclass_replace(match, start=match.start + 1, model=match.model[1:])
-        lf_target = lf_target[1:]
+        # A target without the leading newline: it was the source's noise (replacing it would
+        # join the line before to the target's first line).
+        lf_target = lf_target[1:] if lf_target.startswith("\n") else lf_target
     return match, lf_target
 
 

@@ -32,10 +32,13 @@ _ELIDED = re.compile(
 _MARKER_LENGTH = 60  # longer comments are prose, not markers
 _BARE = ("...", "\u2026")  # an elision without a comment
 
-# Line-number prefixes: the not-found error's quote (`12| `) and `cat -n` (`    12\t`).
+# Line-number prefixes: the not-found error's quote (`12| `, ` 12 | `), `cat -n` and `nl`
+# (`    12\t`), read tools' `    12→`, `grep -n` and `rg -n` (`12:`).
 _PREFIXES = {
-    "`N| ` (the error's quote)": re.compile(r"^ *(\d+)\| ?"),
-    "`N<tab>` (cat -n)": re.compile(r"^ *(\d+)\t"),
+    "`N| ` (the error's quote)": re.compile(r"^ *(\d+) ?\| ?"),
+    "`N<tab>` (cat -n, nl)": re.compile(r"^ *(\d+)\t"),
+    "`N→` (a read tool's)": re.compile(r"^ *(\d+)\u2192"),
+    "`N:` (grep -n, rg -n)": re.compile(r"^(\d+):"),
 }
 
 

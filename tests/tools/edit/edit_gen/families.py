@@ -12,7 +12,9 @@ applied result holding the family's `marker` where the file had none is the slip
 - `blank_edges`: a deletion whose source starts with the blank line above the block, and an
   insertion whose source has one blank line more than the file;
 - `sent_slips`: target slips that are never code: a bare `...` line, a markdown fence, HTML
-  entities, typographic operators, `\\uXXXX` left escaped, a diff marker column, a `\\'` escape.
+  entities, typographic operators, `\\uXXXX` left escaped, a diff marker column, a `\\'` escape;
+- `read_tools`: sources copied from other read tools (`grep -n`, `12→`, ` 12 | `, `^I`) or with
+  invisible differences (zero-width characters, NFD accents, a leading newline, alignment).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .classes import (
     Indent,
     Line,
     _edit,
+    _edited,
     _file,
     _join,
     _new_line,
@@ -277,6 +280,57 @@ def _escaped(draw: st.DrawFn, language: str, indent: Indent, lines: list[Line], 
                 frozenset({intended}), marker="\\")
 
 
+_READ_PREFIXES = {
+    "grep": lambda n, digits: f"{n}:",
+    "arrow": lambda n, digits: f"{n:>6}\u2192",
+    "pipe": lambda n, digits: f" {n:>{digits}} | ",
+}
+_INVISIBLE = ("\u200b", "\u200c", "\u200d", "\u2060")
+
+
+@st.composite
+def read_tools(draw: st.DrawFn) -> Case:
+    """7. A source copied from another read tool's output or with invisible differences: line
+    prefixes of `grep -n`/`rg` (`12:`), `12→`, ` 12 | ` (the target prefixed alike or not),
+    tabs shown as `^I`, a zero-width character, a decomposed accent (NFD), a leading newline,
+    collapsed alignment spaces. Each has one reading; the file gets the intended change."""
+    variant = draw(st.sampled_from(("grep", "arrow", "pipe", "caret_i", "invisible", "nfd",
+                                    "leading_newline", "alignment")))
+    indents = (Indent("tabs", 8),) if variant == "caret_i" else TWO
+    indent, lines, (a, b), new = draw(_edited(indents, (1, 4)))
+    if variant in ("nfd", "alignment"):
+        extra = "caf\u00e9 = 1" if variant == "nfd" else "width    = 1"
+        lines = [*lines[:a], Line(lines[a].depth, extra), *lines[a:]]
+        new = [Line(lines[a].depth, extra), *new]
+        b += 1
+    source_lines = [indent.line(x) for x in lines[a:b]]
+    target_lines = [indent.line(x) for x in new]
+    if variant in _READ_PREFIXES:
+        digits = len(str(b))
+        prefix = _READ_PREFIXES[variant]
+        source_lines = [prefix(a + 1 + i, digits) + x for i, x in enumerate(source_lines)]
+        if draw(st.booleans()):
+            target_lines = [prefix(a + 1 + i, digits) + x for i, x in enumerate(target_lines)]
+    elif variant == "caret_i":
+        source_lines = [x.replace("\t", "^I") for x in source_lines]
+    elif variant == "invisible":
+        k = draw(st.integers(0, len(source_lines) - 1))
+        cut = len(source_lines[k]) // 2
+        source_lines[k] = source_lines[k][:cut] + draw(st.sampled_from(_INVISIBLE)) + (
+            source_lines[k][cut:])
+    elif variant == "nfd":
+        source_lines[0] = source_lines[0].replace("\u00e9", "e\u0301")
+    elif variant == "alignment":
+        source_lines[0] = source_lines[0].replace("width    =", "width =")
+    source = _join(source_lines)
+    if variant == "leading_newline":
+        source = "\n" + source
+        target_lines = ["", *target_lines] if draw(st.booleans()) else target_lines
+    intended = render([*lines[:a], *new, *lines[b:]], indent)
+    return Case("read_tools", variant, render(lines, indent), source, _join(target_lines),
+                frozenset({intended}))
+
+
 FAMILIES = {
     "reapplied": reapplied,
     "frame": frame,
@@ -284,4 +338,5 @@ FAMILIES = {
     "backslashes": backslashes,
     "blank_edges": blank_edges,
     "sent_slips": sent_slips,
+    "read_tools": read_tools,
 }
