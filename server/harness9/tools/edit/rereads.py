@@ -64,7 +64,7 @@ def _aligned(file: str, source: str) -> str | None:
 def _restated(source: str, file_text: str, target: str) -> str:
     """`target` with each line that restates a source line (its text without surrounding
     whitespace) replaced by the file's line in its place."""
-    by_text = {}
+    by_text: dict[str, str] = {}
     for typed, found in zip(source.strip("\n").split("\n"), file_text.split("\n"), strict=False):
         by_text.setdefault(typed.strip(), found.rstrip("\r"))
     return "\n".join(by_text.get(line.strip(), line) if line.strip() else line
