@@ -142,7 +142,9 @@ def _refuse_applied(text: str, match: Match | None, target: str) -> None:
         if start >= 0 and text.find(new, start + 1) < 0:
             raise errors.already_applied(line_number(text, start), 5)
         return
-    first = text.rfind("\n", 0, max(0, match.start - len(new)) ) + 1
+    if new.count("\n") <= match.model.strip("\n").count("\n"):
+        return  # only a target of more lines than the source can hold it
+    first = text.rfind("\n", 0, max(0, match.start - len(new))) + 1
     last = text.find("\n", min(len(text), match.end + len(new)))
     window = text[first : len(text) if last < 0 else last]
     first_line = line_number(text, first) - 1

@@ -47,15 +47,22 @@ def _aligned(file: str, source: str) -> str | None:
     if not any(_INNER_SPACES.search(line.strip()) for line in lines):
         return None
     parts = []
-    for line in lines:
-        # Indentation as typed: a block nested otherwise is no match (the levels said so).
+    for n, line in enumerate(lines):
+        # Indentation as typed: a block nested otherwise is no match (the levels said so). The
+        # first line's is checked apart, so that the pattern starts with a literal word, which
+        # the regex engine finds fast.
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         words = _INNER_SPACES.split(line.strip())
-        parts.append(re.escape(indent) + r"[ \t]+".join(map(re.escape, words)) + r"[ \t]*")
-    pattern = re.compile("^" + r"\r?\n".join(parts) + "$", re.MULTILINE)
+        lead = "" if n == 0 else re.escape(indent)
+        parts.append(lead + r"[ \t]+".join(map(re.escape, words)) + r"[ \t]*")
+    pattern = re.compile(r"\r?\n".join(parts) + "(?=\r?\n|$)")
+    first = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
     found = []
     for match in pattern.finditer(file):
-        found.append(match.group())
+        start = match.start() - len(first)
+        if file[start : match.start()] != first or (start > 0 and file[start - 1] != "\n"):
+            continue
+        found.append(file[start : match.end()])
         if len(found) >= _MAX_ALIGNED:
             return None
     return found[0] if found else None

@@ -30,7 +30,7 @@ _CODE = re.compile(r"[=;(){}\[\]]")
 def without_fences(file: str, source: str, target: str) -> tuple[str, str]:
     """The source and target without a markdown fence around the whole of either, unless the
     file holds fences itself."""
-    if "```" in file:
+    if ("```" not in source and "```" not in target) or "```" in file:
         return source, target
     return _unfenced(source), _unfenced(target)
 
@@ -71,7 +71,8 @@ def straight_quotes(file: str, source: str, target: str) -> str:
     from the file, so its curly quotes are slips), else those of a target line that mixes them
     with straight ones out of pairs (`"c”, “d"`)."""
     for family, straight in ((_DOUBLE, '"'), (_SINGLE, "'")):
-        if any(char in file for char in family) or not any(char in target for char in family):
+        # The target first: the file is only read when the target has such quotes.
+        if not any(char in target for char in family) or any(char in file for char in family):
             continue
         if any(char in source for char in family):
             target = _straightened(target, family, straight)
@@ -115,14 +116,13 @@ def _mixed(line: str) -> bool:
 
 def refuse_never_code(file: str, source: str, target: str) -> None:
     """Refuse HTML entities or typographic operators that the target brings into code."""
-    if not _ENTITY.search(file) and not _ENTITY.search(source):
-        found = _ENTITY.search(target)
-        if found is not None:
-            raise errors.sent_slip(
-                f"target_text holds the HTML entity {found.group()!r}, which neither the file "
-                "nor source_text uses: it was escaped on the way. Send the characters "
-                "themselves (<, >, &, quotes)"
-            )
+    found = _ENTITY.search(target)
+    if found is not None and not _ENTITY.search(source) and not _ENTITY.search(file):
+        raise errors.sent_slip(
+            f"target_text holds the HTML entity {found.group()!r}, which neither the file "
+            "nor source_text uses: it was escaped on the way. Send the characters "
+            "themselves (<, >, &, quotes)"
+        )
     known = set(source.split("\n"))
     for number, line in enumerate(target.split("\n"), 1):
         if line in known:
