@@ -207,3 +207,9 @@ def test_collapsed_alignment_spaces_in_the_source() -> None:
     result = apply_edit(READ, "    width = 1\n    total = compute(width)",
                         "    width = 1\n    total = measure(width)")
     assert result.content == READ.replace("compute", "measure")
+
+
+def test_curly_quotes_around_strings_the_source_quotes_straight() -> None:
+    content = 'x = 1\nlabel = g("b", "c")\n'
+    result = apply_edit(content, 'label = g("b", "c")', "label = g(“b”, “c”, “d”)")
+    assert result.content == 'x = 1\nlabel = g("b", "c", "d")\n'

@@ -25,6 +25,7 @@ _OPERATORS = {"\u2192": "->", "\u2260": "!=", "\u2264": "<=", "\u2265": ">=", "\
 # A line's string literals and comments, where typographic characters are prose.
 _PROSE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|`[^`]*`|(?:#|//|/\*|<!--|--\s).*$")
 _CODE = re.compile(r"[=;(){}\[\]]")
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 
 
 def without_fences(file: str, source: str, target: str) -> tuple[str, str]:
@@ -77,16 +78,21 @@ def straight_quotes(file: str, source: str, target: str) -> str:
         if any(char in source for char in family):
             target = _straightened(target, family, straight)
         elif family == _DOUBLE:
-            target = "\n".join(_straight_delimiters(line) for line in target.split("\n"))
+            strings = set(_STRING.findall(source))
+            target = "\n".join(_straight_delimiters(line, strings) for line in target.split("\n"))
     return target
 
 
-def _straight_delimiters(line: str) -> str:
+def _straight_delimiters(line: str, strings: set[str]) -> str:
     """`line` with curly double quotes that stand for string delimiters made straight: all of
-    them when they do not pair as “…”, else those outside straight-quoted strings (a curly pair
-    inside one is quoted text)."""
-    if _mixed(line):
-        return _straightened(line, _DOUBLE, '"')
+    them when they do not pair as “…” or when they quote again a string the source quotes
+    straight, else those outside straight-quoted strings (a curly pair inside one is quoted
+    text)."""
+    straight = _straightened(line, _DOUBLE, '"')
+    if _mixed(line) or any(
+        found in strings and found not in line for found in _STRING.findall(straight)
+    ):
+        return straight
     if '"' not in line:
         return line
     out, inside = [], False

@@ -20,6 +20,7 @@ applied result holding the family's `marker` where the file had none is the slip
 from __future__ import annotations
 
 import json
+from difflib import SequenceMatcher
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -227,13 +228,11 @@ def sent_slips(draw: st.DrawFn) -> Case:
         return Case("sent_slips", variant, render(lines, indent), _join(source_lines),
                     _join(fenced), frozenset({intended}), marker="```")
     if variant == "diff":
-        old = set(source_lines)
-        marked = [(" " if x in old else "+") + x for x in target_lines]
-        dropped = ["-" + x for x in source_lines if x not in target_lines]
-        plus = next(x for x in marked if x.startswith("+"))
+        hunk = _hunk(source_lines, target_lines)
+        plus = next(x for x in hunk if x.startswith("+"))
         sent = _join([" " + x for x in source_lines]) if draw(st.booleans()) else _join(
             source_lines)
-        return Case("sent_slips", variant, render(lines, indent), sent, _join(dropped + marked),
+        return Case("sent_slips", variant, render(lines, indent), sent, _join(hunk),
                     frozenset({intended}), marker=plus)
     if variant in ("uescape", "bad_escape"):
         return _escaped(draw, language, indent, lines, a, variant)
@@ -254,6 +253,18 @@ def sent_slips(draw: st.DrawFn) -> Case:
     return Case("sent_slips", variant, render(lines, indent), _join(source_lines),
                 _join(spoilt), frozenset({render([*lines[:a], *fixed, *lines[b:]], indent)}),
                 marker=marker, refusable=True)
+
+
+def _hunk(old: list[str], new: list[str]) -> list[str]:
+    """A unified diff's body lines from `old` to `new` (` ` kept, `-` removed, `+` added)."""
+    out = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(" " + x for x in old[i1:i2])
+            continue
+        out.extend("-" + x for x in old[i1:i2])
+        out.extend("+" + x for x in new[j1:j2])
+    return out
 
 
 def _escaped(draw: st.DrawFn, language: str, indent: Indent, lines: list[Line], a: int,
