@@ -125,14 +125,21 @@ def unclear_indentation(
     )
 
 
-def partial_line(level: int, line: int, where: str) -> EditError:
-    """source_text starts or ends inside a line that target_text restates whole."""
+def partial_line(
+    level: int, line: int, where: str, lines: Sequence[str] = (), first: int = 1
+) -> EditError:
+    """source_text starts or ends inside a line that target_text restates whole; `lines` are
+    the file's lines the source touches, from line `first`, quoted so that the next call can
+    copy them whole."""
+    shown = " "
+    if lines:
+        shown = f" The file's lines there:\n{quote(lines, 0, len(lines), first)}\n"
     return EditError(
         "partial_line",
         level,
         f"source_text {where} in the middle of line {line} ({level_name(level)}), but "
         "target_text rewrites that whole line, so applying it would keep or repeat part of the "
-        "line. Include the whole line in source_text (and in target_text).",
+        f"line.{shown}Include the whole line in source_text (and in target_text).",
     )
 
 

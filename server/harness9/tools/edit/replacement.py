@@ -17,6 +17,7 @@ from dataclasses import replace as dataclass_replace
 from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
+from harness9.tools.edit.hint import MAX_SHOWN
 from harness9.tools.edit.indent import file_context
 from harness9.tools.edit.merge import merge, merge_chars
 from harness9.tools.edit.placing import Block
@@ -214,10 +215,11 @@ def _refuse_truncated(text: str, match: Match, new: str, head: str, tail: str) -
     model = match.model.split("\n")
     lines = new.split("\n")
     line = line_number(text, match.start)
+    touched = text.split("\n")[line - 1 : line - 1 + min(len(model), MAX_SHOWN)]
     if tail.strip() and _restates(model, lines, tail, head, end=True):
-        raise errors.partial_line(match.level, line + len(model) - 1, "ends")
+        raise errors.partial_line(match.level, line + len(model) - 1, "ends", touched, line)
     if head.strip() and _restates(model, lines, head, tail, end=False):
-        raise errors.partial_line(match.level, line, "starts")
+        raise errors.partial_line(match.level, line, "starts", touched, line)
 
 
 def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: bool) -> bool:

@@ -508,6 +508,7 @@ def second_line_cut(draw: st.DrawFn) -> Case:
         new_first, new_head = indent.line(Line(first.depth, _modified(first.text))), head
     source = indent.line(first) + "\n" + head
     target = new_first + "\n" + new_head
+    assume(source != target)  # an opener's head has nothing to change: no edit at all
     edited = [indent.line(x) for x in lines]
     edited[a], edited[a + 1] = new_first, new_head + rest
     intended = "".join(x + "\n" for x in edited)
