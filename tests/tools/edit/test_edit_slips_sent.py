@@ -213,3 +213,14 @@ def test_curly_quotes_around_strings_the_source_quotes_straight() -> None:
     content = 'x = 1\nlabel = g("b", "c")\n'
     result = apply_edit(content, 'label = g("b", "c")', "label = g(“b”, “c”, “d”)")
     assert result.content == 'x = 1\nlabel = g("b", "c", "d")\n'
+
+
+def test_a_source_cut_short_whose_target_repeats_the_rest_of_the_line() -> None:
+    content = "def f(x):\n    y = compute(x, 1)\n    return y\n"
+    result = apply_edit(content, "def f(x):\n    y = compute(", "def f(x):\n    y = measure(x, 1)")
+    assert result.content == "def f(x):\n    y = measure(x, 1)\n    return y\n"
+
+
+def test_a_source_starting_mid_line_whose_target_repeats_the_line_start() -> None:
+    result = apply_edit("total = price * qty\n", "price * qty", "total = price * qty * 2")
+    assert result.content == "total = price * qty * 2\n"

@@ -5,8 +5,9 @@ nothing but whitespace) is replaced line by line (see `merge`): the target is re
 lines, lines it only restates keep the file's bytes, and an empty target deletes the lines,
 newline included. A match inside a line replaces just the matched text with the target, unless
 the source starts or ends in the middle of a line while the target restates that line (a source
-copied with a truncated first or last line): that edit is refused, since applying it would
-duplicate or keep half of the line.
+copied with a truncated first or last line): when the target repeats what the file has beyond
+the cut, the match grows to the whole line; otherwise that edit is refused, since applying it
+would duplicate or keep half of the line.
 """
 
 from __future__ import annotations
@@ -77,9 +78,26 @@ def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
     line_end = match.end if ends_line else _line_end(text, match.end)
     tail = "" if ends_line else text[match.end : line_end]
     if head.strip() or tail.strip():
+        match, head, tail = _completed(match, target, head, tail)
+    if head.strip() or tail.strip():
         return _inside_lines(body, view, match, target, head, tail)
     region_end = line_end if ends_line or line_end == len(text) else line_end + 1
     return _whole_lines(body, view, match, target, (line_start, region_end))
+
+
+def _completed(match: Match, target: str, head: str, tail: str) -> tuple[Match, str, str]:
+    """A source cut inside its first or last line whose target repeats the rest of that line
+    (what the file has before or after the cut): the match grows to the whole line, so the
+    target replaces it instead of repeating the rest."""
+    if match.rows is not None or match.trimmed:
+        return match, head, tail
+    if tail.strip() and target.rstrip().endswith(tail.rstrip()):
+        match = dataclass_replace(match, end=match.end + len(tail), model=match.model + tail)
+        tail = ""
+    if head.strip() and target.lstrip().startswith(head.lstrip()):
+        match = dataclass_replace(match, start=match.start - len(head), model=head + match.model)
+        head = ""
+    return match, head, tail
 
 
 def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
