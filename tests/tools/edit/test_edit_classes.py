@@ -14,6 +14,7 @@ import functools
 import pytest
 from edit_gen.classes import Case, judge
 from edit_gen.families import FAMILIES
+from edit_gen.retry import second_call
 from edit_gen.run import ALL_CLASSES, ClassSurvey, class_table, describe_case, survey_class
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -97,3 +98,14 @@ def _check_oracle(case: Case) -> None:
                 assert judge(case, miss) == "wrong", miss
     if case.marker and case.source in case.content:  # the slip written as sent
         assert judge(case, case.content.replace(case.source, case.target)) == "destructive"
+
+
+def test_the_second_call_copies_the_quoted_lines() -> None:
+    content = "def f():\n    a()\n    b()\n"
+    intended = "def f():\n    a()\n    c()\n"
+    case = Case("t", "t", content, "x()", "y()", frozenset({intended}))
+    quoted = "The closest lines in the file:\n2|     a()\n3|     b()\nRead the file again."
+    assert second_call(apply_edit, EditError, case, quoted)
+    assert not second_call(apply_edit, EditError, case, "source_text was not found.")
+    elsewhere = "The closest lines in the file:\n1| def f():\nRead the file again."
+    assert not second_call(apply_edit, EditError, case, elsewhere)
