@@ -18,9 +18,12 @@ by line when it covers whole lines (see `replacement` and `merge`): lines the ta
 restates keep the file's bytes, and the target's indentation is placed in the file's frame from
 evidence, or the edit is refused.
 
-Before the ladder, the arguments' own slips are read (see `slips`): a BOM and odd spaces
-in indentation are dropped, elision markers and escaped line breaks in the target refused; when
-nothing matches, a JSON-escaped source or one with line-number prefixes is read without them.
+Before the ladder, the arguments' own slips are read (see `slips` and `sent`): a BOM, odd
+spaces in indentation, a markdown fence and a diff marker column are dropped, curly quotes that
+stand for the file's straight ones straightened; elision markers, escaped line breaks, HTML
+entities and typographic operators in the target refused. When nothing matches, a JSON-escaped
+source, one with line-number prefixes, doubled backslashes or the slips of `rereads` is read
+without them. An edit whose target is already where its source would be is refused as applied.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """Slips in `edit_file`'s arguments that are read before (or instead of) matching.
 
 Some are repaired when their reading is certain: a BOM copied at the start of the source, odd
-spaces (no-break, figure, thin...) in the indentation, a source JSON-escaped once more than the
-file's text when only its unescaped form occurs, line-number prefixes copied from a quote when
-their numbers are the file's lines at the match. Others would destroy code if written as sent,
-so they are refused with what to send instead: an elision marker (`// ... existing code ...`)
-that stands for lines the target leaves out, and a target whose newlines arrived escaped.
+spaces (no-break, figure, thin...) in the indentation, line-number prefixes copied from a quote
+or a read tool (`12| `, `12→`, `12:`, `cat -n`) when their numbers are the file's lines at the
+match (JSON escaping: see `escapes`). Others would destroy code if written as sent, so they are
+refused with what to send instead: an elision marker (`// ... existing code ...`, or a bare
+`...` line) that stands for lines the target leaves out, and a target whose newlines arrived
+escaped.
 """
 
 from __future__ import annotations
