@@ -224,3 +224,9 @@ def test_a_source_cut_short_whose_target_repeats_the_rest_of_the_line() -> None:
 def test_a_source_starting_mid_line_whose_target_repeats_the_line_start() -> None:
     result = apply_edit("total = price * qty\n", "price * qty", "total = price * qty * 2")
     assert result.content == "total = price * qty * 2\n"
+
+
+def test_a_typographic_operator_in_a_block_opener_is_refused() -> None:
+    content = "def f():\n    if a > 1:\n        b()\n"
+    refused = _refused(content, "    if a > 1:", "    if a \u2260 1:")
+    assert refused.kind == "sent_slip"

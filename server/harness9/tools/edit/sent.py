@@ -24,7 +24,9 @@ _OPERATORS = {"\u2192": "->", "\u2260": "!=", "\u2264": "<=", "\u2265": ">=", "\
               "\u2013": "-", "\u2212": "-", "\u00d7": "*"}
 # A line's string literals and comments, where typographic characters are prose.
 _PROSE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|`[^`]*`|(?:#|//|/\*|<!--|--\s).*$")
-_CODE = re.compile(r"[=;(){}\[\]]")
+# Code punctuation, a block opener's colon, a comparison: what prose rarely has together with a
+# typographic operator.
+_CODE = re.compile(r"[=;(){}\[\]]|:\s*$| [<>] ")
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 
 

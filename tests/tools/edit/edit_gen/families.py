@@ -185,6 +185,8 @@ def blank_edges(draw: st.DrawFn) -> Case:
     assume(at)
     gap = draw(st.sampled_from(at))
     before, blank, after = lines[gap - 1 : gap + 2]
+    # A block that occurs more than once (`}`, blank, `}`) is ambiguous whatever the blank lines.
+    assume(render(lines, indent).count(_join([indent.line(before), "", indent.line(after)])) == 1)
     added = Line(after.depth if variant == "insert_before" else before.depth,
                  _new_line(_language(lines), draw(st.integers(900, 999))))
     source = _join([indent.line(before), "", "", indent.line(after)])
