@@ -17,6 +17,7 @@ from collections.abc import Iterator
 _INVISIBLE = "\u200b\u200c\u200d\u2060"
 _INNER_SPACES = re.compile(r"(?<=\S)[ \t]+(?=\S)")
 _MAX_ALIGNED = 2  # more candidates than this and the reading is not unique anyway
+_PIECES = 2  # pieces of the source looked up in the file before the pattern is built
 
 
 def readings(file: str, source: str, target: str) -> Iterator[tuple[str, str]]:
@@ -45,6 +46,12 @@ def _aligned(file: str, source: str) -> str | None:
     inside its lines (and in trailing whitespace), or None."""
     lines = source.strip("\n").split("\n")
     if not any(_INNER_SPACES.search(line.strip()) for line in lines):
+        return None
+    # The longest pieces between spaces, and those at the source's two ends, must all be in the
+    # file: a cheap test that spares most misses the pattern (its compilation and its search).
+    pieces = sorted({piece for line in lines for piece in line.split()}, key=len, reverse=True)
+    ends = [*lines[0].split()[:1], *lines[-1].split()[-1:]]
+    if not all(piece in file for piece in (*ends, *pieces[:_PIECES])):
         return None
     parts = []
     for n, line in enumerate(lines):
