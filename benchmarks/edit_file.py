@@ -93,7 +93,7 @@ def _long_line_rows(
     whole = f"    {line}\n    return data"
     rows = []
     for name, source, target in (("inside", inside, "zz"),
-                                 ("whole line", whole, "    data = []\n    return data")):
+                                 ("replacing", whole, "    data = []\n    return data")):
         ours = _best_ms(reps, functools.partial(apply_edit, content, source, target))
         floor = _best_ms(reps, functools.partial(_floor, content, source))
         rows.append(limit_row(f"edit_file {name} a {chars}-character line", ours, floor, "ms",
