@@ -2,7 +2,8 @@
 
 Each level gets a source text that only it can match (the lower levels all miss first, so a
 level-4 figure includes three failed searches). The floor is the least any unique replacement
-costs: `str.count` plus `str.replace` of the exact text on the same content.
+costs: `str.count` plus `str.replace` of the exact text on the same content. Then an edit inside
+a 100,000-character line and one replacing it whole, against the same floor.
 """
 
 from __future__ import annotations
@@ -77,6 +78,26 @@ async def run(config: Config) -> list[Row]:
         floor = _best_ms(reps, functools.partial(_floor, content, exact))
         rows.append(limit_row(f"edit_file {level} ({lines} lines)", ours, floor, "ms", LIMIT_MS))
     rows.append(_miss_row(apply_edit, lines, reps))
+    rows.extend(_long_line_rows(apply_edit, config.size(100_000, 10_000), reps))
+    return rows
+
+
+def _long_line_rows(
+    apply_edit: Callable[[str, str, str], object], chars: int, reps: int
+) -> list[Row]:
+    """An edit inside one line of `chars` characters (a minified file, a data line), and the
+    whole line replaced: each against the exact-replace floor."""
+    line = ("data = [" + ", ".join(str(i) for i in range(chars // 4)) + "]")[:chars]
+    content = f"def f():\n    {line}\n    return data\n"
+    inside = line[chars // 2 : chars // 2 + 50]
+    whole = f"    {line}\n    return data"
+    rows = []
+    for name, source, target in (("inside", inside, "zz"),
+                                 ("replacing", whole, "    data = []\n    return data")):
+        ours = _best_ms(reps, functools.partial(apply_edit, content, source, target))
+        floor = _best_ms(reps, functools.partial(_floor, content, source))
+        rows.append(limit_row(f"edit_file {name} a {chars}-character line", ours, floor, "ms",
+                              LIMIT_MS))
     return rows
 
 

@@ -4,10 +4,12 @@
 sends with one or two slips) go through `apply_edit`; the oracle knows the intended file. The
 target is no wrong edit at all; the refusal rate, overall and per slip, is reported beside it.
 
-Then 10,000 examples of each slip class of `edit_gen.classes` (mixed tabs, drift, elision
-markers, double escaping, BOM, line-number prefixes...), each with its own oracle: per class, no
-wrong edit and no slip written as sent (targets 0), and the rate of needless refusals (calls
-whose intent was clear) reported beside them.
+Then 10,000 examples of each slip class of `edit_gen.classes` and `edit_gen.families` (mixed
+tabs, drift, elision markers, double escaping, BOM, line-number prefixes, edits sent again,
+mixed curly quotes, doubled backslashes, slips that are never code, read tools' output...), each
+with its own oracle: per class, no wrong edit and no slip written as sent (targets 0), and the
+rate of needless refusals (calls whose intent was clear; at most 20% over all classes), with
+how often the model's second call, made from the refusal's quote of the file, gets it right.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import asyncio
 import sys
 
 from benchmarks.core import REPO, Config, Row, info_row, limit_row
+
+NEEDLESS_PERCENT = 20.0  # the most needless refusals over all classes
 
 
 async def run(config: Config) -> list[Row]:
@@ -53,23 +57,32 @@ def _survey(count: int) -> list[Row]:
 
 def _classes(count: int) -> list[Row]:
     sys.path.insert(0, str(REPO / "tests" / "tools" / "edit"))
-    from edit_gen.classes import CLASSES
-    from edit_gen.run import describe_case, survey_class
+    from edit_gen.run import ALL_CLASSES, describe_case, survey_class
 
     from harness9.tools.edit.refusals import EditError
     from harness9.tools.edit_file import apply_edit
 
     rows = []
-    for name in CLASSES:
+    surveys = []
+    for name in ALL_CLASSES:
         found = survey_class(apply_edit, EditError, name, count)
+        surveys.append(found)
         n, counts = found.total, found.counts
         bad = counts["wrong"] + counts["destructive"]
         row = limit_row(f"edit_file class {name}: wrong {counts['wrong']} + written as sent "
                         f"{counts['destructive']} of {n} (refused {counts['refused']}, "
-                        f"{found.must_refuse} must be)", bad, None, "edits", 0)
+                        f"{found.must_refuse} may be)", bad, None, "edits", 0)
         row.notes = [describe_case(*failure) for failure in found.failures[:2]]
         rows.append(row)
         clear = n - found.must_refuse
-        rows.append(info_row(f"edit_file class {name}: needless refusals (n={clear})",
+        rows.append(info_row(f"edit_file class {name}: needless refusals (n={clear}); second "
+                             f"call right after {found.retried_ok} of {found.retried}",
                              100 * found.needless / max(clear, 1), None, "%"))
+    clear = sum(s.total - s.must_refuse for s in surveys)
+    needless = sum(s.needless for s in surveys)
+    retried, retried_ok = sum(s.retried for s in surveys), sum(s.retried_ok for s in surveys)
+    rows.append(limit_row(f"edit_file classes: needless refusals over all (n={clear})",
+                          100 * needless / max(clear, 1), None, "%", NEEDLESS_PERCENT))
+    rows.append(info_row(f"edit_file classes: second call right after a needless refusal "
+                         f"(n={retried})", 100 * retried_ok / max(retried, 1), None, "%"))
     return rows

@@ -41,8 +41,13 @@ def test_definition_offers_the_seed_parameters(workspace: Path) -> None:
 def test_definition_names_what_is_refused(workspace: Path) -> None:
     # The model learns the refusals from the description, not by hitting each one.
     text = EditFileTool(workspace).definition().description
-    for refusal in ("almost as close", "existing code ...` (refused", "not `\\n`", "Latin-1"):
+    for refusal in ("almost as close", "existing code ...` or a bare `...` line (refused",
+                    "not `\\n`", "Latin-1", "HTML entities", "typographic operators",
+                    "refused as already applied"):
         assert refusal in text, refusal
+    for tolerated in ("markdown fence", "diff's +/-/space column", "`12→`", "zero-width",
+                      "backslashes doubled"):
+        assert tolerated in text, tolerated
 
 
 async def test_success_text_names_the_level_when_not_exact(workspace: Path) -> None:

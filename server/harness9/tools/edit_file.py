@@ -47,15 +47,20 @@ Read the file first and copy `source_text` from it exactly, with its indentation
 enough neighbouring lines that it occurs exactly once; if it matches several places or none, \
 nothing is changed and the error says where the matches are or which lines come closest; a \
 near match is used only when no other place comes almost as close. Small slips are tolerated \
-(line endings, surrounding whitespace, indentation, blank lines inside the block, curly quotes \
-and dashes, a copied BOM, no-break spaces in indentation, line-number prefixes whose numbers \
-are the file's, text JSON-escaped twice when only one reading matches). Lines you restate keep \
-the file's exact text; new lines are indented to the file's. If it is unclear how your \
-target_text's indentation fits the file, or source_text cuts a line that target_text rewrites, \
-nothing is changed and the error says why.
+(line endings, surrounding whitespace, indentation, tabs typed for spaces, blank lines inside \
+the block, curly quotes and dashes, a copied BOM, no-break and zero-width spaces, Unicode \
+normal forms, alignment spaces, a markdown fence around the text, a diff's +/-/space column, \
+line-number prefixes of read tools (`12| `, `12→`, `12:`, cat -n) whose numbers are the \
+file's, `^I` for tabs, text JSON-escaped once more or backslashes doubled when only one \
+reading matches). Lines you restate keep the file's exact text; new lines are indented to the \
+file's. If it is unclear how your target_text's indentation fits the file, or source_text cuts \
+a line that target_text rewrites, nothing is changed and the error says why.
 target_text is written literally: never stand for unchanged code with a marker such as `// ... \
-existing code ...` (refused: it would delete that code), and send real line breaks, not `\\n` \
-(a one-line target with `\\n` for a multi-line source is refused).
+existing code ...` or a bare `...` line (refused: it would delete that code), send real line \
+breaks, not `\\n` (a one-line target with `\\n` for a multi-line source is refused), and \
+real characters in code, not HTML entities (`&lt;`) or typographic operators (`→`, `≠`, `—`) \
+(refused). An edit whose target_text is already where source_text would be is refused as \
+already applied.
 To delete text, give an empty `target_text`. To add code, include a neighbouring line in \
 `source_text` and repeat it in `target_text`. The file must exist (use write_file to create \
 one); a file that is not UTF-8 is edited as Latin-1, each byte one character. `path` is \

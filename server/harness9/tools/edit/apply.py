@@ -18,9 +18,12 @@ by line when it covers whole lines (see `replacement` and `merge`): lines the ta
 restates keep the file's bytes, and the target's indentation is placed in the file's frame from
 evidence, or the edit is refused.
 
-Before the ladder, the arguments' own slips are read (see `slips`): a BOM and odd spaces
-in indentation are dropped, elision markers and escaped line breaks in the target refused; when
-nothing matches, a JSON-escaped source or one with line-number prefixes is read without them.
+Before the ladder, the arguments' own slips are read (see `slips` and `sent`): a BOM, odd
+spaces in indentation, a markdown fence and a diff marker column are dropped, curly quotes that
+stand for the file's straight ones straightened; elision markers, escaped line breaks, HTML
+entities and typographic operators in the target refused. When nothing matches, a JSON-escaped
+source, one with line-number prefixes, doubled backslashes or the slips of `rereads` is read
+without them. An edit whose target is already where its source would be is refused as applied.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness9.tools.edit import escapes, rereads, sent, slips
 from harness9.tools.edit import refusals as errors
-from harness9.tools.edit import slips
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
 from harness9.tools.edit.margin import refuse_near_rival
@@ -75,42 +78,88 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
     body = content[len(bom) :]
     source_text, target_text = slips.without_bom(bom, source_text, target_text)
     source_text, target_text = map(slips.plain_indentation, (source_text, target_text))
+    source_text, target_text = sent.without_fences(body, source_text, target_text)
+    source_text, target_text = sent.without_diff_column(source_text, target_text)
+    target_text = sent.straight_quotes(body, source_text, target_text)
     if not source_text.strip():
         raise errors.empty_source()
     if source_text == target_text:
         raise errors.no_change(0)
     slips.refuse_elision(source_text, target_text, body)
     slips.refuse_escaped_target(source_text, target_text)
+    sent.refuse_never_code(body, source_text, target_text)
     view = LfView.of(body)
-    match, target_text = _locate_reread(body, view, source_text, target_text)
+    try:
+        match, target_text = _locate_reread(body, view, source_text, target_text)
+    except EditError as exc:
+        if exc.kind == "not_found":
+            _refuse_applied(view.text, None, target_text)
+        raise
     refuse_near_rival(view.text, match.start, match.end, match.source or match.model, match.level)
     done = replace(body, view, match, target_text)
     edited = body[: done.start] + done.text + body[done.end :]
     if edited == body:
         raise errors.no_change(match.level)
+    _refuse_applied(view.text, match, target_text)
     return EditOutcome(bom + edited, match.level, done.reindented)
 
 
 def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[Match, str]:
     """The match of `source`; when it has none, of the source read without the slips that
-    `slips` can undo for certain (JSON escaping, line-number prefixes), with the target
-    read the same way."""
+    can be undone for certain (JSON escaping, doubled backslashes, line-number prefixes, the
+    readings of `rereads`), with the target read the same way."""
     try:
         return _locate(body, view, source), target
     except EditError as exc:
         if exc.kind != "not_found":
             raise
         missed = exc
-    unescaped = slips.json_unescaped(body, source, target)
+    unescaped = escapes.json_unescaped(body, source, target)
     if unescaped is not None:
         return _locate(body, view, unescaped[0]), unescaped[1]
     prefixes = slips.numbered(to_lf(source), target)
-    if prefixes is None:
-        raise missed
-    match = _locate(body, view, prefixes.source)
-    rows = match.rows or tuple(range(len(source_lines(prefixes.source))))
-    slips.check_numbers(prefixes, line_number(view.text, match.start), rows)
-    return match, prefixes.target
+    if prefixes is not None:
+        match = _locate(body, view, prefixes.source)
+        rows = match.rows or tuple(range(len(source_lines(prefixes.source))))
+        slips.check_numbers(prefixes, line_number(view.text, match.start), rows)
+        return match, prefixes.target
+    others = (*escapes.backslash_scaled(source, target), *rereads.readings(body, source, target))
+    for reading in others:
+        try:
+            return _locate(body, view, reading[0]), reading[1]
+        except EditError as exc:
+            if exc.kind != "not_found":
+                raise
+    raise missed
+
+
+def _refuse_applied(text: str, match: Match | None, target: str) -> None:
+    """Refuse an edit already applied: the target occurs once around the source's match and
+    covers more than it (a wrap or an insertion sent again), or anywhere when the source matched
+    nowhere. A target found on the match's own lines is a change of their whitespace."""
+    new = to_lf(target).strip("\n")
+    if not new.strip():
+        return
+    if match is None:
+        start = text.find(new)
+        if start >= 0 and text.find(new, start + 1) < 0:
+            raise errors.already_applied(line_number(text, start), 5)
+        return
+    if new.count("\n") <= match.model.strip("\n").count("\n"):
+        return  # only a target of more lines than the source can hold it
+    first = text.rfind("\n", 0, max(0, match.start - len(new))) + 1
+    last = text.find("\n", min(len(text), match.end + len(new)))
+    window = text[first : len(text) if last < 0 else last]
+    first_line = line_number(text, first) - 1
+    try:
+        found = _locate(window, LfView.of(window), new)
+    except EditError:
+        return
+    lines = (line_number(window, found.start), line_number(window, found.end))
+    start, end = (first_line + n for n in lines)
+    matched = (line_number(text, match.start), line_number(text, match.end))
+    if start <= matched[0] and matched[1] <= end and (start, end) != matched:
+        raise errors.already_applied(start, match.level)
 
 
 def _locate(body: str, view: LfView, source: str) -> Match:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
-from harness9.tools.edit.indent import indent_of, is_identity
+from harness9.tools.edit.indent import indent_of, is_identity, width
 from harness9.tools.edit.placing import Block, Opcode, pairs_of, place, takes_file_indent
 from harness9.tools.edit.text_views import fold
 
@@ -40,6 +40,8 @@ def merge(block: Block, target: Sequence[str]) -> tuple[str, bool]:
             row = block.rows[i]
             if row is not None:
                 out.keep_spare(row)
+            elif tag == "equal":
+                _blank_in_place(block, out, i)
             if paired:
                 j = j1 + i - i1
                 reindented |= _merge_line(block, out, i, tag, target[j], placed[j])
@@ -96,6 +98,15 @@ def _add_lines(block: Block, out: _Out, target: Sequence[str], placed: Sequence[
         reindented |= where != line and bool(line.strip())
         out.lines.append((_new_line(where), ""))
     return reindented
+
+
+def _blank_in_place(block: Block, out: _Out, i: int) -> None:
+    """A blank source line the match skipped, restated by the target, stands for the file's
+    next left-out blank line when one comes before the next matched line: it is placed here, so
+    that lines the target adds after it stay after it."""
+    upcoming = next((row for row in block.rows[i:] if row is not None), len(block.file))
+    if _blank_spare(block, out.spare, upcoming):
+        out.keep_spare(out.spare[0] + 1)
 
 
 def _blank_kept(out: Sequence[tuple[str, str]], since: int) -> bool:
@@ -184,7 +195,14 @@ def _changed_line(block: Block, i: int, target: str, placed: str) -> str:
     assert row is not None
     found = block.file[row]
     if target == model:
-        return found
+        # The file's line, unless the target's frame moves it: a line restated as the drifted
+        # source typed it, in a target typed for the file (a block wrapped in a new opener),
+        # goes where the frame puts it.
+        if takes_file_indent(block, i, target) or width(indent_of(placed)) == width(
+            indent_of(found)
+        ):
+            return found
+        return indent_of(placed) + found.lstrip(" \t")
     if not target.strip():
         return ""
     indent = indent_of(found) if takes_file_indent(block, i, target) else indent_of(placed)

@@ -155,8 +155,32 @@ def _on_grid(context: Context, indents: Sequence[str], mapping: Mapping | None) 
 
 def _as_written(block: Block, target: Sequence[str]) -> list[str]:
     # From level 3 on, tabs typed into a file indented with spaces (or the reverse) are the
-    # model's habit, not its intent.
-    return restyle(target, block.context) if block.level >= 3 else list(target)
+    # model's habit, not its intent; so are they at any level when neither the source nor the
+    # file's lines there use that style.
+    if block.level >= 3 or _other_style_typed(block, target):
+        return restyle(target, block.context)
+    return list(target)
+
+
+def _styles(lines: Sequence[str]) -> set[str]:
+    """The first characters of the lines' indentation (`\t`, ` `)."""
+    return {line[0] for line in lines if line[:1] in (" ", "\t") and line.strip()}
+
+
+def _other_style_typed(block: Block, target: Sequence[str]) -> bool:
+    """Whether the source indents its lines in the file's style, and no source line or matched
+    file line in the other (so the target's lines in that style are a slip; a source with no
+    indented line tells nothing: a Makefile's tab is no slip)."""
+    if not _styles(target) - _styles(block.model):
+        return False  # nothing typed in another style (and the file's style is not read)
+    context = block.context
+    if context.mixed or context.unit is None:
+        return False
+    wrong, right = (" ", "\t") if context.tabs else ("\t", " ")
+    lines = (*block.model, *block.file)
+    return any(indent_of(line).startswith(right) for line in block.model) and not any(
+        indent_of(line).startswith(wrong) for line in lines
+    )
 
 
 def pairs_of(block: Block) -> list[Pair]:

@@ -26,7 +26,9 @@ class EditError(ToolError):
     `elision` (a target line stands for code left out), `escaped_target` (the target's line
     breaks arrived as literal `\\n`) or `line_prefixes` (a source copied with line numbers
     that are not the file's at the match) or `near_rival` (an approximate match with another
-    block as close to the source);
+    block as close to the source), `sent_slip` (an HTML entity or typographic operator the
+    target brings into code) or `already_applied` (target_text is already where source_text
+    would be);
     `level` is the matching level reached (0 when the arguments alone were refused).
     """
 
@@ -123,14 +125,21 @@ def unclear_indentation(
     )
 
 
-def partial_line(level: int, line: int, where: str) -> EditError:
-    """source_text starts or ends inside a line that target_text restates whole."""
+def partial_line(
+    level: int, line: int, where: str, lines: Sequence[str] = (), first: int = 1
+) -> EditError:
+    """source_text starts or ends inside a line that target_text restates whole; `lines` are
+    the file's lines the source touches, from line `first`, quoted so that the next call can
+    copy them whole."""
+    shown = " "
+    if lines:
+        shown = f" The file's lines there:\n{quote(lines, 0, len(lines), first)}\n"
     return EditError(
         "partial_line",
         level,
         f"source_text {where} in the middle of line {line} ({level_name(level)}), but "
         "target_text rewrites that whole line, so applying it would keep or repeat part of the "
-        "line. Include the whole line in source_text (and in target_text).",
+        f"line.{shown}Include the whole line in source_text (and in target_text).",
     )
 
 
@@ -178,4 +187,22 @@ def near_rival(level: int, line: int, rival: int) -> EditError:
         f"trailing whitespace differs), and the block at line {rival} differs from it in "
         "the text of one line only, so either may be meant (the file may have changed since "
         "you read it). Read the file again and copy source_text exactly from it.",
+    )
+
+
+def sent_slip(reason: str) -> EditError:
+    """A slip in the arguments that is never the file's code (an HTML entity, a typographic
+    operator), which written as sent would break it."""
+    return EditError("sent_slip", 0, f"{reason}. The file is unchanged.")
+
+
+def already_applied(line: int, level: int) -> EditError:
+    """The edit is already in the file: target_text is where source_text would be."""
+    return EditError(
+        "already_applied",
+        level,
+        f"this edit seems to be applied already: target_text is in the file at line {line}, "
+        "where source_text would be, and source_text is not there as sent (applying it again "
+        "would repeat the change). Nothing to do; if you mean a further change, read the file "
+        "again and copy source_text from its current text.",
     )

@@ -5,8 +5,9 @@ nothing but whitespace) is replaced line by line (see `merge`): the target is re
 lines, lines it only restates keep the file's bytes, and an empty target deletes the lines,
 newline included. A match inside a line replaces just the matched text with the target, unless
 the source starts or ends in the middle of a line while the target restates that line (a source
-copied with a truncated first or last line): that edit is refused, since applying it would
-duplicate or keep half of the line.
+copied with a truncated first or last line): when the target repeats what the file has beyond
+the cut, the match grows to the whole line; otherwise that edit is refused, since applying it
+would duplicate or keep half of the line.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import replace as dataclass_replace
 from difflib import SequenceMatcher
 
 from harness9.tools.edit import refusals as errors
+from harness9.tools.edit.hint import MAX_SHOWN
 from harness9.tools.edit.indent import file_context
 from harness9.tools.edit.merge import merge, merge_chars
 from harness9.tools.edit.placing import Block
@@ -76,24 +78,46 @@ def replace(body: str, view: LfView, match: Match, target: str) -> Replacement:
     line_end = match.end if ends_line else _line_end(text, match.end)
     tail = "" if ends_line else text[match.end : line_end]
     if head.strip() or tail.strip():
+        match, head, tail = _completed(match, target, head, tail)
+    if head.strip() or tail.strip():
         return _inside_lines(body, view, match, target, head, tail)
     region_end = line_end if ends_line or line_end == len(text) else line_end + 1
     return _whole_lines(body, view, match, target, (line_start, region_end))
 
 
+def _completed(match: Match, target: str, head: str, tail: str) -> tuple[Match, str, str]:
+    """A source cut inside its first or last line whose target repeats the rest of that line
+    (what the file has before or after the cut): the match grows to the whole line, so the
+    target replaces it instead of repeating the rest."""
+    if match.rows is not None or match.trimmed:
+        return match, head, tail
+    if tail.strip() and target.rstrip().endswith(tail.rstrip()):
+        match = dataclass_replace(match, end=match.end + len(tail), model=match.model + tail)
+        tail = ""
+    if head.strip() and target.lstrip().startswith(head.lstrip()):
+        match = dataclass_replace(match, start=match.start - len(head), model=head + match.model)
+        head = ""
+    return match, head, tail
+
+
 def _past_line_end(text: str, match: Match, target: str) -> tuple[Match, str]:
-    """A source that starts with the newline ending the line before it, and a target that
-    repeats that newline (or is blank), read from the next line's start."""
+    """A source that starts with the newline ending the line before it, read from the next
+    line's start (with the target's own leading newline, if it has one). A blank target whose
+    source starts with the newline of a blank line deletes that line too: the source's first
+    line is the blank one."""
     lf_target = to_lf(target)
+    if not lf_target.strip() and (match.start == 0 or text[match.start - 1] == "\n"):
+        return match, lf_target
     while (
         match.rows is None
         and match.model.startswith("\n")
         and match.model.strip()
-        and (lf_target.startswith("\n") or not lf_target.strip())
         and text.startswith("\n", match.start)
     ):
         match = dataclass_replace(match, start=match.start + 1, model=match.model[1:])
-        lf_target = lf_target[1:]
+        # A target without the leading newline: it was the source's noise (replacing it would
+        # join the line before to the target's first line).
+        lf_target = lf_target[1:] if lf_target.startswith("\n") else lf_target
     return match, lf_target
 
 
@@ -209,10 +233,11 @@ def _refuse_truncated(text: str, match: Match, new: str, head: str, tail: str) -
     model = match.model.split("\n")
     lines = new.split("\n")
     line = line_number(text, match.start)
+    touched = text.split("\n")[line - 1 : line - 1 + min(len(model), MAX_SHOWN)]
     if tail.strip() and _restates(model, lines, tail, head, end=True):
-        raise errors.partial_line(match.level, line + len(model) - 1, "ends")
+        raise errors.partial_line(match.level, line + len(model) - 1, "ends", touched, line)
     if head.strip() and _restates(model, lines, head, tail, end=False):
-        raise errors.partial_line(match.level, line, "starts")
+        raise errors.partial_line(match.level, line, "starts", touched, line)
 
 
 def _restates(model: list[str], lines: list[str], cut: str, other: str, *, end: bool) -> bool:

@@ -1,11 +1,12 @@
 """Slips in `edit_file`'s arguments that are read before (or instead of) matching.
 
 Some are repaired when their reading is certain: a BOM copied at the start of the source, odd
-spaces (no-break, figure, thin...) in the indentation, a source JSON-escaped once more than the
-file's text when only its unescaped form occurs, line-number prefixes copied from a quote when
-their numbers are the file's lines at the match. Others would destroy code if written as sent,
-so they are refused with what to send instead: an elision marker (`// ... existing code ...`)
-that stands for lines the target leaves out, and a target whose newlines arrived escaped.
+spaces (no-break, figure, thin...) in the indentation, line-number prefixes copied from a quote
+or a read tool (`12| `, `12→`, `12:`, `cat -n`) when their numbers are the file's lines at the
+match (JSON escaping: see `escapes`). Others would destroy code if written as sent, so they are
+refused with what to send instead: an elision marker (`// ... existing code ...`, or a bare
+`...` line) that stands for lines the target leaves out, and a target whose newlines arrived
+escaped.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ _ELIDED = re.compile(
     re.IGNORECASE,
 )
 _MARKER_LENGTH = 60  # longer comments are prose, not markers
+_BARE = ("...", "\u2026")  # an elision without a comment
 
-# Line-number prefixes: the not-found error's quote (`12| `) and `cat -n` (`    12\t`).
+# Line-number prefixes: the not-found error's quote (`12| `, ` 12 | `), `cat -n` and `nl`
+# (`    12\t`), read tools' `    12→`, `grep -n` and `rg -n` (`12:`).
 _PREFIXES = {
-    "`N| ` (the error's quote)": re.compile(r"^ *(\d+)\| ?"),
-    "`N<tab>` (cat -n)": re.compile(r"^ *(\d+)\t"),
+    "`N| ` (the error's quote)": re.compile(r"^ *(\d+) ?\| ?"),
+    "`N<tab>` (cat -n, nl)": re.compile(r"^ *(\d+)\t"),
+    "`N→` (a read tool's)": re.compile(r"^ *(\d+)\u2192"),
+    "`N:` (grep -n, rg -n)": re.compile(r"^(\d+):"),
 }
 
 
@@ -62,6 +67,26 @@ def refuse_elision(source: str, target: str, file: str) -> None:
         if marker in known or not _is_marker(marker) or marker in file:
             continue
         raise errors.elision(number, marker)
+    _refuse_bare_ellipsis(source, target, file, known)
+
+
+def _refuse_bare_ellipsis(source: str, target: str, file: str, known: set[str]) -> None:
+    """Refuse a target line that is only `...` or `…` (no comment) where the target leaves out
+    lines of the source while keeping others, or leaves out several: it stands for them.
+    Python's `...` body in place of a line, or one the file or source already has, is code."""
+    kept = {line.strip() for line in target.splitlines()}
+    dropped = [line for line in known if line and line not in kept and line != "pass"]
+    restated = any(line and line in kept for line in known)
+    if not dropped or (len(dropped) < 2 and not restated):
+        return
+    for number, line in enumerate(target.splitlines(), 1):
+        marker = line.strip()
+        if marker in _BARE and marker not in known and not _is_line_of(marker, file):
+            raise errors.elision(number, marker)
+
+
+def _is_line_of(text: str, file: str) -> bool:
+    return re.search(rf"^[ \t]*{re.escape(text)}[ \t]*\r?$", file, re.MULTILINE) is not None
 
 
 def _is_marker(line: str) -> bool:
@@ -90,23 +115,6 @@ def _unescaped(text: str) -> str:
     except ValueError:
         return text.replace("\\n", "\n").replace("\\t", "\t")
     return value if isinstance(value, str) else text
-
-
-def json_unescaped(file: str, source: str, target: str) -> tuple[str, str] | None:
-    """The source and target JSON-unescaped once, when the source holds an escape, occurs
-    nowhere as sent, and its unescaped form occurs exactly once (the only reading)."""
-    if "\\" not in source or "\n" in source.strip():
-        return None
-    try:
-        plain = json.loads(f'"{source}"')
-    except ValueError:
-        return None
-    if not isinstance(plain, str) or plain == source or file.count(plain) != 1:
-        return None
-    if source in file:
-        return None
-    new = _unescaped(target) if "\n" not in target and "\\" in target else target
-    return plain, new
 
 
 @dataclass(frozen=True, slots=True)

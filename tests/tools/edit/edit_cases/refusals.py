@@ -120,9 +120,10 @@ CUT_SECOND_LINE = [
     Case("source ending inside its second line, the target editing only that part", CALLS,
          "    y = 1\n    return compute(", "    y = 2\n    return measure(",
          CALLS.replace("y = 1", "y = 2").replace("compute", "measure")),
-    refuse("source ending inside its second line, the target repeating the rest", CALLS,
-           "    y = 1\n    return compute(", "    y = 2\n    return measure(x, y)",
-           "partial_line", 1),
+    # The target repeats what the file has after the cut: the whole line is meant.
+    Case("source ending inside its second line, the target repeating the rest", CALLS,
+         "    y = 1\n    return compute(", "    y = 2\n    return measure(x, y)",
+         CALLS.replace("y = 1", "y = 2").replace("compute", "measure")),
     refuse("source ending inside its second line, the target rewriting it", CALLS,
            "    y = 1\n    return compute(", "    y = 2\n    pass", "partial_line", 1),
     # Leaving the cut line out would delete the part copied and keep the rest of the line.

@@ -71,12 +71,18 @@ class Case:
     target: str
     accepted: frozenset[str]  # applied results that are right (empty: the call must be refused)
     marker: str = ""  # text that, written into the file, makes an applied result destructive
+    refusable: bool = False  # a refusal is right too (the accepted reading is not certain)
     notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def must_refuse(self) -> bool:
         """Whether the only right answer is a refusal."""
         return not self.accepted
+
+    @property
+    def may_refuse(self) -> bool:
+        """Whether a refusal is a right answer (the only one, or beside the accepted files)."""
+        return self.must_refuse or self.refusable
 
 
 def judge(case: Case, result: str | None) -> str:
@@ -502,6 +508,7 @@ def second_line_cut(draw: st.DrawFn) -> Case:
         new_first, new_head = indent.line(Line(first.depth, _modified(first.text))), head
     source = indent.line(first) + "\n" + head
     target = new_first + "\n" + new_head
+    assume(source != target)  # an opener's head has nothing to change: no edit at all
     edited = [indent.line(x) for x in lines]
     edited[a], edited[a + 1] = new_first, new_head + rest
     intended = "".join(x + "\n" for x in edited)

@@ -11,8 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from .calls import SLIPS, Example, examples, judge
 from .classes import CLASSES, Case
 from .classes import judge as judge_case
+from .families import FAMILIES
+from .retry import second_call
 
 Apply = Callable[[str, str, str], object]
+
+# Every class of `classes` and `families`, in that order.
+ALL_CLASSES = {**CLASSES, **FAMILIES}
 
 
 @dataclass(slots=True)
@@ -102,7 +107,7 @@ class ClassSurvey:
     name: str
     counts: Counter[str] = field(default_factory=Counter)
     failures: list[tuple[Case, str]] = field(default_factory=list)
-    must_refuse: int = 0  # examples whose only right answer is a refusal
+    must_refuse: int = 0  # examples for which a refusal is right (the only or one right answer)
 
     @property
     def total(self) -> int:
@@ -114,16 +119,20 @@ class ClassSurvey:
         return self.counts["refused"] - self.must_refuse_refused
 
     must_refuse_refused: int = 0
+    retried: int = 0  # needless refusals, whose error a model reads for its second call
+    retried_ok: int = 0  # of them, those whose second call (see `retry`) gives an intended file
 
     def row(self) -> str:
         c = self.counts
         return (f"{self.name:<16}{self.total:>7}{c['wrong']:>7}{c['destructive']:>7}"
-                f"{c['refused']:>8}{self.needless:>9}")
+                f"{c['refused']:>8}{self.needless:>9}{self.retried_ok:>7}/{self.retried}")
 
 
 def class_table(surveys: list[ClassSurvey]) -> str:
-    """One row a class: examples, wrong, destructive, refused, needless refusals."""
-    head = f"{'class':<16}{'n':>7}{'wrong':>7}{'destr':>7}{'refused':>8}{'needless':>9}"
+    """One row a class: examples, wrong, destructive, refused, needless refusals, and the
+    needless refusals whose second call succeeded."""
+    head = (f"{'class':<16}{'n':>7}{'wrong':>7}{'destr':>7}{'refused':>8}{'needless':>9}"
+            f"{'2nd call ok':>12}")
     return "\n".join([head, *(s.row() for s in surveys)])
 
 
@@ -134,7 +143,7 @@ def survey_class(apply: Apply, error: type[Exception], name: str, count: int) ->
 
     @settings(max_examples=count, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(CLASSES[name]())
+    @given(ALL_CLASSES[name]())
     def each(case: Case) -> None:
         key = (case.content, case.source, case.target)
         if key in done:
@@ -143,11 +152,14 @@ def survey_class(apply: Apply, error: type[Exception], name: str, count: int) ->
         try:
             outcome = apply(case.content, case.source, case.target)
             result: str | None = getattr(outcome, "content", outcome)  # type: ignore[assignment]
-        except error:
+        except error as exc:
             result = None
+            if not case.may_refuse:
+                found.retried += 1
+                found.retried_ok += second_call(apply, error, case, str(exc))
         verdict = judge_case(case, result)
         found.counts[verdict] += 1
-        if case.must_refuse:
+        if case.may_refuse:
             found.must_refuse += 1
             found.must_refuse_refused += verdict == "refused"
         if verdict in ("wrong", "destructive") and len(found.failures) < 20:
