@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,13 @@ def test_run_remote_works_on_the_remote_folder_and_asks_here(
     terminal.expect("allow [a]once")
     assert "harness9 asks to run bash: pwd > where.txt && echo made" in terminal.text
     terminal.type("a")
-    terminal.expect("a.txt", timeout=20)
-    terminal.expect("allow [a]once")
+    # The second question (the first one's text is still on the screen): its box, then its
+    # line of answers; a key typed before that line would steer the run instead.
+    terminal.expect("edit_file: a.txt", timeout=20)
+    deadline = time.monotonic() + 20
+    while terminal.screen.count("allow [a]once") < 2:
+        assert time.monotonic() < deadline, terminal.text[-2000:]
+        terminal.expect_more(0.2)
     terminal.type("a")
     assert terminal.wait() == 0
     assert "✓ completed" in terminal.text
