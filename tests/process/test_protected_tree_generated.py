@@ -32,9 +32,20 @@ changes = st.one_of(
 )
 
 
+def inside(root: str, path: str) -> bool:
+    """Whether `path`'s folder is `root` or beneath it once links are followed (a generated
+    link may point at `/` or `..`: a change through it would reach outside the test's folder)."""
+    folder = os.path.realpath(os.path.dirname(path))
+    return folder == root or folder.startswith(root + os.sep)
+
+
 def apply(root: str, change: tuple[Any, ...]) -> None:
-    """Makes one change under `root`; one that cannot be made (no parent, taken) is skipped."""
+    """Makes one change under `root`; one that cannot be made (no parent, taken, or through a
+    link that leads out of `root`) is skipped."""
     kind, path = change[0], os.path.join(root, *change[1])
+    if not inside(root, path) or (kind == "rename" and not inside(
+            root, os.path.join(root, *change[2]))):
+        return
     try:
         if kind == "file":
             with open(path, "x") as file:
