@@ -295,8 +295,8 @@ its turn's assistant_message (`harness9--run-calls') name it then."
         (kind (plist-get ev :kind))
         (turn (plist-get ev :turn)))
     (when (and run (stringp (plist-get ev :parentToolCallId)))
-      (setf (harness9--tool-agent (harness9--task-block run (plist-get ev :parentToolCallId)))
-            (plist-get ev :agent))
+      (let ((task (harness9--task-block run (plist-get ev :parentToolCallId))))
+        (setf (harness9--tool-agent task) (or (plist-get ev :agent) (harness9--tool-agent task))))
       ;; A child's text goes under its task; its thinking is not shown.
       (pcase kind
         ("assistant_message" (harness9--apply-child-text run ev) (setq kind nil))

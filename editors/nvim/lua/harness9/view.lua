@@ -856,6 +856,20 @@ local function tool_lines(block, max_output)
   return lines
 end
 
+--- The run's blocks in the order shown, a task's child's calls after its task's row: what a
+--- search for the run's changes goes through (a child agent edits files too).
+function M.shown_blocks(run)
+  local out = {}
+  local function add(blocks)
+    for _, block in ipairs(blocks or {}) do
+      table.insert(out, block)
+      add(block.children)
+    end
+  end
+  add(run.blocks)
+  return out
+end
+
 --- True when a task's child said something (its text rows).
 function M.child_said(block)
   for _, child in ipairs(block.children or {}) do
