@@ -134,9 +134,7 @@ local function add_children(out, block, state)
   for _, child in ipairs(block.children or {}) do
     local line, highlight = #out.lines, #out.highlights
     if child.kind == "text" then
-      for _, text in ipairs(split(child.text)) do
-        out.add(text) -- the child's own words, as the parent's sit under "harness9"
-      end
+      add_markdown(out, child.text) -- the child's own words, laid out as the parent's
     else
       add_tool(out, child, state)
     end
