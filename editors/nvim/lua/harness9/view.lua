@@ -199,7 +199,7 @@ local function on_tool_ended(run, ev)
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
   block.bytes, block.live = ev.bytes, nil
   block.tool_kind = ev.toolKind or block.tool_kind
-  -- A task's child (protocol 1.x): its agent, and what it cost.
+  -- A task's: the agent its child ran as, and what the child cost (`costUsd`).
   block.agent, block.cost = ev.agent or block.agent, tonumber(ev.costUsd) or block.cost
   block.sandbox = ev.sandbox or block.sandbox -- a rerun outside the sandbox says "none"
   -- How a command ended (protocol 1.2): its exit code, or the signal that killed it.
