@@ -142,7 +142,10 @@ A steer that became the next prompt: its run may start before its reply.")
   number (text "") thinking)
 
 (cl-defstruct (harness9--tool (:constructor harness9--make-tool) (:copier nil))
-  name summary (status 'running) reason message ms output approval diff exit)
+  name summary (status 'running) reason message ms output approval diff exit
+  ;; A task's (a child agent's call): its agent, what it cost, and its child's rows (tools, and
+  ;; strings for its text), shown indented under it.
+  agent cost children)
 
 (defun harness9--find-run (id)
   "The run with ID, else the oldest waiting run without an id (it then takes ID).
@@ -169,7 +172,25 @@ The oldest: runs sent one after another (queued) hear from the daemon in order."
         ((stringp args) args)
         ((stringp (plist-get args :command)) (plist-get args :command))
         ((stringp (plist-get args :path)) (plist-get args :path))
+        ;; A task: what the child agent was asked to do.
+        ((stringp (plist-get args :description)) (plist-get args :description))
         (t (json-encode args))))
+
+(defun harness9--task-block (run id)
+  "RUN's row of the task call ID, under which its child agent's rows go.
+Made when its start was not heard of."
+  (or (alist-get id (harness9--run-tools run) nil nil #'equal)
+      (harness9--tool-block run (list :toolCallId id :tool "task" :arguments nil
+                                      :turn (or (caar (harness9--run-turns run)) 1)))))
+
+(defun harness9--apply-child-text (run ev)
+  "Put the child agent's assistant_message EV under its task's row in RUN.
+Its text is the child's, never the parent's answer."
+  (let ((task (harness9--task-block run (plist-get ev :parentToolCallId)))
+        (text (string-trim (or (plist-get ev :text) ""))))
+    (unless (string-empty-p text)
+      (setf (harness9--tool-children task) (append (harness9--tool-children task) (list text))))
+    (harness9--note-calls run ev)))
 
 (defun harness9--tool-block (run ev)
   "RUN's block for the tool call of event EV, added on first use.
@@ -190,9 +211,14 @@ its turn's assistant_message (`harness9--run-calls') name it then."
                                  (if (plist-member ev :arguments)
                                      (plist-get ev :arguments)
                                    (alist-get id (harness9--run-calls run) nil nil #'equal)))))))
-          (harness9--turn-block run (plist-get ev :turn))
           (setf (alist-get id (harness9--run-tools run) nil nil #'equal) tool)
-          (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))
+          (let ((parent (plist-get ev :parentToolCallId)))
+            (if (stringp parent)    ; a child agent's call: under its task, its turns its own
+                (let ((task (harness9--task-block run parent)))
+                  (setf (harness9--tool-children task)
+                        (append (harness9--tool-children task) (list tool))))
+              (harness9--turn-block run (plist-get ev :turn))
+              (setf (harness9--run-blocks run) (append (harness9--run-blocks run) (list tool)))))
           tool))))
 
 (defun harness9--note-calls (run ev)
@@ -268,6 +294,13 @@ its turn's assistant_message (`harness9--run-calls') name it then."
   (let ((run (harness9--find-run (plist-get ev :runId)))
         (kind (plist-get ev :kind))
         (turn (plist-get ev :turn)))
+    (when (and run (stringp (plist-get ev :parentToolCallId)))
+      (let ((task (harness9--task-block run (plist-get ev :parentToolCallId))))
+        (setf (harness9--tool-agent task) (or (plist-get ev :agent) (harness9--tool-agent task))))
+      ;; A child's text goes under its task; its thinking is not shown.
+      (pcase kind
+        ("assistant_message" (harness9--apply-child-text run ev) (setq kind nil))
+        ((or "thinking" "text_delta") (setq kind nil))))
     (when run
       (pcase kind
         ("run_started" (setf (harness9--run-session run) (plist-get ev :sessionId)
@@ -295,7 +328,9 @@ its turn's assistant_message (`harness9--run-calls') name it then."
                                                  (and (stringp message) message))
                  (harness9--tool-ms tool) (plist-get ev :durationMs)
                  (harness9--tool-output tool) (plist-get ev :output)
-                 (harness9--tool-diff tool) (plist-get ev :diff))))
+                 (harness9--tool-diff tool) (plist-get ev :diff)
+                 (harness9--tool-agent tool) (or (plist-get ev :agent) (harness9--tool-agent tool))
+                 (harness9--tool-cost tool) (plist-get ev :costUsd))))
         ("steered" (setf (harness9--run-blocks run)
                          (append (harness9--run-blocks run)
                                  (list (harness9--make-note
@@ -373,7 +408,10 @@ the reason `rejected' or `denied' says again what the note says."
          (icon (pcase status
                  ('running "…") ('asking "?") ('ok (propertize "✓" 'face 'success))
                  (_ (propertize "✗" 'face 'error))))
-         (head (format "  %s %s: %s" icon (harness9--tool-name tool)
+         (name (if (equal (harness9--tool-name tool) "task")
+                   (format "task (%s agent)" (or (harness9--tool-agent tool) "explore"))
+                 (harness9--tool-name tool)))
+         (head (format "  %s %s: %s" icon name
                        (replace-regexp-in-string "\n" " ⏎ " (harness9--tool-summary tool)))))
     (pcase status
       ('asking (list (concat head "  (waiting for approval)")))
@@ -382,7 +420,10 @@ the reason `rejected' or `denied' says again what the note says."
        (let* ((ms (round (or (harness9--tool-ms tool) 0)))
               (refused (harness9--refusal tool))
               ;; A refused call's output is the daemon's word to the model; its row says why.
-              (text (if refused ""
+              ;; A task's result is its child's last message, already shown under it.
+              (text (if (or refused (and (eq status 'ok)
+                                         (seq-some #'stringp (harness9--tool-children tool))))
+                        ""
                       (replace-regexp-in-string "\n+\\'" "" (or (harness9--tool-output tool) ""))))
               (out (unless (string-empty-p text) (split-string text "\n")))
               (shown (seq-take out harness9-output-lines)))
@@ -393,7 +434,10 @@ the reason `rejected' or `denied' says again what the note says."
                                    (string-join (delq nil (list approval
                                                                 (harness9--tool-reason tool)
                                                                 (harness9--tool-exit tool)
-                                                                (format "%d ms" ms)))
+                                                                (format "%d ms" ms)
+                                                                (when (numberp (harness9--tool-cost tool))
+                                                                  (harness9--dollars
+                                                                   (harness9--tool-cost tool)))))
                                                 ", "))))
                  (harness9--diff-text (harness9--tool-diff tool))
                  (mapcar (lambda (line) (concat "    │ " line)) shown)
@@ -503,7 +547,8 @@ $0.0123 below a dollar, $12.50 from a dollar up."
                            (equal (harness9--tool-name block) "update_plan")
                            (eq (harness9--tool-status block) 'ok))
                       nil)  ; the plan block shows what it did
-                     ((harness9--tool-p block) (harness9--tool-text block))
+                     ((harness9--tool-p block) (append (harness9--tool-text block)
+                                                       (harness9--children-text block)))
                      ((harness9--note-p block) (list (harness9--note-text block)))
                      ((harness9--plan-p block) (harness9--plan-text block))
                      (t
@@ -514,6 +559,15 @@ $0.0123 below a dollar, $12.50 from a dollar up."
                               (unless (string-empty-p (harness9--turn-text block))
                                 (harness9--markdown-lines (harness9--turn-text block)))))))))
     (append lines (delq nil (list (harness9--footer run))))))
+
+(defun harness9--children-text (task)
+  "The lines of TASK's child agent, indented under its row: its calls and its text."
+  (mapcan (lambda (child)
+            (mapcar (lambda (line) (concat "    " line))
+                    (if (stringp child)
+                        (split-string child "\n")
+                      (append (harness9--tool-text child) (harness9--children-text child)))))
+          (harness9--tool-children task)))
 
 (defun harness9-view-text ()
   "The text of the *harness9* buffer: every run, separated by blank lines."

@@ -8,7 +8,8 @@
 # agent edit leaves its buffer unmodified, unasked by eglot, and `undo' modifies it; edits' diffs
 # and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
 # diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
-# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer. Then eglot alone, in
+# a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer; a child agent's rows
+# under its task (the repository's fake LLM, tests/fakellm, as the model). Then eglot alone, in
 # an Emacs that never loads harness9.el (tests/harness9-plain-test.el): a ruff quick fix through
 # `eglot-code-actions' (ruff and the daemon behind rassumfrassum, from PyPI), an instruction
 # comment run, and a question answered in the minibuffer.
@@ -49,10 +50,10 @@ HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t
 for source in "${sources[@]}"; do
   [ -f "$home/${source%.el}.elc" ] || { echo "emacs tests: $source does not byte-compile cleanly" >&2; exit 1; }
 done
-HOME="$home" H9_DAEMON="$daemon" timeout -k 5 180 emacs --batch \
+HOME="$home" H9_DAEMON="$daemon" H9_PYTHON="$repo/.venv/bin/python" timeout -k 5 180 emacs --batch \
   -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test \
   -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -l harness9-markdown-test \
-  -l harness9-theme-test \
+  -l harness9-theme-test -l harness9-subagents-test \
   -f ert-run-tests-batch-and-exit </dev/null
 # eglot alone, in an Emacs that never loads harness9.el: the daemon as any language server.
 HOME="$home" H9_DAEMON="$daemon" H9_RUFF="$repo/.venv/bin/ruff" H9_RASS="$(rass)" \

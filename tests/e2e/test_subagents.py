@@ -151,6 +151,25 @@ async def test_a_childs_question_reaches_the_editor_marked_and_a_rejection_is_it
     assert done["toolCallId"] == "t1" and done["output"] == "could list, could not read"
 
 
+async def test_a_stock_clients_question_of_a_child_names_its_agent(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.responder = Router({
+        "ask": [Reply("", [task("CHILD run it", "t1", agent="general")]), Reply("ok")],
+        "CHILD": [Reply("", [Call("bash", {"command": "ls"}, id="b1")]), Reply("listed")],
+    })
+    daemon = await start(workspace, env={**fake_llm.env(), **QUIET, "HARNESS9_APPROVALS": "ask"})
+    questions: list[str] = []
+
+    @daemon.client.feature("window/showMessageRequest")
+    def _show(ls: Any, params: Any) -> Any:
+        questions.append(params.message)
+        return {"title": "Allow once"}
+
+    await daemon.run(prompt="ask")
+    assert questions == ["harness9's general agent asks to run bash: ls"]
+
+
 async def test_cancelling_the_parent_cancels_its_children(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:

@@ -241,4 +241,52 @@ function M.tab_windows()
   return out
 end
 
+-- The fake LLM (tests/fakellm) as a child process: its stdout lines are kept, one command a line
+-- on its stdin.
+M.fake = { lines = {}, job = nil }
+local fake = M.fake
+
+function fake.start()
+  local repo = vim.fn.fnamemodify(os.getenv("H9_TESTS"), ":h:h:h")
+  local python = repo .. "/.venv/bin/python"
+  fake.job = vim.fn.jobstart({ vim.fn.executable(python) == 1 and python or "python3", "-m", "tests.fakellm" }, {
+    cwd = repo,
+    on_stdout = function(_, data)
+      fake.partial = (fake.partial or "") .. table.concat(data, "\n")
+      local parts = vim.split(fake.partial, "\n", { plain = true })
+      fake.partial = table.remove(parts)
+      vim.list_extend(fake.lines, parts)
+    end,
+  })
+  M.wait_for("the fake LLM's address", function()
+    return #fake.lines >= 1
+  end)
+  return fake.lines[1]
+end
+
+-- Sends one command and returns its answer line.
+function fake.ask(command)
+  local before = #fake.lines
+  vim.fn.chansend(fake.job, command .. "\n")
+  M.wait_for("the fake LLM's answer to " .. command:sub(1, 20), function()
+    return #fake.lines > before
+  end)
+  return fake.lines[before + 1]
+end
+
+function fake.script(turns)
+  M.expect_equal("scripted", "ok", fake.ask("script " .. vim.fn.json_encode(turns)))
+end
+
+-- The chat completion requests received so far (bodies).
+function fake.completions()
+  local out = {}
+  for _, request in ipairs(vim.fn.json_decode(fake.ask("requests"))) do
+    if request.path:match("chat/completions$") then
+      table.insert(out, request.body)
+    end
+  end
+  return out
+end
+
 return M

@@ -3,7 +3,8 @@
 # with a scripted model; the pane, with its colours, is captured (tmux capture-pane -e), turned
 # into HTML (rich) and photographed by headless Chromium. Writes chat.ansi, chat.html, chat.png
 # (and plan.*: a run with its plan, a message sent into it and a queued prompt; markdown.*: an
-# answer's headings and table in the run buffer and the chat; plain.*: Neovim without the plugin,
+# answer's headings and table in the run buffer and the chat; subagents.*: a child agent's rows
+# under its task; plain.*: Neovim without the plugin,
 # a ruff problem fixed through the "Fix with harness9" code action) to $1 and fails when the
 # screen lacks what it should show. Skipped without tmux or chromium.
 # Usage: tests/screenshot.sh DIR NVIM DAEMON
@@ -73,6 +74,10 @@ shot plan screenshot_plan.lua replay-screenshot-plan.json "Plan · 1 of 3 done" 
 shot markdown screenshot_markdown.lua replay-screenshot-markdown.json "Test report" "Results" \
   " Test             │   Time │ Result" "──────────────────┼────────┼────────" \
   " test_add         │ 0.4 ms │ passed" " test_div_by_zero │  1.1 s │ passed"
+# A task's child agent: its rows indented under the task's row, which names the agent; its text
+# apart from the parent's answer (the fake LLM as the model: the replay file is not read).
+shot subagents screenshot_subagents.lua replay-screenshot.json "✓ explore agent: find the tests of add" \
+  "      ✓ read test_calc.py" "is tested in test_calc.py" "The explore agent found it:"
 # Neovim without the plugin: ruff's problem fixed by the "Fix with harness9" code action, the run's
 # transcript opened beside the file, the closing message.
 shot plain screenshot_plain.lua replay-plainfix.json "return sum(item for item in items)" \

@@ -111,7 +111,8 @@ class EditorApprover:
 def _message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
     """The question as one message: the title, why it is asked, the size of the change, and
     the whole command when the title had to cut it."""
-    summary = f"harness9 asks to run {request.title}"
+    who = f"harness9's {request.agent} agent" if request.agent else "harness9"  # a child's
+    summary = f"{who} asks to run {request.title}"
     if request.reason:
         summary += f": it {request.reason}"
     if len(request.files) > 1:  # a change of several files: the user sees every one

@@ -39,9 +39,11 @@ local function body_of(params)
 end
 
 --- The question in one line: "harness9 asks to run bash: npm test", and for a command that
---- would leave the OS sandbox "harness9 asks to run bash: curl … OUTSIDE the sandbox".
+--- would leave the OS sandbox "harness9 asks to run bash: curl … OUTSIDE the sandbox"; a child
+--- agent's question names it: "harness9's explore agent asks to run bash: ls".
 function M.heading(params)
-  local heading = "harness9 asks to run " .. tostring(params.title or params.tool)
+  local who = type(params.agent) == "string" and ("harness9's " .. params.agent .. " agent") or "harness9"
+  local heading = who .. " asks to run " .. tostring(params.title or params.tool)
   if view.leaves_sandbox(params.arguments, params.reason) then
     heading = heading .. " OUTSIDE the sandbox"
   end

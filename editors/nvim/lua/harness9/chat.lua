@@ -166,6 +166,7 @@ end
 function M.window_options(win)
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true -- a wrapped row stays under its start (a child agent's, indented)
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].conceallevel = 2 -- the marks of the agent's markdown (**, `) are hidden

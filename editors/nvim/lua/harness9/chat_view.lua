@@ -126,10 +126,33 @@ end
 -- The problems an edit brought: errors as failed rows, warnings as rows waiting for approval.
 local PROBLEM_GROUP = { error = "harness9ChatFailed", warning = "harness9ChatAsking" }
 
-local function add_tool(out, block, state)
+local add_tool
+
+-- A task's child agent's rows, indented under the task's row: its calls (each as a row of the
+-- parent's, moved right with its highlights) and its text.
+local function add_children(out, block, state)
+  for _, child in ipairs(block.children or {}) do
+    local line, highlight = #out.lines, #out.highlights
+    if child.kind == "text" then
+      add_markdown(out, child.text) -- the child's own words, laid out as the parent's
+    else
+      add_tool(out, child, state)
+    end
+    for i = line + 1, #out.lines do
+      out.lines[i] = "    " .. out.lines[i]
+    end
+    for i = highlight + 1, #out.highlights do
+      local hl = out.highlights[i]
+      hl[3], hl[4] = hl[3] + 4, hl[4] + 4
+    end
+  end
+end
+
+function add_tool(out, block, state)
   local shown = summary.shown_status(block) -- a command that exited non-zero failed
   local row = string.format("  %s %s", ICON[shown] or "·", summary.tool(block))
   local meta = tool_meta(block, state)
+  table.insert(meta, summary.dollars(block.cost)) -- a task's: what its child cost
   if #meta > 0 then
     row = row .. " · " .. table.concat(meta, " · ")
   end
@@ -143,6 +166,7 @@ local function add_tool(out, block, state)
   for _, problem in ipairs(view.problem_lines(block, "    ")) do
     out.add(problem[1], PROBLEM_GROUP[problem[2]] or "harness9ChatDim")
   end
+  add_children(out, block, state)
 end
 
 local function footer(run)

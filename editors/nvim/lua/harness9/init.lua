@@ -508,8 +508,9 @@ end
 function M.diff(change)
   if not change then
     for i = #state.runs, 1, -1 do
-      for j = #(state.runs[i].blocks or {}), 1, -1 do
-        local block = state.runs[i].blocks[j]
+      local blocks = view.shown_blocks(state.runs[i])
+      for j = #blocks, 1, -1 do
+        local block = blocks[j]
         change = change or (block.kind == "tool" and block.diff and block or nil)
       end
     end
@@ -531,7 +532,7 @@ end
 local function last_run_edits()
   for i = #state.runs, 1, -1 do
     local files, by_path = {}, {}
-    for _, block in ipairs(state.runs[i].blocks or {}) do
+    for _, block in ipairs(view.shown_blocks(state.runs[i])) do
       if block.kind == "tool" and block.status == "ok" and type(block.path) == "string" and block.diff then
         if not by_path[block.path] then
           by_path[block.path] = { path = block.path, changes = {} }

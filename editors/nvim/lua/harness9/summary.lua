@@ -132,8 +132,18 @@ local function bash_summary(block)
 end
 
 --- The row's text for a tool block of the view (see view.lua), without icon or duration.
+--- The name of the agent a task ran ("explore" unless it asked for another).
+function M.agent_of(block)
+  local asked = type(block.args) == "table" and block.args.agent or nil
+  return tostring(block.agent or (type(asked) == "string" and asked) or "explore")
+end
+
 function M.tool(block)
   local verbs = VERBS[block.tool]
+  if block.tool == "task" then -- a child agent: "explore agent: find where alpha is defined"
+    local text = M.agent_of(block) .. " agent: " .. tostring(block.summary or "")
+    return block.status == "failed" and (text .. " (" .. M.failure(block) .. ")") or text
+  end
   if verbs then
     return file_summary(block, verbs)
   elseif block.tool_kind == "execute" then

@@ -83,7 +83,7 @@ local function summary(tool, args)
   if type(args) ~= "table" then
     return tostring(args)
   end
-  local main = args.command or args.path
+  local main = args.command or args.path or args.description -- a task: what it was asked to do
   if type(main) == "string" then
     return main
   end
@@ -106,6 +106,11 @@ end
 -- assistant_message tells it), not in the order they start: a call asked about starts later than
 -- one that was not, and a session shown again knows only the order of the calls.
 local function insert_tool(run, block)
+  if block.parent then -- a child agent's call: under its task's row, in the order it came
+    local task = M.task_block(run, block.parent)
+    table.insert(task.children, block)
+    return
+  end
   local order = run.call_order or {}
   local at = #run.blocks + 1
   for i, other in ipairs(order[block.id] and run.blocks or {}) do
@@ -132,12 +137,15 @@ local function on_tool_started(run, ev)
     block.sandbox = ev.sandbox or block.sandbox
     return
   end
-  turn_block(run, ev.turn)
+  local parent = type(ev.parentToolCallId) == "string" and ev.parentToolCallId or nil
+  if not parent then -- a child's turns are its own, not the parent's
+    turn_block(run, ev.turn)
+  end
   -- `tool_kind`: what the tool does, as it declares (`toolKind`: read, edit, execute, other).
   block = { kind = "tool", tool = ev.tool, tool_kind = ev.toolKind, status = "running",
             summary = summary(ev.tool, ev.arguments),
             args = type(ev.arguments) == "table" and ev.arguments or nil, id = ev.toolCallId,
-            sandbox = ev.sandbox, turn = ev.turn }
+            sandbox = ev.sandbox, turn = ev.turn, parent = parent }
   run.tools[ev.toolCallId] = block
   insert_tool(run, block)
 end
@@ -154,7 +162,7 @@ local function approval_block(run, ev)
       arguments = (run.call_args or {})[ev.toolCallId] or (title:gsub("^" .. vim.pesc(ev.tool) .. ": ", ""))
     end
     on_tool_started(run, { turn = ev.turn, toolCallId = ev.toolCallId, tool = ev.tool, toolKind = ev.toolKind,
-                           arguments = arguments })
+                           arguments = arguments, parentToolCallId = ev.parentToolCallId })
     block = run.tools[ev.toolCallId]
   end
   return block
@@ -191,6 +199,8 @@ local function on_tool_ended(run, ev)
   block.changed, block.shared = ev.changedFiles, ev.changedFilesSharedWith
   block.bytes, block.live = ev.bytes, nil
   block.tool_kind = ev.toolKind or block.tool_kind
+  -- A task's: the agent its child ran as, and what the child cost (`costUsd`).
+  block.agent, block.cost = ev.agent or block.agent, tonumber(ev.costUsd) or block.cost
   block.sandbox = ev.sandbox or block.sandbox -- a rerun outside the sandbox says "none"
   -- How a command ended (protocol 1.2): its exit code, or the signal that killed it.
   block.exit_code, block.signal = ev.exitCode, ev.signal
@@ -372,6 +382,9 @@ end
 
 --- True for a call that only records the agent's reasoning (kind `think`: update_plan).
 function M.is_plan_call(block)
+  if block.tool == "task" then -- a child agent's call: a think tool too, but it has rows of its own
+    return false
+  end
   return block.tool_kind == "think" or (block.tool_kind == nil and block.tool == "update_plan")
 end
 
@@ -529,16 +542,46 @@ end
 
 --- A stored call's row: from its `outcome` through the live handlers, so it reads as it did live;
 --- a call stored without one (an older session) is shown done, as nothing more is known.
-local function stored_call(run, turn, call, state)
+local function stored_call(run, turn, call, state, parent)
   if type(call.outcome) == "table" then
     for _, ev in ipairs(outcome_events(call, turn)) do
+      ev.parentToolCallId = parent
       handlers[ev.kind](run, ev, state)
+    end
+    if type(call.outcome.transcript) == "table" then
+      M.stored_child(run, call.id, call.outcome.transcript, state)
     end
     return
   end
   on_tool_started(run, { turn = turn, toolCallId = call.id, tool = call.name, toolKind = call.kind,
-                         arguments = decoded(call.arguments) })
+                         arguments = decoded(call.arguments), parentToolCallId = parent })
   run.tools[call.id].status = "ok"
+end
+
+--- A task's stored child conversation (its outcome's `transcript`) as rows under its task's
+--- row, as they were live; the child's call ids made unique as live (`<task id>/<id>`).
+function M.stored_child(run, task_id, transcript, state)
+  local task = M.task_block(run, task_id)
+  local function own(id)
+    id = tostring(id)
+    return id:find("/", 1, true) and id or (task_id .. "/" .. id)
+  end
+  for _, msg in ipairs(transcript) do
+    if type(msg) == "table" and msg.toolCallId ~= nil and msg.toolCallId ~= vim.NIL then
+      local block = run.tools[own(msg.toolCallId)]
+      if block then
+        block.output = content_text(msg.content)
+      end
+    elseif type(msg) == "table" and msg.role == "assistant" then
+      local text = vim.trim(content_text(msg.content))
+      if text ~= "" then
+        table.insert(task.children, { kind = "text", text = text })
+      end
+      for _, call in ipairs(type(msg.toolCalls) == "table" and msg.toolCalls or {}) do
+        stored_call(run, 0, vim.tbl_extend("force", call, { id = own(call.id) }), state, task_id)
+      end
+    end
+  end
 end
 
 -- A stored run as the view shows a finished one; `info` is its entry in the session's `runs`.
@@ -620,6 +663,42 @@ function M.note(state, text)
   table.insert(state.runs, { note = text, run_id = false })
 end
 
+--- The row of task call `id` (a child agent's), with the list of its child's rows (`children`:
+--- tool blocks and `{ kind = "text" }` ones); made if its start was not heard of.
+function M.task_block(run, id)
+  if not run.tools[id] then
+    local turn = 1
+    for _, block in ipairs(run.blocks) do
+      turn = block.kind == "turn" and block.turn or turn
+    end
+    on_tool_started(run, { toolCallId = id, tool = "task", toolKind = "think", turn = turn })
+  end
+  local task = run.tools[id]
+  task.children = task.children or {}
+  return task
+end
+
+M.agent_of = words.agent_of -- the name of the agent a task ran
+
+-- A child's text (and thinking) goes under its task's row, never into the parent's answer.
+local function child_text(run, ev)
+  local task = M.task_block(run, ev.parentToolCallId)
+  task.agent = ev.agent or task.agent
+  local text = type(ev.text) == "string" and vim.trim(ev.text) or ""
+  if ev.kind == "assistant_message" and text ~= "" then
+    table.insert(task.children, { kind = "text", text = text })
+  end
+  -- The child's calls' arguments, for the rows of its calls that never start.
+  run.call_args = run.call_args or {}
+  for _, call in ipairs(ev.kind == "assistant_message" and type(ev.toolCalls) == "table" and ev.toolCalls or {}) do
+    if type(call) == "table" and call.id ~= nil then
+      run.call_args[call.id] = call.arguments
+    end
+  end
+end
+
+local CHILD_TEXT = { assistant_message = true, thinking = true, text_delta = true }
+
 --- Folds one agent/progress notification into the state; returns the run it touched.
 function M.apply(state, ev)
   local run = find_run(state, ev)
@@ -628,6 +707,10 @@ function M.apply(state, ev)
     return nil
   end
   local handler = handlers[ev.kind]
+  if type(ev.parentToolCallId) == "string" then -- a child agent's event
+    M.task_block(run, ev.parentToolCallId).agent = ev.agent or run.tools[ev.parentToolCallId].agent
+    handler = CHILD_TEXT[ev.kind] and child_text or handler
+  end
   if run and handler then
     run.session_id = run.session_id or ev.sessionId
     handler(run, ev, state)
@@ -725,7 +808,8 @@ end
 
 local function tool_lines(block, max_output)
   local failed = words.command_failed(block) -- it ran, but exited non-zero (or was killed)
-  local head = string.format("  %s %s: %s", ICON[failed and "failed" or block.status], block.tool,
+  local name = block.tool == "task" and string.format("task (%s agent)", M.agent_of(block)) or block.tool
+  local head = string.format("  %s %s: %s", ICON[failed and "failed" or block.status], name,
     (block.summary:gsub("\n", " ⏎ ")))
   local mark = M.sandbox_mark(block.sandbox)
   mark = mark and (" · " .. mark) or ""
@@ -748,6 +832,7 @@ local function tool_lines(block, max_output)
     table.insert(parts, words.exit_status(block))
   end
   table.insert(parts, string.format("%d ms", math.floor((tonumber(block.ms) or 0) + 0.5)))
+  table.insert(parts, dollars(block.cost)) -- a task's: what its child cost
   local lines = { head .. "  (" .. why .. table.concat(parts, ", ") .. ")" .. mark }
   for _, line in ipairs(M.diff_lines(block, "    ", M.diff_limit)) do
     table.insert(lines, line[1])
@@ -758,6 +843,9 @@ local function tool_lines(block, max_output)
   end
   -- A plain refusal's text for the model would only say again what its row says.
   local text = plain and "" or (block.output or ""):gsub("\n+$", "")
+  if block.status == "ok" and M.child_said(block) then
+    text = "" -- a task's result is its child's last message, shown under it already
+  end
   local out = text == "" and {} or split(text)
   for i = 1, math.min(#out, max_output) do
     table.insert(lines, "    │ " .. out[i])
@@ -768,6 +856,47 @@ local function tool_lines(block, max_output)
   return lines
 end
 
+--- The run's blocks in the order shown, a task's child's calls after its task's row: what a
+--- search for the run's changes goes through (a child agent edits files too).
+function M.shown_blocks(run)
+  local out = {}
+  local function add(blocks)
+    for _, block in ipairs(blocks or {}) do
+      table.insert(out, block)
+      add(block.children)
+    end
+  end
+  add(run.blocks)
+  return out
+end
+
+--- True when a task's child said something (its text rows).
+function M.child_said(block)
+  for _, child in ipairs(block.children or {}) do
+    if child.kind == "text" then
+      return true
+    end
+  end
+  return false
+end
+
+-- A task's child rows, indented under it: its calls and its text.
+local function child_lines(block, max_output)
+  local lines = {}
+  for _, child in ipairs(block.children or {}) do
+    if child.kind == "text" then
+      for _, line in ipairs(split(child.text)) do
+        table.insert(lines, "    " .. line)
+      end
+    else
+      for _, line in ipairs(tool_lines(child, max_output)) do
+        table.insert(lines, "    " .. line)
+      end
+      add_all(lines, child_lines(child, max_output))
+    end
+  end
+  return lines
+end
 
 local function footer(run)
   if not run.status then
@@ -832,6 +961,7 @@ local function run_lines(run, max_output)
       end
     else
       add_all(lines, tool_lines(block, max_output))
+      add_all(lines, child_lines(block, max_output))
     end
   end
   local last = footer(run)
