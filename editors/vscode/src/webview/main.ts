@@ -83,12 +83,13 @@ new ResizeObserver(() => {
   }
 }).observe(scroller);
 
-function openKeys(): Set<string> {
-  const keys = new Set<string>();
-  root.querySelectorAll('details[open]').forEach((d) => {
+/** Whether each keyed row is open, as the reader left it (a task row renders open while it runs). */
+function openKeys(): Map<string, boolean> {
+  const keys = new Map<string, boolean>();
+  root.querySelectorAll('details[data-key]').forEach((d) => {
     const key = d.getAttribute('data-key');
     if (key) {
-      keys.add(key);
+      keys.set(key, d.hasAttribute('open'));
     }
   });
   return keys;
@@ -100,8 +101,9 @@ function paint(runs: RunState[]): void {
   const atBottom = nearBottom();
   root.innerHTML = renderRuns(runs, Date.now()) + (runs.length === 0 ? renderRecent(recent, Date.now()) : '');
   root.querySelectorAll('details[data-key]').forEach((d) => {
-    if (open.has(d.getAttribute('data-key') ?? '')) {
-      d.setAttribute('open', '');
+    const was = open.get(d.getAttribute('data-key') ?? '');
+    if (was !== undefined) {
+      d.toggleAttribute('open', was);
     }
   });
   const f = contextFill(runs);
@@ -136,7 +138,7 @@ function paintApprovals(cards: ApprovalCard[]): void {
   });
   for (const card of cards) {
     if (!cardElement(card.id)) {
-      questions.insertAdjacentHTML('beforeend', renderApprovalCard(card));
+      questions.insertAdjacentHTML('beforeend', renderApprovalCard(card, shownRuns));
       const added = cardElement(card.id);
       if (added && document.hasFocus() && !questions.contains(document.activeElement)) {
         firstButton(added)?.focus();
