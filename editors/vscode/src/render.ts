@@ -616,12 +616,14 @@ export function renderApprovalCard(card: ApprovalCard, runs: readonly RunState[]
   const buttons = card.options
     .map((o) => `<button type="button" class="${BUTTON_CLASS[o.id] ?? 'secondary'}" data-decision="${esc(o.id)}">${esc(o.label)}</button>`)
     .join('');
-  const turn = card.turn !== undefined ? ` · turn ${card.turn}` : '';
+  // A child's turn is its own, not the run's: not shown.
+  const turn = card.turn !== undefined && card.parentToolCallId === undefined ? ` · turn ${card.turn}` : '';
   const cls = card.outsideSandbox ? 'approval-card outside-sandbox' : 'approval-card';
   const who = askerOf(card, runs);
-  const asks = card.outsideSandbox ? `${who} asks to run outside the sandbox` : `${who} asks to run`;
+  const verb = card.outsideSandbox ? 'asks to run outside the sandbox' : 'asks to run';
+  const asks = `${who} ${verb}`;
   return `<section class="${cls}" data-approval="${key}" role="group" aria-label="${esc(`${asks}: ${card.title}`)}">
-<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> ${esc(asks)} <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
+<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> <span class="approval-who">${esc(who)}</span> ${verb} <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
 ${renderWhy(card)}${renderSubject(card)}
 <div class="approval-actions">${buttons}</div>
 <label class="reason-label" for="${reasonId}">Reason for rejecting (optional, sent to the agent; Ctrl+Enter rejects)</label>

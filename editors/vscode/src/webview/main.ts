@@ -5,7 +5,7 @@
  */
 import type { ApprovalCard } from '../approvals';
 import type { ChipView } from '../chips';
-import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
+import { askerOf, contextFill, esc, renderApprovalCard, renderRuns } from '../render';
 import { renderRecent } from '../recent';
 import type { RunState } from '../runState';
 import type { SessionSummary } from '../sessions';
@@ -64,6 +64,8 @@ let historyAt = history.length;
 let busy = false;
 let steering = false;
 let shownRuns: RunState[] = [];
+/** The questions shown, whose asker (a child agent's task) the runs may name only later. */
+let shownCards: ApprovalCard[] = [];
 /** The chats the empty view lists. */
 let recent: SessionSummary[] = [];
 
@@ -106,6 +108,12 @@ function paint(runs: RunState[]): void {
       d.toggleAttribute('open', was);
     }
   });
+  for (const card of shownCards) {
+    const who = cardElement(card.id)?.querySelector('.approval-who');
+    if (who) {
+      who.textContent = askerOf(card, runs);
+    }
+  }
   const f = contextFill(runs);
   fill.textContent = f?.text ?? '';
   fill.style.setProperty('--fill', f ? `${Math.round(f.fraction * 100)}%` : '0%');
@@ -129,6 +137,7 @@ setInterval(tick, 1000);
  * being typed and the focus survive; new ones are added, answered or withdrawn ones removed.
  */
 function paintApprovals(cards: ApprovalCard[]): void {
+  shownCards = cards;
   const atBottom = nearBottom();
   const wanted = new Set(cards.map((c) => c.id));
   questions.querySelectorAll<HTMLElement>('[data-approval]').forEach((el) => {

@@ -1106,7 +1106,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await sendFromChat(frame, 'How many notes are there?');
       const card = frame.locator('.approval-card');
       await card.waitFor({ timeout: 30_000 });
-      assert.match(await card.locator('.approval-head').innerText(), /^‖ general \(task: count the notes\) asks to run bash: wc -l notes\.txt/);
+      assert.equal((await card.locator('.approval-head').innerText()).trim(), '‖ general (task: count the notes) asks to run bash: wc -l notes.txt');
       const task = frame.locator('article.run').first().locator('details.tool.task');
       assert.equal(await task.getAttribute('open'), '', 'open while its child runs');
       assert.equal((await task.locator('.agent').textContent()).trim(), 'general');

@@ -130,13 +130,13 @@ describe('a child\'s question', () => {
     const card = approvalCardFrom('q1', params);
     assert.equal(card.agent, 'explore');
     assert.equal(card.parentToolCallId, 't1');
-    assert.match(renderApprovalCard(card, [state]), /explore \(task: find the tests\) asks to run <strong/);
+    assert.match(renderApprovalCard(card, [state]), /<span class="approval-who">explore \(task: find the tests\)<\/span> asks to run <strong/);
   });
 
   it('is the agent\'s alone when its task is not shown, and harness9\'s for the parent', () => {
-    assert.match(renderApprovalCard(approvalCardFrom('q1', params), []), /explore asks to run <strong/);
+    assert.match(renderApprovalCard(approvalCardFrom('q1', params), []), /<span class="approval-who">explore<\/span> asks to run <strong/);
     const { parentToolCallId: _p, agent: _a, ...own } = params;
-    assert.match(renderApprovalCard(approvalCardFrom('q2', own), [state]), /harness9 asks to run <strong/);
+    assert.match(renderApprovalCard(approvalCardFrom('q2', own), [state]), /<span class="approval-who">harness9<\/span> asks to run <strong/);
   });
 });
 
