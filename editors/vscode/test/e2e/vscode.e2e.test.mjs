@@ -1119,7 +1119,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       assert.equal((await run.locator('.final-text').innerText()).trim(), 'The helper counted 2 notes.');
       assert.equal(await run.locator('.task-rows .child-text').count(), 2);
       assert.equal(await run.locator('section.turn > .assistant', { hasText: 'CHILD' }).count(), 0);
-      assert.match(await task.locator('summary').innerText(), /✓ general task count the notes 2 tool calls · .* · tokens in \d+ · out \d+/);
+      assert.match(await task.locator(':scope > summary').innerText(), /✓ general task count the notes 2 tool calls · .* · tokens in \d+ · out \d+/);
       const childRows = async () => (await readRun(frame, 0)).tools.map((t) => [t.icon, t.verb, t.args]);
       const live = await childRows();
       assert.deepEqual(live.slice(1), [['✓', 'read', 'notes.txt'], ['✓', 'ran', 'wc -l notes.txt']]);
@@ -1133,7 +1133,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'How many notes are there?' }).first().click();
       const again = frame.locator('article.run').first().locator('details.tool.task');
       await again.waitFor({ timeout: 30_000 });
-      await again.locator('summary').click();
+      await again.locator(':scope > summary').click();
       assert.deepEqual(await childRows(), live);
       assert.equal((await again.locator('.agent').textContent()).trim(), 'general');
       assert.deepEqual(await again.locator('.child-text').allInnerTexts(), ['CHILD Reading the notes.', 'CHILD There are 2 notes.']);
