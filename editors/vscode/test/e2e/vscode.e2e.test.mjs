@@ -1111,7 +1111,7 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       assert.equal(await task.getAttribute('open'), '', 'open while its child runs');
       assert.equal((await task.locator('.agent').textContent()).trim(), 'general');
       await task.locator('.task-rows details.tool[data-tool="read_file"].ok').waitFor({ timeout: 10_000 });
-      await shot('35-task-asks');
+      await shot('35-task-asks', 'subagent');
       await card.locator('button', { hasText: 'Allow once' }).click();
       await waitForRunStatus(frame, 0, 'completed', 30_000);
       const run = frame.locator('article.run').first();
