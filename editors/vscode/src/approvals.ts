@@ -39,6 +39,9 @@ export interface ApprovalCard {
   readonly outsideSandbox?: boolean;
   /** The daemon writes the user's own text of an allowed file call (it announced `approvalContent`). */
   readonly editable?: boolean;
+  /** Asked by a child agent: the agent's name and the id of the `task` call that runs it. */
+  readonly agent?: string;
+  readonly parentToolCallId?: string;
 }
 
 /**
@@ -105,6 +108,8 @@ export function approvalCardFrom(id: string, params: unknown): ApprovalCard {
     options: optionsFrom(p.options),
     reason: str(p.reason),
     ...(leavesSandbox(p.arguments, str(p.reason)) ? { outsideSandbox: true } : {}),
+    ...(str(p.agent) !== undefined ? { agent: str(p.agent) } : {}),
+    ...(str(p.parentToolCallId) !== undefined ? { parentToolCallId: str(p.parentToolCallId) } : {}),
   };
 }
 

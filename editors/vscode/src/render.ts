@@ -9,7 +9,7 @@ import {
   type ApprovalView, type ChangedFile, type CheckpointView, type CommandView, isFinished, type PlanView, type ProblemView, type RunState, type SteerView,
   type ToolItem, type TurnView,
 } from './runState';
-import { plural, shownStatus, summarize } from './summary';
+import { formatDuration, plural, shownStatus, summarize } from './summary';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -237,7 +237,10 @@ function renderLiveOutput(t: ToolItem): string {
   return `<pre class="live-output" aria-live="off">${esc(tail)}</pre>${cut}`;
 }
 
-function renderTool(runKey: string, t: ToolItem, now: number | undefined): string {
+function renderTool(s: RunState, runKey: string, t: ToolItem, now: number | undefined): string {
+  if (isTaskCall(t)) {
+    return renderTask(s, runKey, t, now);
+  }
   // The plan tool changes nothing: its work is the checklist at the top of the run.
   if (isPlanCall(t) && t.status !== 'failed' && t.status !== 'refused') {
     return `<div class="plan-mark" data-tool="${esc(t.name)}">☰ updated the plan</div>`;
@@ -268,7 +271,57 @@ function isAnswerTurn(s: RunState, t: TurnView): boolean {
 
 /** True for a call that only records the agent's reasoning (kind `think`: update_plan). */
 export function isPlanCall(t: ToolItem): boolean {
-  return t.kind === 'think' || (t.kind === undefined && t.name === 'update_plan');
+  return !isTaskCall(t) && (t.kind === 'think' || (t.kind === undefined && t.name === 'update_plan'));
+}
+
+/** True for a call that ran a child agent (`task`). */
+export function isTaskCall(t: ToolItem): boolean {
+  return t.name === 'task';
+}
+
+/** The child agent of a task call, and what the call asked it, from its end or its arguments. */
+export function taskOf(s: RunState, t: ToolItem): { agent: string; description: string } {
+  const args = t.arguments && typeof t.arguments === 'object' ? (t.arguments as Record<string, unknown>) : {};
+  const named = typeof args.agent === 'string' ? args.agent : undefined;
+  const description = typeof args.description === 'string' ? args.description : '';
+  return { agent: t.agent ?? s.children?.[t.id]?.agent ?? named ?? 'explore', description };
+}
+
+/** A task's facts: its child's calls, time, tokens and cost. */
+function taskFacts(s: RunState, t: ToolItem): string[] {
+  const calls = (s.children?.[t.id]?.turns ?? []).reduce((n, turn) => n + turn.toolCallIds.length, 0);
+  // A running task's clock goes in a span of its own, which the webview updates in place.
+  const told = summarize(t).facts.filter((f) => f !== 'running');
+  return [
+    plural(calls, 'tool call'),
+    ...told,
+    t.usage !== undefined ? `tokens in ${t.usage.inputTokens} · out ${t.usage.outputTokens}` : '',
+    t.costUsd !== undefined ? dollars(t.costUsd) : '',
+  ].filter((x) => x !== '');
+}
+
+/**
+ * A task call: a row naming its agent, with its own calls, tokens and cost, that opens on the
+ * child's turns (its text and its calls, live) and the result the parent got. Open while it runs.
+ */
+function renderTask(s: RunState, runKey: string, t: ToolItem, now: number | undefined): string {
+  const { agent, description } = taskOf(s, t);
+  const turns = s.children?.[t.id]?.turns ?? [];
+  const rows = turns.map((turn) => {
+    const text = turn.text ? `<div class="assistant markdown child-text">${renderMarkdown(turn.text)}</div>` : '';
+    const tools = turn.toolCallIds.map((id) => s.tools[id]).filter((x) => x !== undefined).map((x) => renderTool(s, runKey, x, now));
+    return [text, ...tools].filter((p) => p !== '').join('\n');
+  });
+  const label = t.status === 'ok' ? 'result' : 'why';
+  const result = t.output !== undefined ? `<div class="label">${label}</div><pre class="output">${esc(t.output)}</pre>` : '';
+  const clock = t.status === 'running' && t.startedAt !== undefined
+    ? ` <span class="meta" data-started="${t.startedAt}">${esc(formatDuration((now ?? t.startedAt) - t.startedAt))}</span>`
+    : '';
+  const open = t.status === 'running' || t.status === 'waiting' ? ' open' : '';
+  return `<details class="tool task ${shownStatus(t)}" data-key="${esc(`${runKey}/${t.id}`)}" data-tool="task" data-agent="${esc(agent)}"${open}>
+<summary><span class="icon">${TOOL_ICON[shownStatus(t)]}</span> <span class="agent">${esc(agent)}</span> <span class="verb">task</span> <code class="args">${esc(description)}</code> <span class="meta">${esc(taskFacts(s, t).join(' · '))}</span>${clock}</summary>
+<div class="task-rows">${rows.join('\n')}</div>${result}
+</details>${renderApproval(t.approval, t.status === 'waiting')}`;
 }
 
 /** A message the user sent into the run: where it landed, or on its way there. */
@@ -321,7 +374,7 @@ function renderTurn(s: RunState, runKey: string, t: TurnView, now: number | unde
   for (const id of t.toolCallIds) {
     const tool = s.tools[id];
     if (tool) {
-      parts.push(renderTool(runKey, tool, now));
+      parts.push(renderTool(s, runKey, tool, now));
     }
   }
   for (const cp of checkpoints.filter((c) => !c.beforeTools)) {
@@ -532,6 +585,21 @@ export function renderWhy(card: ApprovalCard): string {
   return `${outside}${reason}`;
 }
 
+/**
+ * Who asks: `harness9`, or a child agent with the task it works on, e.g. `explore (task: find
+ * the tests)`; the task's description comes from the run shown that has the task call.
+ */
+export function askerOf(card: ApprovalCard, runs: readonly RunState[]): string {
+  const parent = card.parentToolCallId;
+  if (parent === undefined && card.agent === undefined) {
+    return 'harness9';
+  }
+  const run = parent === undefined ? undefined : runs.find((r) => r.tools[parent] !== undefined);
+  const task = run !== undefined && parent !== undefined ? taskOf(run, run.tools[parent]) : undefined;
+  const agent = card.agent ?? task?.agent ?? 'a subagent';
+  return task !== undefined && task.description !== '' ? `${agent} (task: ${task.description})` : agent;
+}
+
 const BUTTON_CLASS: Readonly<Record<string, string>> = {
   allow_once: 'primary',
   allow_session: 'secondary',
@@ -542,17 +610,20 @@ const BUTTON_CLASS: Readonly<Record<string, string>> = {
  * An open question: what the agent wants to do (the command, or the diff of the file change)
  * and the three answers, with a reason box for a rejection. `data-approval` keys it.
  */
-export function renderApprovalCard(card: ApprovalCard): string {
+export function renderApprovalCard(card: ApprovalCard, runs: readonly RunState[] = []): string {
   const key = esc(card.id);
   const reasonId = `reason-${key}`;
   const buttons = card.options
     .map((o) => `<button type="button" class="${BUTTON_CLASS[o.id] ?? 'secondary'}" data-decision="${esc(o.id)}">${esc(o.label)}</button>`)
     .join('');
-  const turn = card.turn !== undefined ? ` · turn ${card.turn}` : '';
+  // A child's turn is its own, not the run's: not shown.
+  const turn = card.turn !== undefined && card.parentToolCallId === undefined ? ` · turn ${card.turn}` : '';
   const cls = card.outsideSandbox ? 'approval-card outside-sandbox' : 'approval-card';
-  const asks = card.outsideSandbox ? 'harness9 asks to run outside the sandbox' : 'harness9 asks to run';
+  const who = askerOf(card, runs);
+  const verb = card.outsideSandbox ? 'asks to run outside the sandbox' : 'asks to run';
+  const asks = `${who} ${verb}`;
   return `<section class="${cls}" data-approval="${key}" role="group" aria-label="${esc(`${asks}: ${card.title}`)}">
-<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> ${asks} <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
+<div class="approval-head"><span class="approval-icon">${WAITING_ICON}</span> <span class="approval-who">${esc(who)}</span> ${verb} <strong class="approval-title">${esc(card.title)}</strong><span class="meta">${esc(turn)}</span></div>
 ${renderWhy(card)}${renderSubject(card)}
 <div class="approval-actions">${buttons}</div>
 <label class="reason-label" for="${reasonId}">Reason for rejecting (optional, sent to the agent; Ctrl+Enter rejects)</label>

@@ -5,7 +5,7 @@
  */
 import { applyUnifiedDiff, invertDiff } from './approvals';
 import type * as P from './protocol.generated';
-import { type FileChange, isFinished, type RunState } from './runState';
+import { allCallIds, type FileChange, isFinished, type RunState } from './runState';
 import { received, receivedList } from './wire';
 
 /** One file the run changed, with its changes in the order they were made. */
@@ -17,7 +17,7 @@ export interface ReviewedFile {
 /** The files the run's successful write_file and edit_file calls changed, in the order first changed. */
 export function reviewedFiles(s: RunState): ReviewedFile[] {
   const byPath = new Map<string, FileChange[]>();
-  for (const id of s.turns.flatMap((t) => t.toolCallIds)) {
+  for (const id of allCallIds(s)) {
     const change = s.tools[id]?.status === 'ok' ? s.tools[id].change : undefined;
     if (change !== undefined) {
       byPath.set(change.path, [...(byPath.get(change.path) ?? []), change]);

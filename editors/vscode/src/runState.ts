@@ -104,6 +104,20 @@ export interface ToolItem {
    * (`tool_completed` `diagnostics`); empty: none new; absent: not asked.
    */
   readonly problems?: readonly ProblemView[];
+  /** A `task` call: the child agent that ran it (`tool_completed` / `tool_failed` `agent`). */
+  readonly agent?: string;
+  /** A `task` call: the tokens its child used, and what they cost where the price is known. */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly costUsd?: number;
+}
+
+/**
+ * What a child agent (a `task` call) did, from its events (`parentToolCallId`): its own turns,
+ * whose calls are in the run's `tools` (a child's call ids, `<task id>/<id>`, are unique).
+ */
+export interface ChildView {
+  readonly agent?: string;
+  readonly turns: readonly TurnView[];
 }
 
 /** A problem an edit brought, as the editor's language server reported it (1-based). */
@@ -209,6 +223,8 @@ export interface RunState {
   readonly executePlan?: boolean;
   /** A slash command that acted without the model (`command` progress, or the answer's `command`). */
   readonly command?: CommandView;
+  /** The child agents of the run's `task` calls, by the task's call id. */
+  readonly children?: Readonly<Record<string, ChildView>>;
 }
 
 /** A slash command the daemon ran itself: its name (no slash) and what followed it. */
@@ -289,6 +305,13 @@ export function applyEvent(state: RunState, n: ProgressNotification): RunState {
   return handle(state, n);
 }
 
+/** Every call of the run in order, a task's child's calls right after the task. */
+export function allCallIds(s: RunState): string[] {
+  const childIds = (id: string): string[] =>
+    (s.children?.[id]?.turns ?? []).flatMap((t) => t.toolCallIds).flatMap((c) => [c, ...childIds(c)]);
+  return s.turns.flatMap((t) => t.toolCallIds).flatMap((id) => [id, ...childIds(id)]);
+}
+
 /** Applies a whole recorded sequence. */
 export function reduceAll(state: RunState, ns: readonly ProgressNotification[]): RunState {
   return ns.reduce((s, n) => reduce(s, n), state);
@@ -297,6 +320,10 @@ export function reduceAll(state: RunState, ns: readonly ProgressNotification[]):
 /** Applies `n` with the handler of its kind; a kind this build does not know changes nothing. */
 function handle(s: RunState, n: ProgressNotification, now?: number): RunState {
   const kind = n.kind;
+  const parent = str(n.parentToolCallId);
+  if (parent !== undefined) {
+    return onChildEvent(s, parent, n, now);
+  }
   return typeof kind === 'string' && Object.hasOwn(HANDLERS, kind) ? handleKind(s, kind as ProgressKind, n, now) : s;
 }
 
@@ -304,6 +331,28 @@ function handle(s: RunState, n: ProgressNotification, now?: number): RunState {
 function handleKind<K extends ProgressKind>(s: RunState, kind: K, n: ProgressNotification, now?: number): RunState {
   const handler: Handler<K> | undefined = HANDLERS[kind];
   return handler ? handler(s, n as Progress<K>, now) : s;
+}
+
+/** The kinds a child agent's events come as (its deltas, usage and run events are not sent). */
+const CHILD_KINDS: readonly string[] = [
+  'assistant_message', 'thinking', 'tool_started', 'tool_output', 'tool_completed', 'tool_failed',
+  'approval_requested', 'approval_resolved',
+] satisfies ProgressKind[];
+
+/**
+ * A child agent's event: folded by the same handlers into the child's own turns (never the
+ * run's: its text is not the parent's answer); its calls join the run's `tools`.
+ */
+function onChildEvent(s: RunState, parent: string, n: ProgressNotification, now?: number): RunState {
+  const kind = str(n.kind);
+  if (kind === undefined || !CHILD_KINDS.includes(kind)) {
+    return s;
+  }
+  const child = s.children?.[parent] ?? { turns: [] };
+  const { parentToolCallId: _parent, ...event } = n;
+  const inner = handle({ ...s, turns: child.turns }, event, now);
+  const agent = str(n.agent) ?? child.agent;
+  return { ...s, tools: inner.tools, children: { ...s.children, [parent]: { agent, turns: inner.turns } } };
 }
 
 type Handler<K extends ProgressKind> = (s: RunState, n: Progress<K>, now?: number) => RunState;
@@ -601,8 +650,25 @@ function onToolEnded(s: RunState, n: Received<P.ToolCompleted | P.ToolFailed>, s
     sandbox: sandboxOf(n) ?? old.sandbox,
     liveOutput: undefined,
     neverRan: neverRan(old),
+    ...taskFacts(n),
   };
   return { ...started, tools: { ...started.tools, [id]: item } };
+}
+
+/** What a `task` call's end tells of its child: the agent, its usage and cost. */
+function taskFacts(n: Received<P.ToolCompleted | P.ToolFailed>): Partial<ToolItem> {
+  const agent = str(n.agent);
+  const usage = received<P.Usage>(n.usage);
+  const inputTokens = num(usage.inputTokens);
+  const outputTokens = num(usage.outputTokens);
+  const costUsd = num(n.costUsd);
+  return {
+    ...(agent !== undefined ? { agent } : {}),
+    ...(inputTokens !== undefined || outputTokens !== undefined
+      ? { usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 } }
+      : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
+  };
 }
 
 /** The file change a write_file or edit_file `tool_completed` reports (editor-true files). */

@@ -144,7 +144,33 @@ function addAssistant(b: Building, m: Received<P.StoredMessage>): void {
   for (const c of calls.filter((x) => x.outcome !== undefined)) {
     b.state = outcomeEvents(c, b.turn).reduce(applyEvent, b.state);
     b.told.add(str(c.id) as string);
+    b.state = withChild(b.state, str(c.id) as string, received<P.CallOutcome>(c.outcome));
   }
+}
+
+/**
+ * A task call's child, from its stored `transcript`: its turns and calls rebuilt as a run's are,
+ * the call ids made the run's own (`<task id>/<id>`, as the live events name them).
+ */
+function withChild(s: RunState, taskId: string, outcome: Received<P.CallOutcome>): RunState {
+  if (!Array.isArray(outcome.transcript)) {
+    return s;
+  }
+  const own = (id: unknown): unknown => (typeof id === 'string' ? `${taskId}/${id}` : id);
+  const child: Building = { state: initialRunState(''), turn: 0, afterAssistant: false, told: new Set() };
+  for (const m of receivedList<P.StoredMessage>(outcome.transcript)) {
+    if (str(m.toolCallId) !== undefined) {
+      addToolResult(child, { ...m, toolCallId: own(m.toolCallId) });
+    } else if (str(m.role) === 'assistant') {
+      const toolCalls = receivedList<P.StoredToolCall>(m.toolCalls).map((c) => ({ ...c, id: own(c.id) }));
+      addAssistant(child, { ...m, toolCalls });
+    }
+  }
+  return {
+    ...s,
+    tools: { ...s.tools, ...child.state.tools },
+    children: { ...s.children, [taskId]: { agent: str(outcome.agent), turns: child.state.turns } },
+  };
 }
 
 /**
@@ -225,7 +251,7 @@ function withPlan(runs: RunState[], plan: ReturnType<typeof planOf>): RunState[]
   if (plan === undefined || runs.length === 0) {
     return runs;
   }
-  const planned = (r: RunState): boolean => Object.values(r.tools).some((t) => t.kind === 'think' || t.name === 'update_plan');
+  const planned = (r: RunState): boolean => Object.values(r.tools).some((t) => t.name !== 'task' && (t.kind === 'think' || t.name === 'update_plan'));
   let at = runs.length - 1;
   for (let i = runs.length - 1; i >= 0; i -= 1) {
     if (planned(runs[i])) {

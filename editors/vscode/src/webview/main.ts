@@ -5,7 +5,7 @@
  */
 import type { ApprovalCard } from '../approvals';
 import type { ChipView } from '../chips';
-import { contextFill, esc, renderApprovalCard, renderRuns } from '../render';
+import { askerOf, contextFill, esc, renderApprovalCard, renderRuns } from '../render';
 import { renderRecent } from '../recent';
 import type { RunState } from '../runState';
 import type { SessionSummary } from '../sessions';
@@ -64,6 +64,8 @@ let historyAt = history.length;
 let busy = false;
 let steering = false;
 let shownRuns: RunState[] = [];
+/** The questions shown, whose asker (a child agent's task) the runs may name only later. */
+let shownCards: ApprovalCard[] = [];
 /** The chats the empty view lists. */
 let recent: SessionSummary[] = [];
 
@@ -83,12 +85,13 @@ new ResizeObserver(() => {
   }
 }).observe(scroller);
 
-function openKeys(): Set<string> {
-  const keys = new Set<string>();
-  root.querySelectorAll('details[open]').forEach((d) => {
+/** Whether each keyed row is open, as the reader left it (a task row renders open while it runs). */
+function openKeys(): Map<string, boolean> {
+  const keys = new Map<string, boolean>();
+  root.querySelectorAll('details[data-key]').forEach((d) => {
     const key = d.getAttribute('data-key');
     if (key) {
-      keys.add(key);
+      keys.set(key, d.hasAttribute('open'));
     }
   });
   return keys;
@@ -100,10 +103,17 @@ function paint(runs: RunState[]): void {
   const atBottom = nearBottom();
   root.innerHTML = renderRuns(runs, Date.now()) + (runs.length === 0 ? renderRecent(recent, Date.now()) : '');
   root.querySelectorAll('details[data-key]').forEach((d) => {
-    if (open.has(d.getAttribute('data-key') ?? '')) {
-      d.setAttribute('open', '');
+    const was = open.get(d.getAttribute('data-key') ?? '');
+    if (was !== undefined) {
+      d.toggleAttribute('open', was);
     }
   });
+  for (const card of shownCards) {
+    const who = cardElement(card.id)?.querySelector('.approval-who');
+    if (who) {
+      who.textContent = askerOf(card, runs);
+    }
+  }
   const f = contextFill(runs);
   fill.textContent = f?.text ?? '';
   fill.style.setProperty('--fill', f ? `${Math.round(f.fraction * 100)}%` : '0%');
@@ -127,6 +137,7 @@ setInterval(tick, 1000);
  * being typed and the focus survive; new ones are added, answered or withdrawn ones removed.
  */
 function paintApprovals(cards: ApprovalCard[]): void {
+  shownCards = cards;
   const atBottom = nearBottom();
   const wanted = new Set(cards.map((c) => c.id));
   questions.querySelectorAll<HTMLElement>('[data-approval]').forEach((el) => {
@@ -136,7 +147,7 @@ function paintApprovals(cards: ApprovalCard[]): void {
   });
   for (const card of cards) {
     if (!cardElement(card.id)) {
-      questions.insertAdjacentHTML('beforeend', renderApprovalCard(card));
+      questions.insertAdjacentHTML('beforeend', renderApprovalCard(card, shownRuns));
       const added = cardElement(card.id);
       if (added && document.hasFocus() && !questions.contains(document.activeElement)) {
         firstButton(added)?.focus();

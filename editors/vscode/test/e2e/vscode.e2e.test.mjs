@@ -145,6 +145,13 @@ const STORY_TURNS = [
   },
   { text: 'The second line is finished.' },
 ];
+// A run whose one task runs a `general` child: it reads notes.txt, then counts its lines (asked).
+const TASK_TURNS = [
+  { text: 'Asking a helper.', tool_calls: [{ name: 'task', arguments: { description: 'count the notes', prompt: 'Count the lines of notes.txt.', agent: 'general' } }] },
+  { text: 'CHILD Reading the notes.', tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }, { name: 'bash', arguments: { command: 'wc -l notes.txt' } }] },
+  { text: 'CHILD There are 2 notes.' },
+  { text: 'The helper counted 2 notes.' },
+];
 // A run that edits review.txt; the next one would overwrite it whole.
 const REVIEW_TURNS = [
   {
@@ -431,11 +438,11 @@ function setUserSettings(changes, spacing = 2) {
  * user settings: a daemon command that exports the key and the base URL, and the provider.
  * The changed command restarts the daemon; resolves once the new one runs.
  */
-async function useFakeLLM(fake) {
+async function useFakeLLM(fake, extra = {}) {
   const wrapper = path.join(tmp, 'bin', 'harness9-fake-llm');
   const baseUrl = `OPENAI_BASE_URL=${fake.baseUrl}/v1`;
   fs.writeFileSync(wrapper, `#!/bin/sh\nexport OPENAI_API_KEY=sk-fake ${baseUrl}\nexec '${daemonLink}' "$@"\n`, { mode: 0o755 });
-  const settings = { 'harness9.serverCommand': [wrapper, 'serve'], 'harness9.provider': 'openai', 'harness9.model': 'fake-model' };
+  const settings = { 'harness9.serverCommand': [wrapper, 'serve'], 'harness9.provider': 'openai', 'harness9.model': 'fake-model', ...extra };
   const hasFake = (pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(baseUrl);
   const started = (timeoutMs) => waitFor(() => daemonPids(server.pid, daemonLink), (p) => p.length === 1 && hasFake(p[0]), timeoutMs)
     .then(() => true, () => false);
@@ -1077,6 +1084,62 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
     } finally {
       await runCommand(page, 'View: Close All Editors');
       fs.rmSync(reviewFile, { force: true });
+      await leaveFakeLLM();
+    }
+  });
+
+  it('a task runs a subagent: its row opens on the child\'s rows live, its question names the agent, and a resumed chat shows it again', async () => {
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    const notes = path.join(workspace, 'notes.txt');
+    fs.writeFileSync(notes, 'first note\nsecond note\n');
+    try {
+      fakeLLM ??= await startFakeLLM(PYTHON, REPO);
+      await useFakeLLM(fakeLLM, { 'harness9.approvals.mode': 'ask' });
+      await runCommand(page, 'harness9: New Chat');
+      frame = await runViewFrame(page);
+      await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+      await widenSideBar(560);
+      // One task: the parent waits for its child, so the requests come in this order.
+      await fakeLLM.script(TASK_TURNS);
+      await sendFromChat(frame, 'How many notes are there?');
+      const card = frame.locator('.approval-card');
+      await card.waitFor({ timeout: 30_000 });
+      assert.equal((await card.locator('.approval-head').innerText()).trim(), '‖ general (task: count the notes) asks to run bash: wc -l notes.txt');
+      const task = frame.locator('article.run').first().locator('details.tool.task');
+      assert.equal(await task.getAttribute('open'), '', 'open while its child runs');
+      assert.equal((await task.locator('.agent').textContent()).trim(), 'general');
+      await task.locator('.task-rows details.tool[data-tool="read_file"].ok').waitFor({ timeout: 10_000 });
+      await shot('35-task-asks', 'subagent');
+      await card.locator('button', { hasText: 'Allow once' }).click();
+      await waitForRunStatus(frame, 0, 'completed', 30_000);
+      const run = frame.locator('article.run').first();
+      // The child's words stay in its task; the parent's answer is the parent's.
+      assert.equal((await run.locator('.final-text').innerText()).trim(), 'The helper counted 2 notes.');
+      assert.equal(await run.locator('.task-rows .child-text').count(), 2);
+      assert.equal(await run.locator('section.turn > .assistant', { hasText: 'CHILD' }).count(), 0);
+      assert.match(await task.locator(':scope > summary').innerText(), /✓ general task count the notes 2 tool calls · .* · tokens in \d+ · out \d+/);
+      const childRows = async () => (await readRun(frame, 0)).tools.map((t) => [t.icon, t.verb, t.args]);
+      const live = await childRows();
+      assert.deepEqual(live.slice(1), [['✓', 'read', 'notes.txt'], ['✓', 'ran', 'wc -l notes.txt']]);
+      await run.scrollIntoViewIfNeeded();
+      await shot('36-task-done');
+
+      // Resumed in a new chat: the task row again, its child's rows inside.
+      await runCommand(page, 'harness9: New Chat');
+      await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+      await frame.locator('button#sessions').click();
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'How many notes are there?' }).first().click();
+      const again = frame.locator('article.run').first().locator('details.tool.task');
+      await again.waitFor({ timeout: 30_000 });
+      await again.locator(':scope > summary').click();
+      assert.deepEqual(await childRows(), live);
+      assert.equal((await again.locator('.agent').textContent()).trim(), 'general');
+      assert.deepEqual(await again.locator('.child-text').allInnerTexts(), ['CHILD Reading the notes.', 'CHILD There are 2 notes.']);
+      await shot('37-task-resumed');
+    } finally {
+      fs.rmSync(notes, { force: true });
       await leaveFakeLLM();
     }
   });

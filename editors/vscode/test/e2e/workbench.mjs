@@ -78,14 +78,16 @@ export async function readRun(frame, index) {
   const items = [];
   for (let i = 0; i < count; i += 1) {
     const t = tools.nth(i);
+    // The row's own summary: a task's row holds its child's rows too.
+    const own = (css) => t.locator(`:scope > summary ${css}`).first();
     items.push({
       status: ((await t.getAttribute('class')) ?? '').replace('tool', '').trim(),
-      icon: (await t.locator('.icon').textContent())?.trim(),
-      verb: (await t.locator('.verb').textContent())?.trim(),
-      args: (await t.locator('.args').textContent())?.trim(),
-      meta: (await t.locator('.meta').textContent())?.trim(),
+      icon: (await own('.icon').textContent())?.trim(),
+      verb: (await own('.verb').textContent())?.trim(),
+      args: (await own('.args').textContent())?.trim(),
+      meta: (await own('.meta').textContent())?.trim(),
       // Where a command ran (bash only): `sandboxed (bwrap)`, `not sandboxed`.
-      sandbox: (await t.locator('.sandbox-mark').count()) > 0 ? (await t.locator('.sandbox-mark').textContent())?.trim() : undefined,
+      sandbox: (await t.locator(':scope > summary .sandbox-mark').count()) > 0 ? (await own('.sandbox-mark').textContent())?.trim() : undefined,
     });
   }
   const final = run.locator('.final-text');

@@ -172,7 +172,7 @@ describe('approval cards', () => {
   it('a file change: the title, the coloured diff with counts, diff editor and "Edit before allowing" buttons and the three answers', () => {
     const html = renderApprovalCard({ ...approvalCardFrom('q1', asked[0]), editable: true });
     assert.match(html, /data-approval="q1"/);
-    assert.match(html, /harness9 asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
+    assert.match(html, /<span class="approval-who">harness9<\/span> asks to run <strong class="approval-title">edit_file: a\.txt<\/strong>/);
     assert.match(html, /<span class="d-del">-hello from a\.txt<\/span><span class="d-add">\+hello, world, from a\.txt<\/span>/);
     assert.match(html, /<span class="d-add">\+1<\/span> <span class="d-del">−1<\/span>/);
     assert.match(html, /data-action="open-diff">Open in diff editor</);
@@ -196,7 +196,7 @@ describe('approval cards', () => {
     const escalate = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'daemon-sandbox-escalate.json'), 'utf8')) as { asked: unknown[] }).asked[0];
     const html = renderApprovalCard(approvalCardFrom('q4', escalate));
     assert.match(html, /class="approval-card outside-sandbox"/);
-    assert.match(html, /harness9 asks to run outside the sandbox <strong class="approval-title">bash: touch \/var\/tmp\/h9-outside\/escalated<\/strong>/);
+    assert.match(html, /<span class="approval-who">harness9<\/span> asks to run outside the sandbox <strong class="approval-title">bash: touch \/var\/tmp\/h9-outside\/escalated<\/strong>/);
     assert.match(html, /<div class="approval-outside" role="note">⚠ Allowed, this command runs OUTSIDE the sandbox/);
     assert.match(html, /<div class="approval-reason">Asked because it asks to run outside the OS sandbox: download the package index<\/div>/);
     const protectedFile = renderApprovalCard(approvalCardFrom('q5', {
