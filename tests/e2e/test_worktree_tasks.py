@@ -1,0 +1,155 @@
+"""Background tasks in git worktrees, end to end: the daemon as a subprocess, real git in temp
+workspaces, the fake LLM editing files in the task's worktree; the workspace untouched until
+the task is applied, then merged with what the user changed meanwhile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.e2e.daemon import Daemon, StartDaemon
+from tests.fakellm import Call, FakeLLM, Reply
+
+pytestmark = pytest.mark.timeout(60)
+QUIET = {"HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-4o",
+         "HARNESS9_LANGUAGE_SERVERS": "{}"}
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                          cwd=root, capture_output=True, text=True, check=True, timeout=30)
+    return done.stdout
+
+
+def repository(root: Path) -> Path:
+    """A repository with one commit: `a.txt` (five lines), `.gitignore` ignoring `.env`."""
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
+    (root / ".gitignore").write_text(".env\nbuild/\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path) -> Daemon:
+    return await start(root, env={**fake.env(), **QUIET})
+
+
+def edit(path: str, source: str, target: str, call_id: str) -> Call:
+    return Call("edit_file", {"path": path, "source_text": source, "target_text": target},
+                id=call_id)
+
+
+async def a_task(daemon: Daemon, fake: FakeLLM, *steps: Any) -> dict[str, Any]:
+    """Run one task with the fake model's `steps`; the `agent/run` result."""
+    fake.script([*steps, Reply("done")])
+    return await daemon.run(prompt="work in the background", isolation="worktree")
+
+
+def started(daemon: Daemon, run_id: str) -> dict[str, Any]:
+    return next(p for p in daemon.of_run(run_id) if p["kind"] == "run_started")
+
+
+async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_changes(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    (root / "a.txt").write_text("one\ntwo\nthree\nfour\nFIVE (user, uncommitted)\n")
+    (root / "notes.md").write_text("untracked notes\n")
+    (root / ".env").write_text("SECRET=1\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.bin").write_text("ignored\n")
+    (root / ".harness9").mkdir()
+    (root / ".harness9" / "worktreeinclude").write_text(".env\n")
+    (root / ".harness9" / "setup").write_text("echo set up > setup-ran.txt\n")
+    git(root, "add", ".harness9")
+    git(root, "commit", "-q", "-m", "harness9 files")
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1"),
+        Call("bash", {"command": "cat .env notes.md > seen.txt; echo new > new.txt"}, id="c2"),
+    ]))
+    assert result["status"] == "completed"
+    worktree = started(daemon, result["runId"])["worktree"]
+    tree = Path(worktree["path"])
+    assert worktree["branch"].startswith("harness9/")
+    state = Path(os.environ["HARNESS9_STATE_DIR"])
+    assert tree.is_relative_to(state) and not tree.is_relative_to(root)
+    # The task saw the uncommitted change, the untracked file and the included file.
+    assert (tree / "a.txt").read_text() == "ONE (task)\ntwo\nthree\nfour\nFIVE (user, uncommitted)\n"
+    assert (tree / "seen.txt").read_text() == "SECRET=1\nuntracked notes\n"
+    assert (tree / "setup-ran.txt").is_file() and not (tree / "build").exists()
+    # The workspace is untouched until applied.
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nFIVE (user, uncommitted)\n"
+    assert not (root / "new.txt").exists() and not (root / "seen.txt").exists()
+
+    listed = (await daemon.request("agent/tasks", {}))["tasks"]
+    assert [task["sessionId"] for task in listed] == [result["sessionId"]]
+    task = listed[0]
+    assert task["status"] == "completed"
+    assert sorted(task["changedFiles"]) == ["a.txt", "new.txt", "seen.txt", "setup-ran.txt"]
+    assert task["insertions"] == 5 and task["deletions"] == 1
+
+    # The user goes on editing the same file elsewhere: the merge keeps both.
+    (root / "a.txt").write_text("one\ntwo\nthree (user, later)\nfour\nFIVE (user, uncommitted)\n")
+    applied = await daemon.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert applied["applied"] is True and applied["conflicts"] == []
+    assert (root / "a.txt").read_text() == (
+        "ONE (task)\ntwo\nthree (user, later)\nfour\nFIVE (user, uncommitted)\n")
+    assert (root / "new.txt").read_text() == "new\n"
+    assert (root / ".env").read_text() == "SECRET=1\n"
+
+    await daemon.request("agent/discardTask", {"sessionId": result["sessionId"]})
+    assert not tree.exists()
+    assert "harness9/" not in git(root, "branch", "--list")
+    assert (await daemon.request("agent/tasks", {}))["tasks"] == []
+
+
+async def test_a_conflict_is_listed_and_nothing_is_written(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "two\n", "TWO (task)\n", "c1"),
+        Call("write_file", {"path": "other.txt", "content": "task's\n"}, id="c2"),
+    ]))
+    (root / "a.txt").write_text("one\nTWO (user)\nthree\nfour\nfive\n")
+    applied = await daemon.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert applied["applied"] is False and applied["conflicts"] == ["a.txt"]
+    assert "TWO (task)" in applied["hunks"][0]["text"]
+    assert (root / "a.txt").read_text() == "one\nTWO (user)\nthree\nfour\nfive\n"
+    assert not (root / "other.txt").exists()
+
+
+async def test_tasks_outlive_the_daemon(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    first = await daemon_on(start, fake_llm, root)
+    result = await a_task(first, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "three\n", "THREE (task)\n", "c1")]))
+    await first.client.shutdown_session()
+    second = await daemon_on(start, fake_llm, root)
+    listed = (await second.request("agent/tasks", {}))["tasks"]
+    assert [(t["sessionId"], t["changedFiles"]) for t in listed] == [
+        (result["sessionId"], ["a.txt"])]
+    applied = await second.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert applied["applied"] is True
+    assert (root / "a.txt").read_text() == "one\ntwo\nTHREE (task)\nfour\nfive\n"
+
+
+async def test_a_workspace_outside_git_is_refused_naming_isolation(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    daemon = await daemon_on(start, fake_llm, workspace)
+    with pytest.raises(JsonRpcInvalidParams, match="isolation"):
+        await daemon.run(prompt="work", isolation="worktree")
+    with pytest.raises(JsonRpcInvalidParams, match="isolation"):
+        await daemon.run(prompt="work", isolation="container")
+    assert fake_llm.requests == []
