@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
+from harness9.process.sandbox import Mechanism, availability
 from tests.e2e.daemon import Daemon, StartDaemon
 from tests.fakellm import Call, FakeLLM, Reply
 
@@ -36,8 +37,8 @@ def repository(root: Path) -> Path:
     return root
 
 
-async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path) -> Daemon:
-    return await start(root, env={**fake.env(), **QUIET})
+async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path, **env: str) -> Daemon:
+    return await start(root, env={**fake.env(), **QUIET, **env})
 
 
 def edit(path: str, source: str, target: str, call_id: str) -> Call:
@@ -55,8 +56,13 @@ def started(daemon: Daemon, run_id: str) -> dict[str, Any]:
     return next(p for p in daemon.of_run(run_id) if p["kind"] == "run_started")
 
 
+@pytest.mark.parametrize("sandbox", [
+    "off",
+    pytest.param("workspace-write", marks=pytest.mark.skipif(
+        availability().mechanism is not Mechanism.BWRAP, reason="needs bubblewrap")),
+])
 async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_changes(
-    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, sandbox: str
 ) -> None:
     root = repository(workspace)
     (root / "a.txt").write_text("one\ntwo\nthree\nfour\nFIVE (user, uncommitted)\n")
@@ -69,7 +75,7 @@ async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_ch
     (root / ".harness9" / "setup").write_text("echo set up > setup-ran.txt\n")
     git(root, "add", ".harness9")
     git(root, "commit", "-q", "-m", "harness9 files")
-    daemon = await daemon_on(start, fake_llm, root)
+    daemon = await daemon_on(start, fake_llm, root, HARNESS9_SANDBOX=sandbox)
     result = await a_task(daemon, fake_llm, Reply(tool_calls=[
         edit("a.txt", "one\n", "ONE (task)\n", "c1"),
         Call("bash", {"command": "cat .env notes.md > seen.txt; echo new > new.txt"}, id="c2"),
@@ -81,7 +87,8 @@ async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_ch
     state = Path(os.environ["HARNESS9_STATE_DIR"])
     assert tree.is_relative_to(state) and not tree.is_relative_to(root)
     # The task saw the uncommitted change, the untracked file and the included file.
-    assert (tree / "a.txt").read_text() == "ONE (task)\ntwo\nthree\nfour\nFIVE (user, uncommitted)\n"
+    user_five = "FIVE (user, uncommitted)\n"
+    assert (tree / "a.txt").read_text() == f"ONE (task)\ntwo\nthree\nfour\n{user_five}"
     assert (tree / "seen.txt").read_text() == "SECRET=1\nuntracked notes\n"
     assert (tree / "setup-ran.txt").is_file() and not (tree / "build").exists()
     # The workspace is untouched until applied.
@@ -105,7 +112,7 @@ async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_ch
     assert (root / ".env").read_text() == "SECRET=1\n"
 
     await daemon.request("agent/discardTask", {"sessionId": result["sessionId"]})
-    assert not tree.exists()
+    assert not tree.exists()  # noqa: ASYNC240
     assert "harness9/" not in git(root, "branch", "--list")
     assert (await daemon.request("agent/tasks", {}))["tasks"] == []
 

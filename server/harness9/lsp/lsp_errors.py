@@ -19,13 +19,13 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from harness9.service.service_errors import (
+    NotARepository,
     RunCancelled,
     RunError,
     UnknownCheckpoint,
     UnknownRun,
     UnknownSession,
 )
-from harness9.service.worktrees.task_worktree import NotARepository
 
 REQUEST_FAILED = -32803
 

@@ -27,7 +27,7 @@ from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
 from harness9.service.runs.planning import PLAN_MODE, prompt_for, run_settings
 from harness9.service.runs.run_end import Finish, ended
-from harness9.service.runs.run_tools import run_tools
+from harness9.service.runs.run_tools import run_tools, setup_shell
 from harness9.service.runs.session_desk import SessionDesk
 from harness9.service.runs.session_turns import SessionTurns
 from harness9.service.runs.subagents import ChildRuns, ParentRun
@@ -74,7 +74,7 @@ class PromptRuns:
         compaction is under way on the session. A run with isolation (or on a task's session)
         runs in its task's worktree (`TaskDesk`)."""
         if self._parts.tasks.has_task(request):
-            return await self._parts.tasks.run(request, wire, self._run)
+            return await self._parts.tasks.run(request, wire, self._run, setup_shell)
         return await self._run(request, wire)
 
     async def _run(self, request: RunRequest, wire: Wire) -> RunOutcome:

@@ -25,11 +25,13 @@ from harness9.service.worktrees.task_worktree import (
     make_worktree,
     remove_worktree,
 )
+from harness9.tools.contract import BaseTool
 from harness9.workspace.port import Workspace
 
 WORKTREE = "worktree"  # the one `isolation` there is
-SETUP_SECONDS = 600.0
 RunCall = Callable[[RunRequest, Wire], Awaitable[RunOutcome]]
+# The bash a setup script runs with: in a root, with the run's settings (its sandbox).
+SetupShell = Callable[[str, RunSettings], BaseTool]
 
 
 class TaskDesk:
@@ -45,12 +47,14 @@ class TaskDesk:
         return request.isolation is not None or (
             request.session_id is not None and self._records.load(request.session_id) is not None)
 
-    async def run(self, request: RunRequest, wire: Wire, run: RunCall) -> RunOutcome:
+    async def run(
+        self, request: RunRequest, wire: Wire, run: RunCall, shell: SetupShell
+    ) -> RunOutcome:
         """`run` the request in a new worktree of its workspace (or its session's task's),
         recorded as its session's task once the session is known; its status kept when it
         ends."""
         found = None if request.session_id is None else self._records.load(request.session_id)
-        worktree = found[0] if found else await self.start(request.root, request.settings)
+        worktree = found[0] if found else await self.start(request.root, request.settings, shell)
         request = replace(request, root=worktree.root)
         known: list[str] = []
 
@@ -77,12 +81,14 @@ class TaskDesk:
                 await asyncio.to_thread(remove_worktree, worktree.repo, worktree.path,
                                         worktree.branch)
 
-    async def start(self, workspace: str, settings: RunSettings) -> TaskWorktree:
+    async def start(
+        self, workspace: str, settings: RunSettings, shell: SetupShell
+    ) -> TaskWorktree:
         """A new worktree of `workspace`, its setup script run; `NotARepository` when the
         workspace is in no git repository, a `config` RunError when the setup fails."""
         worktree = await asyncio.to_thread(make_worktree, workspace, self._state, new_id("t"))
         try:
-            await _setup(worktree, settings)
+            await _setup(worktree, shell(worktree.path, settings))
         except BaseException:
             await asyncio.to_thread(remove_worktree, worktree.repo, worktree.path,
                                     worktree.branch)
@@ -142,20 +148,14 @@ class TaskDesk:
         }
 
 
-async def _setup(worktree: TaskWorktree, settings: RunSettings) -> None:
-    """Run the worktree's `.harness9/setup` (when it has one) with bash, in the sandbox the
-    run's commands get; a `config` RunError with its output when it fails."""
+async def _setup(worktree: TaskWorktree, bash: BaseTool) -> None:
+    """Run the worktree's `.harness9/setup` (when it has one) with `bash` (in the sandbox the
+    run's commands get); a `config` RunError with its output when it fails."""
     script = os.path.join(worktree.path, SETUP_SCRIPT)
     if not await asyncio.to_thread(os.path.isfile, script):
         return
-    from harness9.service.runs.planning import command_sandbox
-    from harness9.service.runs.run_tools import tool_environment
-    from harness9.tools.bash import BashTool
-
-    bash = BashTool(worktree.path, hard_timeout=SETUP_SECONDS,
-                    environment=tool_environment(settings),
-                    sandbox=command_sandbox(settings).tool_sandbox())
     output = await bash.execute(json.dumps({"command": f"bash {SETUP_SCRIPT}"}))
-    if output.exit is not None and output.exit.failed:
-        raise RunError(f"{SETUP_SCRIPT} failed in the task's worktree:\n{output.text[-2000:]}",
-                       "config")
+    if isinstance(output, str) or output.exit is None or not output.exit.failed:
+        return
+    raise RunError(f"{SETUP_SCRIPT} failed in the task's worktree:\n{output.text[-2000:]}",
+                   "config")

@@ -10,17 +10,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness9.service.service_errors import ServiceError
+from harness9.service.service_errors import NotARepository
 from harness9.service.state import private_folder, workspace_key
 from harness9.service.worktrees.git_calls import GitFailed, git, git_text, null_split
 
 INCLUDE_LIST = os.path.join(".harness9", "worktreeinclude")
 SETUP_SCRIPT = os.path.join(".harness9", "setup")
-
-
-class NotARepository(ServiceError):
-    """The workspace cannot have a worktree (not in a git repository, or one without commits);
-    the front-ends name the `isolation` parameter."""
 
 
 @dataclass(frozen=True, slots=True)
