@@ -4,8 +4,11 @@ the task is applied, then merged with what the user changed meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +163,33 @@ async def test_a_workspace_outside_git_is_refused_naming_isolation(
     with pytest.raises(JsonRpcInvalidParams, match="isolation"):
         await daemon.run(prompt="work", isolation="container")
     assert fake_llm.requests == []
+
+
+def harness9_tasks(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`harness9 tasks ARGS…` in the terminal, with the test's state folder."""
+    return subprocess.run([sys.executable, "-m", "harness9", "tasks", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "HARNESS9_LANGUAGE_SERVERS": "{}"}, check=False)
+
+
+async def test_the_terminal_lists_applies_and_discards_tasks(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "four\n", "FOUR (task)\n", "c1")]))
+    await daemon.client.shutdown_session()
+    session = result["sessionId"]
+    listed = await asyncio.to_thread(harness9_tasks, cwd=root)
+    assert listed.returncode == 0, listed.stderr
+    assert session in listed.stdout and "+1" in listed.stdout and "-1" in listed.stdout
+    applied = await asyncio.to_thread(harness9_tasks, "apply", session, "--json", cwd=root)
+    assert applied.returncode == 0, applied.stderr
+    assert json.loads(applied.stdout)["files"] == ["a.txt"]
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\nFOUR (task)\nfive\n"
+    discarded = await asyncio.to_thread(harness9_tasks, "discard", session, cwd=root)
+    assert discarded.returncode == 0, discarded.stderr
+    assert "harness9/" not in git(root, "branch", "--list")
+    unknown = await asyncio.to_thread(harness9_tasks, "apply", session, cwd=root)
+    assert unknown.returncode == 1 and "sessionId" in unknown.stderr
