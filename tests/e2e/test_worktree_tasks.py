@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from harness9.process.sandbox import Mechanism, availability
 from tests.e2e.daemon import Daemon, StartDaemon
+from tests.e2e.editor import Editor
 from tests.fakellm import Call, FakeLLM, Reply
 
 pytestmark = pytest.mark.timeout(60)
@@ -193,3 +194,21 @@ async def test_the_terminal_lists_applies_and_discards_tasks(
     assert "harness9/" not in git(root, "branch", "--list")
     unknown = await asyncio.to_thread(harness9_tasks, "apply", session, cwd=root)
     assert unknown.returncode == 1 and "sessionId" in unknown.stderr
+
+
+async def test_an_open_buffer_gets_the_task_merged_with_its_unsaved_text_as_one_edit(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    daemon = await daemon_on(start, fake_llm, root)
+    editor = Editor(daemon)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1")]))
+    editor.open(root / "a.txt", "one\ntwo\nthree\nfour\nfive\n")
+    editor.type(root / "a.txt", 4, "typed, not saved\n")
+    applied = await daemon.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert applied["applied"] is True and applied["files"] == ["a.txt"]
+    merged = "ONE (task)\ntwo\nthree\nfour\ntyped, not saved\nfive\n"
+    assert editor.text(root / "a.txt") == merged
+    assert len(editor.edits) == 1
+    assert (root / "a.txt").read_text() == merged
