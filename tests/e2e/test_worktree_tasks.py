@@ -105,6 +105,7 @@ async def test_a_task_works_in_its_worktree_and_applies_merged_with_the_users_ch
     assert task["status"] == "completed"
     assert sorted(task["changedFiles"]) == ["a.txt", "new.txt", "seen.txt", "setup-ran.txt"]
     assert task["insertions"] == 5 and task["deletions"] == 1
+    assert git(tree, "diff", "--cached", "--name-only") == ""  # its index left as it was
 
     # The user goes on editing the same file elsewhere: the merge keeps both.
     (root / "a.txt").write_text("one\ntwo\nthree (user, later)\nfour\nFIVE (user, uncommitted)\n")

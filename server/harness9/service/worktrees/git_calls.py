@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 # Commits of ours never sign, never run hooks, and need no identity of the user's.
 _QUIET = ("-c", "user.name=harness9", "-c", "user.email=harness9@localhost",
@@ -14,10 +15,15 @@ class GitFailed(Exception):
     """A git command failed; the message carries its error output."""
 
 
-def git(cwd: str, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
-    """The standard output of `git args` run in `cwd`; `GitFailed` when it fails (`check`)."""
+def git(
+    cwd: str, *args: str, check: bool = True, stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """The standard output of `git args` run in `cwd` (`env`: added to the daemon's
+    environment); `GitFailed` when it fails (`check`)."""
+    environment = {**os.environ, **env} if env else None
     done = subprocess.run(("git", *_QUIET, *args), cwd=cwd, input=stdin, capture_output=True,
-                          timeout=120, check=False)
+                          timeout=120, check=False, env=environment)
     if check and done.returncode != 0:
         error = done.stderr.decode(errors="replace").strip()
         raise GitFailed(f"git {args[0]}: {error or f'exit {done.returncode}'}")

@@ -4,9 +4,11 @@ their line counts, and the three texts a merge of one of them needs."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 
-from harness9.service.worktrees.git_calls import GitFailed, git
+from harness9.service.worktrees.git_calls import GitFailed, git, git_text
 from harness9.service.worktrees.task_worktree import TaskWorktree
 
 
@@ -23,10 +25,18 @@ class ChangedFile:
 def changed_files(worktree: TaskWorktree) -> list[ChangedFile]:
     """The files the task changed below the workspace's place in its worktree (the included
     files left out)."""
-    git(worktree.path, "add", "-A")
     excluded = [f":(exclude,top){name}" for name in worktree.included]
-    output = git(worktree.root, "diff", "--cached", "--numstat", "-z", "--no-renames",
-                 "--relative", worktree.base, "--", ".", *excluded)
+    # A copy of the worktree's index (its file times spare hashing unchanged files): the
+    # task's own git commands never find it locked or changed by a listing.
+    index = git_text(worktree.path, "rev-parse", "--path-format=absolute", "--git-path",
+                     "index")
+    with tempfile.TemporaryDirectory(prefix="harness9-index-") as folder:
+        env = {"GIT_INDEX_FILE": os.path.join(folder, "index")}
+        if os.path.isfile(index):
+            shutil.copyfile(index, env["GIT_INDEX_FILE"])
+        git(worktree.path, "add", "-A", env=env)
+        output = git(worktree.root, "diff", "--cached", "--numstat", "-z", "--no-renames",
+                     "--relative", worktree.base, "--", ".", *excluded, env=env)
     changed: list[ChangedFile] = []
     for entry in output.split(b"\0"):
         if not entry:
