@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from harness9.process.sandbox import Mechanism, availability
 from tests.e2e.daemon import Daemon, StartDaemon
@@ -213,3 +213,23 @@ async def test_an_open_buffer_gets_the_task_merged_with_its_unsaved_text_as_one_
     assert editor.text(root / "a.txt") == merged
     assert len(editor.edits) == 1
     assert (root / "a.txt").read_text() == merged
+
+
+async def test_a_write_that_fails_midway_puts_back_the_files_written_before_it(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    (root / "z.txt").write_text("z\n")
+    git(root, "add", "z.txt")
+    git(root, "commit", "-q", "-m", "z")
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1"), edit("z.txt", "z\n", "Z\n", "c2")]))
+    # z.txt is open in an editor that refuses the edit: a.txt was written by then.
+    editor = Editor(daemon, applied=False)
+    editor.open(root / "z.txt", "z\n")
+    with pytest.raises(JsonRpcException, match="not applied"):
+        await daemon.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert len(editor.edits) == 1
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
+    assert editor.text(root / "z.txt") == "z\n" and (root / "z.txt").read_text() == "z\n"

@@ -47,10 +47,33 @@ async def apply_task(worktree: TaskWorktree, workspace: Workspace) -> ApplyOutco
     if conflicts:
         return ApplyOutcome(False, conflicts)
     outcome = ApplyOutcome(True)
-    for merge in merges:
-        if await _write(workspace, worktree.workspace, merge):
-            outcome.written.append(merge.path)
+    done: list[Merged] = []
+    try:
+        for merge in merges:
+            if await _write(workspace, worktree.workspace, merge):
+                outcome.written.append(merge.path)
+                done.append(merge)
+    except BaseException:
+        # A file changed between its merge and its write (the user typing): the files
+        # written before it get their content back, so the change is all or nothing.
+        await _undo(workspace, worktree.workspace, done)
+        raise
     return outcome
+
+
+async def _undo(workspace: Workspace, root: str, done: list[Merged]) -> None:
+    """Put back what the written files held before (best effort: a failure here is left
+    to the error being raised)."""
+    for merge in reversed(done):
+        before = merge.now
+        try:
+            if before is None:
+                await asyncio.to_thread(os.unlink, os.path.join(root, merge.path))
+            else:
+                await workspace.write_text(merge.path, before.text, tool=APPLY_TOOL,
+                                           base=None, encoding=before.encoding)
+        except Exception:  # the original error is the one to report
+            continue
 
 
 async def _merged(worktree: TaskWorktree, workspace: Workspace, path: str) -> Merged:

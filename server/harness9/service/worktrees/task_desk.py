@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from harness9.schema import ToolError
 from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring, Wire
 from harness9.service.service_errors import RunError, UnknownSession
@@ -113,7 +114,11 @@ class TaskDesk:
         if session_id in self._running:
             raise RunError("the task is still running: apply it once it ended", "busy",
                            sessionId=session_id)
-        outcome = await apply_task(worktree, workspace(worktree.workspace))
+        try:
+            outcome = await apply_task(worktree, workspace(worktree.workspace))
+        except (ToolError, OSError) as exc:
+            raise RunError(f"the task was not applied (nothing of it is kept): {exc}",
+                           "conflict", sessionId=session_id) from None
         if outcome.applied:
             await asyncio.to_thread(self._records.save, session_id, worktree, "applied")
         return outcome
