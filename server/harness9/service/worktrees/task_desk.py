@@ -15,7 +15,7 @@ from typing import Any
 from harness9.schema import ToolError
 from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring, Wire
-from harness9.service.service_errors import RunError, UnknownSession
+from harness9.service.service_errors import RunCancelled, RunError, UnknownSession
 from harness9.service.sessions.session import new_id
 from harness9.service.worktrees.task_apply import ApplyOutcome, apply_task
 from harness9.service.worktrees.task_changes import changed_files
@@ -71,7 +71,7 @@ class TaskDesk:
             outcome = await run(request, wired)
             status = outcome.result.status
             return outcome
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, RunCancelled):
             status = "cancelled"
             raise
         finally:
@@ -95,11 +95,6 @@ class TaskDesk:
                                     worktree.branch)
             raise
         return worktree
-
-    def root_of(self, session_id: str) -> str | None:
-        """Where the task of `session_id` works (None: the session has no task)."""
-        found = self._records.load(session_id)
-        return None if found is None else found[0].root
 
     async def listed(self) -> list[dict[str, Any]]:
         """Every task: its session, status, worktree and changes (`agent/tasks`)."""
