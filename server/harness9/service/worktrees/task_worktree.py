@@ -71,10 +71,10 @@ def _repository(workspace: str) -> tuple[str, str]:
     try:
         top = git_text(workspace, "rev-parse", "--show-toplevel")
         git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    except (GitFailed, OSError):
+    except (GitFailed, OSError) as exc:
         raise NotARepository(
             f"isolation \"worktree\" needs a git repository with a commit: {workspace} is "
-            "not in one") from None
+            f"not in one ({exc})") from None
     prefix = os.path.relpath(os.path.realpath(workspace), os.path.realpath(top))
     return top, "" if prefix == "." else prefix
 
