@@ -233,3 +233,39 @@ async def test_a_write_that_fails_midway_puts_back_the_files_written_before_it(
     assert len(editor.edits) == 1
     assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
     assert editor.text(root / "z.txt") == "z\n" and (root / "z.txt").read_text() == "z\n"
+
+
+async def test_a_later_run_on_the_tasks_session_goes_on_in_its_worktree(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    daemon = await daemon_on(start, fake_llm, root)
+    first = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1")]))
+    fake_llm.script([Reply(tool_calls=[edit("a.txt", "two\n", "TWO (task)\n", "c2")]),
+                     Reply("done")])
+    second = await daemon.run(prompt="go on", sessionId=first["sessionId"])
+    assert second["status"] == "completed"
+    tree = Path(started(daemon, second["runId"])["worktree"]["path"])
+    assert (tree / "a.txt").read_text().startswith("ONE (task)\nTWO (task)\n")
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
+    [task] = (await daemon.request("agent/tasks", {}))["tasks"]
+    assert task["status"] == "completed" and task["insertions"] == 2
+
+
+async def test_a_client_of_another_workspace_neither_sees_nor_applies_the_task(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, tmp_path: Path
+) -> None:
+    root = repository(workspace)
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1")]))
+    other = tmp_path / "other"
+    other.mkdir()
+    stranger = await daemon_on(start, fake_llm, other)
+    assert (await stranger.request("agent/tasks", {}))["tasks"] == []
+    for method in ("agent/applyTask", "agent/discardTask"):
+        with pytest.raises(JsonRpcInvalidParams, match="sessionId"):
+            await stranger.request(method, {"sessionId": result["sessionId"]})
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
+    assert len((await daemon.request("agent/tasks", {}))["tasks"]) == 1

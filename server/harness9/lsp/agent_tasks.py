@@ -23,13 +23,24 @@ async def agent_tasks(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     if raw is not None:
         parsed_params(lambda r: params_object(r, "agent/tasks"), raw)
     with wire_errors():
-        return {"tasks": await ls.service.tasks.listed()}
+        tasks = await ls.service.tasks.listed()
+    return {"tasks": _of_folders(tasks, ls.folders())}
+
+
+def _of_folders(tasks: list[dict[str, Any]], folders: list[str]) -> list[dict[str, Any]]:
+    """The tasks of workspaces in `folders`: a client sees their tasks as it sees their
+    sessions."""
+    real = [os.path.realpath(folder) for folder in folders]
+    return [task for task in tasks
+            if any(os.path.commonpath([os.path.realpath(task["workspace"]), folder]) == folder
+                   for folder in real)]
 
 
 async def agent_apply_task(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Apply a task's changes to its workspace, all of them or (on a conflict) none."""
     ls.require_initialized()
     session_id = parsed_params(lambda r: parse_session_id(r, "agent/applyTask"), raw)
+    ls.check_session(session_id)
     from harness9.lsp.documents import EditorWorkspace, applies_edits
 
     settings = resolve(from_environment(os.environ), ls.client_settings)
@@ -52,6 +63,7 @@ async def agent_discard_task(ls: Harness9Server, raw: Any) -> dict[str, Any]:
     """Remove a task's worktree and its branch."""
     ls.require_initialized()
     session_id = parsed_params(lambda r: parse_session_id(r, "agent/discardTask"), raw)
+    ls.check_session(session_id)
     with wire_errors():
         await ls.service.tasks.discard(session_id)
     return {"discarded": True}

@@ -93,8 +93,9 @@ class AgentService:
         return [agent.as_wire() for agent in found]
 
     def session_roots(self, session_id: str) -> set[str]:
-        """The workspace roots a session has worked on (see `SessionDesk.roots`)."""
-        return self.sessions.roots(session_id)
+        """The workspace roots a session has worked on (see `SessionDesk.roots`); a task's
+        worktree counts as its workspace."""
+        return self.tasks.as_workspaces(session_id, self.sessions.roots(session_id))
 
     async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
         """Cancel a run (see `TurnDesk.cancel`)."""

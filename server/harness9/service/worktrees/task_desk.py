@@ -96,6 +96,14 @@ class TaskDesk:
             raise
         return worktree
 
+    def as_workspaces(self, session_id: str, roots: set[str]) -> set[str]:
+        """`roots` (where a session worked) with its task's worktree named by its workspace."""
+        found = self._records.load(session_id)
+        if found is None:
+            return roots
+        worktree = found[0]
+        return {worktree.workspace if root == worktree.root else root for root in roots}
+
     async def listed(self) -> list[dict[str, Any]]:
         """Every task: its session, status, worktree and changes (`agent/tasks`)."""
         return [await asyncio.to_thread(self._listing, session_id)
