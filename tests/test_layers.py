@@ -46,7 +46,8 @@ SERVICE["config"] = LEAVES
 SERVICE["run_request"] = {"config", *LEAVES}
 SERVICE["sessions"] = {"config", *LEAVES}
 SERVICE["checkpoints"] = {"sessions", *SERVICE["sessions"]}
-SERVICE["runs"] = {"checkpoints", "run_request", *SERVICE["checkpoints"]}
+SERVICE["worktrees"] = {"run_request", "sessions", *SERVICE["sessions"]}
+SERVICE["runs"] = {"checkpoints", "run_request", "worktrees", *SERVICE["checkpoints"]}
 SERVICE["commands"] = {"runs", *SERVICE["runs"]}
 FACADE = {"agent_service", "turn_desk", "warm_up", "doctor"}
 # What a front-end (lsp/, acp/, cli.py) may import of service/: the facade, the vocabulary,

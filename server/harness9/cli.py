@@ -1,5 +1,6 @@
 """The `harness9` command: `serve` (the daemon), `acp` (the ACP agent), `run` (the terminal
-client), `exec` (headless runs), `sessions`, `restore` and `tools`; with no arguments, its help.
+client), `exec` (headless runs), `sessions`, `restore`, `tasks` and `tools`; with no
+arguments, its help.
 
 Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
 nothing but the daemon itself.
@@ -28,6 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     sessions.add_argument("--json", action="store_true", help='print {"sessions": [...]} as JSON')
     _add_restore_parser(sub)
+    tasks = sub.add_parser("tasks", help="list the background tasks, or apply or discard one")
+    tasks.add_argument("action", nargs="?", choices=["apply", "discard"])
+    tasks.add_argument("task", nargs="?", metavar="SESSION", help="the task's session id")
+    tasks.add_argument("--json", action="store_true", help="print the answer as JSON")
     acp = sub.add_parser(
         "acp", help="run as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains)"
     )
@@ -157,6 +162,10 @@ def _client_command(args: argparse.Namespace) -> int:
         from harness9.client.stored_sessions import sessions_command
 
         return sessions_command(args.workspace, args.json)
+    if args.command == "tasks":
+        from harness9.client.task_command import tasks_command
+
+        return tasks_command(args.action, args.task, args.json)
     if args.command == "restore":
         from harness9.client.restore_command import restore_command
 

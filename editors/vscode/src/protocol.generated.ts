@@ -121,6 +121,21 @@ export interface ProtocolMethods {
     params: CommandsParams;
     result: AgentsResult;
   };
+  'agent/tasks': {
+    direction: 'client_to_server';
+    params: NoParams;
+    result: TasksResult;
+  };
+  'agent/applyTask': {
+    direction: 'client_to_server';
+    params: SessionParams;
+    result: ApplyTaskResult;
+  };
+  'agent/discardTask': {
+    direction: 'client_to_server';
+    params: SessionParams;
+    result: DiscardTaskResult;
+  };
   'agent/requestApproval': {
     direction: 'server_to_client';
     params: RequestApprovalParams;
@@ -160,6 +175,7 @@ export interface RunParams {
   queue?: boolean;
   plan?: boolean;
   executePlan?: boolean;
+  isolation?: 'worktree';
   replayFile?: string;
   workDoneToken?: string | number;
   [k: string]: unknown;
@@ -617,6 +633,53 @@ export interface AgentListed {
   reasoningEffort?: string;
 }
 /**
+ * Every task, oldest first.
+ */
+export interface TasksResult {
+  tasks: TaskListed[];
+}
+/**
+ * A task: its session, its run's status (`running`, the run's end status, `applied`, or `interrupted` when its daemon ended while it ran), and what it changed.
+ */
+export interface TaskListed {
+  sessionId: string;
+  status: string;
+  worktree: TaskWorktree;
+  changedFiles: string[];
+  insertions: number;
+  deletions: number;
+  workspace?: string;
+}
+/**
+ * Where a task works: the workspace's place in its worktree, and its branch.
+ */
+export interface TaskWorktree {
+  path: string;
+  branch: string;
+}
+/**
+ * Whether the task's changes were applied (all of them), else the conflicting files and nothing written; `files`: the files written.
+ */
+export interface ApplyTaskResult {
+  applied: boolean;
+  conflicts: string[];
+  hunks?: ConflictHunks[];
+  files?: string[];
+}
+/**
+ * A conflicting file: the merge's text with its conflict markers, or why it cannot merge.
+ */
+export interface ConflictHunks {
+  path: string;
+  text: string;
+}
+/**
+ * The task's worktree and branch are removed.
+ */
+export interface DiscardTaskResult {
+  discarded: boolean;
+}
+/**
  * `agent/requestApproval`: ask the user about a call. `path` and `diff` come with file tools (the change, computed before asking); `files` lists every file of a change of several; `reason` says why a call the mode would run is asked about.
  */
 export interface RequestApprovalParams {
@@ -704,6 +767,7 @@ export interface RunStarted {
   thinking: boolean;
   stream: boolean;
   reasoningEffort?: string;
+  worktree?: TaskWorktree;
 }
 /**
  * Before a turn's model call(s); `messages` is the context's size in messages.

@@ -199,7 +199,9 @@ class Harness9Agent:
             updates = RunUpdates(stream, root, files, ran.cost() if ran is not None else 0.0)
             subscribers: list[Subscriber] = [BlockLogger(_block_log), updates]
             approver = ClientApprover(self.client, session_id, root, stream)
-            return RunWiring(subscribers, approver, files)
+            # A task's session runs in its worktree, whose files the client does not hold.
+            elsewhere = context.root not in ("", root)
+            return RunWiring(subscribers, approver, None if elsewhere else files)
 
         # The run gets a task of its own: `session/cancel` cancels that one, while a cancel of
         # this handler's task means the connection is closing and must stay a cancellation.

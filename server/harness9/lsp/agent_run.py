@@ -98,6 +98,7 @@ async def execute_run(
         params.prompt, root, settings, params.session_id, context, queue=params.queue,
         plan=params.plan, execute_plan=params.execute_plan, claim=claim,
         own_model=bool(OWN_MODEL & params.overrides.keys()), images=params.images,
+        isolation=params.isolation,
     )
     task: asyncio.Task[Any] = asyncio.current_task()  # type: ignore[assignment]
     observers: list[_Observers] = []
@@ -105,6 +106,9 @@ async def execute_run(
     async def wire(context: RunContext) -> RunWiring:
         ids = {"runId": context.ids.run_id, "sessionId": context.ids.session_id}
         run_observers = _Observers(ls, ids)
+        if context.worktree is not None:
+            path, branch = context.worktree
+            run_observers.progress.worktree = {"path": path, "branch": branch}
         observers.append(run_observers)
         run_observers.work = await WorkDoneProgress.open(
             ls, params.work_done_token, task, params.prompt
@@ -116,7 +120,7 @@ async def execute_run(
         if plain is not None:
             subscribers += plain.wired(ids)
             approver = plain.approver(asking)
-        return editor_wiring(ls, root, settings, subscribers, approver)
+        return editor_wiring(ls, context.root or root, settings, subscribers, approver)
 
     try:
         with wire_errors():

@@ -7,6 +7,7 @@
 | `RunError`          | -32803 RequestFailed, `data.kind` (+ `status`, `runId`, `sessionId`) |
 | `UnknownRun`        | -32602 InvalidParams, message `runId: …`                          |
 | `RunCancelled`      | -32800 RequestCancelled, `data.runId`, `data.sessionId` (+ `reason`) |
+| `NotARepository`    | -32602 InvalidParams, message `isolation: …`                      |
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from harness9.service.service_errors import (
+    NotARepository,
     RunCancelled,
     RunError,
     UnknownCheckpoint,
@@ -44,6 +46,8 @@ def wire_errors() -> Iterator[None]:
         raise JsonRpcInvalidParams(message=f"checkpointId: {exc}") from None
     except UnknownRun as exc:
         raise JsonRpcInvalidParams(message=f"runId: {exc}") from None
+    except NotARepository as exc:
+        raise JsonRpcInvalidParams(message=f"isolation: {exc}") from None
     except RunError as exc:
         raise request_failed(exc.message, {"kind": exc.kind, **exc.data}) from None
     except RunCancelled as exc:

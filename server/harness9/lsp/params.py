@@ -38,6 +38,7 @@ class RunParams:
     images: tuple[Image, ...] = ()  # the `context` items of kind `image`
     plan: bool = False  # plan mode for this run
     execute_plan: bool = False  # carry out the session's plan in its normal mode
+    isolation: str | None = None  # "worktree": the run works in a git worktree of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,16 @@ def parse_run_params(raw: Any) -> RunParams:
         plan=plan,
         execute_plan=execute_plan,
         images=parse_images(params.get("context")),
+        isolation=_isolation(params),
     )
+
+
+def _isolation(params: Mapping[str, Any]) -> str | None:
+    """`isolation`: absent, or `"worktree"`."""
+    isolation = params.get("isolation")
+    if isolation is not None and isolation != "worktree":
+        raise ParamsError(f'isolation must be "worktree", got {isolation!r}')
+    return isolation
 
 
 def parse_steer_params(raw: Any) -> SteerParams:

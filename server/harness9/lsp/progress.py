@@ -286,6 +286,7 @@ class ProgressPublisher:
         self._pending: wire.TextDelta | None = None
         self._last_delta = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        self.worktree: dict[str, str] | None = None  # a task's: added to `run_started`
 
     def __call__(self, event: Event) -> None:
         fields = event_fields(event)
@@ -295,6 +296,9 @@ class ProgressPublisher:
             self._delta(fields)
             return
         self.flush()
+        if fields["kind"] == "run_started" and self.worktree is not None:
+            fields["worktree"] = {"path": self.worktree["path"],
+                                  "branch": self.worktree["branch"]}
         self._emit(fields)
 
     def flush(self) -> None:

@@ -27,6 +27,7 @@ from pygls.uris import to_fs_path
 from harness9 import __version__
 from harness9.lsp import path_map
 from harness9.lsp.agent_methods import AGENT_METHODS
+from harness9.lsp.agent_tasks import TASK_METHODS
 from harness9.lsp.code_actions import code_actions
 from harness9.lsp.framing import BodyError
 from harness9.lsp.lifecycle import LifecycleProtocol
@@ -163,7 +164,7 @@ def _as_command(run: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
 
 
 server = Harness9Server()
-for _method, _handler in AGENT_METHODS.items():
+for _method, _handler in {**AGENT_METHODS, **TASK_METHODS}.items():
     server.feature(_method)(_handler)
 for _command, _run in COMMANDS.items():
     server.command(_command)(_as_command(_run))

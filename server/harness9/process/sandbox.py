@@ -174,7 +174,7 @@ def confine(
     private = private_temp(real_root)
     writable = [] if policy.mode is SandboxMode.READ_ONLY else [real_root]
     writable += [path for path in policy.writable_roots if path_is_itself(path)]
-    hidden = hidden_paths(policy.hide)
+    hidden = around_root(hidden_paths(policy.hide), real_root)
     if found.mechanism is Mechanism.BWRAP:
         program = shutil.which("bwrap", path=bwrap_path) or "bwrap"
         readable = [real_root] if real_root not in writable else []
@@ -233,6 +233,25 @@ def hidden_paths(hide: tuple[str, ...]) -> list[str]:
         if os.path.lexists(expanded):
             found.append(os.path.realpath(expanded))
     return sorted(set(found))
+
+
+def around_root(hidden: list[str], root: str) -> list[str]:
+    """`hidden` with each folder that holds `root` (a task's worktree in the state folder)
+    replaced by what it holds besides the way down to `root`: still hidden, but the root."""
+    kept: list[str] = []
+    for path in hidden:
+        if not root.startswith(path.rstrip(os.sep) + os.sep):
+            kept.append(path)
+            continue
+        folder = path
+        for part in os.path.relpath(root, path).split(os.sep):
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                break
+            kept += [os.path.join(folder, name) for name in names if name != part]
+            folder = os.path.join(folder, part)
+    return sorted(set(kept))
 
 
 _TREES: dict[tuple[str, tuple[str, ...]], ProtectedTree] = {}

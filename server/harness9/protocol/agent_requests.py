@@ -58,6 +58,7 @@ class RunParams(TypedDict):
     queue: NotRequired[bool]
     plan: NotRequired[bool]
     executePlan: NotRequired[bool]
+    isolation: NotRequired[Literal["worktree"]]
     replayFile: NotRequired[str]
     workDoneToken: NotRequired[str | int]
 

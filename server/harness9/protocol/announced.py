@@ -12,7 +12,8 @@ METHODS = [
     "agent/run", "agent/cancel", "agent/tools", "agent/checkpoints", "agent/restore",
     "agent/sessions", "agent/session", "agent/deleteSession", "agent/compact",
     "agent/steer", "agent/queue", "agent/unqueue", "agent/models", "agent/setModel",
-    "agent/commands", "agent/changedSince", "agent/agents",
+    "agent/commands", "agent/changedSince", "agent/agents", "agent/tasks", "agent/applyTask",
+    "agent/discardTask",
 ]
 PROGRESS_KINDS = [
     "run_started", "turn_started", "thinking", "text_delta", "assistant_message",

@@ -8,6 +8,7 @@ from typing import Literal
 from harness9.protocol import agent_requests as rq
 from harness9.protocol import server_requests as sr
 from harness9.protocol import session_requests as sq
+from harness9.protocol import task_requests as tq
 from harness9.protocol.progress_kinds import PROGRESS, kind_of
 from harness9.protocol.shapes import ModelChoice
 
@@ -52,6 +53,9 @@ CLIENT_METHODS: tuple[Method, ...] = (
     _client("agent/commands", rq.CommandsParams, rq.CommandsResult),
     _client("agent/changedSince", sq.ChangedSinceParams, sq.ChangedSinceResult),
     _client("agent/agents", rq.CommandsParams, rq.AgentsResult),
+    _client("agent/tasks", rq.NoParams, tq.TasksResult),
+    _client("agent/applyTask", rq.SessionParams, tq.ApplyTaskResult),
+    _client("agent/discardTask", rq.SessionParams, tq.DiscardTaskResult),
 )
 
 SERVER_METHODS: tuple[Method, ...] = (

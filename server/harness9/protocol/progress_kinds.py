@@ -20,6 +20,7 @@ from harness9.protocol.shapes import (
     Usage,
     WireToolCall,
 )
+from harness9.protocol.task_requests import TaskWorktree
 
 
 class ProgressEnvelope(TypedDict):
@@ -43,6 +44,7 @@ class RunStarted(TypedDict):
     thinking: bool
     stream: bool
     reasoningEffort: NotRequired[str]
+    worktree: NotRequired[TaskWorktree]  # a task's run: where it works
 
 
 class TurnStarted(TypedDict):

@@ -1,4 +1,4 @@
-"""`AgentService`: the one facade every front-end calls, in four groups:
+"""`AgentService`: the one facade every front-end calls, in five groups:
 
 ```
 service.sessions     SessionDesk      make, find, list, show, delete, compact a session; its
@@ -7,6 +7,7 @@ service.checkpoints  CheckpointDesk   a session's checkpoints, and restores to t
 service.turns        TurnDesk         run a prompt (a slash command's run too), steer, queue,
                                       cancel
 service.models       ModelDirectory   the models the configured services offer
+service.tasks        TaskDesk         background tasks in worktrees: list, apply, discard
 ```
 
 and what belongs to the daemon as a whole: the tools a run is offered, a client done with a
@@ -39,6 +40,7 @@ from harness9.service.runs.subagents import AgentsListed
 from harness9.service.sessions.session_store import SessionStore
 from harness9.service.state import state_dir
 from harness9.service.turn_desk import TurnDesk
+from harness9.service.worktrees.task_desk import TaskDesk
 from harness9.tools.contract import BaseTool
 from harness9.workspace.port import DiskWorkspace
 
@@ -54,6 +56,7 @@ class AgentService:
             on_idle=lambda session_id: self._store.let_go_soon(session_id))
         self._store = SessionStore(state_dir() if state == "default" else state,
                                    in_use=turns.busy)
+        self.tasks = TaskDesk(state_dir() if not isinstance(state, Path) else state)
         background = Background()
         keeper = CheckpointKeeper(background)
         self._mcp = McpServers(self._is_running, background)
@@ -62,7 +65,7 @@ class AgentService:
         self.checkpoints = CheckpointDesk(keeper, self.sessions, self._store)
         self.models = ModelDirectory()
         parts = RunParts(self._store, self.sessions, turns, keeper, self._mcp,
-                         self.own_servers)
+                         self.own_servers, self.tasks)
         self.turns = TurnDesk(parts, CommandDesks(self.sessions, self.checkpoints, self.models))
 
     async def tools(
@@ -90,8 +93,9 @@ class AgentService:
         return [agent.as_wire() for agent in found]
 
     def session_roots(self, session_id: str) -> set[str]:
-        """The workspace roots a session has worked on (see `SessionDesk.roots`)."""
-        return self.sessions.roots(session_id)
+        """The workspace roots a session has worked on (see `SessionDesk.roots`); a task's
+        worktree counts as its workspace."""
+        return self.tasks.as_workspaces(session_id, self.sessions.roots(session_id))
 
     async def cancel(self, run_id: str | None, session_id: str | None) -> bool:
         """Cancel a run (see `TurnDesk.cancel`)."""

@@ -58,6 +58,7 @@ class RunRequest:
     own_model: bool = False  # the request chose provider, model or effort: the session's waits
     images: tuple[Image, ...] = ()  # given with the prompt, for a model that sees images
     commands: CommandView = CommandView()  # how the front-end shows a built-in's answer
+    isolation: str | None = None  # "worktree": the run works in a git worktree of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +75,13 @@ class RunIds:
 
 @dataclass(frozen=True, slots=True)
 class RunContext:
-    """What a front-end learns before the run starts: its ids, and the turn of each call."""
+    """What a front-end learns before the run starts: its ids, the turn of each call, and
+    where it runs."""
 
     ids: RunIds
     turn_of: Callable[[str], int]
+    root: str = ""  # where the run's tools act (a task's worktree: not the front-end's root)
+    worktree: tuple[str, str] | None = None  # a task's worktree: (its root, its branch)
 
 
 @dataclass(slots=True)

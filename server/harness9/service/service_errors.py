@@ -5,6 +5,7 @@ ServiceError
  ├── UnknownSession      no session of this daemon (or its store) has the id
  ├── UnknownCheckpoint   the session has no such checkpoint, or it is no longer kept
  ├── UnknownRun          no run of this daemon with that id runs (or just ended)
+ ├── NotARepository      a run in a worktree asked for a workspace outside git
  ├── RunError            the request could not go on; `kind` classifies it:
  │                         auth · rate_limit · network · http   (the provider's, with `status`)
  │                         config                                (settings, checkpoints off)
@@ -38,6 +39,11 @@ class UnknownSession(ServiceError, LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"unknown session {session_id!r}")
         self.session_id = session_id
+
+
+class NotARepository(ServiceError):
+    """The workspace cannot have a worktree (not in a git repository, or one without commits);
+    the front-ends name the `isolation` parameter."""
 
 
 class UnknownCheckpoint(ServiceError, LookupError):

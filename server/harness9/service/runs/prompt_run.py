@@ -27,7 +27,7 @@ from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
 from harness9.service.runs.planning import PLAN_MODE, prompt_for, run_settings
 from harness9.service.runs.run_end import Finish, ended
-from harness9.service.runs.run_tools import run_tools
+from harness9.service.runs.run_tools import run_tools, setup_shell
 from harness9.service.runs.session_desk import SessionDesk
 from harness9.service.runs.session_turns import SessionTurns
 from harness9.service.runs.subagents import ChildRuns, ParentRun
@@ -35,6 +35,7 @@ from harness9.service.service_errors import RunError, busy
 from harness9.service.sessions.session import Session, new_id
 from harness9.service.sessions.session_recorder import SessionRecorder
 from harness9.service.sessions.session_store import SessionLocked, SessionStore
+from harness9.service.worktrees.task_desk import TaskDesk
 from harness9.tools.problems import ProblemsStep
 from harness9.tools.registry import Middleware
 from harness9.workspace.port import DiskWorkspace
@@ -46,8 +47,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class RunParts:
     """What the run core works with: the sessions (their store and desk), the turns runs
-    take on them, the checkpoint keeper, the MCP servers and the daemon's own language
-    servers."""
+    take on them, the checkpoint keeper, the MCP servers, the daemon's own language
+    servers and the background tasks."""
 
     store: SessionStore
     sessions: SessionDesk
@@ -55,6 +56,7 @@ class RunParts:
     checkpoints: CheckpointKeeper
     mcp: McpServers
     own_servers: OwnServers
+    tasks: TaskDesk
 
 
 class PromptRuns:
@@ -69,7 +71,14 @@ class PromptRuns:
         """Run `request`'s prompt in the current task (which cancelling the run cancels). On a
         session that is running (or has runs queued) the run waits its turn, unless
         `request.queue` is false (a `busy` `RunError`); a `busy` `RunError` while a restore or
-        compaction is under way on the session."""
+        compaction is under way on the session. A run with isolation (or on a task's session)
+        runs in its task's worktree (`TaskDesk`)."""
+        if self._parts.tasks.has_task(request):
+            return await self._parts.tasks.run(request, wire, self._run, setup_shell)
+        return await self._run(request, wire)
+
+    async def _run(self, request: RunRequest, wire: Wire) -> RunOutcome:
+        """The run, in `request.root`."""
         session = self._session_to_run(request)
         ids = RunIds(request.claim or new_id("r"), session.id)
         entry = self._turns.enter(ids, request.prompt, request.root, request.claim is not None)
@@ -79,7 +88,7 @@ class PromptRuns:
         finish, turns, recorder = Finish(), CallTurns(), _Later()
         bus = EventBus(finish, turns, recorder)
         try:
-            wiring = await wire(RunContext(ids, turns.turn_of))
+            wiring = await wire(RunContext(ids, turns.turn_of, request.root))
             for subscriber in wiring.subscribers:
                 bus.subscribe(subscriber)
             if entry is not None:

@@ -17,6 +17,7 @@ from harness9.provider.factory import CREDENTIAL_VARIABLES
 from harness9.schema import ToolKind
 from harness9.service.config.settings import RunSettings
 from harness9.service.runs.planning import command_sandbox, plan_mode_kinds, planning
+from harness9.tools.bash import BashTool
 from harness9.tools.contract import BaseTool
 from harness9.tools.defaults import builtin_tools
 from harness9.tools.language import language_tools
@@ -70,6 +71,13 @@ def _builtin(
         seen=seen,
         kinds=kinds,
     )
+
+
+def setup_shell(root: str, settings: RunSettings) -> BaseTool:
+    """The bash a task's setup script runs with in `root`: the run's sandbox and environment,
+    ten minutes at most."""
+    return BashTool(root, hard_timeout=600.0, environment=tool_environment(settings),
+                    sandbox=command_sandbox(settings).tool_sandbox())
 
 
 def tool_environment(settings: RunSettings) -> ToolEnvironment:

@@ -1,0 +1,59 @@
+"""The stored record of each task (under the state folder's `tasks`, one JSON file per
+session), so tasks outlive the daemon."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+from harness9.service.state import private_folder
+from harness9.service.worktrees.task_worktree import TaskWorktree
+
+
+class TaskRecords:
+    """The tasks' records: their worktree and their status, keyed by session id."""
+
+    def __init__(self, state: Path) -> None:
+        self._state = state
+        self._folder = state / "tasks"
+
+    def save(self, session_id: str, worktree: TaskWorktree, status: str) -> None:
+        """Store (or replace) the record of `session_id`'s task, atomically."""
+        private_folder(self._folder, self._state)
+        record = {"sessionId": session_id, "status": status, "worktree": asdict(worktree)}
+        path = self._path(session_id)
+        partial = path.with_suffix(".partial")
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            json.dump(record, out)
+        os.replace(partial, path)
+
+    def load(self, session_id: str) -> tuple[TaskWorktree, str] | None:
+        """(the worktree, the status) of `session_id`'s task; None when it has none."""
+        try:
+            record = json.loads(self._path(session_id).read_text(encoding="utf-8"))
+            fields = dict(record["worktree"])
+            fields["included"] = tuple(fields.get("included", ()))
+            return TaskWorktree(**fields), str(record["status"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def session_ids(self) -> list[str]:
+        """The sessions that have a task, oldest record first."""
+        if not self._folder.is_dir():
+            return []
+        files = sorted(self._folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        return [path.stem for path in files]
+
+    def drop(self, session_id: str) -> None:
+        """Forget `session_id`'s task."""
+        with contextlib.suppress(FileNotFoundError):
+            self._path(session_id).unlink()
+
+    def _path(self, session_id: str) -> Path:
+        safe = "".join(c for c in session_id if c.isalnum() or c in "-_")
+        return self._folder / f"{safe}.json"
+

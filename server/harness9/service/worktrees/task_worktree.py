@@ -1,0 +1,120 @@
+"""Making a task's worktree: a git worktree under the state folder, from HEAD plus the
+workspace's uncommitted state (tracked changes, and untracked files git does not ignore),
+committed there as the task's starting point; then the files `.harness9/worktreeinclude`
+lists are copied in (left out of the task's changes), for the setup script to find."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness9.service.service_errors import NotARepository
+from harness9.service.state import private_folder, workspace_key
+from harness9.service.worktrees.git_calls import GitFailed, git, git_text, null_split
+
+INCLUDE_LIST = os.path.join(".harness9", "worktreeinclude")
+SETUP_SCRIPT = os.path.join(".harness9", "setup")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskWorktree:
+    """Where a task works: `path` (the checkout), `root` (the workspace's place in it),
+    `branch`, `base` (the starting point's commit), `repo` (the workspace's repository
+    top), `workspace` (the workspace root) and the `included` files copied in."""
+
+    task_id: str
+    workspace: str
+    repo: str
+    path: str
+    root: str
+    branch: str
+    base: str
+    included: tuple[str, ...] = ()
+
+
+def make_worktree(workspace: str, state: Path, task_id: str) -> TaskWorktree:
+    """A new worktree of `workspace`'s repository for task `task_id`; `NotARepository` when
+    `workspace` has none."""
+    repo, prefix = _repository(workspace)
+    folder = private_folder(state / "worktrees" / workspace_key(repo), state)
+    path = str(folder / task_id)
+    branch = f"harness9/{task_id}"
+    git(repo, "worktree", "add", "--quiet", "-b", branch, path, "HEAD")
+    try:
+        _carry_uncommitted(repo, path)
+        git(path, "add", "-A")
+        git(path, "commit", "--quiet", "--allow-empty", "--no-verify", "-m",
+            "harness9: the workspace when the task started")
+        base = git_text(path, "rev-parse", "HEAD")
+        included = _copy_included(repo, path)
+    except BaseException:
+        remove_worktree(repo, path, branch)
+        raise
+    root = os.path.join(path, prefix) if prefix else path
+    os.makedirs(root, exist_ok=True)
+    return TaskWorktree(task_id, workspace, repo, path, root, branch, base, included)
+
+
+def remove_worktree(repo: str, path: str, branch: str) -> None:
+    """Remove the worktree at `path` and its `branch` (what is gone already is no error)."""
+    if os.path.isdir(repo):
+        git(repo, "worktree", "remove", "--force", path, check=False)
+        git(repo, "branch", "-D", branch, check=False)
+        git(repo, "worktree", "prune", check=False)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _repository(workspace: str) -> tuple[str, str]:
+    """(the top of `workspace`'s repository, the workspace's path below it)."""
+    try:
+        top = git_text(workspace, "rev-parse", "--show-toplevel")
+        git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except (GitFailed, OSError) as exc:
+        raise NotARepository(
+            f"isolation \"worktree\" needs a git repository with a commit: {workspace} is "
+            f"not in one ({exc})") from None
+    prefix = os.path.relpath(os.path.realpath(workspace), os.path.realpath(top))
+    return top, "" if prefix == "." else prefix
+
+
+def _carry_uncommitted(repo: str, path: str) -> None:
+    """The workspace's tracked changes and untracked (not ignored) files, into the worktree."""
+    diff = git(repo, "diff", "HEAD", "--binary", "--no-renames", "--no-ext-diff")
+    if diff.strip():
+        git(path, "apply", "--binary", "--whitespace=nowarn", "-", stdin=diff)
+    untracked = null_split(git(repo, "ls-files", "-z", "--others", "--exclude-standard"))
+    for name in untracked:
+        _copy(os.path.join(repo, name), os.path.join(path, name))
+
+
+def _copy_included(repo: str, path: str) -> tuple[str, ...]:
+    """Copy what `.harness9/worktreeinclude` names (one path or glob a line, relative to the
+    repository; `#` comments) into the worktree; the paths copied."""
+    listing = os.path.join(repo, INCLUDE_LIST)
+    if not os.path.isfile(listing):
+        return ()
+    copied: list[str] = []
+    with open(listing, encoding="utf-8", errors="replace") as lines:
+        patterns = [line.strip() for line in lines]
+    for pattern in patterns:
+        if not pattern or pattern.startswith("#"):
+            continue
+        for found in sorted(Path(repo).glob(pattern.lstrip("/"))):
+            name = os.path.relpath(found, repo)
+            if name.startswith("..") or name.split(os.sep)[0] == ".git":
+                continue
+            if found.is_file() and not os.path.exists(os.path.join(path, name)):
+                _copy(str(found), os.path.join(path, name))
+                copied.append(name)
+    return tuple(copied)
+
+
+def _copy(source: str, target: str) -> None:
+    """Copy one file (a link as a link), making its folders."""
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if os.path.islink(source):
+        os.symlink(os.readlink(source), target)
+    elif os.path.isfile(source):
+        shutil.copy2(source, target)
