@@ -28,11 +28,11 @@ local pending = {} -- client id -> { finish = fn } while a question is open
 --- tool (`toolKind: "execute"`: bash), else the arguments.
 local function body_of(params)
   if type(params.diff) == "string" and params.diff ~= "" then
-    return vim.split((params.diff:gsub("\n$", "")), "\n", { plain = true }), "diff"
+    return require("harness9.text_lines").split((params.diff:gsub("\n$", ""))), "diff"
   end
   local args = type(params.arguments) == "table" and params.arguments or {}
   if params.toolKind == "execute" and type(args.command) == "string" then
-    return vim.split(args.command, "\n", { plain = true }), "sh"
+    return require("harness9.text_lines").split(args.command), "sh"
   end
   local ok, encoded = pcall(vim.fn.json_encode, params.arguments)
   return { ok and encoded or tostring(params.arguments) }, "json"

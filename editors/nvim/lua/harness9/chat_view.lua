@@ -15,7 +15,7 @@ M.live_lines = 5 -- lines of a running tool's live output
 local ICON = { running = "…", asking = "?", ok = "✓", failed = "✗" }
 
 local function split(text)
-  return vim.split(text, "\n", { plain = true })
+  return require("harness9.text_lines").split(text)
 end
 
 -- Collects lines and highlights: add(line, group?) highlights the whole line.

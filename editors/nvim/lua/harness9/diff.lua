@@ -10,7 +10,7 @@ local api = vim.api
 --- The hunks of a unified diff: { { new_start, old = {lines}, new = {lines} } }.
 function M.hunks(diff)
   local hunks, hunk = {}, nil
-  for _, line in ipairs(vim.split(diff, "\n", { plain = true })) do
+  for _, line in ipairs(require("harness9.text_lines").split(diff)) do
     local new_start = line:match("^@@ %-%d+,?%d* %+(%d+),?%d* @@")
     if new_start then
       hunk = { new_start = tonumber(new_start), old = {}, new = {} }

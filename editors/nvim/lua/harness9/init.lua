@@ -149,7 +149,7 @@ end
 
 local function append_log(text)
   local log_buf = vim.fn.bufnr("harness9://log")
-  for _, line in ipairs(vim.split(text, "\n", { plain = true })) do
+  for _, line in ipairs(require("harness9.text_lines").split(text)) do
     table.insert(log, line)
     if #log > M.config.log_limit then
       table.remove(log, 1)

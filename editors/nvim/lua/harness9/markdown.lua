@@ -155,7 +155,7 @@ function M.highlights(text)
     return hit
   end
   local out = M.treesitter() and M.from_treesitter(text)
-    or M.simple(vim.split(text, "\n", { plain = true }))
+    or M.simple(require("harness9.text_lines").split(text))
   if cached >= CACHE_MAX then
     cache, cached = {}, 0
   end

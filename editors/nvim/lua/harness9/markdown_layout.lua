@@ -176,7 +176,7 @@ end
 --- Lays out the agent's `text`: { lines, highlights = { { row, group, col, end_col, conceal? } },
 --- own = { [row] = true } (rows laid out here, whose markdown highlights are these alone) }.
 function M.layout(text)
-  local source = vim.split(text, "\n", { plain = true })
+  local source = require("harness9.text_lines").split(text)
   local laid = { lines = {}, highlights = {}, own = {} }
   function laid.add(line, marks, conceal_only)
     table.insert(laid.lines, line)

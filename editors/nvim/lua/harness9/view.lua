@@ -746,7 +746,7 @@ function M.finish(run, err, result)
 end
 
 local function split(text)
-  return vim.split(text, "\n", { plain = true })
+  return require("harness9.text_lines").split(text)
 end
 
 local function add_all(lines, items)
