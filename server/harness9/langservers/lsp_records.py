@@ -11,14 +11,18 @@ marked `…`).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from harness9.schema import Problem, ToolError
 from harness9.workspace.paths import relative_path
-from harness9.workspace.positions import Replacement, offset_at
+from harness9.workspace.positions import Replacement, apply_replacements, offset_at
+
+if TYPE_CHECKING:
+    from harness9.tools.language import RenamedFile
+    from harness9.workspace.port import Workspace
 
 SEVERITIES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 MAX_MESSAGE = 1000
@@ -105,3 +109,27 @@ def replacement_of(text: str, change: Any, encoding: str | None) -> Replacement 
 def _position(value: Any) -> bool:
     return isinstance(field_of(value, "line"), int) and isinstance(
         field_of(value, "character"), int)
+
+
+async def renamed_files(edit: Any, root: str, files: Workspace, encoding: str | None,
+                        who: str) -> list[RenamedFile]:
+    """The files a rename's `WorkspaceEdit` changes, with their new texts (read through
+    `files`); `ToolError` when it reaches outside workspace `root`, names a missing file, or
+    (malformed, `who` made it) cannot be applied."""
+    from harness9.tools.language import RenamedFile
+
+    renamed = []
+    for uri, changes in edits_by_uri(edit).items():
+        shown = workspace_path(uri, root)
+        if shown is None:
+            raise ToolError(f"Error: the rename would change {uri}, outside the workspace; "
+                            "nothing was renamed")
+        base = await files.read_text(shown)
+        if base is None:
+            raise ToolError(f"Error: the rename would change {shown}, which does not exist")
+        spans = [replacement_of(base.text, change, encoding) for change in changes]
+        if any(span is None for span in spans):
+            raise ToolError(f"Error: {who} rename edit is malformed; nothing was renamed")
+        ordered = sorted((s for s in spans if s is not None), key=lambda r: (r.start, r.end))
+        renamed.append(RenamedFile(shown, base, apply_replacements(base.text, ordered)))
+    return renamed

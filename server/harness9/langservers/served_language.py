@@ -15,10 +15,9 @@ from typing import Any
 from pygls.uris import to_fs_path
 
 from harness9.langservers.lsp_records import (
-    edits_by_uri,
     field_of,
     kind_name,
-    replacement_of,
+    renamed_files,
     workspace_path,
 )
 from harness9.langservers.served_problems import catch_up, file_uri, sync_file
@@ -27,7 +26,7 @@ from harness9.langservers.server_pool import WorkspaceServers
 from harness9.schema import ToolError
 from harness9.tools.language import Place, RenamedFile, SymbolFound
 from harness9.workspace.port import FileText, Workspace
-from harness9.workspace.positions import Replacement, apply_replacements, column_of, units
+from harness9.workspace.positions import column_of, units
 
 TIMEOUT = 10.0  # a server indexing a large workspace answers slowly
 PROVIDERS = {"definition": "definitionProvider", "references": "referencesProvider",
@@ -84,19 +83,8 @@ class ServedLanguage:
         """The renamed files' texts; `ToolError` when the server refuses or the edit reaches
         outside the workspace or creates, moves or deletes files."""
         server, answer = await self._ask("rename", path, line, character, newName=new_name)
-        renamed = []
-        for uri, changes in edits_by_uri(answer).items():
-            shown = workspace_path(uri, self._servers.root)
-            if shown is None:
-                raise ToolError(f"Error: the rename would change {uri}, outside the workspace; "
-                                "nothing was renamed")
-            base = await self._workspace.read_text(shown)
-            if base is None:
-                raise ToolError(f"Error: the rename would change {shown}, which does not exist")
-            spans = sorted((_span(base.text, change, server.encoding) for change in changes),
-                           key=lambda r: (r.start, r.end))
-            renamed.append(RenamedFile(shown, base, apply_replacements(base.text, spans)))
-        return renamed
+        return await renamed_files(answer, self._servers.root, self._workspace, server.encoding,
+                                   "the language server's")
 
     async def _ask(self, kind: str, path: str, line: int, character: int,
                    **extra: Any) -> tuple[ServerConnection, Any]:
@@ -156,11 +144,3 @@ def hover_text(contents: Any) -> str:
         return ""
     language = field_of(contents, "language")
     return f"```{language}\n{value}\n```" if isinstance(language, str) else value
-
-
-def _span(text: str, change: Any, encoding: str) -> Replacement:
-    span = replacement_of(text, change, encoding)
-    if span is None:
-        raise ToolError("Error: the language server's rename edit is malformed; nothing was "
-                        "renamed")
-    return span

@@ -18,17 +18,16 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from harness9.langservers.lsp_records import (
-    edits_by_uri,
     field_of,
     kind_name,
-    replacement_of,
+    renamed_files,
     workspace_path,
 )
 from harness9.lsp.client_requests import ask_client
 from harness9.lsp.documents import EditorWorkspace
 from harness9.schema import ToolError
 from harness9.tools.language import Place, RenamedFile, SymbolFound
-from harness9.workspace.positions import Replacement, apply_replacements, column_of, units
+from harness9.workspace.positions import column_of, units
 from harness9.workspace.safe_path import safe_path
 
 METHOD = "harness9/languageQuery"
@@ -92,20 +91,8 @@ class EditorLanguage:
         """The renamed files' texts; `ToolError` when the editor refuses or the edit reaches
         outside the workspace or creates, moves or deletes files."""
         answer = await self._ask("rename", path, line, character, newName=new_name)
-        edits = edits_by_uri(field_of(answer, "edit"))
-        renamed = []
-        for uri, changes in edits.items():
-            shown = self._inside(uri)
-            if shown is None:
-                raise ToolError(f"Error: the rename would change {uri}, outside the workspace; "
-                                "nothing was renamed")
-            base = await self._workspace.read_text(shown)
-            if base is None:
-                raise ToolError(f"Error: the rename would change {shown}, which does not exist")
-            spans = sorted((self._span(base.text, change) for change in changes),
-                           key=lambda r: (r.start, r.end))
-            renamed.append(RenamedFile(shown, base, apply_replacements(base.text, spans)))
-        return renamed
+        return await renamed_files(field_of(answer, "edit"), self._root, self._workspace,
+                                   self._encoding, "the editor's")
 
     async def _ask(self, kind: str, path: str, line: int, character: int,
                    **extra: Any) -> Any:
@@ -141,12 +128,6 @@ class EditorLanguage:
         text = lines[line] if line < len(lines) else None
         column = column_of(text, count, self._encoding) if text is not None else count
         return Place(shown, line + 1, column + 1, text)
-
-    def _span(self, text: str, change: Any) -> Replacement:
-        span = replacement_of(text, change, self._encoding)
-        if span is None:
-            raise ToolError("Error: the editor's rename edit is malformed; nothing was renamed")
-        return span
 
     def _inside(self, uri: str) -> str | None:
         """The workspace-relative path of a file URI, or None outside the workspace."""
