@@ -56,6 +56,10 @@ local function run_with_a_task()
   send("find the greeting")
   h.expect_equal("the child's question", "harness9's general agent asks to run bash: echo child-ran",
     asked[1] and asked[1].prompt)
+  -- The chat redraws on a schedule of its own: its last drawing may follow the run's end.
+  vim.wait(h.TIMEOUT_MS, function()
+    return vim.deep_equal(chat_answer(), EXPECTED_CHAT)
+  end, 20)
   h.expect_lines("the chat", EXPECTED_CHAT, chat_answer())
   local run = vim.tbl_map(function(line)
     return (line:gsub("%$%d+%.%d+", "$N"))
