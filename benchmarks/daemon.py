@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import shutil
+import signal
 import tempfile
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,8 @@ def llm_env(base: Mapping[str, str], url: str | None, provider: str = "openai") 
     # The checkout's own server code, whatever the environment has installed.
     env["PYTHONPATH"] = os.pathsep.join((str(REPO), str(REPO / "server")))
     env["HARNESS9_APPROVALS"] = "yolo"  # the tools run unasked: no user to wait for
+    # Every start runs on its own unless a figure says it goes through a resident (`resident`).
+    env["HARNESS9_RESIDENT"] = "0"
     if url is None:
         return env
     env.update(
@@ -160,3 +165,38 @@ def workspace() -> Iterator[Path]:
         root = Path(tmp).resolve()
         (root / NOTES).write_text("".join(f"line {i}: some notes\n" for i in range(40)))
         yield root
+
+
+@dataclass
+class Resident:
+    """A resident for a figure's starts, its socket in `folder` (see `resident`)."""
+
+    folder: Path
+
+    def env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """`env` with its starts handed to this resident."""
+        return {**env, "HARNESS9_RESIDENT": "1", "XDG_RUNTIME_DIR": str(self.folder)}
+
+    async def ready(self, start: Callable[[], Awaitable[object]]) -> None:
+        """Make the resident with `start` (which runs on its own), wait until it listens, then
+        start once more through it (that start waits for its imports)."""
+        await start()
+        deadline = now() + 120
+        while not any(self.folder.glob("harness9/*.pid")):
+            if now() > deadline:
+                raise RuntimeError(f"no resident started in {self.folder}")
+            await asyncio.sleep(0.05)
+        await start()
+
+
+@contextlib.contextmanager
+def resident() -> Iterator[Resident]:
+    """A resident whose socket is in a new short folder; stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="h9b-"))
+    try:
+        yield Resident(folder)
+    finally:
+        for pid_file in folder.glob("harness9/*.pid"):
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        shutil.rmtree(folder, ignore_errors=True)

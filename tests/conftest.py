@@ -30,6 +30,9 @@ _GUARD = {
     # Daemons do not load the engine and the SDK ahead of a prompt most of them never get (the
     # CPU it takes would slow the whole suite); tests/e2e/test_warm_up.py switches it on.
     "HARNESS9_WARM_UP": "0",
+    # Daemons are not handed to a resident of the user's (tests/support/preloaded.py has the
+    # suite's own); tests/resident switches it on with a socket folder of the test's.
+    "HARNESS9_RESIDENT": "0",
 }
 
 

@@ -32,6 +32,8 @@ ALLOWED.update({
     # The terminal client speaks to the daemon over the protocol: no server code.
     "client": {"root", "demo", "visible_text", "protocol"},
     "demo": {"workspace"},
+    # Beside the entry point: it runs the command line a start hands over.
+    "resident": {"root", "cli", "process", "redaction"},
 })
 
 

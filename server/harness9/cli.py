@@ -120,7 +120,12 @@ def _doctor(remote: str | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the command line and dispatch; exits with the subcommand's status."""
+    """Parse the command line and dispatch; exits with the subcommand's status. A daemon's
+    start (`serve`, `acp`, `exec`) is handed to the resident when one listens."""
+    if argv is None:
+        from harness9.resident.starter import run_through_resident
+
+        run_through_resident(sys.argv[1:])
     parser = build_parser()
     if not (sys.argv[1:] if argv is None else argv):
         parser.print_help()

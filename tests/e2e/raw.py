@@ -24,11 +24,12 @@ class RawDaemon:
     Its stderr goes to a file (`log()`), so a test can read the reasons it logged.
     """
 
-    def __init__(self, env: dict[str, str] | None, log_path: Path) -> None:
+    def __init__(self, env: dict[str, str] | None, log_path: Path,
+                 command: list[str] | None = None) -> None:
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.proc = subprocess.Popen(
-            preloaded.command("serve"),
+            command or preloaded.command("serve"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
