@@ -134,6 +134,42 @@ async def test_basedpyright_answers_the_language_tools(
     assert (workspace / "greeting.py").read_text().startswith("def welcome(name: str)")
 
 
+async def test_a_server_outlives_a_pause_between_the_calls_it_answers(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    # A server that watched the client's process id (an LSP client may give it) ended within
+    # seconds: in the sandbox's process namespace the daemon is not there to be seen.
+    (workspace / "greeting.py").write_text('def greet() -> str:\n    """Say hello."""\n')
+    where = {"path": "greeting.py", "line": 1, "symbol": "greet"}
+    fake_llm.script([
+        Reply("", [Call("hover", where)]),
+        Reply("", [Call("bash", {"command": "sleep 5"})]),
+        Reply("", [Call("hover", where)]),
+        Reply("done"),
+    ])
+    daemon = await daemon_with(start, fake_llm, workspace, pyright_server())
+    assert (await daemon.run(prompt="hover, wait, hover"))["text"] == "done"
+    assert "Say hello." in tool_texts(fake_llm, 1)[-1]
+    assert "Say hello." in tool_texts(fake_llm, 3)[-1], tool_texts(fake_llm, 3)[-1]
+    # The same server answered both: it is older than the pause (a restart would hide a stop).
+    ages = [_age(pid) for pid in marked("basedpyright") if _cwd(pid) == workspace]
+    assert ages and min(ages) > 5.0, ages
+
+
+def _cwd(pid: int) -> Path | None:
+    try:
+        return Path(os.readlink(f"/proc/{pid}/cwd"))
+    except OSError:
+        return None
+
+
+def _age(pid: int) -> float:
+    """Seconds since process `pid` started."""
+    started = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    return uptime - started / os.sysconf("SC_CLK_TCK")
+
+
 # Without bubblewrap on the daemon's PATH the sandbox is Landlock's.
 @pytest.mark.parametrize("path", [os.environ.get("PATH", os.defpath), "/nonexistent"],
                          ids=["bwrap", "landlock"])

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +142,10 @@ class ServerConnection:
         protocol.set_writer(self.process.writer)
         self._tasks.append(asyncio.create_task(self._read(), name=f"lsp {self.config.name}"))
         result = await self.request("initialize", {
-            "processId": os.getpid(),
+            # No process id: a server watching it (pyright does, every 3 s) ends when it cannot
+            # see the daemon, as in the sandbox's process namespace. The reaper and a closed
+            # stdin end it with the daemon instead.
+            "processId": None,
             "clientInfo": {"name": "harness9"},
             "rootUri": Path(self.root).as_uri(),
             "rootPath": self.root,
