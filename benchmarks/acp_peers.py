@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.acp import ACP, NdjsonClient
 from benchmarks.core import REPO, Row, Timed, error_row, interleave, median, now, ratio_row
-from benchmarks.daemon import llm_env
+from benchmarks.daemon import Resident, llm_env, resident
 from benchmarks.fake_llm import fake_llm
 from benchmarks.responses_fake import responses_fake
 
@@ -76,8 +76,11 @@ def _fresh(folder: Path, files: dict[str, str]) -> None:
         (folder / name).write_text(text)
 
 
-def _ours(provider: str, url: str, root: Path, state: Path) -> Timed:
+def _ours(provider: str, url: str, root: Path, state: Path,
+          through: Resident | None = None) -> Timed:
     env = {**llm_env(os.environ, url, provider), "HARNESS9_STATE_DIR": str(state)}
+    if through is not None:
+        env = through.env(env)
 
     async def run() -> float:
         _fresh(state, {})
@@ -131,18 +134,24 @@ async def peer_rows(reps: int, root: Path) -> list[Row]:
                 ours = _ours(wire, fake.url, root, top / "ours")
                 try:
                     rows.append(await _compare(name, wire, reps, ours, theirs))
+                    with resident() as warm:
+                        warmed = _ours(wire, fake.url, root, top / "ours", warm)
+                        await warm.ready(warmed)
+                        rows.append(await _compare(name, wire, reps, warmed, theirs,
+                                                   " through a resident"))
                 except Exception as exc:  # a peer that does not run here says why
                     rows.append(error_row(f"acp first answer vs {name}", exc))
     return rows
 
 
-async def _compare(name: str, wire: str, reps: int, ours: Timed, theirs: Timed) -> Row:
+async def _compare(name: str, wire: str, reps: int, ours: Timed, theirs: Timed,
+                   way: str = "") -> Row:
     await ours()  # warm the page cache for both
     await theirs()
     mine, base = await interleave(reps, ours, theirs)
     target = PEERS[name][2]
-    row = ratio_row(f"acp first answer vs {name}", median(mine) * 1000, median(base) * 1000,
-                    "ms", target)
+    row = ratio_row(f"acp first answer vs {name}{way}", median(mine) * 1000,
+                    median(base) * 1000, "ms", target)
     row.notes.append(f"spawn → first prompt answered ({PROMPT!r}, one model call), {wire} wire; "
                      f"floor: {name}'s ACP adapter on the same fake model, median of {reps}")
     return row
