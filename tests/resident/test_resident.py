@@ -76,11 +76,21 @@ def _resident_pid() -> int:
     return int(pid_file.read_text())
 
 
+def _through_resident(runtime: dict[str, str]) -> None:
+    """Wait until the resident has its libraries loaded: a start handed to it waits for that
+    (a short one: `exec --help`)."""
+    result = subprocess.run([*PLAIN, "exec", "--help"], env={**os.environ, **runtime},
+                            capture_output=True, text=True, timeout=110)
+    assert result.returncode == 0 and "exec" in result.stdout, result.stderr
+
+
 def _daemon_of(resident: int) -> int:
     """The one daemon the resident runs (its supervisor's child)."""
-    _until(lambda: any(_children(s) for s in _children(resident)), "a forked daemon")
-    (supervisor,) = _children(resident)
-    (daemon,) = _children(supervisor)
+    def daemons() -> list[int]:
+        return [d for s in _children(resident) for d in _children(s) if _alive(d)]
+
+    _until(lambda: len(daemons()) == 1, "one forked daemon")
+    (daemon,) = daemons()
     return daemon
 
 
@@ -93,11 +103,11 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_second_start_is_forked_by_the_resident_and_ends_with_its_start(
-        serve: Callable[..., RawDaemon], tmp_path: Path) -> None:
+        serve: Callable[..., RawDaemon], runtime: dict[str, str], tmp_path: Path) -> None:
     first = serve()
     first.initialize(tmp_path)  # on its own: no resident listened yet
     resident = _resident_pid()
-    assert _children(resident) == []
+    _through_resident(runtime)
     second = serve(OPENAI_API_KEY="sk-resident-test")
     second.initialize(tmp_path)  # answered by the forked daemon, on the start's pipes
     daemon = _daemon_of(resident)
@@ -116,16 +126,18 @@ def test_a_killed_start_takes_its_daemon_along(runtime: dict[str, str], tmp_path
     proc = subprocess.Popen([sys.executable, "-P", "-m", "harness9.resident.starter",
                              str(starter.socket_path())], env={**os.environ, **runtime},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    resident = _resident_pid()
-    assert resident == proc.pid
-    start = serve()
-    start.initialize(tmp_path)
-    daemon = _daemon_of(resident)
-    start.proc.kill()  # no signal to pass on: the supervisor sees the start gone
-    start.proc.wait(10)
-    _until(lambda: not _alive(daemon), "the daemon ends when its start is killed", 15)
-    proc.terminate()
-    assert proc.wait(10) == 0
+    try:
+        assert _resident_pid() == proc.pid
+        _through_resident(runtime)
+        start = serve()
+        start.initialize(tmp_path)
+        daemon = _daemon_of(proc.pid)
+        start.proc.kill()  # no signal to pass on: the supervisor sees the start gone
+        start.proc.wait(10)
+        _until(lambda: not _alive(daemon), "the daemon ends when its start is killed", 15)
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
 
 
 def test_the_exit_status_the_errors_and_the_environment_are_the_starts(
