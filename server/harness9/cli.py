@@ -2,23 +2,29 @@
 client), `exec` (headless runs), `sessions`, `restore`, `tasks` and `tools`; with no
 arguments, its help.
 
-Start-up stays cheap: only argparse is imported before dispatch, so `harness9 serve` pays for
-nothing but the daemon itself.
+Start-up stays cheap: a start handed to the resident imports nothing but the standard
+library's sockets first; otherwise only argparse is imported before dispatch, so `harness9 serve`
+pays for nothing but the daemon itself.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness9 import __version__
-from harness9.client.run_args import add_exec_parser, add_run_parser
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
+    import argparse
+
+    from harness9.client.run_args import add_exec_parser, add_run_parser
+
     parser = argparse.ArgumentParser(
         prog="harness9", description="A coding agent for any editor, and for the terminal."
     )

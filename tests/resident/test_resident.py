@@ -159,6 +159,22 @@ def test_the_exit_status_the_errors_and_the_environment_are_the_starts(
     assert _alive(resident)
 
 
+def test_a_start_that_needs_a_fresh_interpreter_gets_one_and_no_more(
+        runtime: dict[str, str], tmp_path: Path) -> None:
+    exec_args = [*PLAIN, "exec", "hi", "--workspace", "nothere"]
+    env = {**os.environ, **runtime, "OPENAI_API_KEY": "k"}
+    subprocess.run(exec_args, cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    resident = _resident_pid()
+    _through_resident(runtime)
+    # PYTHONHASHSEED changes how an interpreter starts: the daemon is exec'd anew, and that
+    # one must run the command itself, not hand it back to the resident.
+    fresh = subprocess.run(exec_args, cwd=tmp_path, env={**env, "PYTHONHASHSEED": "7"},
+                           capture_output=True, text=True, timeout=60)
+    assert fresh.returncode != 0 and f"{tmp_path}/nothere" in fresh.stderr, fresh.stderr
+    _until(lambda: not [d for s in _children(resident) for d in _children(s)],
+           "no daemon of the resident's is left", 15)
+
+
 def test_a_resident_whose_code_changed_leaves(runtime: dict[str, str]) -> None:
     folder = starter.socket_folder()
     assert folder is not None

@@ -193,6 +193,8 @@ def resident_main(path: str) -> None:
 
     fork_server.preload(PRELOAD)
     request = fork_server.serve(listener, keep_going)
+    if request.fresh:  # a fresh interpreter runs on its own: handed over, it would come back
+        request.env[SWITCH] = "0"
     become(request)
     del request
     from harness9.cli import main
