@@ -159,20 +159,21 @@ def test_the_exit_status_the_errors_and_the_environment_are_the_starts(
     assert _alive(resident)
 
 
-def test_a_start_that_needs_a_fresh_interpreter_gets_one_and_no_more(
+def test_a_start_that_starts_python_differently_runs_on_its_own_once(
         runtime: dict[str, str], tmp_path: Path) -> None:
     exec_args = [*PLAIN, "exec", "hi", "--workspace", "nothere"]
     env = {**os.environ, **runtime, "OPENAI_API_KEY": "k"}
     subprocess.run(exec_args, cwd=tmp_path, env=env, capture_output=True, timeout=60)
     resident = _resident_pid()
     _through_resident(runtime)
-    # PYTHONHASHSEED changes how an interpreter starts: the daemon is exec'd anew, and that
-    # one must run the command itself, not hand it back to the resident.
+    # PYTHONHASHSEED changes how an interpreter starts: not this resident's start (another
+    # resident's, which it starts for next time), and never handed back and forth.
     fresh = subprocess.run(exec_args, cwd=tmp_path, env={**env, "PYTHONHASHSEED": "7"},
                            capture_output=True, text=True, timeout=60)
     assert fresh.returncode != 0 and f"{tmp_path}/nothere" in fresh.stderr, fresh.stderr
     _until(lambda: not [d for s in _children(resident) for d in _children(s)],
            "no daemon of the resident's is left", 15)
+    assert len(list(Path(runtime["XDG_RUNTIME_DIR"], "harness9").glob("*.sock"))) == 2
 
 
 def test_a_resident_whose_code_changed_leaves(runtime: dict[str, str]) -> None:

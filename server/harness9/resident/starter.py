@@ -91,9 +91,12 @@ def socket_folder() -> str | None:
 
 
 def fingerprint() -> str:
-    """What a resident's preloaded code depends on: the interpreter, its library folders (their
-    change times move when a package is installed) and every module of harness9's own."""
-    parts = [sys.executable, sys.version]
+    """What a resident's preloaded code depends on: the interpreter, how it started (a start
+    that starts differently gets a resident of its own, not a fresh interpreter each time), its
+    library folders (their change times move when a package is installed) and every module of
+    harness9's own."""
+    parts = [sys.executable, sys.version,
+             repr(sorted(fork_server.startup_environment(dict(os.environ)).items()))]
     for entry in sys.path:  # not the script's folder or `-m`'s working folder, which vary
         if not entry.endswith(("site-packages", "dist-packages")):
             continue
