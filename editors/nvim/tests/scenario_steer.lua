@@ -216,14 +216,44 @@ local function plan_then_go(buf)
   h.expect_equal("agent/run with executePlan: true", true, log:find('"executePlan": ?true') ~= nil)
 end
 
+-- Hands the daemon's answers to agent/steer on `ms` late, as a loaded machine may read them: after
+-- the end of the run the message went into. Returns the function that stops it.
+local function steer_answers_late(ms)
+  local client = require("harness9.client").find(harness9.config)
+  local request = client.request
+  client.request = function(...)
+    local args = { ... } -- (self,) method, params, handler, bufnr: 0.11+ passes self
+    for i = 1, 2 do
+      if args[i] == "agent/steer" and type(args[i + 2]) == "function" then
+        local handler = args[i + 2]
+        args[i + 2] = function(...)
+          local answer = { ... }
+          vim.defer_fn(function()
+            handler(unpack(answer, 1, 4))
+          end, ms)
+        end
+      end
+    end
+    return request(unpack(args, 1, 5))
+  end
+  return function()
+    client.request = request
+  end
+end
+
 -- A steer that comes too late for its run (it stops at max_turns first) runs next, as a prompt of
--- its own (the daemon's answer `next`), with the settings' script.
+-- its own (the daemon's answer `next`), with the settings' script. Its answer read after the run's
+-- end: until then the plugin is not idle (the next run may be on its way).
 local function steer_too_late(buf)
   harness9.config.run_params = { replayFile = replay(5), maxTurns = 1 }
   type_prompt("one step")
   wait_match(buf, "the running command", "^  … running `sleep 2` · ")
+  local restore = steer_answers_late(1500)
   type_prompt("and then list the files")
+  wait_match(buf, "the first run's end", "^  ── max_turns · ")
+  h.expect_equal("running, with the steer's answer to come", true, harness9.running())
   h.wait_idle("the run and the steer run next")
+  restore()
   local shown = lines(buf)
   h.expect_lines("the steer run next", {
     "You",

@@ -18,13 +18,21 @@ local function split(text)
   return require("harness9.text_lines").split(text)
 end
 
--- Collects lines and highlights: add(line, group?) highlights the whole line.
+-- Collects lines and highlights: add(line, group?) highlights the whole line; mark(hl) adds a
+-- highlight. The builder counts its lines and highlights itself (`size`, `marks`) and nothing
+-- here reads `#out.lines`: Neovim 0.7's LuaJIT (2.1.0-beta3), once the render is compiled, was
+-- seen to give the length from before a child's rows were added, leaving them unindented.
 local function builder()
-  local out = { lines = {}, highlights = {}, rows = {} }
+  local out = { lines = {}, highlights = {}, rows = {}, size = 0, marks = 0 }
+  function out.mark(hl)
+    out.marks = out.marks + 1
+    out.highlights[out.marks] = hl
+  end
   function out.add(line, group, from, to)
-    table.insert(out.lines, line)
+    out.size = out.size + 1
+    out.lines[out.size] = line
     if group then
-      table.insert(out.highlights, { #out.lines - 1, group, from or 0, to or #line })
+      out.mark({ out.size - 1, group, from or 0, to or #line })
     end
   end
   return out
@@ -82,19 +90,19 @@ end
 -- The agent's text, laid out (tables in columns, headings' marks concealed: markdown_layout.lua)
 -- and its markdown highlighted (markdown.lua); both give rows counted from the text's first.
 local function add_markdown(out, text)
-  local first = #out.lines
+  local first = out.size
   local laid = layout.cached(text)
   for _, line in ipairs(laid.lines) do
     out.add(line)
   end
   for _, hl in ipairs(markdown.highlights(table.concat(laid.lines, "\n"))) do
     if not on_own_rows(hl, laid.own) then
-      table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], end_row = hl.end_row and hl.end_row + first,
+      out.mark({ hl[1] + first, hl[2], hl[3], hl[4], end_row = hl.end_row and hl.end_row + first,
         conceal = hl.conceal, conceal_lines = hl.conceal_lines, priority = hl.priority })
     end
   end
   for _, hl in ipairs(laid.highlights) do
-    table.insert(out.highlights, { hl[1] + first, hl[2], hl[3], hl[4], conceal = hl.conceal })
+    out.mark({ hl[1] + first, hl[2], hl[3], hl[4], conceal = hl.conceal })
   end
 end
 
@@ -132,16 +140,16 @@ local add_tool
 -- parent's, moved right with its highlights) and its text.
 local function add_children(out, block, state)
   for _, child in ipairs(block.children or {}) do
-    local line, highlight = #out.lines, #out.highlights
+    local line, highlight = out.size, out.marks
     if child.kind == "text" then
       add_markdown(out, child.text) -- the child's own words, laid out as the parent's
     else
       add_tool(out, child, state)
     end
-    for i = line + 1, #out.lines do
+    for i = line + 1, out.size do
       out.lines[i] = "    " .. out.lines[i]
     end
-    for i = highlight + 1, #out.highlights do
+    for i = highlight + 1, out.marks do
       local hl = out.highlights[i]
       hl[3], hl[4] = hl[3] + 4, hl[4] + 4
     end
@@ -157,7 +165,7 @@ function add_tool(out, block, state)
     row = row .. " · " .. table.concat(meta, " · ")
   end
   out.add(row, ROW_GROUP[shown])
-  out.rows[#out.lines] = block
+  out.rows[out.size] = block
   if block.status == "running" then
     add_live(out, block)
   end
@@ -221,13 +229,13 @@ local function add_queued(out, run, place)
   out.add("You", "harness9ChatUser")
   for _, line in ipairs(split(run.prompt)) do
     out.add(line)
-    out.rows[#out.lines] = { queued_run = run }
+    out.rows[out.size] = { queued_run = run }
   end
   local where = place == 1 and "next" or ("#" .. place .. " in line")
   -- Until the daemon says it is in the queue (its `queued`), it is on its way there.
   out.add(run.queued.id and string.format("  (queued · %s; x removes it)", where) or "  (queueing…)",
     "harness9ChatDim")
-  out.rows[#out.lines] = { queued_run = run }
+  out.rows[out.size] = { queued_run = run }
 end
 
 local function add_run(out, run, state)
@@ -333,7 +341,7 @@ function M.render(state)
     end
   end
   out.add("")
-  out.add = nil
+  out.add, out.mark = nil, nil
   return out
 end
 

@@ -66,6 +66,10 @@ local state = view.new({ clock = vim.loop.now })
 -- The runs in flight, oldest first: the one in progress, then the queued ones; each
 -- { run, client, request_id } (no request_id: a steer's next run, which no request of ours awaits).
 local inflight = {}
+-- agent/steer requests not answered yet, as keys: until its answer comes, a steer may go on as a
+-- run of its own (`next`), and the run it went into may have ended already (its run_finished
+-- can come first): the plugin is not idle meanwhile.
+local steering = {}
 local sessions = {} -- client id -> sessionId of its last run
 local log = {}
 -- The model picked (:Harness9Model) for sessions still to start: sent as the first run's
@@ -85,9 +89,15 @@ function M.session_id()
   return client and sessions[client.id] or nil
 end
 
---- True while a run is in flight (in progress or queued).
+-- A run in flight (in progress or queued), or a steer whose answer may start one.
+local function busy()
+  return #inflight > 0 or next(steering) ~= nil
+end
+
+--- True while a run is in flight (in progress or queued), or a message sent into a run is not
+--- answered yet (it may run next, as a prompt of its own).
 function M.running()
-  return #inflight > 0
+  return busy()
 end
 
 -- The entry of the run in progress (not one waiting in the queue), if any.
@@ -256,6 +266,7 @@ end
 
 local function on_exit(code, signal, client_id)
   sessions[client_id] = nil
+  steering = {} -- their answers never come
   append_log(string.format("[exit] the daemon exited (code %s, signal %s)", code, signal))
   local message = string.format("the harness9 daemon exited (code %s)", code)
   for _, entry in ipairs(vim.list_slice(inflight, 1, #inflight)) do
@@ -291,8 +302,8 @@ M.execute_plan_prompt = "Carry out the plan."
 --- may then be empty).
 function M.run(prompt, opts)
   opts = opts or {}
-  local queue = opts.queue and #inflight > 0
-  if #inflight > 0 and not queue then
+  local queue = opts.queue and busy()
+  if busy() and not queue then
     return false, "harness9: a run is in progress (:Harness9Queue queues a prompt, :Harness9Cancel stops it)"
   end
   local client_now = client_mod.find(M.config)
@@ -382,7 +393,10 @@ function M.steer(prompt, opts)
     params.context = items
   end
   append_log("[agent/steer] → " .. vim.fn.json_encode(params))
+  local asked = {}
+  steering[asked] = true
   local ok = client_mod.call(client, "request", "agent/steer", params, function(err, result)
+    steering[asked] = nil
     if err or type(result) ~= "table" then
       view.steer_answered(run, prompt, "failed")
       vim.notify("harness9: the message did not reach the agent: " .. (err and err.message or "no answer"),
@@ -400,6 +414,7 @@ function M.steer(prompt, opts)
     schedule_render()
   end)
   if not ok then
+    steering[asked] = nil
     view.steer_answered(run, prompt, "failed")
     return false, "harness9: the harness9 daemon is not running"
   end
@@ -488,7 +503,7 @@ end
 --- Offers the current session's checkpoints (`vim.ui.select`), confirms and restores the one
 --- picked; the outcome is reported with `vim.notify` and noted in the run buffer.
 function M.restore()
-  if #inflight > 0 then
+  if busy() then
     return false, "harness9: a run is in progress; restore once it ends (:Harness9Cancel stops it)"
   end
   local client = client_mod.find(M.config)
@@ -589,7 +604,7 @@ function M.chat()
   local buf = chat.get({
     submit = function(text)
       -- While a run goes, the prompt goes into it (a steer).
-      local send = #inflight > 0 and M.steer or M.run
+      local send = busy() and M.steer or M.run
       kept_unless_sent(text, send(text, { from_chat = true }))
     end,
     queue = function(text)
@@ -629,7 +644,7 @@ end
 
 --- Forgets the conversation: the next run starts a new session (`:Harness9Chat!`).
 function M.new_session()
-  if #inflight > 0 then
+  if busy() then
     return false, "harness9: a run is in progress (:Harness9Cancel stops it)"
   end
   state.runs = {}
@@ -753,7 +768,7 @@ end
 --- Lists the stored sessions of the workspace (`vim.ui.select`) to resume one in the chat or
 --- delete it (see sessions.lua).
 function M.sessions()
-  if #inflight > 0 then
+  if busy() then
     return false, "harness9: a run is in progress; pick a session once it ends (:Harness9Cancel stops it)"
   end
   return with_client(function(client)
