@@ -13,7 +13,7 @@ import { settleEditedDocument } from './editedDocuments';
 import type * as P from './protocol.generated';
 import { request } from './requests';
 import { activeFolder } from './runner';
-import { applyNote, applyOutcomeFrom, clipTitle, filesCount, type TaskEntry, taskDescription } from './taskList';
+import { applyNote, applyOutcomeFrom, clipTitle, conflictName, endedNote, filesCount, type TaskEntry } from './taskList';
 import type { TaskNode, TaskView } from './taskView';
 import { received } from './wire';
 
@@ -91,7 +91,7 @@ export class TaskActions implements vscode.Disposable {
       return;
     }
     const actions = task.changedFiles.length > 0 ? ['Review', 'Apply'] : [];
-    const choice = await vscode.window.showInformationMessage(`harness9: background task "${clipTitle(title, 40)}": ${taskDescription(task)}`, ...actions);
+    const choice = await vscode.window.showInformationMessage(`harness9: ${endedNote(title, task)}`, ...actions);
     const node: TaskNode = { kind: 'task', task };
     if (choice === 'Review') {
       await this.review(node);
@@ -178,7 +178,7 @@ export class TaskActions implements vscode.Disposable {
       return;
     }
     for (const conflict of outcome.conflicts) {
-      const uri = this.virtual(`/${conflict.path}`, `conflict-${task.sessionId}`, conflict.text || '(the file cannot be merged)');
+      const uri = this.virtual(conflictName(conflict.path), `conflict-${task.sessionId}`, conflict.text || '(the file cannot be merged)');
       await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: true });
     }
     const choice = await vscode.window.showWarningMessage(`harness9: ${applyNote(title, outcome)}`, 'Review');

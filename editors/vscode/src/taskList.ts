@@ -49,10 +49,27 @@ export function filesCount(n: number): string {
   return `${n} file${n === 1 ? '' : 's'}`;
 }
 
-/** The line beside a task's title: `completed · 2 files +3 −1`. */
+/**
+ * The line beside a task's title: `2 files +3 −1 · completed` (the counts first: where the view
+ * is narrow, the status is its icon too).
+ */
 export function taskDescription(t: TaskEntry): string {
   const changes = t.changedFiles.length === 0 ? 'no changes' : `${filesCount(t.changedFiles.length)} +${t.insertions} −${t.deletions}`;
-  return `${t.status} · ${changes}`;
+  return `${changes} · ${t.status}`;
+}
+
+/** The path of a conflict's document: `src/a (conflicts).ts`, its extension kept for its language. */
+export function conflictName(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dot = path.lastIndexOf('.');
+  const cut = dot > slash + 1 ? dot : path.length;
+  return `/${path.slice(0, cut)} (conflicts)${path.slice(cut)}`;
+}
+
+/** The note when a task's run ends: `background task "…": completed, 1 file +1 −1`. */
+export function endedNote(title: string, t: TaskEntry): string {
+  const changes = t.changedFiles.length === 0 ? 'no changes' : `${filesCount(t.changedFiles.length)} +${t.insertions} −${t.deletions}`;
+  return `background task "${clipTitle(title, 40)}": ${t.status}, ${changes}`;
 }
 
 /** The codicon of a status (the tree item's icon). */
@@ -82,7 +99,7 @@ export function taskContext(t: TaskEntry): 'task-running' | 'task-applied' | 'ta
 }
 
 /** A title cut to fit one line of the view. */
-export function clipTitle(title: string, max = 60): string {
+export function clipTitle(title: string, max = 32): string {
   const line = title.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -1,7 +1,7 @@
 /** Background tasks as the Tasks view reads them: entries, their line, Apply's note, whose progress. */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyNote, applyOutcomeFrom, statusIcon, taskContext, taskDescription, TaskRuns, tasksFrom } from '../../src/taskList';
+import { applyNote, applyOutcomeFrom, conflictName, endedNote, statusIcon, taskContext, taskDescription, TaskRuns, tasksFrom } from '../../src/taskList';
 
 const listed = {
   tasks: [
@@ -25,12 +25,13 @@ describe('background tasks', () => {
 
   it('says status, files and +/− on one line; the menus follow the status', () => {
     const [done, running] = tasksFrom(listed);
-    assert.equal(taskDescription(done), 'completed · 2 files +3 −1');
-    assert.equal(taskDescription(running), 'running · no changes');
-    assert.equal(taskDescription({ ...done, changedFiles: ['a.txt'] }), 'completed · 1 file +3 −1');
+    assert.equal(taskDescription(done), '2 files +3 −1 · completed');
+    assert.equal(taskDescription(running), 'no changes · running');
+    assert.equal(taskDescription({ ...done, changedFiles: ['a.txt'] }), '1 file +3 −1 · completed');
     assert.equal(taskContext(done), 'task-done');
     assert.equal(taskContext(running), 'task-running');
     assert.equal(taskContext({ ...done, status: 'applied' }), 'task-applied');
+    assert.equal(endedNote('Add a test', done), 'background task "Add a test": completed, 2 files +3 −1');
     assert.equal(statusIcon('running'), 'sync~spin');
     assert.equal(statusIcon('interrupted'), 'warning');
   });
@@ -41,6 +42,12 @@ describe('background tasks', () => {
     const refused = applyOutcomeFrom({ applied: false, conflicts: ['a.txt', 'b.txt'], hunks: [{ path: 'a.txt', text: '<<<<<<< workspace\n' }] });
     assert.deepEqual(refused.conflicts, [{ path: 'a.txt', text: '<<<<<<< workspace\n' }, { path: 'b.txt', text: '' }]);
     assert.equal(applyNote('Add a test', refused), 'the task "Add a test" was not applied: a.txt, b.txt conflict with your changes; nothing was written.');
+  });
+
+  it('names a conflict\'s document apart from the file, keeping its extension', () => {
+    assert.equal(conflictName('src/a.ts'), '/src/a (conflicts).ts');
+    assert.equal(conflictName('Makefile'), '/Makefile (conflicts)');
+    assert.equal(conflictName('.env'), '/.env (conflicts)');
   });
 
   it('claims a task run\'s notifications from its worktree run_started on, and leaves the chat\'s', () => {
