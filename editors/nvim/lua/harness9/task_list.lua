@@ -3,7 +3,7 @@
 -- Pure: no buffers, no daemon.
 local M = {}
 
-M.HEADER = "harness9 background tasks · <CR> review · a apply · d discard · x stop · R refresh · q close"
+M.HEADER = "<CR> review · a apply · d discard · x stop · R refresh"
 
 local ICONS = { running = "●", completed = "✓", applied = "⇲", error = "✗", cancelled = "■" }
 
@@ -83,10 +83,10 @@ function M.apply_note(title, result)
     local files = type(result.files) == "table" and result.files or {}
     local written = #files == 0 and "nothing to write" or string.format("%s (%s)", M.files_count(#files),
       table.concat(files, ", "))
-    return string.format('applied the task "%s": %s; u in an open buffer takes it back', title, written)
+    return string.format('applied "%s": %s; u takes it back', title, written)
   end
   local conflicts = type(result.conflicts) == "table" and result.conflicts or {}
-  return string.format('the task "%s" was not applied: %s %s with your changes; nothing was written', title,
+  return string.format('"%s" not applied: %s %s with your changes; nothing written', title,
     table.concat(conflicts, ", "), #conflicts == 1 and "conflicts" or "conflict")
 end
 

@@ -167,8 +167,8 @@ end
 local function tell_ended(session_id)
   for _, task in ipairs(shown) do
     if task.sessionId == session_id then
-      return notify(string.format('background task "%s": %s, %s (:Harness9Tasks to review and apply)',
-        list.clip(M.title(task), 40), task.status, list.changes(task)))
+      return notify(string.format('task "%s" %s: %s (:Harness9Tasks)', list.clip(M.title(task), 36), task.status,
+        list.changes(task)))
     end
   end
 end
@@ -184,10 +184,11 @@ function M.run(prompt, opts)
   if prompt:match("^%s*$") then
     return false, "harness9: the prompt is empty"
   end
+  -- The params as they are now: the daemon may take a moment to come up.
+  local params = vim.tbl_extend("force", {}, host.config().run_params or {}, host.chosen_model() or {})
+  params.sessionId, params.prompt, params.isolation = nil, prompt, "worktree"
+  params.context = #items > 0 and items or nil
   return with_client(function(client)
-    local params = vim.tbl_extend("force", {}, host.config().run_params or {}, host.chosen_model() or {})
-    params.sessionId, params.prompt, params.isolation = nil, prompt, "worktree"
-    params.context = #items > 0 and items or nil
     table.insert(pending, prompt)
     client_mod.call(client, "request", "agent/run", params, function(err, result)
       if err then
@@ -203,7 +204,7 @@ function M.run(prompt, opts)
         end)
       end
     end)
-    notify(string.format('"%s" runs in the background (:Harness9Tasks lists it)', list.clip(prompt, 40)))
+    notify(string.format('"%s" runs in the background (:Harness9Tasks)', list.clip(prompt, 40)))
   end)
 end
 
@@ -345,6 +346,7 @@ function M.open()
     vim.cmd(host.config().split)
     api.nvim_win_set_buf(0, buf)
   end
+  vim.wo.wrap = false -- a long title runs off the window rather than between the rows
   render()
   return M.refresh()
 end
