@@ -152,7 +152,12 @@ export class TaskActions implements vscode.Disposable {
    * nothing is written and each conflicting file's hunks open.
    */
   async apply(node?: TaskNode): Promise<void> {
-    const task = node?.task;
+    // The task as listed now (the node may be older: a message's button after the row's Apply).
+    const task = this.view.shown.find((t) => t.sessionId === node?.task.sessionId) ?? node?.task;
+    if (task?.status === 'applied') {
+      void vscode.window.showInformationMessage('harness9: that task is applied already.');
+      return;
+    }
     const client = task ? await this.daemon.ensureStarted() : undefined;
     if (!task || !client) {
       return;
@@ -183,7 +188,7 @@ export class TaskActions implements vscode.Disposable {
     }
     const choice = await vscode.window.showWarningMessage(`harness9: ${applyNote(title, outcome)}`, 'Review');
     if (choice === 'Review') {
-      await this.review(node);
+      await this.review({ kind: 'task', task });
     }
   }
 
