@@ -103,7 +103,7 @@ run_scenario() {
   echo "nvim tests: $name passed in $(((end - start) / 1000000)) ms" >&2
 }
 
-scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat chatcontext markdown childrows approvefloat sessions restoreview context keys diff review encodings sandbox steer models subagents problems language plainfix plaininstruction plainask remote plainremote"
+scenarios="run cancel nodaemon approve approvecancel stock restore applyedit enable chat chatcontext markdown childrows approvefloat sessions restoreview context keys diff review tasks encodings sandbox steer models subagents problems language plainfix plaininstruction plainask remote plainremote"
 scenarios="${H9_ONLY:-$scenarios}" # H9_ONLY="approve stock" runs those scenarios only
 
 pyright="$(basedpyright)"

@@ -17,6 +17,9 @@ h.main(function()
     { "<leader>hx", "n", "<Cmd>Harness9Cancel<CR>" },
     { "<leader>hs", "n", "<Cmd>Harness9Sessions<CR>" },
     { "<leader>hd", "n", "<Cmd>Harness9Diff<CR>" },
+    { "<leader>hb", "n", ":Harness9Background " },
+    { "<leader>hb", "x", ":Harness9Background " },
+    { "<leader>ht", "n", "<Cmd>Harness9Tasks<CR>" },
     { "<leader>hu", "n", "" }, -- turned off
     { "<leader>hl", "n", "<Cmd>echo 'mine'<CR>" }, -- the user's own
   }

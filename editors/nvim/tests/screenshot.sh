@@ -4,7 +4,7 @@
 # into HTML (rich) and photographed by headless Chromium. Writes chat.ansi, chat.html, chat.png
 # (and plan.*: a run with its plan, a message sent into it and a queued prompt; markdown.*: an
 # answer's headings and table in the run buffer and the chat; subagents.*: a child agent's rows
-# under its task; plain.*: Neovim without the plugin,
+# under its task; tasks.*: the background tasks' list; plain.*: Neovim without the plugin,
 # a ruff problem fixed through the "Fix with harness9" code action) to $1 and fails when the
 # screen lacks what it should show. Skipped without tmux or chromium.
 # Usage: tests/screenshot.sh DIR NVIM DAEMON
@@ -78,6 +78,11 @@ shot markdown screenshot_markdown.lua replay-screenshot-markdown.json "Test repo
 # apart from the parent's answer (the fake LLM as the model: the replay file is not read).
 shot subagents screenshot_subagents.lua replay-screenshot.json "✓ explore agent: find the tests of add" \
   "      ✓ read test_calc.py" "is tested in test_calc.py" "The explore agent found it:"
+# Background tasks: one done with its changes, one still running, while calc.py has the user's
+# unsaved lines.
+shot tasks screenshot_tasks.lua replay-screenshot-tasks.json "<CR> review · a apply · d discard" \
+  "● running    1 file +7 −0  Add a test for mul" "✓ completed  1 file +1 −1  Fix add in calc.py: it subtracts" \
+  "    calc.py" "def div(a, b):"
 # Neovim without the plugin: ruff's problem fixed by the "Fix with harness9" code action, the run's
 # transcript opened beside the file, the closing message.
 shot plain screenshot_plain.lua replay-plainfix.json "return sum(item for item in items)" \

@@ -34,6 +34,7 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
 <button type="button" id="plan-toggle" class="toggle" aria-pressed="false" hidden title="Plan first: the agent investigates and writes a plan, changing nothing; Go then carries it out">Plan first</button>
 <button type="button" id="stop" class="danger" hidden>Stop</button>
 <button type="button" id="queue" class="secondary" hidden title="Run this prompt after the run in progress (and any queued before it); Ctrl+Enter">Queue</button>
+<button type="button" id="background" class="secondary" hidden title="Run in background: the agent works on this prompt in a git worktree of its own, beside the chat; the Background Tasks list shows it, Apply brings its changes in">Run in background</button>
 <button type="button" id="send" class="primary">Send</button>
 </span>
 </div>

@@ -21,6 +21,8 @@ import { Runner } from './runner';
 import { type ChatAction, RunView } from './runView';
 import { SessionPicker } from './sessionPicker';
 import { StatusItem } from './status';
+import { TaskActions } from './taskActions';
+import { type TaskNode, TaskView } from './taskView';
 
 let daemon: Daemon | undefined;
 
@@ -30,11 +32,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const view = new RunView(context.extensionUri);
   const status = new StatusItem();
   let runner: Runner | undefined;
+  let tasks: TaskView | undefined;
   const approver = new Approver(view, () => runner?.workspaceRoot(), status, () => daemon?.takesApprovalContent() === true);
   daemon = new Daemon(
     output,
     (method, params) => {
-      if (method === 'agent/progress') {
+      // A background task's progress goes to the Tasks view; the chat's to the chat.
+      if (method === 'agent/progress' && !tasks?.onProgress(params as Record<string, unknown>)) {
         runner?.onProgress(params);
         onEditedThroughEditor(params, runner?.workspaceRoot());
       }
@@ -59,6 +63,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const since = new CheckpointReviewer(d, view, () => r.workspaceRoot());
   const models = new ModelChooser(d, view, () => r.sessionId);
   const commands = new CommandList(d, view, () => r.sessionId, () => r.workspaceRoot());
+  const taskView = new TaskView(d, context.workspaceState);
+  tasks = taskView;
+  const background = new TaskActions(d, taskView, () => models.runParams());
   r.setHooks({
     newSessionParams: () => models.runParams(),
     sessionStarted: (id) => void models.sessionStarted(id),
@@ -81,9 +88,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const mentions = new MentionFinder(() => r.workspaceRoot());
   // The prompt box: a new run; while one goes, a message into it (Enter) or a queued prompt (Queue).
   // The files it names as `@path` go with it, after the chips.
-  const sendFromBox = async (a: { prompt: string; queue?: boolean; plan?: boolean }): Promise<void> => {
+  const sendFromBox = async (a: { prompt: string; queue?: boolean; plan?: boolean; background?: boolean }): Promise<void> => {
     const context = withMentioned(chips.take(), await mentions.attach(a.prompt));
-    if (!r.busy) {
+    if (a.background) {
+      await background.run(a.prompt, context);
+    } else if (!r.busy) {
       await r.runAgent(a.prompt, context, { plan: a.plan });
     } else if (a.queue) {
       await r.runAgent(a.prompt, context, { queue: true, plan: a.plan });
@@ -95,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): void {
   d.onDidChangeRunning((running) => {
     if (running) {
       const steering = d.supports('agent/steer');
-      view.setComposer({ steering, planning: steering });
+      view.setComposer({ steering, planning: steering, tasks: d.supports('agent/tasks') });
     }
   });
   view.onRunAction((a) => {
@@ -162,6 +171,8 @@ export function activate(context: vscode.ExtensionContext): void {
     approver,
     changes,
     since,
+    taskView,
+    background,
     d,
     vscode.commands.registerCommand('harness9.runAgent', (prompt?: unknown) =>
       r.runAgent(typeof prompt === 'string' ? prompt : undefined, chips.take()),
@@ -182,6 +193,15 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('harness9.tryDemo', startDemo),
     vscode.commands.registerCommand('harness9.restartDaemon', () => d.restart()),
     vscode.commands.registerCommand('harness9.selectModel', () => models.pick()),
+    vscode.commands.registerCommand('harness9.runInBackground', (prompt?: unknown) =>
+      background.run(typeof prompt === 'string' ? prompt : undefined, chips.take()),
+    ),
+    vscode.commands.registerCommand('harness9.tasks.refresh', () => taskView.refresh()),
+    vscode.commands.registerCommand('harness9.tasks.review', (n?: TaskNode) => background.review(n)),
+    vscode.commands.registerCommand('harness9.tasks.apply', (n?: TaskNode) => background.apply(n)),
+    vscode.commands.registerCommand('harness9.tasks.discard', (n?: TaskNode) => background.discard(n)),
+    vscode.commands.registerCommand('harness9.tasks.stop', (n?: TaskNode) => background.stop(n)),
+    vscode.commands.registerCommand('harness9.tasks.openFile', (n?: TaskNode) => background.openFile(n)),
   );
 }
 

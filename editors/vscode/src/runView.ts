@@ -40,6 +40,8 @@ export interface ComposerState {
   readonly steering: boolean;
   /** The daemon plans before it acts on request (`plan: true`, `executePlan: true`). */
   readonly planning: boolean;
+  /** The daemon runs prompts as background tasks in worktrees (`agent/tasks`). */
+  readonly tasks: boolean;
 }
 
 const POST_INTERVAL_MS = 50;
@@ -50,7 +52,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private runs: RunState[] = [];
   private approvals: readonly ApprovalCard[] = [];
-  private composer: ComposerState = { busy: false, chips: [], sessions: false, steering: false, planning: true };
+  private composer: ComposerState = { busy: false, chips: [], sessions: false, steering: false, planning: true, tasks: true };
   private models: ModelsState = { models: [], current: undefined, errors: [], effort: false, available: true };
   private commands: readonly SlashCommand[] = [];
   private recent: readonly SessionSummary[] = [];

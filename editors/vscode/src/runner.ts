@@ -448,7 +448,8 @@ export class Runner {
   }
 }
 
-function activeFolder(): vscode.WorkspaceFolder | undefined {
+/** The folder of the active editor, else the first of the workspace. */
+export function activeFolder(): vscode.WorkspaceFolder | undefined {
   const uri = vscode.window.activeTextEditor?.document.uri;
   const fromEditor = uri ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
   return fromEditor ?? vscode.workspace.workspaceFolders?.[0];

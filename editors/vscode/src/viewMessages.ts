@@ -29,9 +29,10 @@ export type RunAction =
 export type ChatAction =
   /**
    * The prompt box: `queue` puts it in the session's queue; otherwise it starts a run (`plan`:
-   * plan only), or, while one runs, goes into it (a steer).
+   * plan only), or, while one runs, goes into it (a steer); `background`: a task of its own in
+   * a git worktree, whatever the chat is doing.
    */
-  | { readonly type: 'send'; readonly prompt: string; readonly queue?: boolean; readonly plan?: boolean }
+  | { readonly type: 'send'; readonly prompt: string; readonly queue?: boolean; readonly plan?: boolean; readonly background?: boolean }
   | { readonly type: 'stop' }
   | { readonly type: 'newChat' }
   | { readonly type: 'sessions' }
@@ -52,7 +53,7 @@ export function chatActionFrom(m: Record<string, unknown>): ChatAction | undefin
   switch (m.type) {
     case 'send':
       return typeof m.prompt === 'string'
-        ? { type: 'send', prompt: m.prompt, queue: m.queue === true, plan: m.plan === true }
+        ? { type: 'send', prompt: m.prompt, queue: m.queue === true, plan: m.plan === true, ...(m.background === true ? { background: true } : {}) }
         : undefined;
     case 'stop':
     case 'newChat':

@@ -92,8 +92,9 @@ function M.row(line)
   return rows[line]
 end
 
---- The chat buffer (created on first use). `actions`: submit(text), queue(text), plan(text), unqueue(run),
---- interrupt(), diff(block), each called from the buffer's keys (see the README).
+--- The chat buffer (created on first use). `actions`: submit(text), queue(text), plan(text),
+--- background(text), unqueue(run), interrupt(), diff(block), each called from the buffer's keys
+--- (see the README).
 function M.get(actions)
   local existing = M.find()
   if existing then
@@ -151,6 +152,11 @@ function M.get(actions)
     api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt })
     return actions.plan(text)
   end, "harness9: send the prompt line as plan first (the agent plans, changing nothing)")
+  map("B", function()
+    local text = prompt_text(buf)
+    api.nvim_buf_set_lines(buf, -2, -1, false, { M.prompt })
+    return actions.background(text)
+  end, "harness9: run the prompt line in the background (a task in a git worktree; :Harness9Tasks)")
   map("x", function()
     local row = rows[api.nvim_win_get_cursor(0)[1]]
     if row and row.queued_run then

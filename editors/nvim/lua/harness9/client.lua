@@ -159,21 +159,32 @@ function M.start_detached(config)
   return vim.lsp.start_client(config)
 end
 
+-- Roots whose client is starting (not listed among the clients before it is initialized): the
+-- callbacks waiting for it, so that two commands in a row start one daemon, not two.
+local starting = {}
+
 --- Starts a client for `opts`; `on_ready(client)` runs once it is initialized.
 local function start(opts, on_ready)
   local config = M.config(opts)
+  local root = root_of(opts)
+  starting[root] = { on_ready }
   config.on_init = function(client)
     if opts.settings then
       M.call(client, "notify", "workspace/didChangeConfiguration", { settings = { harness9 = opts.settings } })
     end
     vim.schedule(function()
+      local waiting = starting[root] or { on_ready }
+      starting[root] = nil
       if M.on_ready then
         M.on_ready(client)
       end
-      on_ready(client)
+      for _, ready in ipairs(waiting) do
+        ready(client)
+      end
     end)
   end
   config.on_exit = function(code, signal, client_id)
+    starting[root] = nil
     if M.on_exit then
       vim.schedule(function()
         M.on_exit(code, signal, client_id)
@@ -182,6 +193,7 @@ local function start(opts, on_ready)
   end
   local id = M.start_detached(config)
   if not id then
+    starting[root] = nil
     error("could not start " .. table.concat(opts.cmd, " "), 0)
   end
   return id
@@ -205,6 +217,11 @@ function M.with_client(opts, on_ready)
         end
       end
     end))
+    return
+  end
+  local waiting = starting[root_of(opts)]
+  if waiting then
+    table.insert(waiting, on_ready) -- ours, still starting
     return
   end
   start(opts, on_ready)

@@ -77,7 +77,14 @@ end
 --- marked unmodified, so a later reload (after bash changed the file) is not held back by it,
 --- and the agent's edit stays the buffer's last undo step.
 function M.settle(root, ev, args)
-  for buf, _ in pairs(buffers_of(root, through_editor(ev, args))) do
+  M.settle_paths(root, through_editor(ev, args))
+end
+
+--- The loaded buffers of `paths` (workspace-relative, under `root`) that the daemon edited
+--- through the editor and then wrote to disk: each one whose text now equals its file takes the
+--- file's timestamp and is marked unmodified (see `settle`).
+function M.settle_paths(root, paths)
+  for buf, _ in pairs(buffers_of(root, paths)) do
     local name = api.nvim_buf_get_name(buf)
     if vim.bo[buf].modified and vim.fn.filereadable(name) == 1
         and vim.deep_equal(api.nvim_buf_get_lines(buf, 0, -1, false), vim.fn.readfile(name)) then

@@ -15,6 +15,7 @@ local files = require("harness9.files")
 local models = require("harness9.models")
 local restore = require("harness9.restore")
 local sessions_ui = require("harness9.sessions")
+local tasks = require("harness9.tasks")
 local view = require("harness9.view")
 
 local M = {}
@@ -44,6 +45,8 @@ local defaults = {
     log = "<leader>hl", -- :Harness9Log
     queue = "<leader>hq", -- :Harness9Queue
     plan = "<leader>hp", -- :Harness9Plan
+    background = "<leader>hb", -- :Harness9Background
+    tasks = "<leader>ht", -- :Harness9Tasks
   },
 }
 
@@ -58,6 +61,8 @@ local KEY_COMMANDS = {
   log = { n = "<cmd>Harness9Log<CR>" },
   queue = { n = ":Harness9Queue " },
   plan = { n = ":Harness9Plan " },
+  background = { n = ":Harness9Background ", x = ":Harness9Background " },
+  tasks = { n = "<cmd>Harness9Tasks<CR>" },
 }
 
 M.config = vim.deepcopy(defaults)
@@ -197,6 +202,9 @@ local function on_progress(_, params, ctx)
     return
   end
   append_log(string.format("[%s #%s] %s %s", params.runId, params.seq, params.kind, vim.fn.json_encode(params)))
+  if tasks.on_progress(params) then
+    return -- a background task's: its list shows it, not the chat
+  end
   local run = view.apply(state, params)
   if params.kind == "tool_completed" then
     local client = vim.lsp.get_client_by_id(ctx.client_id)
@@ -613,6 +621,9 @@ function M.chat()
     plan = function(text)
       kept_unless_sent(text, M.run(text, { from_chat = true, plan = true }))
     end,
+    background = function(text)
+      kept_unless_sent(text, tasks.run(text))
+    end,
     unqueue = function(run)
       report_later(M.unqueue(run))
     end,
@@ -871,6 +882,23 @@ function M.setup(opts)
     report(M.run(args.args, { plan = true, new_session = args.bang, range = range }))
   end, { nargs = "+", bang = true, range = true,
          desc = "Ask the harness9 agent for a plan first: it investigates and plans, changing nothing" })
+  tasks.configure({
+    config = function()
+      return M.config
+    end,
+    chosen_model = function()
+      return chosen_model
+    end,
+    collect = context.collect,
+  })
+  vim.api.nvim_create_user_command("Harness9Background", function(args)
+    local range = args.range > 0 and { args.line1, args.line2 } or nil
+    report(tasks.run(args.args, { range = range }))
+  end, { nargs = "+", range = true,
+         desc = "Run a prompt as a harness9 background task, in a git worktree of its own (:Harness9Tasks)" })
+  vim.api.nvim_create_user_command("Harness9Tasks", function()
+    report(tasks.open())
+  end, { desc = "List the harness9 background tasks: review, apply, discard" })
   vim.api.nvim_create_user_command("Harness9Go", function(args)
     report(M.run(args.args, { execute_plan = true }))
   end, { nargs = "*", desc = "Carry out the harness9 session's plan (after :Harness9Plan)" })

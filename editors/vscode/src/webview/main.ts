@@ -27,7 +27,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 type Incoming =
   | { type: 'runs'; runs: RunState[] }
   | { type: 'approvals'; approvals: ApprovalCard[] }
-  | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean }
+  | { type: 'composer'; busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean; tasks: boolean }
   | { type: 'focusApproval' }
   | { type: 'focusPrompt' }
   | ({ type: 'models' } & ModelsState)
@@ -48,6 +48,7 @@ const fill = byId<HTMLElement>('fill');
 const sessions = byId<HTMLButtonElement>('sessions');
 const queue = byId<HTMLButtonElement>('queue');
 const planToggle = byId<HTMLButtonElement>('plan-toggle');
+const background = byId<HTMLButtonElement>('background');
 const menu = new Menu(byId<HTMLElement>('menu'));
 const post = (message: unknown): void => vscode.postMessage(message);
 const slash = new SlashCompletion(menu, prompt, post);
@@ -164,7 +165,7 @@ function paintApprovals(cards: ApprovalCard[]): void {
 const IDLE_PLACEHOLDER = prompt.placeholder;
 const STEER_PLACEHOLDER = 'Tell the agent while it works (Enter: it reads this at its next step; Queue: run it afterwards)';
 
-function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean }): void {
+function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean; steering: boolean; planning: boolean; tasks: boolean }): void {
   busy = m.busy;
   steering = m.steering;
   document.body.classList.toggle('busy', busy);
@@ -177,6 +178,8 @@ function paintComposer(m: { busy: boolean; chips: ChipView[]; sessions: boolean;
   prompt.placeholder = busy && steering ? STEER_PLACEHOLDER : IDLE_PLACEHOLDER;
   // While a run goes, room for Stop and Queue: plan first is for a new run.
   planToggle.hidden = !m.planning || busy;
+  // A background task goes beside whatever the chat does.
+  background.hidden = !m.tasks;
   sessions.hidden = !m.sessions;
   chips.innerHTML = m.chips
     .map((c, i) => `<span class="chip ${esc(c.kind)}" title="${esc(c.title)}">${esc(c.label)}<button type="button" class="chip-remove" data-remove="${i}" aria-label="${esc(`remove ${c.label}`)}">×</button></span>`)
@@ -199,10 +202,10 @@ function decide(card: HTMLElement, decision: string): void {
   vscode.postMessage({ type: 'decide', id: card.dataset.approval, decision, message: reason });
 }
 
-/** Sends the prompt box: a run, a message into the running one, or (`toQueue`) a queued prompt. */
-function submit(toQueue = false): void {
+/** Sends the prompt box: a run, a message into the running one, (`toQueue`) a queued prompt, or a background task. */
+function submit(toQueue = false, inBackground = false): void {
   const text = prompt.value.trim();
-  if (text === '' || (busy && !steering)) {
+  if (text === '' || (busy && !steering && !inBackground)) {
     return;
   }
   if (history[history.length - 1] !== text) {
@@ -210,6 +213,12 @@ function submit(toQueue = false): void {
   }
   historyAt = history.length;
   vscode.setState({ history: history.slice(-50) });
+  if (inBackground) {
+    vscode.postMessage({ type: 'send', prompt: text, background: true });
+    menu.close();
+    prompt.value = '';
+    return;
+  }
   const plan = planToggle.getAttribute('aria-pressed') === 'true' && !busy;
   vscode.postMessage({ type: 'send', prompt: text, queue: busy && toQueue, plan });
   menu.close();
@@ -314,6 +323,7 @@ prompt.addEventListener('keydown', (event) => {
 
 send.addEventListener('click', () => submit());
 queue.addEventListener('click', () => submit(true));
+background.addEventListener('click', () => submit(false, true));
 planToggle.addEventListener('click', () => setPlanFirst(planToggle.getAttribute('aria-pressed') !== 'true'));
 stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
 byId('new-chat').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }));

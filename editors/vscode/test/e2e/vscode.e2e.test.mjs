@@ -87,6 +87,8 @@ const userSettings = {
   'extensions.ignoreRecommendations': true,
   'telemetry.telemetryLevel': 'off',
   'chat.disableAIFeatures': true,
+  // A task's files under review are in a git worktree: no offer to open its repository.
+  'git.openRepositoryInParentFolders': 'never',
   // As on the desktop (VS Code in a browser saves after a delay by default): typed text stays unsaved.
   'files.autoSave': 'off',
   'harness9.serverCommand': [daemonLink, 'serve'],
@@ -166,6 +168,23 @@ const REWRITE_TURNS = [
     tool_calls: [{ name: 'write_file', arguments: { path: 'review.txt', content: 'one\nTWO, again\nthree\n' } }],
   },
   { text: 'review.txt changed since I wrote it; I will read it again.' },
+];
+// A background task: it changes shared.txt's first line in its worktree, then takes a while.
+const BACKGROUND_TURNS = [
+  {
+    text: 'Capitalising the first line.',
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'shared.txt', source_text: 'one\n', target_text: 'ONE (the task)\n' } }],
+  },
+  { text: 'Checking it.', tool_calls: [{ name: 'bash', arguments: { command: 'sleep 4' } }] },
+  { text: 'The first line is capitalised.' },
+];
+// A second task that changes the line the user changes too: its Apply conflicts.
+const CONFLICTING_TURNS = [
+  {
+    text: 'Rewriting the second line.',
+    tool_calls: [{ name: 'edit_file', arguments: { path: 'shared.txt', source_text: 'two\n', target_text: 'TWO (the task)\n' } }],
+  },
+  { text: 'The second line is rewritten.' },
 ];
 const STALE_TEXT = 'Error: review.txt has changed since you last read or wrote it (in the editor, by a command or by someone else), '
   + 'so write_file did not overwrite it. Read it again with read_file and base the new content on what it holds now, '
@@ -402,6 +421,130 @@ async function reviewAndRevert(reviewFile) {
   assert.equal(requests.length, 4);
   const toolResults = requests[3].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
   assert.equal(toolResults.at(-1), STALE_TEXT);
+}
+
+/** Runs git in the workspace (a throwaway identity for its commits). */
+function git(...args) {
+  const done = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace, encoding: 'utf8' });
+  assert.equal(done.status, 0, done.stderr);
+  return done.stdout;
+}
+
+/** The Background Tasks view of harness9's side bar, and its row of `text`. */
+function tasksPane() {
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Background Tasks' }) });
+  return { pane, row: (text) => pane.locator('.monaco-list-row', { hasText: text }).first() };
+}
+
+/** Clicks the inline action `label` (Review, Apply, Discard) of a task's row, as a user does. */
+async function taskAction(row, label) {
+  await row.hover();
+  await row.locator(`.action-label[aria-label="${label}"]`).click({ timeout: 10_000 });
+}
+
+/**
+ * A task in the background while the user types in the open shared.txt: the chat stays
+ * empty, the Background Tasks view lists it running, then done with its +/−; Review opens the
+ * multi-diff editor; Apply merges it into the modified buffer as one undo step; Ctrl+Z takes
+ * only the task's change back.
+ */
+async function backgroundTaskApplied(sharedFile) {
+  playNext(BACKGROUND_TURNS);
+  await runCommand(page, 'harness9: New Chat');
+  frame = await runViewFrame(page);
+  await frame.locator('p.empty').waitFor({ timeout: 10_000 });
+  await openFile(page, 'shared.txt');
+  const box = frame.locator('textarea#prompt');
+  await box.click();
+  await box.fill('Capitalise the first line of shared.txt.');
+  await frame.locator('button#background').click();
+  const { pane, row } = tasksPane();
+  const task = row('Capitalise the first line');
+  await task.waitFor({ timeout: 30_000 });
+  await task.locator('.label-description', { hasText: 'running' }).waitFor({ timeout: 15_000 });
+
+  // Meanwhile the user types a line at the end of shared.txt and does not save it.
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'five' }).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('typed meanwhile', { delay: 10 });
+  await page.locator('.tab.active.dirty', { hasText: 'shared.txt' }).waitFor({ timeout: 10_000 });
+  const users = ['one', 'two', 'three', 'four', 'five', 'typed meanwhile'];
+  await shot('38-background-task-running');
+  await task.locator('.label-description', { hasText: '1 file +1 −1 · completed' }).waitFor({ timeout: 30_000 });
+  assert.equal(fs.readFileSync(sharedFile, 'utf8'), 'one\ntwo\nthree\nfour\nfive\n', 'the workspace is untouched until applied');
+  assert.equal(await frame.locator('article.run').count(), 0, 'the task does not run in the chat');
+  await task.click(); // its changed files
+  await pane.locator('.monaco-list-row', { hasText: 'shared.txt' }).waitFor({ timeout: 10_000 });
+  await shot('39-background-task-done', 'background-tasks');
+
+  // Review: the workspace's shared.txt (the buffer, typed line and all) beside the task's.
+  await taskAction(task, 'Review');
+  const entry = page.locator('.multiDiffEditor .multiDiffEntry', { hasText: 'shared.txt' });
+  await page.locator('.tab.active', { hasText: 'Task: Capitalise the first line' }).waitFor({ timeout: 15_000 });
+  await entry.locator('.editor.modified .view-line', { hasText: 'ONE (the task)' }).first().waitFor({ timeout: 10_000 });
+  await entry.locator('.editor.original .view-line', { hasText: 'typed meanwhile' }).first().waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(300);
+  await shot('40-background-task-review');
+
+  // Apply: into the open, modified buffer, merged with the typed line; saved, as the file is.
+  await openFile(page, 'shared.txt');
+  await taskAction(task, 'Apply');
+  const merged = ['ONE (the task)', ...users.slice(1)];
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'ONE (the task)' }).waitFor({ timeout: 15_000 });
+  assert.deepEqual(await editorLines(page), merged);
+  await waitFor(() => fs.readFileSync(sharedFile, 'utf8'), (t) => t === merged.join('\n'), 10_000);
+  await page.locator('.tab.active:not(.dirty)', { hasText: 'shared.txt' }).waitFor({ timeout: 10_000 });
+  await task.locator('.label-description', { hasText: 'applied' }).waitFor({ timeout: 10_000 });
+  await page.locator('.notification-toast', { hasText: 'applied the task' }).waitFor({ timeout: 10_000 });
+  await shot('41-background-task-applied');
+
+  // One undo step takes the task's change back, and only it: the user's text is left.
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'three' }).click();
+  await page.keyboard.press('Control+Z');
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'ONE (the task)' })
+    .waitFor({ state: 'detached', timeout: 10_000 });
+  assert.deepEqual(await editorLines(page), users);
+  await shot('42-background-task-undone');
+  return task;
+}
+
+/**
+ * A task whose change meets the user's on the same line: Apply opens the conflict's hunks and
+ * writes nothing; Discard (confirmed) removes its worktree and branch, and the row goes.
+ */
+async function backgroundTaskConflicts(sharedFile) {
+  const before = fs.readFileSync(sharedFile, 'utf8');
+  playNext(CONFLICTING_TURNS);
+  await runCommand(page, 'harness9: Run in Background');
+  await answerInputBox(page, 'Rewrite the second line of shared.txt.');
+  const { row } = tasksPane();
+  const task = row('Rewrite the second line');
+  await task.locator('.label-description', { hasText: '1 file +1 −1 · completed' }).waitFor({ timeout: 30_000 });
+  await openFile(page, 'shared.txt');
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'two' }).click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' (mine)', { delay: 10 });
+  const mine = fs.readFileSync(sharedFile, 'utf8');
+  await taskAction(task, 'Apply');
+  await page.locator('.notification-toast', { hasText: 'was not applied: shared.txt conflicts' }).waitFor({ timeout: 15_000 });
+  await page.locator('.tab.active', { hasText: 'shared (conflicts).txt' }).waitFor({ timeout: 10_000 });
+  const hunks = page.locator('.editor-group-container.active .monaco-editor');
+  await hunks.locator('.view-line', { hasText: 'TWO (the task)' }).first().waitFor({ timeout: 10_000 });
+  assert.ok((await editorLines(page)).some((l) => l.startsWith('<<<<<<<')), 'the hunk with its markers');
+  assert.equal(fs.readFileSync(sharedFile, 'utf8'), mine, 'nothing written');
+  assert.equal(mine, before);
+  await page.waitForTimeout(300);
+  await shot('43-background-task-conflict');
+
+  const branch = git('branch', '--list', 'harness9/*').trim();
+  assert.match(branch, /harness9\//);
+  await taskAction(task, 'Discard');
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Discard the task' });
+  await dialog.waitFor({ timeout: 10_000 });
+  await shot('44-background-task-discard');
+  await dialog.locator('.monaco-button', { hasText: 'Discard' }).click();
+  await task.waitFor({ state: 'detached', timeout: 15_000 });
+  assert.equal(git('branch', '--list', 'harness9/*').split('\n').filter((b) => b.trim() !== '').length, 1, 'one task left, the applied one');
 }
 
 /** Drags the side bar's edge so the chat is `width` pixels wide, as a user would. */
@@ -1085,6 +1228,33 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await runCommand(page, 'View: Close All Editors');
       fs.rmSync(reviewFile, { force: true });
       await leaveFakeLLM();
+    }
+  });
+
+  it('"Run in background": a task in a worktree, listed with its +/−; Review, Apply into the open modified buffer (one undo step), a conflict shown, Discard', async () => {
+    if (!fs.existsSync(daemonLink)) {
+      fs.symlinkSync(HARNESS9_BIN, daemonLink);
+    }
+    const sharedFile = path.join(workspace, 'shared.txt');
+    fs.writeFileSync(sharedFile, 'one\ntwo\nthree\nfour\nfive\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'start');
+    try {
+      await runCommand(page, 'harness9: Focus Chat');
+      await widenSideBar(480);
+      const applied = await backgroundTaskApplied(sharedFile);
+      await backgroundTaskConflicts(sharedFile);
+      await taskAction(applied, 'Discard');
+      await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Discard' }).click();
+      await tasksPane().pane.waitFor({ state: 'detached', timeout: 15_000 });
+      assert.equal(git('branch', '--list', 'harness9/*').trim(), '');
+    } finally {
+      // The user's unsaved text is dropped, so that closing asks nothing.
+      await openFile(page, 'shared.txt').then(() => runCommand(page, 'File: Revert File')).catch(() => undefined);
+      await runCommand(page, 'View: Close All Editors');
+      fs.rmSync(path.join(workspace, '.git'), { recursive: true, force: true });
+      fs.rmSync(sharedFile, { force: true });
     }
   });
 
