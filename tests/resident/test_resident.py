@@ -72,13 +72,12 @@ def _resident_pid() -> int:
     path = starter.socket_path()
     assert path is not None
     pid_file = Path(path + ".pid")
-    _until(pid_file.exists, "the resident writes its pid")
+    _until(pid_file.exists, "the resident has its libraries loaded", 120)
     return int(pid_file.read_text())
 
 
 def _through_resident(runtime: dict[str, str]) -> None:
-    """Wait until the resident has its libraries loaded: a start handed to it waits for that
-    (a short one: `exec --help`)."""
+    """A short start (`exec --help`) through the resident, ready by then."""
     result = subprocess.run([*PLAIN, "exec", "--help"], env={**os.environ, **runtime},
                             capture_output=True, text=True, timeout=110)
     assert result.returncode == 0 and "exec" in result.stdout, result.stderr

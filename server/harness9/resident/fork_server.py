@@ -159,6 +159,8 @@ def _supervise(conn: socket.socket, startup: dict[str, str]) -> Request:
     except (OSError, ValueError, EOFError, KeyError):
         os._exit(1)
     request.fresh = startup_environment(request.env) != startup
+    if _gone(conn):  # the start stopped waiting (it runs the command itself): not twice
+        os._exit(0)
     pid = os.fork()
     if pid == 0:
         conn.close()
@@ -169,6 +171,12 @@ def _supervise(conn: socket.socket, startup: dict[str, str]) -> Request:
         conn.sendall(FORKED)
     _relay(conn, pid)
     os._exit(0)
+
+
+def _gone(conn: socket.socket) -> bool:
+    """Whether the start closed its end (it sends nothing after its request)."""
+    ready, _, _ = select.select([conn], [], [], 0)
+    return bool(ready) and conn.recv(1, socket.MSG_PEEK) == b""
 
 
 def _relay(conn: socket.socket, pid: int) -> None:

@@ -28,7 +28,9 @@ from harness9.resident.becoming import become, forked
 COMMANDS = frozenset({"serve", "acp", "exec"})
 SWITCH = "HARNESS9_RESIDENT"
 IDLE_SECONDS = 30 * 60.0
-READY_TIMEOUT = 30.0  # for a start's answer once connected (the first one waits for imports)
+# How long a start waits for the resident's answer: one still importing answers late, and the
+# start then runs on its own (the resident, seeing it gone, forks nothing for it).
+READY_TIMEOUT = 5.0
 # What a daemon imports, by its roots (their submodules come along): the libraries, then the
 # front-ends' and the service's modules (none of them reads the environment on import).
 PRELOAD = (
@@ -179,9 +181,6 @@ def resident_main(path: str) -> None:
     if listening is None:
         return
     listener, inode = listening
-    with open(f"{path}.{os.getpid()}", "w") as pid:  # for whoever stops it
-        pid.write(f"{os.getpid()}\n")
-    os.replace(f"{path}.{os.getpid()}", path + ".pid")
 
     def keep_going(loop: fork_server.Loop) -> bool:
         why = _why_leave(path, inode, loop)
@@ -195,6 +194,9 @@ def resident_main(path: str) -> None:
         return False
 
     fork_server.preload(PRELOAD)
+    with open(f"{path}.{os.getpid()}", "w") as pid:  # ready: for whoever waits for it or
+        pid.write(f"{os.getpid()}\n")  # stops it
+    os.replace(f"{path}.{os.getpid()}", path + ".pid")
     request = fork_server.serve(listener, keep_going)
     if request.fresh:  # a fresh interpreter runs on its own: handed over, it would come back
         request.env[SWITCH] = "0"
