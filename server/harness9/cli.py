@@ -118,9 +118,11 @@ def _doctor(remote: str | None) -> int:
 
         lines, fine = doctor_remote(remote)
     else:
+        from harness9.resident.starter import describe
         from harness9.service.doctor import doctor_report
 
         lines, fine = doctor_report()
+        lines.append(describe())
     print("\n".join(lines))
     return 0 if fine else 1
 

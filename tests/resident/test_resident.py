@@ -127,6 +127,9 @@ def test_a_killed_start_takes_its_daemon_along(runtime: dict[str, str], tmp_path
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert _resident_pid() == proc.pid
+        doctor = subprocess.run([*PLAIN, "doctor"], env={**os.environ, **runtime},
+                                capture_output=True, text=True, timeout=60)
+        assert f"resident: ready (pid {proc.pid})" in doctor.stdout, doctor.stdout
         _through_resident(runtime)
         start = serve()
         start.initialize(tmp_path)

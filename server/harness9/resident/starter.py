@@ -76,6 +76,20 @@ def _harden() -> None:
     harden(looks_secret)
 
 
+def describe() -> str:
+    """One line for `harness9 doctor`: whether starts go through a resident, and its state."""
+    if not enabled(os.environ):
+        return f"resident: off ({SWITCH}=0): every start loads the libraries itself"
+    path = socket_path()
+    if path is None:
+        return "resident: none: no private folder for its socket (XDG_RUNTIME_DIR or /tmp)"
+    try:
+        with open(path + ".pid") as pid:
+            return f"resident: ready (pid {pid.read().strip()}), listening at {path}"
+    except OSError:
+        return f"resident: none yet; the next start makes one at {path}"
+
+
 def socket_folder() -> str | None:
     """The user's own folder for the socket (made 0700), or None when it is not safe."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
