@@ -10,54 +10,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from harness9.process.sandbox import Mechanism, availability
-from tests.e2e.daemon import Daemon, StartDaemon
+from tests.e2e.daemon import StartDaemon
 from tests.e2e.editor import Editor
+from tests.e2e.task_repos import a_task, daemon_on, edit, git, repository, started
 from tests.fakellm import Call, FakeLLM, Reply
 
 pytestmark = pytest.mark.timeout(60)
-QUIET = {"HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-4o",
-         "HARNESS9_LANGUAGE_SERVERS": "{}"}
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                          cwd=root, capture_output=True, text=True, check=True, timeout=30)
-    return done.stdout
-
-
-def repository(root: Path) -> Path:
-    """A repository with one commit: `a.txt` (five lines), `.gitignore` ignoring `.env`."""
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
-    (root / ".gitignore").write_text(".env\nbuild/\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
-
-
-async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path, **env: str) -> Daemon:
-    return await start(root, env={**fake.env(), **QUIET, **env})
-
-
-def edit(path: str, source: str, target: str, call_id: str) -> Call:
-    return Call("edit_file", {"path": path, "source_text": source, "target_text": target},
-                id=call_id)
-
-
-async def a_task(daemon: Daemon, fake: FakeLLM, *steps: Any) -> dict[str, Any]:
-    """Run one task with the fake model's `steps`; the `agent/run` result."""
-    fake.script([*steps, Reply("done")])
-    return await daemon.run(prompt="work in the background", isolation="worktree")
-
-
-def started(daemon: Daemon, run_id: str) -> dict[str, Any]:
-    return next(p for p in daemon.of_run(run_id) if p["kind"] == "run_started")
 
 
 @pytest.mark.parametrize("sandbox", [

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from harness9.service.service_errors import NotARepository
 from harness9.service.state import private_folder, workspace_key
-from harness9.service.worktrees.git_calls import GitFailed, git, git_text, null_split
+from harness9.service.worktrees.git_calls import GitFailed, git, git_text
+from harness9.service.worktrees.worktree_carry import carry_uncommitted, copy_file
 
 INCLUDE_LIST = os.path.join(".harness9", "worktreeinclude")
 SETUP_SCRIPT = os.path.join(".harness9", "setup")
@@ -36,19 +37,23 @@ class TaskWorktree:
 
 def make_worktree(workspace: str, state: Path, task_id: str) -> TaskWorktree:
     """A new worktree of `workspace`'s repository for task `task_id`; `NotARepository` when
-    `workspace` has none."""
+    `workspace` has none, or it cannot have one (the reason named)."""
     repo, prefix = _repository(workspace)
     folder = private_folder(state / "worktrees" / workspace_key(repo), state)
     path = str(folder / task_id)
     branch = f"harness9/{task_id}"
-    git(repo, "worktree", "add", "--quiet", "-b", branch, path, "HEAD")
     try:
-        _carry_uncommitted(repo, path)
+        git(repo, "worktree", "add", "--quiet", "-b", branch, path, "HEAD")
+        _check_checkout(path)
+        carry_uncommitted(repo, path)
         git(path, "add", "-A")
         git(path, "commit", "--quiet", "--allow-empty", "--no-verify", "-m",
             "harness9: the workspace when the task started")
         base = git_text(path, "rev-parse", "HEAD")
         included = _copy_included(repo, path)
+    except GitFailed as exc:
+        remove_worktree(repo, path, branch)
+        raise NotARepository(_not_made(exc)) from None
     except BaseException:
         remove_worktree(repo, path, branch)
         raise
@@ -76,17 +81,30 @@ def _repository(workspace: str) -> tuple[str, str]:
             f"isolation \"worktree\" needs a git repository with a commit: {workspace} is "
             f"not in one ({exc})") from None
     prefix = os.path.relpath(os.path.realpath(workspace), os.path.realpath(top))
+    if prefix == ".." or prefix.startswith(f"..{os.sep}"):
+        # core.worktree names another folder: git's commands here act on that one.
+        raise NotARepository(
+            f"isolation \"worktree\" needs the workspace inside its repository's work tree: "
+            f"{workspace} is outside {top} (the repository's core.worktree)")
     return top, "" if prefix == "." else prefix
 
 
-def _carry_uncommitted(repo: str, path: str) -> None:
-    """The workspace's tracked changes and untracked (not ignored) files, into the worktree."""
-    diff = git(repo, "diff", "HEAD", "--binary", "--no-renames", "--no-ext-diff")
-    if diff.strip():
-        git(path, "apply", "--binary", "--whitespace=nowarn", "-", stdin=diff)
-    untracked = null_split(git(repo, "ls-files", "-z", "--others", "--exclude-standard"))
-    for name in untracked:
-        _copy(os.path.join(repo, name), os.path.join(path, name))
+def _check_checkout(path: str) -> None:
+    """Refuse a worktree whose git commands would act elsewhere (a `core.worktree` shared
+    by every worktree of the repository, as older git versions apply it)."""
+    top = git_text(path, "rev-parse", "--show-toplevel")
+    if os.path.realpath(top) != os.path.realpath(path):
+        raise GitFailed(f"the repository's core.worktree ({top}) applies to every worktree of "
+                        "it: git in the task's worktree would act on the workspace")
+
+
+def _not_made(exc: GitFailed) -> str:
+    """Why the task's worktree could not be made, naming the limit it met."""
+    text = str(exc)
+    if "lfs" in text.lower():
+        text += (" (the repository stores files with Git LFS: its objects could not be "
+                 "checked out into the task's worktree)")
+    return f"isolation \"worktree\": the task's worktree could not be made: {text}"
 
 
 def _copy_included(repo: str, path: str) -> tuple[str, ...]:
@@ -106,15 +124,6 @@ def _copy_included(repo: str, path: str) -> tuple[str, ...]:
             if name.startswith("..") or name.split(os.sep)[0] == ".git":
                 continue
             if found.is_file() and not os.path.exists(os.path.join(path, name)):
-                _copy(str(found), os.path.join(path, name))
+                copy_file(str(found), os.path.join(path, name))
                 copied.append(name)
     return tuple(copied)
-
-
-def _copy(source: str, target: str) -> None:
-    """Copy one file (a link as a link), making its folders."""
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    if os.path.islink(source):
-        os.symlink(os.readlink(source), target)
-    elif os.path.isfile(source):
-        shutil.copy2(source, target)
