@@ -75,6 +75,11 @@ async def test_isolated_children_each_leave_a_task_the_user_applies_or_discards(
     # Each child started from the workspace as it was, the user's change included.
     assert (tree / "a.txt").read_text() == "one\ntwo\nTHREE (second)\nfour\nfive (user)\n"
 
+    # Another daemon (as after a restart) lists them from their records, and applies them.
+    await daemon.client.shutdown_session()
+    daemon = await daemon_on(start, fake_llm, root, router)
+    listed = (await daemon.request("agent/tasks", {}))["tasks"]
+    assert sorted(t["sessionId"] for t in listed) == [f"{session}/t1", f"{session}/t2"]
     applied = await daemon.request("agent/applyTask", {"sessionId": f"{session}/t1"})
     assert applied["applied"] is True and applied["files"] == ["a.txt"]
     assert (root / "a.txt").read_text() == "ONE (first)\ntwo\nthree\nfour\nfive (user)\n"
