@@ -23,10 +23,20 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 from benchmarks.checkpoints import make_workspace
-from benchmarks.core import Config, Row, interleave, limit_row, median, ratio_row
+from benchmarks.core import (
+    Config,
+    Row,
+    error_row,
+    interleave,
+    limit_row,
+    median,
+    ratio_row,
+)
 from benchmarks.daemon import NOTES, Daemon, RunOutcome, llm_env, started
 from benchmarks.fake_llm import fake_llm
 
@@ -209,7 +219,18 @@ async def _together(config: Config) -> Row:
 
 
 async def run(config: Config) -> list[Row]:
-    """Starting a task at two sizes, applying one, and three running at once."""
+    """Starting a task at two sizes, applying one, and three running at once (a figure that
+    fails is its row's error; the others are still measured)."""
     sizes = (config.size(1_000, 200, 50), config.size(10_000, 500, 50))
-    return [await _starts(config, files) for files in sizes] + [
-        await _apply(config), await _together(config)]
+    figures: list[tuple[str, Callable[[], Awaitable[Row]]]] = [
+        *((f"worktree task start, {files:,} files", partial(_starts, config, files))
+          for files in sizes),
+        ("worktree task apply", partial(_apply, config)),
+        (f"{TOGETHER} worktree tasks at once", partial(_together, config))]
+    rows = []
+    for name, measure in figures:
+        try:
+            rows.append(await measure())
+        except Exception as exc:
+            rows.append(error_row(name, exc))
+    return rows

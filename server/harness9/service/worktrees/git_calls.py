@@ -8,9 +8,11 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 
-# Commits of ours never sign, never run hooks, and need no identity of the user's.
+# Commits of ours never sign, never run hooks, and need no identity of the user's; checkouts
+# write their files with a worker a core (creating thousands of files is the kernel's work).
 _QUIET = ("-c", "user.name=harness9", "-c", "user.email=harness9@localhost",
-          "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null")
+          "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null",
+          "-c", "checkout.workers=0")
 # Without git-lfs, a repository configured for it (`filter.lfs.required`) fails every checkout
 # and `add`: its pointer files are then carried as they are, as plain files.
 _NO_LFS = ("-c", "filter.lfs.required=false", "-c", "filter.lfs.process=",
@@ -42,9 +44,9 @@ def _lfs_flags() -> tuple[str, ...]:
     return () if shutil.which("git-lfs") else _NO_LFS
 
 
-def git_text(cwd: str, *args: str) -> str:
+def git_text(cwd: str, *args: str, env: Mapping[str, str] | None = None) -> str:
     """`git`'s output as text, without its final newline."""
-    return git(cwd, *args).decode(errors="surrogateescape").rstrip("\n")
+    return git(cwd, *args, env=env).decode(errors="surrogateescape").rstrip("\n")
 
 
 def null_split(output: bytes) -> list[str]:

@@ -1,22 +1,32 @@
-"""Making a task's worktree: a git worktree under the state folder, from HEAD plus the
-workspace's uncommitted state (tracked changes, and untracked files git does not ignore),
-committed there as the task's starting point; then the files `.harness9/worktreeinclude`
-lists are copied in (left out of the task's changes), for the setup script to find."""
+"""Making a task's worktree: a git worktree under the state folder, of a commit of HEAD plus
+the workspace's uncommitted state (tracked changes, and untracked files git does not ignore),
+the task's starting point; then the files `.harness9/worktreeinclude` lists are copied in
+(left out of the task's changes), for the setup script to find."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness9.service.service_errors import NotARepository
 from harness9.service.state import private_folder, workspace_key
 from harness9.service.worktrees.git_calls import GitFailed, git, git_text
-from harness9.service.worktrees.worktree_carry import carry_uncommitted, copy_file
+from harness9.service.worktrees.worktree_carry import (
+    START_MESSAGE,
+    carry_inner_checkouts,
+    copy_file,
+    snapshot,
+)
 
 INCLUDE_LIST = os.path.join(".harness9", "worktreeinclude")
 SETUP_SCRIPT = os.path.join(".harness9", "setup")
+_ADD_TRIES = 3
+_LOCKS: dict[str, threading.RLock] = {}  # a repository's: its worktrees added one at a time
+_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +53,12 @@ def make_worktree(workspace: str, state: Path, task_id: str) -> TaskWorktree:
     path = str(folder / task_id)
     branch = f"harness9/{task_id}"
     try:
-        git(repo, "worktree", "add", "--quiet", "-b", branch, path, "HEAD")
+        start = snapshot(repo)
+        _add_worktree(repo, path, branch, start.commit)
         _check_checkout(path)
-        carry_uncommitted(repo, path)
-        git(path, "add", "-A")
-        git(path, "commit", "--quiet", "--allow-empty", "--no-verify", "-m",
-            "harness9: the workspace when the task started")
+        if carry_inner_checkouts(repo, path, start.nested):
+            git(path, "add", "-A")
+            git(path, "commit", "--quiet", "--no-verify", "-m", START_MESSAGE)
         base = git_text(path, "rev-parse", "HEAD")
         included = _copy_included(repo, path)
     except GitFailed as exc:
@@ -62,12 +72,34 @@ def make_worktree(workspace: str, state: Path, task_id: str) -> TaskWorktree:
     return TaskWorktree(task_id, workspace, repo, path, root, branch, base, included)
 
 
+def _add_worktree(repo: str, path: str, branch: str, commit: str) -> None:
+    """`git worktree add` of `commit` on a new `branch`, one at a time per repository: git
+    reads the other worktrees' files while it adds one, and fails on one half made. Tried
+    again when another process was adding one at the time."""
+    for attempt in range(_ADD_TRIES):
+        try:
+            with _repository_lock(repo):
+                git(repo, "worktree", "add", "--quiet", "-b", branch, path, commit)
+            return
+        except GitFailed as exc:
+            if attempt == _ADD_TRIES - 1 or "commondir" not in str(exc):
+                raise
+            remove_worktree(repo, path, branch)
+            time.sleep(0.1 * (attempt + 1))
+
+
+def _repository_lock(repo: str) -> threading.RLock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(os.path.realpath(repo), threading.RLock())
+
+
 def remove_worktree(repo: str, path: str, branch: str) -> None:
     """Remove the worktree at `path` and its `branch` (what is gone already is no error)."""
     if os.path.isdir(repo):
-        git(repo, "worktree", "remove", "--force", path, check=False)
-        git(repo, "branch", "-D", branch, check=False)
-        git(repo, "worktree", "prune", check=False)
+        with _repository_lock(repo):
+            git(repo, "worktree", "remove", "--force", path, check=False)
+            git(repo, "branch", "-D", branch, check=False)
+            git(repo, "worktree", "prune", check=False)
     shutil.rmtree(path, ignore_errors=True)
 
 
