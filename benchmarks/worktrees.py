@@ -221,7 +221,7 @@ async def _together(config: Config) -> Row:
 async def run(config: Config) -> list[Row]:
     """Starting a task at two sizes, applying one, and three running at once (a figure that
     fails is its row's error; the others are still measured)."""
-    sizes = (config.size(1_000, 200, 50), config.size(10_000, 500, 50))
+    sizes = (config.size(1_000, 200, 50), config.size(10_000, 500, 100))
     figures: list[tuple[str, Callable[[], Awaitable[Row]]]] = [
         *((f"worktree task start, {files:,} files", partial(_starts, config, files))
           for files in sizes),

@@ -19,6 +19,7 @@ from tests.e2e.daemon import StartDaemon
 from tests.e2e.editor import Editor
 from tests.e2e.task_repos import a_task, daemon_on, edit, git, repository, started
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.fakellm.router import Router
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -232,3 +233,26 @@ async def test_a_client_of_another_workspace_neither_sees_nor_applies_the_task(
             await stranger.request(method, {"sessionId": result["sessionId"]})
     assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
     assert len((await daemon.request("agent/tasks", {}))["tasks"]) == 1
+
+
+async def test_three_tasks_started_at_once_each_work_in_their_own_worktree(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    for n in range(200):  # enough files that the worktrees are made at the same time
+        (root / f"f{n}.txt").write_text(f"{n}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "files")
+    fake_llm.responder = Router({
+        f"task {n}": [Reply(tool_calls=[Call("write_file", {"path": f"by{n}.txt",
+                                                              "content": f"{n}\n"}, id="c1")]),
+                      Reply("done")] for n in range(3)})
+    daemon = await daemon_on(start, fake_llm, root)
+    results = await asyncio.gather(*(daemon.run(prompt=f"task {n}", isolation="worktree")
+                                     for n in range(3)))
+    assert [r["status"] for r in results] == ["completed"] * 3
+    trees = {started(daemon, r["runId"])["worktree"]["path"] for r in results}
+    assert len(trees) == 3
+    listed = {t["sessionId"]: t["changedFiles"]
+              for t in (await daemon.request("agent/tasks", {}))["tasks"]}
+    assert sorted(listed.values()) == [["by0.txt"], ["by1.txt"], ["by2.txt"]]
