@@ -43,6 +43,7 @@ CASES = (
     "caching",
     "diagnostics",
     "subagents",
+    "worktrees",
 )
 
 

@@ -31,6 +31,7 @@ PREFIXES = {
     "mcp": "mcp: ",
     "steering": "steer: ",
     "subagents": "explore children",
+    "worktrees": "worktree task",
 }
 
 

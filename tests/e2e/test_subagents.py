@@ -266,5 +266,5 @@ async def test_a_custom_agent_is_listed_and_its_tools_are_checked(
     second = router.requests["review"][1]
     assert tool_message(second, "t1") == "REVIEWED: fine"
     assert "names tools it cannot have: fly" in tool_message(second, "t2")
-    assert "not available yet" in tool_message(second, "t3")
+    assert "isolation \"worktree\" needs a git repository" in tool_message(second, "t3")
     assert result["text"] == "reviewed"

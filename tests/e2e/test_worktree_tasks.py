@@ -10,54 +10,18 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from harness9.process.sandbox import Mechanism, availability
-from tests.e2e.daemon import Daemon, StartDaemon
+from tests.e2e.daemon import StartDaemon
 from tests.e2e.editor import Editor
+from tests.e2e.task_repos import a_task, daemon_on, edit, git, repository, started
 from tests.fakellm import Call, FakeLLM, Reply
+from tests.fakellm.router import Router
 
 pytestmark = pytest.mark.timeout(60)
-QUIET = {"HARNESS9_PROVIDER": "openai", "HARNESS9_MODEL": "gpt-4o",
-         "HARNESS9_LANGUAGE_SERVERS": "{}"}
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                          cwd=root, capture_output=True, text=True, check=True, timeout=30)
-    return done.stdout
-
-
-def repository(root: Path) -> Path:
-    """A repository with one commit: `a.txt` (five lines), `.gitignore` ignoring `.env`."""
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
-    (root / ".gitignore").write_text(".env\nbuild/\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
-
-
-async def daemon_on(start: StartDaemon, fake: FakeLLM, root: Path, **env: str) -> Daemon:
-    return await start(root, env={**fake.env(), **QUIET, **env})
-
-
-def edit(path: str, source: str, target: str, call_id: str) -> Call:
-    return Call("edit_file", {"path": path, "source_text": source, "target_text": target},
-                id=call_id)
-
-
-async def a_task(daemon: Daemon, fake: FakeLLM, *steps: Any) -> dict[str, Any]:
-    """Run one task with the fake model's `steps`; the `agent/run` result."""
-    fake.script([*steps, Reply("done")])
-    return await daemon.run(prompt="work in the background", isolation="worktree")
-
-
-def started(daemon: Daemon, run_id: str) -> dict[str, Any]:
-    return next(p for p in daemon.of_run(run_id) if p["kind"] == "run_started")
 
 
 @pytest.mark.parametrize("sandbox", [
@@ -269,3 +233,26 @@ async def test_a_client_of_another_workspace_neither_sees_nor_applies_the_task(
             await stranger.request(method, {"sessionId": result["sessionId"]})
     assert (root / "a.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
     assert len((await daemon.request("agent/tasks", {}))["tasks"]) == 1
+
+
+async def test_three_tasks_started_at_once_each_work_in_their_own_worktree(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    for n in range(200):  # enough files that the worktrees are made at the same time
+        (root / f"f{n}.txt").write_text(f"{n}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "files")
+    fake_llm.responder = Router({
+        f"task {n}": [Reply(tool_calls=[Call("write_file", {"path": f"by{n}.txt",
+                                                              "content": f"{n}\n"}, id="c1")]),
+                      Reply("done")] for n in range(3)})
+    daemon = await daemon_on(start, fake_llm, root)
+    results = await asyncio.gather(*(daemon.run(prompt=f"task {n}", isolation="worktree")
+                                     for n in range(3)))
+    assert [r["status"] for r in results] == ["completed"] * 3
+    trees = {started(daemon, r["runId"])["worktree"]["path"] for r in results}
+    assert len(trees) == 3
+    listed = {t["sessionId"]: t["changedFiles"]
+              for t in (await daemon.request("agent/tasks", {}))["tasks"]}
+    assert sorted(listed.values()) == [["by0.txt"], ["by1.txt"], ["by2.txt"]]

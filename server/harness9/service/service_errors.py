@@ -5,7 +5,8 @@ ServiceError
  ├── UnknownSession      no session of this daemon (or its store) has the id
  ├── UnknownCheckpoint   the session has no such checkpoint, or it is no longer kept
  ├── UnknownRun          no run of this daemon with that id runs (or just ended)
- ├── NotARepository      a run in a worktree asked for a workspace outside git
+ ├── NotARepository      a run in a worktree asked for a workspace outside git (or at
+ │                       one of its limits)
  ├── RunError            the request could not go on; `kind` classifies it:
  │                         auth · rate_limit · network · http   (the provider's, with `status`)
  │                         config                                (settings, checkpoints off)
@@ -42,8 +43,8 @@ class UnknownSession(ServiceError, LookupError):
 
 
 class NotARepository(ServiceError):
-    """The workspace cannot have a worktree (not in a git repository, or one without commits);
-    the front-ends name the `isolation` parameter."""
+    """The workspace cannot have a worktree (not in a git repository, one without commits, or
+    a limit the message names); the front-ends name the `isolation` parameter."""
 
 
 class UnknownCheckpoint(ServiceError, LookupError):

@@ -22,6 +22,7 @@ from harness9.tools.contract import (
 
 TASK_TOOL = "task"
 DEFAULT_AGENT = "explore"
+WORKTREE = "worktree"  # the one isolation there is
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +35,14 @@ class AgentInfo:
 
 @dataclass(frozen=True, slots=True)
 class Delegation:
-    """One `task` call: the call's wire id, the agent, a short description and the prompt."""
+    """One `task` call: the call's wire id, the agent, a short description, the prompt, and
+    its isolation (`worktree`: the child works in a git worktree of its own)."""
 
     call_id: str
     agent: str
     description: str
     prompt: str
+    isolation: str | None = None
 
 
 class Subagents(Protocol):
@@ -72,8 +75,9 @@ class TaskTool:
             "description": string_property("A 3-7 word title"),
             "prompt": string_property("All the agent needs to know, and what to report"),
             "agent": {"type": "string", "enum": names, "description": f"Default {DEFAULT_AGENT}"},
-            "isolation": {"type": "string", "enum": ["worktree"],
-                          "description": "Not available yet"},
+            "isolation": {"type": "string", "enum": [WORKTREE],
+                          "description": "worktree: the agent works in a git worktree of its "
+                                         "own; its changes stay there, for the user to apply"},
         }
         return tool_definition(self.name, _description(agents), properties,
                                ["description", "prompt"], kind=ToolKind.THINK)
@@ -81,9 +85,10 @@ class TaskTool:
     async def execute(self, arguments: str) -> ToolOutput:
         """Check the call, then run the child and return its final message."""
         values = parse_arguments(arguments)
-        if values.get("isolation") is not None:
-            raise ToolError("Error: isolation \"worktree\" is not available yet; run the task "
-                            "without `isolation`")
+        isolation = values.get("isolation")
+        if isolation not in (None, WORKTREE):
+            raise ToolError(f"Error: unknown isolation {isolation!r}: it is \"{WORKTREE}\" "
+                            "or left out")
         agent = str(values.get("agent") or DEFAULT_AGENT)
         known = [info.name for info in self._subagents.agents()]
         if agent not in known:
@@ -94,7 +99,7 @@ class TaskTool:
             raise ToolError("Error: `prompt` is empty: say what the agent should do")
         call_id = CALL_ID.get() or ""
         return await self._subagents.run(
-            Delegation(call_id, agent, str(values.get("description", "")), prompt))
+            Delegation(call_id, agent, str(values.get("description", "")), prompt, isolation))
 
 
 def _description(agents: Sequence[AgentInfo]) -> str:

@@ -23,6 +23,7 @@ from harness9.service.checkpoints.workspace_checkpoints import WorkspaceCheckpoi
 from harness9.service.run_request import RunContext, RunIds, RunOutcome, RunRequest, RunWiring, Wire
 from harness9.service.runs.agents import available_agents, delegation_note
 from harness9.service.runs.assembly import CallTurns, build_engine
+from harness9.service.runs.child_worktrees import ChildWorktrees
 from harness9.service.runs.mcp_servers import McpServers
 from harness9.service.runs.own_servers import OwnServers
 from harness9.service.runs.planning import PLAN_MODE, prompt_for, run_settings
@@ -198,8 +199,10 @@ class PromptRuns:
             (session.id, request.mcp_servers),
         )
         agents = available_agents(request.root)
+        worktrees = ChildWorktrees(self._parts.tasks, self._parts.own_servers, request.root,
+                                   wiring.approver)
         children = ChildRuns(ParentRun(request.root, request.settings, session, bus, wiring,
-                                       steps, mcp_tools), agents)
+                                       steps, mcp_tools, worktrees), agents)
         tools = run_tools(request.root, request.settings, wiring, seen=session.seen_files,
                           mcp_tools=mcp_tools, subagents=children)
         engine = build_engine(

@@ -6,7 +6,10 @@ same approval step (the parent's rules, mode and session approvals), sandbox and
 its parent's, and its questions to the same approver, marked with the task call and the agent.
 Its events reach the parent's bus wrapped in `ChildEvent`; only its final message comes back
 to the parent's model. At most `maxSubagents` children of a run run at once; cancelling the
-parent's call cancels its child (it runs in that call's task).
+parent's call cancels its child (it runs in that call's task). A task with isolation
+`worktree` runs its child in a worktree task of its own (`ChildWorktrees`): the child's tools,
+bash and language servers are the worktree's (no checkpoints: the worktree is what a discard
+takes back), and its changes stay there for the user to apply.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from harness9.engine import EventBus
 from harness9.engine.events import AssistantMessage, ChildEvent, Event, RunFinished
@@ -32,6 +37,7 @@ from harness9.tools.approvals.step import ApprovalAnswer, ApprovalRequest, Appro
 from harness9.tools.contract import BaseTool, ToolOutput
 from harness9.tools.registry import Middleware
 from harness9.tools.task import AgentInfo, Delegation
+from harness9.workspace.seen_files import SeenFiles
 
 MAX_REPORT_BYTES = 32_000  # of a child's final message, as its parent's model reads it
 _FOUND_SO_FAR = 3  # a failed child's last messages that go back as what it found
@@ -50,6 +56,30 @@ class ParentRun:
     wiring: RunWiring
     steps: Sequence[Middleware]
     mcp_tools: Sequence[BaseTool]
+    worktrees: ChildWorktreesPort | None = None  # where isolated children work (None: nowhere)
+
+
+@dataclass(slots=True)
+class ChildPlace:
+    """Where an isolated child works: its worktree's root, the wiring and middleware there;
+    the child's end `status` (set by its run), and, once the place is left, what became of
+    its worktree (`note`, for its parent's model)."""
+
+    root: str
+    wiring: RunWiring
+    steps: Sequence[Middleware]
+    status: str = "error"
+    note: str = ""
+
+
+class ChildWorktreesPort(Protocol):
+    """Makes a worktree task for a child agent's session, kept (or removed) when it ends."""
+
+    def isolated(self, session_id: str, settings: RunSettings
+                 ) -> AbstractAsyncContextManager[ChildPlace]:
+        """The place a child of session `session_id` works in; a `ToolError` saying why when
+        there can be none."""
+        ...
 
 
 class ChildRuns:
@@ -68,7 +98,10 @@ class ChildRuns:
         """Run the child once one of the run's `maxSubagents` places is free."""
         spec = self._agents[delegation.agent]
         async with self._limit:
-            return await _run_child(self._parent, spec, delegation)
+            if delegation.isolation is None:
+                output, _ = await _run_child(self._parent, spec, delegation)
+                return output
+            return await _isolated_child(self._parent, spec, delegation)
 
 
 class AgentsListed:
@@ -115,12 +148,29 @@ class _Ended:
             self.kinds.update((c.unique_id, k.value) for c, k in event.calls_with_kinds())
 
 
-async def _run_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation) -> ToolOutput:
-    """The child's run, to its final message (or its failure, with what it found so far)."""
+async def _isolated_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation
+                          ) -> ToolOutput:
+    """The child's run in a worktree task of its own; its report says where its changes are."""
+    if parent.worktrees is None:
+        raise ToolError("Error: isolation \"worktree\" is not offered here")
+    session_id = f"{parent.session.id}/{delegation.call_id}"
+    async with parent.worktrees.isolated(session_id, parent.settings) as place:
+        there = replace(parent, root=place.root, wiring=place.wiring, steps=place.steps)
+        output, place.status = await _run_child(there, spec, delegation, SeenFiles())
+    return replace(output, text=f"{output.text}\n\n[{place.note}]")
+
+
+async def _run_child(
+    parent: ParentRun, spec: AgentSpec, delegation: Delegation, seen: SeenFiles | None = None
+) -> tuple[ToolOutput, str]:
+    """The child's run, to its final message (or its failure, with what it found so far),
+    and how it ended (its run's status, or `error`). `seen`: the files it has seen (None: its
+    parent's)."""
     settings = child_settings(parent.settings, spec)
-    tools = child_tools(parent, spec, settings)
     session = Session(f"{parent.session.id}/{delegation.call_id}", root=parent.root,
-                      approvals=parent.session.approvals, seen_files=parent.session.seen_files)
+                      approvals=parent.session.approvals,
+                      seen_files=parent.session.seen_files if seen is None else seen)
+    tools = child_tools(parent, spec, settings, session.seen_files)
     call_id, agent = delegation.call_id, spec.name
     ended, turns = _Ended(), CallTurns()
     bus = EventBus(turns, ended, lambda event: parent.bus.emit(ChildEvent(call_id, agent, event)))
@@ -134,9 +184,10 @@ async def _run_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation)
     )
     engine.system_prompt = f"{engine.system_prompt or ''}\n\n{spec.instructions}".strip()
     engine.call_id_prefix = f"{call_id}/"
-    failure = None
+    failure, status = None, "error"
     try:
         result = await engine.run(delegation.prompt, session.history)
+        status = result.status
         if result.status != "completed":
             failure = f"it reached maxTurns ({result.turns} turns) before it answered"
     except (ProviderError, ToolError) as exc:
@@ -147,8 +198,8 @@ async def _run_child(parent: ParentRun, spec: AgentSpec, delegation: Delegation)
                      tuple(session.history), ended.kinds)
     if failure is not None:
         return _report(f"Error: the {agent} agent failed: {failure}.\nWhat it found so far:\n"
-                       f"{_found(session.history)}", child, failed=True)
-    return _report(result.text or "(the agent ended without a message)", child)
+                       f"{_found(session.history)}", child, failed=True), status
+    return _report(result.text or "(the agent ended without a message)", child), status
 
 
 def child_settings(settings: RunSettings, spec: AgentSpec) -> RunSettings:
@@ -164,11 +215,13 @@ def child_settings(settings: RunSettings, spec: AgentSpec) -> RunSettings:
     return settings
 
 
-def child_tools(parent: ParentRun, spec: AgentSpec, settings: RunSettings) -> list[BaseTool]:
-    """A child's tools: its parent's (never `task`); for an agent that only reads, the read
-    tools and read-only commands (none in read-only mode); for a custom agent, those its file
-    names (a name it cannot have is an error)."""
-    tools = run_tools(parent.root, settings, parent.wiring, seen=parent.session.seen_files,
+def child_tools(
+    parent: ParentRun, spec: AgentSpec, settings: RunSettings, seen: SeenFiles
+) -> list[BaseTool]:
+    """A child's tools: its parent's (never `task`), keeping what it read and wrote in `seen`;
+    for an agent that only reads, the read tools and read-only commands (none in read-only
+    mode); for a custom agent, those its file names (a name it cannot have is an error)."""
+    tools = run_tools(parent.root, settings, parent.wiring, seen=seen,
                       mcp_tools=() if spec.read_only else parent.mcp_tools)
     if spec.read_only:
         commands = settings.sandbox_works() and settings.approval_policy().mode != "read-only"

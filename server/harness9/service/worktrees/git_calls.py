@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 
-# Commits of ours never sign, never run hooks, and need no identity of the user's.
+# Commits of ours never sign, never run hooks, and need no identity of the user's; checkouts
+# write their files with a worker a core (creating thousands of files is the kernel's work).
 _QUIET = ("-c", "user.name=harness9", "-c", "user.email=harness9@localhost",
-          "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null")
+          "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null",
+          "-c", "checkout.workers=0")
+# Without git-lfs, a repository configured for it (`filter.lfs.required`) fails every checkout
+# and `add`: its pointer files are then carried as they are, as plain files.
+_NO_LFS = ("-c", "filter.lfs.required=false", "-c", "filter.lfs.process=",
+           "-c", "filter.lfs.smudge=", "-c", "filter.lfs.clean=")
 
 
 class GitFailed(Exception):
@@ -22,17 +30,23 @@ def git(
     """The standard output of `git args` run in `cwd` (`env`: added to the daemon's
     environment); `GitFailed` when it fails (`check`)."""
     environment = {**os.environ, **env} if env else None
-    done = subprocess.run(("git", *_QUIET, *args), cwd=cwd, input=stdin, capture_output=True,
-                          timeout=120, check=False, env=environment)
+    done = subprocess.run(("git", *_QUIET, *_lfs_flags(), *args), cwd=cwd, input=stdin,
+                          capture_output=True, timeout=120, check=False, env=environment)
     if check and done.returncode != 0:
         error = done.stderr.decode(errors="replace").strip()
         raise GitFailed(f"git {args[0]}: {error or f'exit {done.returncode}'}")
     return done.stdout
 
 
-def git_text(cwd: str, *args: str) -> str:
+@functools.cache
+def _lfs_flags() -> tuple[str, ...]:
+    """What turns git-lfs's filter off when it is not installed (looked up once)."""
+    return () if shutil.which("git-lfs") else _NO_LFS
+
+
+def git_text(cwd: str, *args: str, env: Mapping[str, str] | None = None) -> str:
     """`git`'s output as text, without its final newline."""
-    return git(cwd, *args).decode(errors="surrogateescape").rstrip("\n")
+    return git(cwd, *args, env=env).decode(errors="surrogateescape").rstrip("\n")
 
 
 def null_split(output: bytes) -> list[str]:

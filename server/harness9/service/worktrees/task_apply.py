@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from harness9.service.worktrees.git_calls import merge_file
-from harness9.service.worktrees.task_changes import base_content, changed_files, task_content
+from harness9.service.worktrees.task_changes import base_contents, changed_files, task_content
 from harness9.service.worktrees.task_worktree import TaskWorktree
 from harness9.workspace.port import FileText, Workspace
 
@@ -42,7 +42,9 @@ async def apply_task(worktree: TaskWorktree, workspace: Workspace) -> ApplyOutco
     """Merge the task's changes into `workspace` (the workspace root's files, open buffers
     as the editor holds them); write them all, or none when one conflicts."""
     changed = await asyncio.to_thread(changed_files, worktree)
-    merges = [await _merged(worktree, workspace, change.path) for change in changed]
+    paths = [change.path for change in changed]
+    bases = await asyncio.to_thread(base_contents, worktree, paths)
+    merges = [await _merged(worktree, workspace, path, bases[path]) for path in paths]
     conflicts = [merge for merge in merges if merge.conflict]
     if conflicts:
         return ApplyOutcome(False, conflicts)
@@ -76,10 +78,12 @@ async def _undo(workspace: Workspace, root: str, done: list[Merged]) -> None:
             continue
 
 
-async def _merged(worktree: TaskWorktree, workspace: Workspace, path: str) -> Merged:
-    """`path` merged: the task's content where the workspace kept the start's, the
-    workspace's where the task's is the same, else `git merge-file`'s."""
-    base = await asyncio.to_thread(base_content, worktree, path)
+async def _merged(
+    worktree: TaskWorktree, workspace: Workspace, path: str, base: bytes | None
+) -> Merged:
+    """`path` merged (`base`: its content at the task's start): the task's content where the
+    workspace kept the start's, the workspace's where the task's is the same, else
+    `git merge-file`'s."""
     theirs = await asyncio.to_thread(task_content, worktree, path)
     now = await workspace.read_text(path)
     ours = None if now is None else now.text.encode(now.encoding, errors="surrogateescape")

@@ -55,6 +55,28 @@ def base_content(worktree: TaskWorktree, path: str) -> bytes | None:
         return None
 
 
+def base_contents(worktree: TaskWorktree, paths: list[str]) -> dict[str, bytes | None]:
+    """Each of `paths`' content at the task's start (None: it did not exist), read by one
+    `git cat-file --batch`."""
+    names = [os.path.relpath(os.path.join(worktree.root, path), worktree.path) for path in paths]
+    if not names or any("\n" in name for name in names):
+        return {path: base_content(worktree, path) for path in paths}
+    asked = "".join(f"{worktree.base}:{name}\n" for name in names).encode(errors="surrogateescape")
+    output = git(worktree.path, "cat-file", "--batch", stdin=asked)
+    found: dict[str, bytes | None] = {}
+    at = 0
+    for path in paths:
+        end = output.index(b"\n", at)
+        header = output[at:end].split(b" ")
+        if len(header) != 3 or not header[2].isdigit():  # "<name> missing", "… ambiguous"
+            found[path], at = None, end + 1
+            continue
+        size = int(header[2])
+        blob = output[end + 1:end + 1 + size]
+        found[path], at = (blob if header[1] == b"blob" else None), end + 2 + size
+    return found
+
+
 def task_content(worktree: TaskWorktree, path: str) -> bytes | None:
     """`path`'s content in the worktree now (None: it is gone)."""
     try:

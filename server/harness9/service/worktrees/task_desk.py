@@ -15,8 +15,14 @@ from typing import Any
 from harness9.schema import ToolError
 from harness9.service.config.settings import RunSettings
 from harness9.service.run_request import RunContext, RunOutcome, RunRequest, RunWiring, Wire
-from harness9.service.service_errors import RunCancelled, RunError, UnknownSession
+from harness9.service.service_errors import (
+    NotARepository,
+    RunCancelled,
+    RunError,
+    UnknownSession,
+)
 from harness9.service.sessions.session import new_id
+from harness9.service.worktrees.git_calls import GitFailed
 from harness9.service.worktrees.task_apply import ApplyOutcome, apply_task
 from harness9.service.worktrees.task_changes import changed_files
 from harness9.service.worktrees.task_records import TaskRecords
@@ -30,6 +36,7 @@ from harness9.tools.contract import BaseTool
 from harness9.workspace.port import Workspace
 
 WORKTREE = "worktree"  # the one `isolation` there is
+_NAMED = 20  # changed files a child's task names to its parent's model
 RunCall = Callable[[RunRequest, Wire], Awaitable[RunOutcome]]
 # The bash a setup script runs with: in a root, with the run's settings (its sandbox).
 SetupShell = Callable[[str, RunSettings], BaseTool]
@@ -96,13 +103,50 @@ class TaskDesk:
             raise
         return worktree
 
+    async def begin_child(
+        self, session_id: str, workspace: str, settings: RunSettings, shell: SetupShell
+    ) -> TaskWorktree:
+        """A new worktree of `workspace` for a child agent's session `session_id` (a `task`
+        call's), recorded as its running task; `NotARepository` when there can be none, or
+        `workspace` is a task's worktree already."""
+        if await asyncio.to_thread(self._in_a_worktree, workspace):
+            raise NotARepository(
+                "isolation \"worktree\": this run works in a task's worktree already, apart "
+                "from the workspace: run the task without isolation (it then works there too)")
+        worktree = await self.start(workspace, settings, shell)
+        self._running.add(session_id)
+        await asyncio.to_thread(self._records.save, session_id, worktree, "running")
+        return worktree
+
+    async def end_child(self, session_id: str, worktree: TaskWorktree, status: str) -> str:
+        """A child's run in `worktree` ended with `status`: its task is kept when it changed
+        files (else removed); what its parent's model is told of it."""
+        self._running.discard(session_id)
+        try:
+            changes = await asyncio.to_thread(changed_files, worktree)
+        except GitFailed as exc:
+            await asyncio.to_thread(self._records.save, session_id, worktree, status)
+            return f"Its changes are in the task {session_id}; they could not be listed: {exc}"
+        if not changes:
+            await self.discard(session_id)
+            return "It changed no files: its worktree was removed."
+        await asyncio.to_thread(self._records.save, session_id, worktree, status)
+        names = [change.path for change in changes]
+        listed = ", ".join(names[:_NAMED]) + (f" and {len(names) - _NAMED} more"
+                                               if len(names) > _NAMED else "")
+        return (f"Its changes are not in the workspace: they are the background task "
+                f"{session_id} (worktree {worktree.root}, branch {worktree.branch}; changed: "
+                f"{listed}), for the user to review, then apply or discard.")
+
     def as_workspaces(self, session_id: str, roots: set[str]) -> set[str]:
-        """`roots` (where a session worked) with its task's worktree named by its workspace."""
+        """`roots` (where a session worked) with its task's worktree named by its workspace
+        (a child agent's task, whose session is not stored, is its workspace's)."""
         found = self._records.load(session_id)
         if found is None:
             return roots
         worktree = found[0]
-        return {worktree.workspace if root == worktree.root else root for root in roots}
+        mapped = {worktree.workspace if root == worktree.root else root for root in roots}
+        return mapped | {worktree.workspace}
 
     async def listed(self) -> list[dict[str, Any]]:
         """Every task: its session, status, worktree and changes (`agent/tasks`)."""
@@ -134,6 +178,11 @@ class TaskDesk:
                            sessionId=session_id)
         await asyncio.to_thread(remove_worktree, worktree.repo, worktree.path, worktree.branch)
         self._records.drop(session_id)
+
+    def _in_a_worktree(self, folder: str) -> bool:
+        """Whether `folder` is in a task's worktree."""
+        worktrees = os.path.realpath(self._state / "worktrees")
+        return Path(os.path.realpath(folder)).is_relative_to(worktrees)
 
     def _task(self, session_id: str) -> tuple[TaskWorktree, str]:
         found = self._records.load(session_id)

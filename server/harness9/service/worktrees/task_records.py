@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import asdict
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from harness9.service.state import private_folder
 from harness9.service.worktrees.task_worktree import TaskWorktree
@@ -46,7 +47,7 @@ class TaskRecords:
         if not self._folder.is_dir():
             return []
         files = sorted(self._folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        return [path.stem for path in files]
+        return [unquote(path.stem) for path in files]
 
     def drop(self, session_id: str) -> None:
         """Forget `session_id`'s task."""
@@ -54,6 +55,6 @@ class TaskRecords:
             self._path(session_id).unlink()
 
     def _path(self, session_id: str) -> Path:
-        safe = "".join(c for c in session_id if c.isalnum() or c in "-_")
-        return self._folder / f"{safe}.json"
+        # Quoted: a child agent's session id has a `/` (`<session>/<task call>`).
+        return self._folder / f"{quote(session_id, safe='-_')}.json"
 
