@@ -139,6 +139,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.print_help()
         sys.exit(0)
     args = parser.parse_args(argv)
+    if args.command == "run" and args.background:
+        from harness9.client.background_run import start_background
+
+        sys.exit(start_background(sys.argv[1:] if argv is None else list(argv)))
     if args.command in ("serve", "acp"):
         from harness9.service.warm_up import hold_collection
 

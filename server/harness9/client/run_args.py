@@ -43,6 +43,12 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "-i", "--interactive", action="store_true", help="read one prompt per line, one session"
     )
     run.add_argument(
+        "--background",
+        action="store_true",
+        help="start the run as a task in a worktree of its own (--worktree) and return at once; "
+        "it goes on headless (harness9 exec), approvals auto unless given",
+    )
+    run.add_argument(
         "--json",
         action="store_true",
         help='progress as JSON lines on stdout, then {"result": …} or {"error": …}',
@@ -117,6 +123,12 @@ def _add_run_session(run: argparse.ArgumentParser) -> None:
         metavar="SESSION",
         help="continue a stored session, showing what it was about (default: the workspace's "
         "newest; list them with: harness9 sessions)",
+    )
+    run.add_argument(
+        "--worktree",
+        action="store_true",
+        help="work in a git worktree of its own, not in the workspace (a task: harness9 tasks "
+        "lists it, harness9 tasks apply SESSION brings its changes in)",
     )
 
 

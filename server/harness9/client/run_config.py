@@ -177,6 +177,8 @@ def _run_params(args: argparse.Namespace, prompt: str, provider: str | None) -> 
         params["stream"] = False
     if getattr(args, "files", None):
         params["context"] = list(args.files)
+    if getattr(args, "worktree", False):
+        params["isolation"] = "worktree"
     if getattr(args, "plan", False):
         params["plan"] = True
     if getattr(args, "execute_plan", False):
