@@ -201,3 +201,16 @@ def test_a_folder_others_can_enter_is_not_used(runtime: dict[str, str],
                             capture_output=True, text=True, timeout=60)
     assert "nothere" in result.stderr
     assert list(folder.iterdir()) == []  # ran on its own, started no resident
+
+
+def test_the_resident_and_what_it_forks_are_not_dumpable() -> None:
+    # A supervisor keeps its start's environment (the editor's keys) for the daemon's life.
+    source = ("import ctypes, os\n"
+              "from harness9.resident import fork_server\n"
+              "fork_server._not_dumpable()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    os._exit(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n"  # PR_GET_DUMPABLE
+              "os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
+    done = subprocess.run([sys.executable, "-c", source], timeout=30)
+    assert done.returncode == 0

@@ -83,6 +83,7 @@ def serve(listener: socket.socket, keep_going: Callable[[Loop], bool],
     when idle). Returns only in a forked daemon: its request. Exits the process otherwise."""
     if threading.active_count() != 1:
         raise RuntimeError("a preloaded library started a thread: forking is not safe")
+    _not_dumpable()
     startup = startup_environment(dict(os.environ))
     loop = Loop()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
@@ -108,6 +109,17 @@ def serve(listener: socket.socket, keep_going: Callable[[Loop], bool],
                 return _supervise(conn, startup)
             loop.supervisors.add(pid)
             conn.close()
+
+
+def _not_dumpable() -> None:
+    """Keep the resident's memory, and so its supervisors' and daemons' (they inherit this),
+    out of reach of the user's other processes: a supervisor holds its start's environment,
+    the editor's keys included."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        _log.warning("resident: cannot make it non-dumpable: %s",
+                     os.strerror(ctypes.get_errno()))
 
 
 def _reap(loop: Loop) -> None:
