@@ -20,6 +20,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 
 from harness9.resident import fork_server, handover
@@ -31,6 +32,7 @@ IDLE_SECONDS = 30 * 60.0
 # How long a start waits for the resident's answer: one still importing answers late, and the
 # start then runs on its own (the resident, seeing it gone, forks nothing for it).
 READY_TIMEOUT = 5.0
+PRELOAD_DELAY = 2.0
 # What a daemon imports, by its roots (their submodules come along): the libraries, then the
 # front-ends' and the service's modules (none of them reads the environment on import).
 PRELOAD = (
@@ -207,6 +209,7 @@ def resident_main(path: str) -> None:
                     os.unlink(name)
         return False
 
+    time.sleep(PRELOAD_DELAY)  # the start that made it loads the same: let it go first
     fork_server.preload(PRELOAD)
     with open(f"{path}.{os.getpid()}", "w") as pid:  # ready: for whoever waits for it or
         pid.write(f"{os.getpid()}\n")  # stops it
