@@ -40,7 +40,7 @@ def _last_run_tasks(messages: list[dict[str, Any]]) -> list[ToolCall]:
     last = messages[prompts[-1]:] if prompts else messages
     results = {str(m["toolCallId"]): str(m.get("content", "")) for m in last
                if m.get("toolCallId") is not None}
-    tasks = []
+    tasks: list[ToolCall] = []
     for message in last:
         for stored in _dicts(message.get("toolCalls")):
             outcome = stored.get("outcome")
