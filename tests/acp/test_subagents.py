@@ -79,3 +79,29 @@ async def test_a_childs_question_asks_about_its_task_call(
     assert last["status"] == "completed"
     assert [c["content"]["text"] for c in last["content"]] == [
         "✗ bash: echo hi (rejected)", "it was refused"]
+
+
+async def test_a_loaded_task_shows_its_childs_failed_calls_as_they_ended_live(
+    start: StartAgent, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    fake_llm.responder = Router({
+        "look": [Reply("", [task("CHILD look", "t1", agent="general")]), Reply("done")],
+        "CHILD": [Reply("looking", [Call("read_file", {"path": "a.txt"}, id="ok1"),
+                                    Call("bash", {"command": "ls no-such-dir"}, id="bad2"),
+                                    Call("read_file", {"path": "missing.txt"}, id="bad3")]),
+                  Reply("only a.txt is there")],
+    })
+    env = openai_env(fake_llm, HARNESS9_APPROVALS="auto", **QUIET)
+    agent = await start(env=env)
+    session = await agent.new_session(workspace)
+    assert (await agent.prompt(session, "look")).stop_reason == "end_turn"
+    live = [c["content"]["text"] for c in agent.client.tool_updates(session, "t1")[-1]["content"]]
+    # each call's row where the model wrote it (the reads started before the command)
+    assert live[0].splitlines() == ["looking", "✓ read_file: a.txt",
+                                    "✗ bash: ls no-such-dir (exit 2)",
+                                    "✗ read_file: missing.txt (error)"]
+    await agent.end()
+    again = await start(env=env)
+    await again.conn.load_session(cwd=str(workspace), session_id=session, mcp_servers=[])
+    replayed = again.client.tool_updates(session, "t1")[-1]
+    assert [c["content"]["text"] for c in replayed["content"]] == live

@@ -45,3 +45,43 @@ def test_a_childs_rows_show_under_its_task_then_fold_to_one_line(
     assert "↳ explore: 1 call · " in screen, screen
     assert "✓ read a.txt" not in screen.split("↳ explore")[1]  # folded once done
     assert "It is in a.txt." in screen
+
+
+def _task_lines(screen: str) -> list[str]:
+    """The task's row and its folded child line, as the screen shows them."""
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if "explore: find alpha" in line)
+    return [line.strip() for line in lines[at:at + 2]]
+
+
+@pytest.mark.timeout(90)
+def test_a_resumed_sessions_recap_shows_its_task_as_it_ended_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("alpha\n")
+    router = Router({
+        "look": [Reply("", [Call("task", {"description": "find alpha",
+                                          "prompt": "CHILD find alpha"}, id="t1")]),
+                 Reply("It is in a.txt."), Reply("Still a.txt.")],  # the last: resumed
+        "CHILD": [Reply("Reading.", [Call("read_file", {"path": "a.txt"}),
+                                     Call("read_file", {"path": "missing.txt"})]),
+                  Reply("alpha: a.txt line 1")],
+    })
+    with FakeLLM(responder=router) as fake:
+        for name, value in {**fake.env(), "HARNESS9_PROVIDER": "openai",
+                            "HARNESS9_MODEL": "gpt-4o", "HARNESS9_LANGUAGE_SERVERS": "{}"
+                            }.items():
+            monkeypatch.setenv(name, value)
+        for argv in (["run", "look"], ["run", "--resume", "again"]):
+            term = Terminal([*argv, "--workspace", str(workspace)])
+            try:
+                assert term.finish() == 0, term.transcript()
+            finally:
+                term.kill()
+            if argv[1] == "look":
+                live = _task_lines(term.transcript())
+    recap = term.transcript().split("● turn 1")[0]
+    assert live[1].startswith("↳ explore: 2 calls · "), live
+    assert _task_lines(recap) == live

@@ -268,3 +268,41 @@ async def test_a_custom_agent_is_listed_and_its_tools_are_checked(
     assert "names tools it cannot have: fly" in tool_message(second, "t2")
     assert "isolation \"worktree\" needs a git repository" in tool_message(second, "t3")
     assert result["text"] == "reviewed"
+
+
+# What a child call's live end carries that is not part of its stored outcome: the progress'
+# envelope, who it is (the stored call says), whose child it is (its task), and its output (its
+# result message).
+NOT_KEPT = {"runId", "sessionId", "seq", "kind", "toolCallId", "tool", "toolKind", "arguments",
+            "turn", "output", "parentToolCallId", "agent", "reason"}
+
+
+async def test_a_restored_task_shows_its_childs_calls_as_they_ended_live(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    router = Router({
+        "look twice": [Reply("", [task("CHILD look", "t1")]), Reply("parent done")],
+        "CHILD": [Reply("looking", [Call("read_file", {"path": "a.txt"}, id="ok1"),
+                                    Call("bash", {"command": "ls no-such-dir"}, id="bad2"),
+                                    Call("read_file", {"path": "missing.txt"}, id="bad3")]),
+                  Reply("a.txt holds alpha; the rest is missing")],
+    })
+    daemon = await daemon_on(start, fake_llm, workspace, router)
+    result = await daemon.run(prompt="look twice")
+    live = {n["toolCallId"]: n for n in of_kind(daemon, result["runId"], "tool_completed",
+                                                  "tool_failed")
+            if n.get("parentToolCallId") == "t1"}
+    assert set(live) == {"t1/ok1", "t1/bad2", "t1/bad3"}
+    assert live["t1/bad2"]["exitCode"] != 0 and live["t1/bad3"]["kind"] == "tool_failed"
+    shown = await daemon.request("agent/session", {"sessionId": result["sessionId"]})
+    task_call = next(c for m in shown["messages"] for c in m.get("toolCalls", [])
+                     if c["id"] == "t1")
+    stored = {c.get("wireId", c["id"]): c for m in task_call["outcome"]["transcript"]
+              for c in m.get("toolCalls", [])}
+    assert set(stored) == set(live)
+    for call_id, ended in live.items():
+        kept = stored[call_id]
+        assert (kept["name"], kept["kind"]) == (ended["tool"], ended["toolKind"])
+        status = "completed" if ended["kind"] == "tool_completed" else ended["reason"]
+        told = {k: v for k, v in ended.items() if k not in NOT_KEPT}
+        assert kept["outcome"] == {"status": status, "turn": ended["turn"], **told}, call_id

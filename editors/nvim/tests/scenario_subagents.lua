@@ -87,13 +87,13 @@ local function shown_again()
   h.wait_for("the resumed session in the chat", function()
     return table.concat(vim.api.nvim_buf_get_lines(chat_buf(), 0, -1, false), "\n"):match("PARENT%-ANSWER") ~= nil
   end)
-  -- The child's calls are kept without their outcomes: shown done, as nothing more is known.
+  -- Each child call comes back with its kept outcome: its row reads as it did live.
   h.expect_lines("the chat shown again", {
     "harness9",
     "Asking a helper.",
     "  ✓ general agent: find the greeting · N ms · $N",
     "    Looking.",
-    "      ✓ ran `echo child-ran`",
+    "      ✓ ran `echo child-ran` · exit 0 · allowed once · N ms · <sandbox>",
     "    CHILD-ANSWER: it printed child-ran.",
     "PARENT-ANSWER: the helper is done.",
     "  ── done · 2 turns · 1 tool call",

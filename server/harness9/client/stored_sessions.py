@@ -75,7 +75,10 @@ async def resume(
 
 
 def recap(session: dict[str, Any]) -> Text:
-    """What the resumed session was about: its title, runs, and the last answer's first lines."""
+    """What the resumed session was about: its title, runs, the last answer's first lines, and
+    the last run's tasks as their rows ended live."""
+    from harness9.client.stored_tasks import stored_tasks
+
     runs = session.get("runs") or []
     head = f"resuming {session.get('sessionId')} · {session.get('title') or '(untitled)'}"
     text = Text(f"{head} · {len(runs)} run{'s' if len(runs) != 1 else ''}", style="bold")
@@ -88,6 +91,10 @@ def recap(session: dict[str, Any]) -> Text:
         lines = fmt.markdown_lines(str(answers[-1]["content"]))[:RECAP_LINES]
         for line in lines:
             text.append(f"\n  {fmt.shorten(line, 96)}", style="dim")
+    tasks = stored_tasks(session)
+    if tasks is not None:
+        text.append("\n")
+        text.append_text(tasks)
     plan = session.get("plan")
     if isinstance(plan, dict) and plan.get("items"):
         text.append("\n")

@@ -182,3 +182,79 @@ describe('a stored task', () => {
     assert.equal(run.plan, undefined);
   });
 });
+
+describe('a stored task whose child\'s calls kept their outcomes', () => {
+  const READ = { path: 'a.txt' };
+  const LS = { command: 'ls nowhere' };
+  const MISSING = { path: 'missing.txt' };
+  const calls = [
+    { id: 'c1', name: 'read_file', kind: 'read', args: READ, output: 'alpha\n', end: { bytes: 6, truncated: false, durationMs: 3 } },
+    { id: 'c2', name: 'bash', kind: 'execute', args: LS, output: 'ls: nowhere\nexit status 2', end: { bytes: 24, truncated: false, durationMs: 40, exitCode: 2, sandbox: 'bwrap' } },
+    { id: 'c3', name: 'read_file', kind: 'read', args: MISSING, output: 'Error: file not found: missing.txt', end: { bytes: 34, truncated: false, durationMs: 1, reason: 'error' } },
+  ];
+  let seq = 0;
+  const ev = (kind: string, more: Record<string, unknown>): ProgressNotification => ({ runId: 'r1', sessionId: 's1', seq: ++seq, kind, ...more });
+  const TASK_END = {
+    turn: 1, toolCallId: 't1', tool: 'task', output: 'only a.txt', bytes: 10, truncated: false, durationMs: 900,
+    agent: 'explore', usage: { inputTokens: 300, outputTokens: 30 },
+  };
+  const live = reduceAll(initialRunState('look'), [
+    ev('run_started', { provider: 'openai', model: 'gpt-4o' }),
+    ev('turn_started', { turn: 1 }),
+    ev('assistant_message', { turn: 1, text: 'Asking a helper.', toolCalls: [{ id: 't1', name: 'task', arguments: TASK_ARGS }] }),
+    ev('tool_started', { turn: 1, toolCallId: 't1', tool: 'task', toolKind: 'think', arguments: TASK_ARGS }),
+    ev('assistant_message', { ...CHILD, turn: 1, text: 'looking', toolCalls: calls.map((c) => ({ id: `t1/${c.id}`, name: c.name, arguments: c.args })) }),
+    ...calls.map((c) => ev('tool_started', { ...CHILD, turn: 1, toolCallId: `t1/${c.id}`, tool: c.name, toolKind: c.kind, arguments: c.args, sandbox: c.end.sandbox })),
+    ...calls.map((c) => ev(c.end.reason ? 'tool_failed' : 'tool_completed', { ...CHILD, turn: 1, toolCallId: `t1/${c.id}`, tool: c.name, output: c.output, ...c.end })),
+    ev('assistant_message', { ...CHILD, turn: 2, text: 'only a.txt', toolCalls: [] }),
+    ev('tool_completed', TASK_END),
+    ev('turn_started', { turn: 2 }),
+    ev('assistant_message', { turn: 2, text: 'Done.', toolCalls: [] }),
+    ev('run_finished', { status: 'completed', turns: 2, toolCalls: 1 }),
+  ]);
+  // As the daemon keeps them: each child call with the outcome its live end told.
+  const outcome = ({ reason, ...told }: Record<string, unknown>): Record<string, unknown> => ({ status: reason ?? 'completed', turn: 1, ...told });
+  const { turn: _t, toolCallId: _i, tool: _n, output: _o, ...taskTold } = TASK_END;
+  const session = {
+    sessionId: 's1',
+    runs: [{ runId: 'r1', prompt: 'look', status: 'completed', turns: 2, toolCalls: 1, startedAt: '2026-01-01T00:00:00Z' }],
+    messages: [
+      { role: 'user', content: 'look' },
+      {
+        role: 'assistant', content: 'Asking a helper.',
+        toolCalls: [{
+          id: 't1', name: 'task', kind: 'think', arguments: JSON.stringify(TASK_ARGS),
+          outcome: {
+            status: 'completed', turn: 1, ...taskTold,
+            transcript: [
+              { role: 'user', content: 'look' },
+              {
+                role: 'assistant', content: 'looking',
+                toolCalls: calls.map((c) => ({ id: c.id, wireId: `t1/${c.id}`, name: c.name, kind: c.kind, arguments: JSON.stringify(c.args), outcome: outcome(c.end) })),
+              },
+              ...calls.map((c) => ({ role: 'user', content: c.output, toolCallId: c.id, ...(c.end.reason ? { isError: true } : {}) })),
+              { role: 'assistant', content: 'only a.txt' },
+            ],
+          },
+        }],
+      },
+      { role: 'user', content: 'only a.txt', toolCallId: 't1' },
+      { role: 'assistant', content: 'Done.' },
+    ],
+  };
+  const taskRows = (html: string): string => html.slice(html.indexOf('<div class="task-rows">'), html.indexOf('<div class="label">result'));
+
+  it('shows each child call as it ended live: done, a command\'s exit, a failure', () => {
+    const [restored] = runsFromSession(session);
+    for (const c of calls) {
+      const [was, is] = [live.tools[`t1/${c.id}`], restored.tools[`t1/${c.id}`]];
+      assert.deepEqual([is.status, is.reason, is.exitCode, is.bytes, is.durationMs, is.sandbox, is.output],
+        [was.status, was.reason, was.exitCode, was.bytes, was.durationMs, was.sandbox, was.output], c.id);
+    }
+    assert.equal(restored.tools['t1/c2'].exitCode, 2);
+    assert.equal(restored.tools['t1/c3'].status, 'failed');
+    const rows = taskRows(renderRun(restored, 0));
+    assert.match(rows, /data-key="r1\/t1\/c2"/);
+    assert.equal(rows, taskRows(renderRun(live, 0)));
+  });
+});
