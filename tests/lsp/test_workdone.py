@@ -9,7 +9,7 @@ from typing import Any
 
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine.events import ToolFinished, ToolStarted
+from harness9.engine.events import ChildEvent, ToolFinished, ToolStarted
 from harness9.lsp.workdone import WorkDoneProgress
 from harness9.schema import ProcessExit, ToolCall, ToolKind, ToolResult
 
@@ -78,5 +78,18 @@ async def test_a_command_that_exited_non_zero_is_reported_failed() -> None:
     await asyncio.sleep(0.05)
     assert reports(writer) == ["turn 1 · bash ✗ exit 254 12 ms", "turn 1 · bash ✗ SIGKILL 12 ms",
                                "turn 1 · bash ✓ 12 ms"]
+    work.end("completed")
+    task.cancel()
+
+
+async def test_a_child_agents_calls_are_reported_under_its_name() -> None:
+    work, writer, task = await progress(lambda: False)
+    call = ToolCall("k1", "read_file", json.dumps({"path": "notes.md"}))
+    work(ChildEvent("t1", "explore", ToolStarted(2, call, ToolKind.READ)))
+    result = ToolResult("k1", "text", duration_ms=3)
+    work(ChildEvent("t1", "explore", ToolFinished(2, call, result, ToolKind.READ)))
+    await asyncio.sleep(0.05)
+    assert reports(writer) == ["↳ explore · turn 2 · read_file: notes.md",
+                               "↳ explore · turn 2 · read_file ✓ 3 ms"]
     work.end("completed")
     task.cancel()

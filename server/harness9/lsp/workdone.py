@@ -14,7 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from harness9.engine.events import Event, ToolFinished, ToolStarted
+from harness9.engine.events import ChildEvent, Event, ToolFinished, ToolStarted
 from harness9.lsp.transport import output_congested
 from harness9.schema import ToolCall, ToolResult
 
@@ -93,12 +93,9 @@ class WorkDoneProgress:
         return cls(ls, token, task, congested)
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolStarted):
-            self._report(f"turn {event.turn} · {describe_call(event.call)}")
-        elif isinstance(event, ToolFinished):
-            took = f"{event.result.duration_ms:.0f} ms"
-            mark = result_mark(event.result)
-            self._report(f"turn {event.turn} · {event.call.name} {mark} {took}")
+        message = _row(event)
+        if message is not None:
+            self._report(message)
 
     def _report(self, message: str) -> None:
         if self._congested():
@@ -125,6 +122,19 @@ class WorkDoneProgress:
         self._held = None
         self._ls.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=status))
         self._ls.work_done_progress.tokens.pop(self._token, None)
+
+
+def _row(event: Event) -> str | None:
+    """The report for a tool's start or end (a child agent's under its name), else None."""
+    if isinstance(event, ChildEvent):
+        inner = _row(event.event)
+        return None if inner is None else f"↳ {event.agent} · {inner}"
+    if isinstance(event, ToolStarted):
+        return f"turn {event.turn} · {describe_call(event.call)}"
+    if isinstance(event, ToolFinished):
+        took = f"{event.result.duration_ms:.0f} ms"
+        return f"turn {event.turn} · {event.call.name} {result_mark(event.result)} {took}"
+    return None
 
 
 async def _create_token(ls: LanguageServer) -> str | None:
