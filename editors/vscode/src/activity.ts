@@ -9,17 +9,25 @@ export interface AgentActivity {
   readonly running: boolean;
   /** The daemon's latest `$/progress` message, e.g. `turn 2 · bash: npm test`. */
   readonly message?: string;
-  /** Titles of the questions waiting for the user, oldest first. */
-  readonly questions: readonly string[];
+  /** The questions waiting for the user, oldest first. */
+  readonly questions: readonly WaitingQuestion[];
+}
+
+/** A question's title, and the child agent that asks it (none: the agent itself). */
+export interface WaitingQuestion {
+  readonly title: string;
+  readonly agent?: string;
 }
 
 /** The item's text and tooltip for an activity (pure, for tests). */
 export function statusText(a: AgentActivity): { text: string; tooltip: string; asking: boolean } {
   if (a.questions.length > 0) {
     const more = a.questions.length > 1 ? ` (+${a.questions.length - 1})` : '';
+    const { title, agent } = a.questions[0];
+    const who = agent ? `harness9 (${agent} agent)` : 'harness9';
     return {
-      text: `$(question) harness9 asks: ${a.questions[0]}${more}`,
-      tooltip: `harness9 waits for your approval to run ${a.questions[0]}. Click to answer in the chat.`,
+      text: `$(question) ${who} asks: ${title}${more}`,
+      tooltip: `${who} waits for your approval to run ${title}. Click to answer in the chat.`,
       asking: true,
     };
   }

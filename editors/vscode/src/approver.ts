@@ -103,7 +103,7 @@ export class Approver implements vscode.Disposable {
   private refresh(): void {
     const cards = [...this.pending.values()].map((p) => p.card);
     this.view.setApprovals(cards);
-    this.status.update({ questions: cards.map((c) => c.title) });
+    this.status.update({ questions: cards.map((c) => ({ title: c.title, agent: c.agent })) });
   }
 
   private acted(action: ApprovalAction): void {

@@ -191,8 +191,10 @@ describe('the status bar', () => {
       '$(sync~spin) harness9: turn 2 · bash: npm test');
     assert.equal(statusText({ running: true, turn: 3, message: 'turn 2 · bash: npm test', questions: [] }).text,
       '$(sync~spin) harness9: turn 3');
-    const asking = statusText({ running: true, turn: 2, questions: ['bash: npm test', 'edit_file: a'] });
+    const asking = statusText({ running: true, turn: 2, questions: [{ title: 'bash: npm test' }, { title: 'edit_file: a' }] });
     assert.deepEqual([asking.text, asking.asking], ['$(question) harness9 asks: bash: npm test (+1)', true]);
+    const child = statusText({ running: true, turn: 2, questions: [{ title: 'bash: ls', agent: 'explore' }] });
+    assert.equal(child.text, '$(question) harness9 (explore agent) asks: bash: ls');
   });
 });
 
