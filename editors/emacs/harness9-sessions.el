@@ -139,8 +139,9 @@ RESULTS holds the tool results of its conversation; PARENT is its task's id."
                                        :arguments (harness9--stored-arguments
                                                    (plist-get call :arguments)))
                             (when parent (list :parentToolCallId parent))))))
-          (setf (harness9--tool-status (alist-get id (harness9--run-tools run) nil nil #'equal))
-                'ok))
+          (let ((tool (alist-get id (harness9--run-tools run) nil nil #'equal)))
+            (setf (harness9--tool-status tool) 'ok
+                  (harness9--tool-output tool) (gethash own results))))
       (dolist (ev (harness9--outcome-events call id turn parent (gethash own results)))
         (harness9--apply (append base ev)))
       (harness9--stored-plan run-id turn call)

@@ -9,7 +9,8 @@
 # and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
 # diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
 # a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer; a child agent's rows
-# under its task (the repository's fake LLM, tests/fakellm, as the model). Then eglot alone, in
+# under its task (the repository's fake LLM, tests/fakellm, as the model); a stored session shown
+# again as its run was shown live, and continued. Then eglot alone, in
 # an Emacs that never loads harness9.el (tests/harness9-plain-test.el): a ruff quick fix through
 # `eglot-code-actions' (ruff and the daemon behind rassumfrassum, from PyPI), an instruction
 # comment run, and a question answered in the minibuffer.

@@ -112,5 +112,58 @@ Only the token counts are not kept per run.  Resuming it, the next run continues
                                (harness9-sessions-test--text (harness9-buffer))))
       (kill-buffer shown))))
 
+(ert-deftest harness9-test-stored-rows ()
+  "A stored session's plan, a message steered into its run, a refused call (its row says who
+refused it and why, not the output meant for the model) and a call kept without its outcome
+\(an older daemon's: shown done)."
+  (let* ((call (lambda (id name arguments &optional outcome)
+                 (append (list :id id :name name :arguments (json-encode arguments) :kind "other")
+                         (when outcome (list :outcome outcome)))))
+         (session
+          (list :sessionId "s-1" :title "tidy up"
+                :messages
+                (vector
+                 '(:role "system" :content "You are harness9.")
+                 '(:role "user" :content "tidy up")
+                 (list :role "assistant" :content "Planning."
+                       :toolCalls
+                       (vector (funcall call "c1" "update_plan"
+                                        '(:items [(:text "look" :status "done")
+                                                  (:text "fix" :status "pending")])
+                                        '(:status "completed" :turn 1 :bytes 13
+                                                  :truncated :json-false :durationMs 2))))
+                 '(:role "user" :content "Plan updated." :toolCallId "c1")
+                 '(:role "user" :content "also the docs")
+                 (list :role "assistant" :content ""
+                       :toolCalls
+                       (vector (funcall call "c2" "bash" '(:command "rm -rf build")
+                                        '(:status "rejected" :turn 2 :bytes 30 :truncated :json-false
+                                                  :durationMs 900 :message "not now"
+                                                  :approval (:decision "reject" :by "user")))
+                               (funcall call "c3" "read_file" '(:path "a.txt"))))
+                 '(:role "user" :content "Error: the call was rejected." :toolCallId "c2" :isError t)
+                 '(:role "user" :content "hello" :toolCallId "c3")
+                 '(:role "assistant" :content "Done."))
+                :runs (vector '(:runId "r-1" :prompt "tidy up" :status "completed" :turns 3
+                                       :toolCalls 3 :startedAt "2026-01-01T00:00:00Z"))))
+         (harness9--runs (harness9--stored-runs session nil)))
+    (should (equal (harness9-view-text)
+                   (string-join
+                    '("» tidy up"
+                      "── turn 1"
+                      "Planning."
+                      "── plan 1/2 done"
+                      "  [x] look"
+                      "  [ ] fix"
+                      "  ↪ you: also the docs"
+                      "── turn 2"
+                      "  ✗ bash: rm -rf build  (rejected: not now)"
+                      "  ✓ read_file: a.txt  (0 ms)"
+                      "    │ hello"
+                      "── turn 3"
+                      "Done."
+                      "■ completed · 3 turns · 3 tool calls")
+                    "\n")))))
+
 (provide 'harness9-sessions-test)
 ;;; harness9-sessions-test.el ends here
