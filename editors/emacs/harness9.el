@@ -21,6 +21,8 @@
 ;;   M-x harness9-cancel   cancel the run in progress                               C-c h c
 ;;   M-x harness9-show     show the *harness9* buffer                               C-c h b
 ;;   M-x harness9-prompt   write a prompt in a buffer (C-c C-c sends, C-c C-k cancels) C-c h i
+;;   M-x harness9-sessions show a stored session as its runs were shown            C-c h l
+;;   M-x harness9-resume   continue a stored session                                C-c h R
 ;;
 ;; Each edit's diff shows under its line, in faces readable on dark and light themes, and the
 ;; agent's text is shown as markdown (harness9-markdown.el: headings, emphasis, code blocks,
@@ -1067,6 +1069,11 @@ The buffer stays when the command refuses it (e.g. an empty prompt)."
 
 ;;;; Keys
 
+;; Stored sessions (harness9-sessions.el), loaded on first use.
+(autoload 'harness9-sessions "harness9-sessions"
+  "Show a stored session in a read-only buffer, as its runs were shown." t)
+(autoload 'harness9-resume "harness9-sessions" "Continue a stored session." t)
+
 ;;;###autoload
 (defvar harness9-command-map
   (let ((map (make-sparse-keymap)))
@@ -1079,11 +1086,13 @@ The buffer stays when the command refuses it (e.g. an empty prompt)."
     (define-key map "c" #'harness9-cancel)
     (define-key map "b" #'harness9-show)
     (define-key map "i" #'harness9-prompt)
+    (define-key map "l" #'harness9-sessions)
+    (define-key map "R" #'harness9-resume)
     map)
   "The harness9 commands, bound under `harness9-keymap-prefix':
 r `harness9-run', s `harness9-steer', q `harness9-queue', u `harness9-unqueue',
 p `harness9-plan', g `harness9-go', c `harness9-cancel', b `harness9-show',
-i `harness9-prompt'.")
+i `harness9-prompt', l `harness9-sessions', R `harness9-resume'.")
 (defalias 'harness9-command-map harness9-command-map)
 
 (defun harness9--set-keymap-prefix (symbol prefix)

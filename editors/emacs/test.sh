@@ -9,7 +9,8 @@
 # and the agent's markdown in the run buffer (its layout as shown, and each kind of mark); the
 # diff faces' contrast on dark and light themes, measured in a second Emacs in a terminal (-nw in
 # a pseudo-terminal of 256 colours); refused calls' rows; the prompt buffer; a child agent's rows
-# under its task (the repository's fake LLM, tests/fakellm, as the model). Then eglot alone, in
+# under its task (the repository's fake LLM, tests/fakellm, as the model); a stored session shown
+# again as its run was shown live, and continued. Then eglot alone, in
 # an Emacs that never loads harness9.el (tests/harness9-plain-test.el): a ruff quick fix through
 # `eglot-code-actions' (ruff and the daemon behind rassumfrassum, from PyPI), an instruction
 # comment run, and a question answered in the minibuffer.
@@ -43,7 +44,8 @@ trap 'rm -rf "$home"' EXIT
 echo "emacs tests: $(emacs --version | head -1)" >&2
 start=$(date +%s%N)
 # Every file must byte-compile without a warning (compiled in a copy: no .elc in the tree).
-sources=(harness9-markdown-inline.el harness9-markdown-table.el harness9-markdown.el harness9.el)
+sources=(harness9-markdown-inline.el harness9-markdown-table.el harness9-markdown.el harness9.el
+         harness9-sessions.el)
 for source in "${sources[@]}"; do cp "$here/$source" "$home/"; done
 HOME="$home" emacs --batch -L "$home" --eval '(setq byte-compile-error-on-warn t)' \
   -f batch-byte-compile "${sources[@]/#/$home/}" 2>&1 | grep -v '^Loading /etc/emacs' >&2 || true
@@ -53,7 +55,7 @@ done
 HOME="$home" H9_DAEMON="$daemon" H9_PYTHON="$repo/.venv/bin/python" timeout -k 5 180 emacs --batch \
   -L "$here" -L "$here/tests" -l harness9-test -l harness9-keys-test -l harness9-steer-test \
   -l harness9-problems-test -l harness9-edit-test -l harness9-rows-test -l harness9-markdown-test \
-  -l harness9-theme-test -l harness9-subagents-test \
+  -l harness9-theme-test -l harness9-subagents-test -l harness9-sessions-test \
   -f ert-run-tests-batch-and-exit </dev/null
 # eglot alone, in an Emacs that never loads harness9.el: the daemon as any language server.
 HOME="$home" H9_DAEMON="$daemon" H9_RUFF="$repo/.venv/bin/ruff" H9_RASS="$(rass)" \

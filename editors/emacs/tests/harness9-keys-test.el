@@ -36,6 +36,8 @@
         (should (eq 'harness9-run (key-binding (kbd "C-c h r"))))
         (should (eq 'harness9-cancel (key-binding (kbd "C-c h c"))))
         (should (eq 'harness9-show (key-binding (kbd "C-c h b"))))
+        (should (eq 'harness9-sessions (key-binding (kbd "C-c h l"))))
+        (should (eq 'harness9-resume (key-binding (kbd "C-c h R"))))
         (customize-set-variable 'harness9-keymap-prefix "C-c a")
         (should (eq 'harness9-run (key-binding (kbd "C-c a r"))))
         (should-not (key-binding (kbd "C-c h")))

@@ -50,67 +50,74 @@
       (replace-regexp-in-string "\\$[0-9]+\\.[0-9]+" "$N")
       (replace-regexp-in-string "[0-9]+ in / [0-9]+ out tokens" "N in / N out tokens"))))
 
+(defmacro harness9-subagents-test--with-fake (&rest body)
+  "Run BODY with the fake LLM (`fake': its process and URL) as the model of a daemon.
+In a fresh workspace `ws', the daemon asking before every change; `server' is its
+connection, `questions' the prompts of the approval questions, each answered Allow once."
+  (declare (indent 0))
+  `(let* ((fake (harness9-subagents-test--fake))
+          (ws (file-name-as-directory (make-temp-file "harness9-ws" t)))
+          (default-directory ws)
+          (harness9-initialization-options
+           '(:provider "openai" :model "gpt-4o-mini" :approvals (:mode "ask")))
+          (process-environment
+           (append (list "OPENAI_API_KEY=sk-fake" (concat "OPENAI_BASE_URL=" (cdr fake) "/v1")
+                         "ANTHROPIC_API_KEY" "HARNESS9_PROVIDER" "HARNESS9_REPLAY"
+                         "HARNESS9_APPROVALS" "HARNESS9_MODEL")
+                   process-environment))
+          (eglot-server-programs
+           (cons (list 'harness9-mode 'harness9-lsp-server (getenv "H9_DAEMON") "serve")
+                 eglot-server-programs))
+          (harness9--runs nil) (harness9--active nil) (harness9-events nil)
+          (questions nil) (server nil) (passed nil))
+     (unwind-protect
+         (cl-letf (((symbol-function 'completing-read)
+                    (lambda (prompt &rest _) (push prompt questions) "Allow once")))
+           ,@body
+           (setq passed t))
+       (unless passed (harness9-test--dump server))
+       (when server (ignore-errors (eglot-shutdown server nil 5)))
+       (delete-process (car fake))
+       (delete-directory ws t))))
+
 (ert-deftest harness9-test-subagent-rows ()
   "A task's child agent: its question names it, its rows sit indented under the task's row
 \(which names the agent and what it cost), and its text is not the parent's answer."
-  (let* ((fake (harness9-subagents-test--fake))
-         (ws (file-name-as-directory (make-temp-file "harness9-ws" t)))
-         (default-directory ws)
-         (harness9-initialization-options
-          '(:provider "openai" :model "gpt-4o-mini" :approvals (:mode "ask")))
-         (process-environment
-          (append (list "OPENAI_API_KEY=sk-fake" (concat "OPENAI_BASE_URL=" (cdr fake) "/v1")
-                        "ANTHROPIC_API_KEY" "HARNESS9_PROVIDER" "HARNESS9_REPLAY"
-                        "HARNESS9_APPROVALS" "HARNESS9_MODEL")
-                  process-environment))
-         (eglot-server-programs
-          (cons (list 'harness9-mode 'harness9-lsp-server (getenv "H9_DAEMON") "serve")
-                eglot-server-programs))
-         (harness9--runs nil) (harness9--active nil) (harness9-events nil)
-         (questions nil) (server nil) (passed nil))
-    (unwind-protect
-        (progn
-          (harness9-subagents-test--script
-           (car fake)
-           (vector (list :text "Asking a helper."
-                         :tool_calls (vector (list :name "task"
-                                                   :arguments (list :description "find the greeting"
-                                                                    :prompt "CHILD: run echo"
-                                                                    :agent "general"))))
-                   (list :text "Looking."
-                         :tool_calls (vector (list :name "bash"
-                                                   :arguments (list :command "echo child-ran"))))
-                   (list :text "CHILD-ANSWER: it printed child-ran.")
-                   (list :text "PARENT-ANSWER: the helper is done.")))
-          (setq server (harness9-connection))
-          (harness9-test--empty-configuration server)
-          (cl-letf (((symbol-function 'completing-read)
-                     (lambda (prompt &rest _) (push prompt questions) "Allow once")))
-            (let ((result (harness9-run-and-wait "find the greeting")))
-              (should (equal (plist-get result :status) "completed"))
-              (should (equal (plist-get result :text) "PARENT-ANSWER: the helper is done."))))
-          (should (equal (length questions) 1))
-          (should (string-match-p "harness9's general agent asks to run bash: echo child-ran"
-                                  (car questions)))
-          (should (equal (harness9-subagents-test--text)
-                         (string-join
-                          '("» find the greeting"
-                            "── turn 1"
-                            "Asking a helper."
-                            "  ✓ task (general agent): find the greeting  (N ms, $N)"
-                            "    Looking."
-                            "      ✓ bash: echo child-ran  (allowed once, N ms)"
-                            "        │ child-ran"
-                            "    CHILD-ANSWER: it printed child-ran."
-                            "── turn 2"
-                            "PARENT-ANSWER: the helper is done."
-                            "■ completed · 2 turns · 1 tool call · N in / N out tokens · $N")
-                          "\n")))
-          (setq passed t))
-      (unless passed (harness9-test--dump server))
-      (when server (ignore-errors (eglot-shutdown server nil 5)))
-      (delete-process (car fake))
-      (delete-directory ws t))))
+  (harness9-subagents-test--with-fake
+    (harness9-subagents-test--script
+     (car fake)
+     (vector (list :text "Asking a helper."
+                   :tool_calls (vector (list :name "task"
+                                             :arguments (list :description "find the greeting"
+                                                              :prompt "CHILD: run echo"
+                                                              :agent "general"))))
+             (list :text "Looking."
+                   :tool_calls (vector (list :name "bash"
+                                             :arguments (list :command "echo child-ran"))))
+             (list :text "CHILD-ANSWER: it printed child-ran.")
+             (list :text "PARENT-ANSWER: the helper is done.")))
+    (setq server (harness9-connection))
+    (harness9-test--empty-configuration server)
+    (let ((result (harness9-run-and-wait "find the greeting")))
+      (should (equal (plist-get result :status) "completed"))
+      (should (equal (plist-get result :text) "PARENT-ANSWER: the helper is done.")))
+    (should (equal (length questions) 1))
+    (should (string-match-p "harness9's general agent asks to run bash: echo child-ran"
+                            (car questions)))
+    (should (equal (harness9-subagents-test--text)
+                   (string-join
+                    '("» find the greeting"
+                      "── turn 1"
+                      "Asking a helper."
+                      "  ✓ task (general agent): find the greeting  (N ms, $N)"
+                      "    Looking."
+                      "      ✓ bash: echo child-ran  (allowed once, N ms)"
+                      "        │ child-ran"
+                      "    CHILD-ANSWER: it printed child-ran."
+                      "── turn 2"
+                      "PARENT-ANSWER: the helper is done."
+                      "■ completed · 2 turns · 1 tool call · N in / N out tokens · $N")
+                    "\n")))))
 
 (provide 'harness9-subagents-test)
 ;;; harness9-subagents-test.el ends here
