@@ -186,7 +186,11 @@ def _why_leave(path: str, inode: int, loop: fork_server.Loop) -> str | None:
         return "its socket was taken over"
     if loop.idle_for() >= IDLE_SECONDS:
         return f"idle for {loop.idle_for():.0f} s"
-    if os.path.basename(path) != f"resident-{fingerprint()}.sock":
+    try:
+        current = f"resident-{fingerprint()}.sock"
+    except OSError:  # its installation is gone
+        current = ""
+    if os.path.basename(path) != current:
         return "the code on disk changed"
     return None
 
@@ -203,8 +207,8 @@ def resident_main(path: str) -> None:
         if why is None:
             return True
         print(f"harness9 resident {os.getpid()}: leaving: {why}", file=sys.stderr)
-        if why != "its socket was taken over":  # the new resident keeps the path and pid file
-            for name in (path, path + ".pid"):
+        if why != "its socket was taken over":  # the new resident keeps the path and files
+            for name in (path, path + ".pid", path + ".log"):
                 with contextlib.suppress(OSError):
                     os.unlink(name)
         return False
