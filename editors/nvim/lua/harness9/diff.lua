@@ -91,31 +91,32 @@ local function current_lines(file)
   return {}
 end
 
--- Opens `file` in a new tab beside a scratch buffer holding `before` (named after `path`), both
--- in diff mode; the cursor ends in the file's window.
-local function open_tab(file, before, path)
+-- Opens `file` in a new tab beside a read-only scratch buffer holding `lines`, named
+-- `harness9://<scheme>/<path>` (numbered when an earlier one still holds the name), both in
+-- diff mode: the scratch on the left for "before" (`side` "left") or on the right for another
+-- version; the cursor ends in the file's window.
+function M.open_tab(file, lines, scheme, path, side)
   vim.cmd("tabnew " .. vim.fn.fnameescape(file))
   local filetype = vim.bo.filetype
   vim.cmd("diffthis")
-  vim.cmd("leftabove vnew")
+  vim.cmd(side == "left" and "leftabove vnew" or "rightbelow vnew")
   local scratch = api.nvim_get_current_buf()
-  api.nvim_buf_set_lines(scratch, 0, -1, false, before)
+  api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
   vim.bo[scratch].buftype = "nofile"
   vim.bo[scratch].bufhidden = "wipe"
   vim.bo[scratch].swapfile = false
   vim.bo[scratch].modifiable = false
   vim.bo[scratch].filetype = filetype
-  -- A name an earlier diff's scratch buffer still holds gets a number.
-  local name = "harness9://before/" .. path
+  local name = "harness9://" .. scheme .. "/" .. path
   for n = 2, 100 do
     if vim.fn.bufexists(name) == 0 then
       break
     end
-    name = string.format("harness9://before/%s (%d)", path, n)
+    name = string.format("harness9://%s/%s (%d)", scheme, path, n)
   end
   pcall(api.nvim_buf_set_name, scratch, name)
   vim.cmd("diffthis")
-  vim.cmd("wincmd l")
+  vim.cmd(side == "left" and "wincmd l" or "wincmd h")
 end
 
 -- Why a change cannot be turned back, or nil.
@@ -142,7 +143,7 @@ function M.open(change, root)
   if not before then
     return false, change.path .. ": " .. err
   end
-  open_tab(file, before, change.path)
+  M.open_tab(file, before, "before", change.path, "left")
   return true
 end
 
@@ -179,7 +180,7 @@ function M.review(files, root, kept)
       kept[entry.path] = before
     end
     if before then
-      open_tab(file, before, entry.path)
+      M.open_tab(file, before, "before", entry.path, "left")
       opened = opened + 1
     else
       table.insert(problems, entry.path .. ": " .. err)

@@ -9,6 +9,7 @@ local M = {}
 local api = vim.api
 local buffer = require("harness9.buffer")
 local client_mod = require("harness9.client")
+local diff = require("harness9.diff")
 local files = require("harness9.files")
 local list = require("harness9.task_list")
 local sessions_ui = require("harness9.sessions")
@@ -208,29 +209,6 @@ function M.run(prompt, opts)
   end)
 end
 
--- Opens `file` (the workspace's) in a new tab beside a scratch buffer of the task's version
--- `theirs`, both in diff mode; the cursor ends in the workspace's window.
-local function open_tab(file, theirs, path)
-  vim.cmd("tabnew " .. vim.fn.fnameescape(file))
-  local filetype = vim.bo.filetype
-  vim.cmd("diffthis")
-  vim.cmd("rightbelow vnew")
-  local scratch = api.nvim_get_current_buf()
-  api.nvim_buf_set_lines(scratch, 0, -1, false, vim.fn.filereadable(theirs) == 1 and vim.fn.readfile(theirs) or {})
-  vim.bo[scratch].buftype, vim.bo[scratch].bufhidden, vim.bo[scratch].swapfile = "nofile", "wipe", false
-  vim.bo[scratch].modifiable, vim.bo[scratch].filetype = false, filetype
-  local name = "harness9://task/" .. path
-  for n = 2, 100 do
-    if vim.fn.bufexists(name) == 0 then
-      break
-    end
-    name = string.format("harness9://task/%s (%d)", path, n)
-  end
-  pcall(api.nvim_buf_set_name, scratch, name)
-  vim.cmd("diffthis")
-  vim.cmd("wincmd h")
-end
-
 --- Review: each changed file of the row's task (or the row's file), the workspace's beside the
 --- task's, one tab each.
 function M.review(row)
@@ -239,7 +217,9 @@ function M.review(row)
   end
   local root = root_of(row.task)
   for _, path in ipairs(row.path and { row.path } or row.task.changedFiles) do
-    open_tab(root .. "/" .. path, row.task.worktree.path .. "/" .. path, path)
+    local theirs = row.task.worktree.path .. "/" .. path
+    diff.open_tab(root .. "/" .. path, vim.fn.filereadable(theirs) == 1 and vim.fn.readfile(theirs) or {}, "task",
+      path, "right")
   end
   return true
 end
