@@ -18,6 +18,7 @@ import {
 import { ProposedFiles } from './proposedFiles';
 import type { ApprovalAction, RunView } from './runView';
 import type { StatusItem } from './status';
+import { VirtualTexts } from './virtualTexts';
 
 const SCHEME = 'harness9-approval';
 
@@ -32,7 +33,7 @@ let counter = 0;
 
 export class Approver implements vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
-  private readonly documents = new Map<string, string>();
+  private readonly documents = new VirtualTexts(SCHEME);
   private readonly disposables: vscode.Disposable[] = [];
   private readonly proposed = new ProposedFiles();
 
@@ -46,9 +47,7 @@ export class Approver implements vscode.Disposable {
   ) {
     view.onApprovalAction((a) => this.acted(a));
     this.disposables.push(
-      vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-        provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '',
-      }),
+      this.documents,
       this.proposed,
       vscode.workspace.onDidSaveTextDocument((doc) => this.savedProposal(doc)),
     );
@@ -203,17 +202,11 @@ export class Approver implements vscode.Disposable {
     } else {
       this.proposed.forget(id);
     }
-    for (const key of [...this.documents.keys()]) {
-      if (ours(vscode.Uri.parse(key))) {
-        this.documents.delete(key);
-      }
-    }
+    this.documents.forget(ours);
   }
 
   private virtual(card: ApprovalCard, side: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${card.path}`, query: `${card.id}-${side}` });
-    this.documents.set(uri.toString(), text);
-    return uri;
+    return this.documents.put(this.documents.uri(`/${card.path}`, `${card.id}-${side}`), text);
   }
 
   /** The file's text as the daemon reads it: the open document, else the disk; undefined if unreadable. */

@@ -10,20 +10,17 @@ import { applyUnifiedDiff, invertDiff } from './approvals';
 import { type ReviewedFile, reviewedFiles, textBeforeRun, unreviewableNote } from './review';
 import type { FileChange } from './runState';
 import type { RunAction, RunView } from './runView';
+import { VirtualTexts } from './virtualTexts';
 
 const SCHEME = 'harness9-before';
 
 export class ChangeViewer implements vscode.Disposable {
-  private readonly texts = new Map<string, string>();
-  private readonly registration: vscode.Disposable;
+  private readonly texts = new VirtualTexts(SCHEME);
 
   constructor(
     private readonly view: RunView,
     private readonly fallbackRoot: () => vscode.Uri | undefined,
   ) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-      provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
-    });
     view.onRunAction((a) => void this.act(a));
   }
 
@@ -56,8 +53,7 @@ export class ChangeViewer implements vscode.Disposable {
       await vscode.window.showTextDocument(doc, { preview: true });
       return;
     }
-    const left = vscode.Uri.from({ scheme: SCHEME, path: `/${change.path}`, query: key });
-    this.texts.set(left.toString(), before);
+    const left = this.texts.put(this.texts.uri(`/${change.path}`, key), before);
     await vscode.commands.executeCommand('vscode.diff', left, file, `${change.path}: the agent's change (harness9)`, {
       preview: true,
     });
@@ -78,15 +74,15 @@ export class ChangeViewer implements vscode.Disposable {
     for (const file of reviewedFiles(run)) {
       const uri = vscode.Uri.joinPath(root, ...file.path.split('/'));
       // The file's own path: the editor shows the pair as one file changed, not as a rename.
-      const left = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: `review-${run.runId ?? index}` });
+      const left = this.texts.uri(uri.path, `review-${run.runId ?? index}`);
       // Once rebuilt, a file's text before the run is kept: a second review after reverting
       // some hunks still compares with it.
-      const before = this.texts.get(left.toString()) ?? (await this.rebuild(uri, file));
+      const before = this.texts.get(left) ?? (await this.rebuild(uri, file));
       if (before === undefined) {
         missed.push(file.path);
         continue;
       }
-      this.texts.set(left.toString(), before);
+      this.texts.put(left, before);
       resources.push([uri, left, uri]);
     }
     if (missed.length > 0) {
@@ -104,7 +100,7 @@ export class ChangeViewer implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.texts.dispose();
   }
 }
 

@@ -10,21 +10,18 @@ import type { Daemon } from './daemon';
 import { request } from './requests';
 import { filesThenFrom, notShownNote, textThen } from './review';
 import type { RunAction, RunView } from './runView';
+import { VirtualTexts } from './virtualTexts';
 
 const SCHEME = 'harness9-then';
 
 export class CheckpointReviewer implements vscode.Disposable {
-  private readonly texts = new Map<string, string>();
-  private readonly registration: vscode.Disposable;
+  private readonly texts = new VirtualTexts(SCHEME);
 
   constructor(
     private readonly daemon: Daemon,
     private readonly view: RunView,
     private readonly fallbackRoot: () => vscode.Uri | undefined,
   ) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-      provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
-    });
     view.onRunAction((a: RunAction) => {
       if (a.type === 'reviewSince') {
         void this.review(a.run, a.checkpointId);
@@ -65,8 +62,7 @@ export class CheckpointReviewer implements vscode.Disposable {
     for (const file of shown) {
       const uri = vscode.Uri.joinPath(root, ...file.path.split('/'));
       // The file's own path on both sides: the editor shows one file changed, not a rename.
-      const then = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: checkpointId });
-      this.texts.set(then.toString(), textThen(file) ?? '');
+      const then = this.texts.put(this.texts.uri(uri.path, checkpointId), textThen(file) ?? '');
       const now = (await exists(uri)) ? uri : this.empty(uri);
       resources.push([uri, then, now]);
     }
@@ -78,13 +74,11 @@ export class CheckpointReviewer implements vscode.Disposable {
 
   /** The right side of a file deleted since: an empty document. */
   private empty(uri: vscode.Uri): vscode.Uri {
-    const gone = vscode.Uri.from({ scheme: SCHEME, path: uri.path, query: 'deleted' });
-    this.texts.set(gone.toString(), '');
-    return gone;
+    return this.texts.put(this.texts.uri(uri.path, 'deleted'), '');
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.texts.dispose();
   }
 }
 

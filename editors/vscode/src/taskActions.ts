@@ -16,14 +16,14 @@ import { activeFolder } from './runner';
 import { applyNote, applyOutcomeFrom, clipTitle, conflictName, endedNote, filesCount, type TaskEntry } from './taskList';
 import type { TaskNode, TaskView } from './taskView';
 import { received } from './wire';
+import { VirtualTexts } from './virtualTexts';
 
 const SCHEME = 'harness9-task';
 let tokenCounter = 0;
 
 export class TaskActions implements vscode.Disposable {
   /** Texts of the virtual documents: a conflict's hunks, the empty side of a new or removed file. */
-  private readonly texts = new Map<string, string>();
-  private readonly registration: vscode.Disposable;
+  private readonly texts = new VirtualTexts(SCHEME);
 
   constructor(
     private readonly daemon: Daemon,
@@ -31,9 +31,6 @@ export class TaskActions implements vscode.Disposable {
     /** Params for a new session (the model chosen in the chat). */
     private readonly newSessionParams: () => P.RunParams | undefined,
   ) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-      provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
-    });
   }
 
   /**
@@ -141,9 +138,7 @@ export class TaskActions implements vscode.Disposable {
 
   /** A read-only document of `text` at `path` (its name gives its language). */
   private virtual(path: string, query: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: SCHEME, path, query });
-    this.texts.set(uri.toString(), text);
-    return uri;
+    return this.texts.put(this.texts.uri(path, query), text);
   }
 
   /**
@@ -230,7 +225,7 @@ export class TaskActions implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.texts.dispose();
   }
 }
 
