@@ -52,12 +52,13 @@ for project in fix instruction ask; do
 done
 # Kate starts the server in the project's root: each project plays its own script, and what the
 # multiplexer logs (every message both ways) is where the scenario reads what went on the wire.
+# rass waits longer than its 3 s for the daemon's start (tests/patient_rass.py).
 cat >"$tmp/server" <<EOF
 #!/bin/sh
 project="\$(basename "\$PWD")"
-HARNESS9_REPLAY="$here/tests/replay-\$project.json" PYTHONPATH="$(rass)" exec \\
-  "$repo/.venv/bin/python" -m rassumfrassum -- "$repo/.venv/bin/ruff" server -- "$daemon" serve \\
-  2>>"$tmp/server-\$project.log"
+HARNESS9_REPLAY="$here/tests/replay-\$project.json" PYTHONPATH="$(rass):$here/tests" exec \\
+  "$repo/.venv/bin/python" -m rassumfrassum --logic-class patient_rass.PatientLogic \\
+  -- "$repo/.venv/bin/ruff" server -- "$daemon" serve 2>>"$tmp/server-\$project.log"
 EOF
 chmod +x "$tmp/server"
 # The LSP Client plugin on; the server's command allowed (Kate asks before it starts one);
@@ -115,6 +116,7 @@ env HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_DATA_HOME="$tmp/hom
   timeout -k 5 110 dbus-run-session --config-file="$tmp/bus.conf" -- xvfb-run -a -s "-screen 0 1280x800x24" \
   "$here/tests/drive.sh" </dev/null 2>"$tmp/session.log" || status=$?
 grep '^kate tests: ' "$tmp/session.log" >&2 || true
+cp "$tmp"/server-*.log "$tmp/session.log" "$artifacts/" 2>/dev/null || true
 if [ "$status" != 0 ]; then
   echo "--- the end of the session's output:" >&2
   grep -v '^kate tests: ' "$tmp/session.log" | tail -n 30 >&2

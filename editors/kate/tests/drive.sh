@@ -86,6 +86,12 @@ window="$(main_window)"
 xdotool windowsize "$window" 1280 800
 wait_for "Kate's window at 1280x800" sized "$window"
 xdotool windowfocus --sync "$window"
+# Kate starts a project's server when one of its files is first shown: one at a time, so that no
+# run below shares the machine with a daemon starting.
+for file in instruction/stats.py ask/total.py fix/total.py; do
+  open_file "$ws/$file"
+  wait_for "${file%%/*}'s file opened in the daemon" logged "${file%%/*}" "[harness9] --> textDocument/didOpen"
+done
 
 # 1. The quick fix. ruff's problem reaches Kate through the multiplexer; Kate's Diagnostics tab
 # (the LSP tool view) lists it, and a double click asks for its code actions with the problem,
