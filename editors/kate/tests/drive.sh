@@ -29,8 +29,14 @@ wait_for() {
 
 shot() { import -window root "$art/$1.png"; }
 
-# logged PROJECT TEXT: the multiplexer of PROJECT logged a line holding TEXT.
-logged() { grep -qF -- "$2" "$tmp/server-$1.log" 2>/dev/null; }
+# logged PROJECT TEXT…: the multiplexer of PROJECT logged a line holding each TEXT.
+logged() {
+  local lines="$tmp/server-$1.log" text
+  shift
+  [ -f "$lines" ] || return 1
+  lines="$(cat "$lines")"
+  for text in "$@"; do lines="$(grep -F -- "$text" <<<"$lines")" || return 1; done
+}
 
 # drawn X Y W H: the screen's rectangle holds more than a plain background (text is drawn there).
 drawn() {
@@ -96,7 +102,7 @@ done
 # 1. The quick fix. ruff's problem reaches Kate through the multiplexer; Kate's Diagnostics tab
 # (the LSP tool view) lists it, and a double click asks for its code actions with the problem,
 # listed under it: "Fix with harness9: …" among ruff's. Its double click starts the run.
-wait_for "ruff's problem" logged fix '<-- textDocument/publishDiagnostics {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"diagnostics": [{"code": "F821"'
+wait_for "ruff's problem" logged fix '<-- textDocument/publishDiagnostics' '"code": "F821"'
 click 253 788 # the LSP tool view's button
 wait_for "the problem in the Diagnostics tab" drawn 83 626 300 12
 click 200 632 2
