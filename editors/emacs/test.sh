@@ -28,16 +28,8 @@ fi
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "emacs tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 
-# rassumfrassum (PyPI: an LSP multiplexer), for eglot without harness9.el: ruff and the daemon behind
-# one connection; installed under .venv/rassumfrassum on first use.
-rass_version="0.3.5"
-rass() {
-  local target="$repo/.venv/rassumfrassum"
-  if [ ! -f "$target/rassumfrassum/main.py" ]; then
-    "$repo/.venv/bin/python" -m pip install -q --target "$target" "rassumfrassum==$rass_version" >&2
-  fi
-  echo "$target"
-}
+# shellcheck source=scripts/rass.sh
+. "$repo/scripts/rass.sh"  # rass: ruff and the daemon behind one connection
 
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
