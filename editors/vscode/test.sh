@@ -40,8 +40,7 @@ install_debian_packages() {
   command -v python3 >/dev/null || missing+=(python3)
   if [ "${#missing[@]}" -gt 0 ]; then
     log "apt-get install ${missing[*]}"
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    "$root/scripts/apt.sh" --no-install-recommends "${missing[@]}"
   fi
 }
 
