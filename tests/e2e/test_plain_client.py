@@ -226,6 +226,32 @@ async def test_a_client_that_cannot_ask_has_its_calls_declined_saying_why(
     assert len(notes) == 2, transcript
 
 
+async def test_an_instruction_comment_stays_when_a_call_it_needed_was_declined(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    source = workspace / "count.py"
+    before = "# harness9: count the Python files into count.txt\nONE = 1\n"
+    source.write_text(before)
+    fake_llm.script([
+        Reply("Counting.", [Call("bash", {"command": "ls *.py | wc -l > count.txt"})]),
+        Reply("I could not count them: the command was declined."),
+    ])
+    daemon = await plain_daemon(start, fake_llm, workspace, ask=False, approvals="ask")
+
+    @daemon.client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _show(ls: Any, params: Any) -> Any:
+        raise JsonRpcMethodNotFound(message="Method not found: window/showMessageRequest")
+
+    _, uri = _open(daemon, source, before)
+    (action,) = [a for a in await _actions(daemon, uri, 0) if "count" in a["title"]]
+    await _execute(daemon, action["command"])
+    assert (await _finished_message(daemon)).startswith("harness9 (completed): I could not")
+    await asyncio.sleep(0.3)  # a removal would follow the closing message at once
+    assert source.read_text() == before and not (workspace / "count.txt").exists()
+    answer = await _execute(daemon, {"command": "harness9.transcript"})
+    assert "kept the instruction comment" in Path(answer["path"]).read_text()  # noqa: ASYNC240
+
+
 async def test_a_client_that_asks_without_saying_so_is_asked(
     start: StartDaemon, fake_llm: FakeLLM, workspace: Path
 ) -> None:

@@ -142,6 +142,8 @@ runs_instruction ask total.py "harness9: count the Python files into count.txt"
 wait_for "the question sent to Kate" logged ask '<-s window/showMessageRequest'
 wait_for "the ask run's closing message" logged ask '"message": "harness9 (completed): I could not count them: running the command was declined, as this editor cannot ask. — the whole run: '
 [ ! -e ask/count.txt ] || fail "the declined command ran: ask/count.txt exists"
+head -n 1 ask/total.py | grep -qF "# harness9: count" \
+  || fail "the instruction comment of a run whose command was declined was removed"
 grep -qF "not asked: this editor cannot show questions" "$tmp"/state/transcripts/*.md \
   || fail "no transcript says why the command was declined"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +53,10 @@ class Declining:
     """The approver of a client that cannot be asked: every question is declined, saying why
     (the model reads it; the transcript notes it)."""
 
-    def __init__(self, transcript: Transcript | None) -> None:
+    def __init__(self, transcript: Transcript | None,
+                 on_declined: Callable[[], None] | None = None) -> None:
         self._transcript = transcript
+        self._on_declined = on_declined
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Decline without asking."""
@@ -63,6 +66,8 @@ class Declining:
         """The answer to a question not asked, noted in the transcript."""
         if self._transcript is not None:
             self._transcript.note(f"{request.title}: {CANNOT_ASK}")
+        if self._on_declined is not None:
+            self._on_declined()
         return ApprovalAnswer(Answer.REJECT, CANNOT_ASK)
 
 
@@ -103,6 +108,7 @@ class PlainRun:
     started: asyncio.Future[dict[str, str]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future())
     transcript: Transcript | None = None
+    declined: bool = False  # a call of the run was declined unasked (the client cannot ask)
     _showing: asyncio.Future[None] | None = None  # the transcript being opened
 
     def wired(self, ids: dict[str, str]) -> list[Subscriber]:
@@ -121,12 +127,21 @@ class PlainRun:
         ask; else one that asks until the client answers a question with an error."""
         if can_ask(self.ls.client_capabilities):
             return asking
-        return AskingFirst(asking, Declining(self.transcript), self.sessions)
+        return AskingFirst(asking, Declining(self.transcript, self._note_declined),
+                           self.sessions)
+
+    def _note_declined(self) -> None:
+        self.declined = True
 
     async def finished(self, result: dict[str, Any] | None, error: str | None) -> None:
-        """Say how the run ended; remove the instruction comment of a run that succeeded."""
+        """Say how the run ended; remove the instruction comment of a run that succeeded (not
+        of one that had a call declined unasked: what it was asked may be undone)."""
         if result is not None and result.get("status") == "completed" and self.instruction:
-            await self._remove_instruction(*self.instruction)
+            if not self.declined:
+                await self._remove_instruction(*self.instruction)
+            elif self.transcript is not None:
+                self.transcript.note("kept the instruction comment: a call it needed was "
+                                     "declined, as this editor cannot ask")
         first = (result or {}).get("text", "").strip().splitlines()
         status = error or (result or {}).get("status", "error")
         message = f"harness9 ({status}): {first[0] if first else 'no answer'}"
