@@ -43,9 +43,9 @@ PRELOAD = (
     "harness9.cli", "harness9.service.agent_service", "harness9.lsp.serve", "harness9.acp.main",
     "harness9.client.headless",
 )  # fmt: skip
+_LONGEST_FOLDER = 70  # a socket's path has at most 107 bytes, and the name takes 33
 # What the resident keeps of the first start's environment: how an interpreter starts, where
 # things are. Each daemon gets its own start's whole environment.
-_LONGEST_FOLDER = 70  # a socket's path has at most 107 bytes, and the name takes 33
 _KEPT = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TMPDIR", "XDG_RUNTIME_DIR")
 
 
@@ -59,12 +59,14 @@ def run_through_resident(argv: Sequence[str]) -> None:
     listens; else return, having started a resident for the next time."""
     if not argv or argv[0] not in COMMANDS or forked() or not enabled(os.environ):
         return
-    path = socket_path()
-    if path is None:
+    try:
+        path = socket_path()
+        conn = None if path is None else handover.connect(path)
+    except OSError:  # no resident to be had here: this start runs on its own
         return
-    conn = handover.connect(path)
     if conn is None:
-        start_resident(path)
+        if path is not None:
+            start_resident(path)
         return
     handover.hand_over(conn, argv, dict(os.environ), READY_TIMEOUT, _harden)
 
@@ -98,7 +100,7 @@ def socket_folder() -> str | None:
     folder = (os.path.join(runtime, "harness9")
               if runtime and len(runtime) < _LONGEST_FOLDER and os.path.isdir(runtime)
               else f"/tmp/harness9-{os.getuid()}")
-    with contextlib.suppress(FileExistsError):
+    with contextlib.suppress(OSError):  # made already, or not makeable: lstat tells
         os.mkdir(folder, 0o700)
     try:
         info = os.lstat(folder)
