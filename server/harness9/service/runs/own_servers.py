@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from harness9.langservers.language_config import LanguageServerConfig
-from harness9.langservers.server_pool import LanguageServers, Launch, WorkspaceServers
 from harness9.langservers.well_known import default_servers
 from harness9.process.sandbox import Mechanism, availability, confine
 from harness9.service.run_request import RunRequest, RunWiring
 from harness9.service.runs.run_tools import tool_environment
 
 if TYPE_CHECKING:
+    from harness9.langservers.server_pool import LanguageServers, Launch
     from harness9.tools.registry import Middleware
     from harness9.workspace.port import Workspace
 
@@ -49,6 +49,7 @@ class OwnServers:
             return OwnWiring(wiring)
         from harness9.langservers.served_language import ServedLanguage
         from harness9.langservers.served_problems import ServedProblems
+        from harness9.langservers.server_pool import LanguageServers, WorkspaceServers
         from harness9.langservers.sync_step import ServersInStep
 
         if self._pool is None:
@@ -80,6 +81,8 @@ def _launch(request: RunRequest, configs: Sequence[LanguageServerConfig]) -> Lau
     if confinement.mechanism is not Mechanism.NONE and confinement.env:
         # A server's caches (a type checker's, `go build`'s) cannot go to the read-only home.
         env["XDG_CACHE_HOME"] = os.path.join(confinement.env["TMPDIR"], ".cache")
+    from harness9.langservers.server_pool import Launch
+
     return Launch(env, confinement)
 
 
