@@ -157,9 +157,15 @@ def _as_written(block: Block, target: Sequence[str]) -> list[str]:
     # From level 3 on, tabs typed into a file indented with spaces (or the reverse) are the
     # model's habit, not its intent; so are they at any level when neither the source nor the
     # file's lines there use that style.
-    if block.level >= 3 or _other_style_typed(block, target):
-        return restyle(target, block.context)
-    return list(target)
+    if not (block.level >= 3 or _other_style_typed(block, target)):
+        return list(target)
+    # An indentation the matched file lines have is the file's own, however irregular (a
+    # GNU-style file's tab, spaces, tab): written as typed.
+    own = {indent_of(line) for line in block.file if line.strip()}
+    return [
+        line if indent_of(line) in own else fresh
+        for line, fresh in zip(target, restyle(target, block.context), strict=True)
+    ]
 
 
 def _styles(lines: Sequence[str]) -> set[str]:
