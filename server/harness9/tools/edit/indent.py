@@ -106,7 +106,7 @@ def _model_unit(indents: Sequence[str]) -> int | None:
     return unit or None
 
 
-def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> Mapping | None:
+def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> _Linear | None:
     points = sorted({(width(m), width(f)) for m, f in pairs})
     (x1, y1), (x2, y2) = points[0], points[-1]
     if x2 != x1:
