@@ -112,7 +112,7 @@ def decide(
     """
     if mapping is not None and all(mapping(ind) == ind for ind in target_indents):
         return Frame.FILE
-    if weak_first and _all_for_file(restated or changed):
+    if weak_first and _all_for_file(restated, changed):
         return Frame.FILE
     tiers: list[Sequence[Witness]] = [[first] if first is not None else [], restated, changed]
     voted = _voted(tiers, fits_file)
@@ -128,11 +128,14 @@ def decide(
     )
 
 
-def _all_for_file(witnesses: Sequence[Witness]) -> bool:
-    """Whether every telling line of `witnesses` (at least one) votes for the file's frame,
+def _all_for_file(*tiers: Sequence[Witness]) -> bool:
+    """Whether every telling line of the first tier that has one votes for the file's frame,
     lines copied without indentation aside."""
-    cast = [w.vote() for w in witnesses if w.tells() and not w.unindented_copy()]
-    return bool(cast) and all(vote is Frame.FILE for vote in cast)
+    for tier in tiers:
+        cast = [w.vote() for w in tier if w.tells() and not w.unindented_copy()]
+        if cast:
+            return all(vote is Frame.FILE for vote in cast)
+    return False
 
 
 def _voted(tiers: Sequence[Sequence[Witness]], fits_file: Callable[[Frame], bool]) -> Frame | None:
