@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from edit_cases import Case, arguments, frame, indent, refusals, slips, text
+from edit_cases import Case, arguments, endings, frame, indent, refusals, slips, text
 
 from harness9.tools.edit.refusals import LEVELS, EditError
 from harness9.tools.edit_file import EditFileTool
 
 ALL: list[Case] = [
-    *text.CASES, *indent.CASES, *frame.CASES, *refusals.CASES, *slips.CASES, *arguments.CASES,
+    *text.CASES, *indent.CASES, *frame.CASES, *endings.CASES, *refusals.CASES, *slips.CASES,
+    *arguments.CASES,
 ]
 
 
