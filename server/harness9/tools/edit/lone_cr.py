@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from os.path import commonprefix
 
 from harness9.tools.edit.refusals import EditError
 
@@ -33,15 +32,21 @@ def edit_through_lf(content: str, edit: Callable[[str], str]) -> str:
     endings (see the module docstring)."""
     view = as_lf(content)
     edited = edit(view)
-    start = len(commonprefix([view, edited]))
+    start = _common(view, edited)
     room = min(len(view), len(edited)) - start
-    tail = len(commonprefix([view[::-1][:room], edited[::-1][:room]]))
+    tail = _common(view[::-1][:room], edited[::-1][:room])
     region = content[start : len(content) - tail]
     new = edited[start : len(edited) - tail]
     ending = _ending(content, start, len(content) - tail, region)
     if ending == "\r":
         new = re.sub(r"(?<!\r)\n", "\r", new)
     return content[:start] + new + content[len(content) - tail :]
+
+
+def _common(a: str, b: str) -> int:
+    """The length of the prefix `a` and `b` share."""
+    size = min(len(a), len(b))
+    return next((n for n in range(size) if a[n] != b[n]), size)
 
 
 def _ending(content: str, start: int, end: int, region: str) -> str:
