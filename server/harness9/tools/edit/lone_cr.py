@@ -44,9 +44,16 @@ def edit_through_lf(content: str, edit: Callable[[str], str]) -> str:
 
 
 def _common(a: str, b: str) -> int:
-    """The length of the prefix `a` and `b` share."""
-    size = min(len(a), len(b))
-    return next((n for n in range(size) if a[n] != b[n]), size)
+    """The length of the prefix `a` and `b` share (halving slices compared in C, so a long
+    file costs a few passes rather than a loop over its characters)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _ending(content: str, start: int, end: int, region: str) -> str:
