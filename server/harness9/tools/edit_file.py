@@ -49,7 +49,8 @@ nothing is changed and the error says where the matches are or which lines come 
 near match is used only when no other place comes almost as close. Small slips are tolerated \
 (line endings, CR, LF or CRLF, kept as the file has them; surrounding whitespace, \
 indentation, tabs typed for spaces, blank lines inside the block, curly quotes and dashes, \
-a copied BOM, no-break and zero-width spaces, Unicode normal forms, alignment spaces, a markdown fence around the text, a diff's +/-/space column, \
+a copied BOM, no-break and zero-width spaces, Unicode normal forms, alignment spaces, a \
+markdown fence around the text, a diff's +/-/space column, \
 line-number prefixes of read tools (`12| `, `12→`, `12:`, cat -n) whose numbers are the \
 file's, `^I` for tabs, text JSON-escaped once more or backslashes doubled when only one \
 reading matches; a block's closing line left out of source_text that target_text restates). \
