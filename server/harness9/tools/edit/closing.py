@@ -34,9 +34,10 @@ def with_closing(text: str, match: Match, target: str) -> str | None:
     and the target restates, or None when the source needs none."""
     model = match.source or match.model
     target = to_lf(target)
-    missing = balance(model) - balance(target)
-    if missing <= 0:
-        return None
+    opened = balance(model)
+    missing = opened - balance(target)
+    if opened <= 0 or missing <= 0:
+        return None  # the source leaves nothing open, or the target closes no more of it
     end = match.end - 1 if match.model.endswith("\n") else match.end
     if end < len(text) and text[end] != "\n":
         return None  # the source ends inside a line
@@ -45,9 +46,11 @@ def with_closing(text: str, match: Match, target: str) -> str | None:
     if gap is None:
         return None
     close = after[gap]
-    typed = {line.strip() for line in target.split("\n")}
+    typed = [line.strip() for line in target.split("\n")]
+    copied = [line.strip() for line in model.split("\n")]
+    # The target has the closing line once more than the source: the one the source left out.
     if not _CLOSER.fullmatch(close.strip()) or balance(close) != -missing or (
-        close.strip() not in typed
+        typed.count(close.strip()) <= copied.count(close.strip())
     ):
         return None
     indent = _indent_for(text, match, close)

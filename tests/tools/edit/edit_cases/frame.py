@@ -12,6 +12,7 @@ NESTED = "def f():\n    if a:\n        if b:\n            c()\n    d()\n    z()\
 HANGING = "def f():\n    total = compute(\n            value)\n    return total\n"
 CLOSERS = "int f () {\n  if (a) {\n    if (b) {\n      c ();\n    }\n  }\n  d ();\n}\n"
 OPEN = "int f() {\n    if (a) {\n        b();\n    }\n    z();\n}\n"
+LAST = "int f() {\n    if (a) {\n        b();\n    }\n}\n"
 GNU = "int\nf (void)\n{\n  if (a)\n    {\n      b ();\n\t  \tc (\"1\");\n    }\n}\n"
 
 FRAME = [
@@ -51,6 +52,11 @@ FRAME = [
     Case("source without the closing line, target closes and adds a line", OPEN,
          "    if (a) {\n        b();", "    if (a) {\n        b();\n    }\n    y();",
          OPEN.replace("    }\n", "    }\n    y();\n", 1)),
+    # A source that closes what it opens: its target deleting the opener closes no block the
+    # file closes next (the file's `}` stays).
+    Case("source closing its block, target deleting the opener", LAST,
+         "    if (a) {\n        b();\n    }", "        b();\n    }",
+         LAST.replace("    if (a) {\n", "")),
     # A GNU-style file's own irregular indentation, restated, is kept.
     Case("GNU-style tab, spaces, tab kept on a changed line (trimmed)", GNU,
          "      b ();\n\t  \tc (\"1\");\n\n", "      b ();\n\t  \tc (\"2\");",

@@ -121,7 +121,7 @@ def _no_closer(draw: st.DrawFn) -> Case:
     assume(at)
     c = draw(st.sampled_from(at))
     o = max(i for i in range(c) if lines[i].depth == lines[c].depth and lines[i].text)
-    assume(lines[o].text.endswith("{") and c - o <= 4)
+    assume(lines[o].text.endswith("{") and c - o <= 4 and all(x.text for x in lines[o:c]))
     new = draw(_edit(lines, o + 1, c, "brace"))
     shift = draw(st.sampled_from([s for s in (-1, 0, 1) if lines[o].depth + s >= 0]))
     frame = draw(st.sampled_from(("source", "file")))
