@@ -57,6 +57,12 @@ FRAME = [
     Case("source closing its block, target deleting the opener", LAST,
          "    if (a) {\n        b();\n    }", "        b();\n    }",
          LAST.replace("    if (a) {\n", "")),
+    # A source cut inside an indented line, its target restating the line from its first
+    # non-blank character: the line keeps the file's indentation.
+    Case("source cut inside an indented line, target restating it unindented",
+         "group:\n\tsub:\n\t\tkey: 'value'\n\t\tnext: 1\n", "'value'",
+         "key: 'value'\n\t\tadded: 2",
+         "group:\n\tsub:\n\t\tkey: 'value'\n\t\tadded: 2\n\t\tnext: 1\n"),
     # A GNU-style file's own irregular indentation, restated, is kept.
     Case("GNU-style tab, spaces, tab kept on a changed line (trimmed)", GNU,
          "      b ();\n\t  \tc (\"1\");\n\n", "      b ();\n\t  \tc (\"2\");",
