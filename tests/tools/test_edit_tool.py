@@ -43,10 +43,11 @@ def test_definition_names_what_is_refused(workspace: Path) -> None:
     text = EditFileTool(workspace).definition().description
     for refusal in ("almost as close", "existing code ...` or a bare `...` line (refused",
                     "not `\\n`", "Latin-1", "HTML entities", "typographic operators",
-                    "refused as already applied"):
+                    "refused as already applied", "keeps fewer times",
+                    "nesting otherwise than the file"):
         assert refusal in text, refusal
     for tolerated in ("markdown fence", "diff's +/-/space column", "`12→`", "zero-width",
-                      "backslashes doubled"):
+                      "backslashes doubled", "CR, LF or CRLF", "closing line left out"):
         assert tolerated in text, tolerated
 
 

@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from edit_cases import Case, arguments, indent, refusals, slips, text
+from edit_cases import Case, arguments, endings, frame, indent, refusals, slips, text
 
 from harness9.tools.edit.refusals import LEVELS, EditError
 from harness9.tools.edit_file import EditFileTool
 
-ALL: list[Case] = [*text.CASES, *indent.CASES, *refusals.CASES, *slips.CASES, *arguments.CASES]
+ALL: list[Case] = [
+    *text.CASES, *indent.CASES, *frame.CASES, *endings.CASES, *refusals.CASES, *slips.CASES,
+    *arguments.CASES,
+]
 
 
 def test_the_table_is_large_and_names_are_unique() -> None:

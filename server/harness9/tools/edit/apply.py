@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness9.tools.edit import escapes, rereads, sent, slips
+from harness9.tools.edit import closing, escapes, lone_cr, rereads, sent, slips
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
@@ -74,6 +74,17 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
     Raises `EditError` (kinds `empty_source`, `no_change`, `ambiguous`, `not_found`,
     `indentation`, `partial_line`). A leading BOM is kept and never part of a match.
     """
+    if lone_cr.has_lone_cr(content):
+        level: list[int] = []
+
+        def edit(view: str) -> str:
+            outcome = apply_edit(view, lone_cr.as_lf(source_text), lone_cr.as_lf(target_text))
+            level.append(outcome.level)
+            return outcome.content
+
+        edited = lone_cr.edit_through_lf(content, edit)
+        # Matched as sent only when the source's line breaks are the file's.
+        return EditOutcome(edited, level[0] if source_text in content else max(level[0], 2))
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
     source_text, target_text = slips.without_bom(bom, source_text, target_text)
@@ -95,6 +106,9 @@ def apply_edit(content: str, source_text: str, target_text: str) -> EditOutcome:
         if exc.kind == "not_found":
             _refuse_applied(view.text, None, target_text)
         raise
+    closed = closing.with_closing(view.text, match, target_text)
+    if closed is not None:
+        match = _relocated(body, view, closed, match)
     refuse_near_rival(view.text, match.start, match.end, match.source or match.model, match.level)
     done = replace(body, view, match, target_text)
     edited = body[: done.start] + done.text + body[done.end :]
@@ -131,6 +145,18 @@ def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[M
             if exc.kind != "not_found":
                 raise
     raise missed
+
+
+def _relocated(body: str, view: LfView, source: str, match: Match) -> Match:
+    """The match of `source` (the matched source with the closing line it left out), which
+    must start where `match` did."""
+    found = _locate(body, view, source)
+    if found.start != match.start and line_number(view.text, found.start) != line_number(
+        view.text, match.start
+    ):
+        raise errors.ambiguous(found.level, [line_number(view.text, found.start),
+                                             line_number(view.text, match.start)])
+    return found
 
 
 def _refuse_applied(text: str, match: Match | None, target: str) -> None:

@@ -48,6 +48,14 @@ class Witness:
     # are where the file has the line.
     written: str | None = None
 
+    def unindented_copy(self) -> bool:
+        """Whether the source and target lines are both unindented where the file's is not:
+        a line copied from its first non-blank character looks just so, whatever frame the
+        rest of the target is typed in."""
+        return not indent_of(self.source) and not indent_of(self.target) and bool(
+            indent_of(self.file)
+        )
+
     def tells(self) -> bool:
         """Whether the source and the file indent this line to different columns."""
         return width(indent_of(self.source)) != width(indent_of(self.file))
@@ -83,12 +91,17 @@ def decide(
     fits_file: Callable[[Frame], bool],
     agree_in_style: bool,
     keeps_nesting: Callable[[Sequence[Witness], Frame], bool],
+    *,
+    weak_first: bool = False,
 ) -> Frame:
     """The frame `target_text` was typed in, or `Unclear`.
 
     `mapping` maps the model's source indentation onto the file's (None when it cannot place
     every target line); when it leaves every target indentation as it is, both frames agree.
     `fits_file` tells whether a frame puts every target line on the file's indentation grid;
+    With `weak_first` (the first lines both copied without indentation, see
+    `Witness.unindented_copy`), lines restated (else changed) all typed for the file outvote
+    the first lines.
     `agree_in_style` whether both frames put every line at the same width once tabs and spaces
     are written the file's way (then no evidence is needed). When no line votes, `keeps_nesting`
     tells whether a frame moves the restated lines (`restated`, which may be re-indented) by
@@ -98,6 +111,8 @@ def decide(
     The caller refuses a `SOURCE` answer when `mapping` is None.
     """
     if mapping is not None and all(mapping(ind) == ind for ind in target_indents):
+        return Frame.FILE
+    if weak_first and _all_for_file(restated, changed):
         return Frame.FILE
     tiers: list[Sequence[Witness]] = [[first] if first is not None else [], restated, changed]
     voted = _voted(tiers, fits_file)
@@ -111,6 +126,16 @@ def decide(
     raise Unclear(
         "nothing in target_text tells whether it is indented like source_text or like the file"
     )
+
+
+def _all_for_file(*tiers: Sequence[Witness]) -> bool:
+    """Whether every telling line of the first tier that has one votes for the file's frame,
+    lines copied without indentation aside."""
+    for tier in tiers:
+        cast = [w.vote() for w in tier if w.tells() and not w.unindented_copy()]
+        if cast:
+            return all(vote is Frame.FILE for vote in cast)
+    return False
 
 
 def _voted(tiers: Sequence[Sequence[Witness]], fits_file: Callable[[Frame], bool]) -> Frame | None:

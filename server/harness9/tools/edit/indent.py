@@ -106,7 +106,7 @@ def _model_unit(indents: Sequence[str]) -> int | None:
     return unit or None
 
 
-def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> Mapping | None:
+def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> _Linear | None:
     points = sorted({(width(m), width(f)) for m, f in pairs})
     (x1, y1), (x2, y2) = points[0], points[-1]
     if x2 != x1:
@@ -129,12 +129,24 @@ def _linear(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> M
 
 def _candidates(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> list[Mapping]:
     linear = _linear(pairs, target, context)
+    if linear is not None and not _scales_units(linear, pairs, context):
+        linear = None
     found = [_prefix_added(pairs), _prefix_removed(pairs), linear]
     if _units_differ(pairs, target, context):
         # A one-level match says nothing about nesting; the file's own unit then beats a prefix
         # that would keep the model's (2-space nesting in a 4-space file).
         found = [linear, *found[:2]]
     return [mapping for mapping in found if mapping is not None and _fits(mapping, pairs)]
+
+
+def _scales_units(linear: _Linear, pairs: Sequence[Pair], context: Context) -> bool:
+    """Whether a map that scales widths turns the source's own step into the file's: a source
+    nesting one step where the file has two (a dedent across two levels, a hanging indent) fits
+    a map of scale 2, but that map would put every new nested line two steps deep."""
+    if linear.scale == 1 or context.unit is None:
+        return True
+    model_unit = _model_unit([m for m, _ in pairs])
+    return model_unit is None or model_unit * linear.scale == context.unit
 
 
 def _units_differ(pairs: Sequence[Pair], target: Sequence[str], context: Context) -> bool:

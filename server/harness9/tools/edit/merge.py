@@ -15,6 +15,7 @@ lines (by their text without surrounding whitespace and with punctuation folded)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -123,15 +124,21 @@ def _blank_spare(block: Block, spare: Sequence[int], upcoming: int) -> bool:
 def _aligned(block: Block, target: Sequence[str]) -> Sequence[Opcode]:
     """Identical lines align first when the source is indented as the file. In another frame a
     repeated line (a closing brace) can be identical to another line's restatement, so when
-    the source repeats a line and the two alignments keep different ones, nobody can tell
-    which the target keeps: refused."""
+    the source repeats a line and the alignments (identical to the source's lines, to the
+    file's, or equal without indentation) keep different ones, nobody can tell which the
+    target keeps: refused."""
     model = _as_aligned(block, target)
     exact = _align(model, target, exact_first=True)
     if is_identity(pairs_of(block)):
         return exact
     loose = _align(model, target, exact_first=False)
-    keys = [_key(m) for m in model if m.strip()]
-    if len(set(keys)) < len(keys) and _kept(exact) != _kept(loose):
+    keys = Counter(_key(m) for m in model if m.strip())
+    typed = Counter(_key(t) for t in target if t.strip())
+    # A repeated line the target keeps as often as the source has it is kept in order.
+    if any(n > 1 and typed[key] != n for key, n in keys.items()) and len({
+        frozenset(_kept(ops)) for ops in (exact, loose, _align(
+            _in_file_frame(block, model), target, exact_first=True))
+    }) > 1:
         raise errors.unclear_indentation(
             block.level,
             block.line,
@@ -140,6 +147,14 @@ def _aligned(block: Block, target: Sequence[str]) -> Sequence[Opcode]:
             block.file,
         )
     return loose
+
+
+def _in_file_frame(block: Block, model: Sequence[str]) -> list[str]:
+    """The model's lines with the indentation of the file lines they matched."""
+    return [
+        line if row is None else indent_of(block.file[row]) + line.lstrip(" \t")
+        for line, row in zip(model, block.rows, strict=True)
+    ]
 
 
 def _kept(ops: Sequence[Opcode]) -> set[tuple[int, int]]:

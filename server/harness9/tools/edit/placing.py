@@ -71,9 +71,12 @@ def place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[st
     def fits(frame: Frame) -> bool:
         return _on_grid(block.context, indents, mapping if frame is Frame.SOURCE else None)
 
+    first = None if ops and ops[0][0] == "delete" else _first(block, target, first_j, written)
+    weak = (not block.loose and first is not None and first.unindented_copy()
+            and _copied_first(target, ops) is not None)
     try:
         frame = decide(
-            None if ops and ops[0][0] == "delete" else _first(block, target, first_j, written),
+            first,
             *_witnesses(block, target, ops, written),
             mapping,
             indents,
@@ -81,7 +84,10 @@ def place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[st
             mapping is not None and _same_in_style(target, mapping, block.context),
             lambda restated, frame: _only_moves(target, ops)
             and _keeps_nesting(restated, mapping if frame is Frame.SOURCE else None),
+            weak_first=weak,
         )
+        if weak and frame is Frame.FILE:
+            first_j = _copied_first(target, ops)
     except Unclear as exc:
         raise errors.unclear_indentation(block.level, block.line, exc.reason, block.file) from None
     other = Frame.SOURCE if frame is Frame.FILE else Frame.FILE
@@ -95,6 +101,17 @@ def place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[st
     if mapping is None:
         raise errors.indentation(block.level, block.line, _describe(pairs, indents))
     return _with_first(block, reindent(target, mapping), first_j)
+
+
+def _copied_first(target: Sequence[str], ops: Sequence[Opcode]) -> int | None:
+    """The first target line when it stands for the first source line (restated or changed in
+    place): copied, like it, from its first non-blank character in a target otherwise typed
+    for the file, it takes the file line's indentation."""
+    first = next(j for j, t in enumerate(target) if t.strip())
+    for tag, i1, i2, j1, j2 in ops:
+        if i1 == 0 < i2 and j1 == first < j2 and (tag == "equal" or i2 - i1 == j2 - j1):
+            return first
+    return None
 
 
 def _only_moves(target: Sequence[str], ops: Sequence[Opcode]) -> bool:
@@ -157,9 +174,15 @@ def _as_written(block: Block, target: Sequence[str]) -> list[str]:
     # From level 3 on, tabs typed into a file indented with spaces (or the reverse) are the
     # model's habit, not its intent; so are they at any level when neither the source nor the
     # file's lines there use that style.
-    if block.level >= 3 or _other_style_typed(block, target):
-        return restyle(target, block.context)
-    return list(target)
+    if not (block.level >= 3 or _other_style_typed(block, target)):
+        return list(target)
+    # An indentation the matched file lines have is the file's own, however irregular (a
+    # GNU-style file's tab, spaces, tab): written as typed.
+    own = {indent_of(line) for line in block.file if line.strip()}
+    return [
+        line if indent_of(line) in own else fresh
+        for line, fresh in zip(target, restyle(target, block.context), strict=True)
+    ]
 
 
 def _styles(lines: Sequence[str]) -> set[str]:

@@ -196,6 +196,18 @@ def sent_slip(reason: str) -> EditError:
     return EditError("sent_slip", 0, f"{reason}. The file is unchanged.")
 
 
+def unclosed(level: int, line: int, closer: str) -> EditError:
+    """A source that leaves out the closing line the target restates, typed so that nothing
+    tells how it would indent it."""
+    return EditError(
+        "indentation",
+        level,
+        f"target_text closes a block with {closer!r}, which source_text leaves open and the file "
+        f"closes on line {line}, but nothing in source_text tells how it indents that line. "
+        "Include the closing line in source_text too.",
+    )
+
+
 def already_applied(line: int, level: int) -> EditError:
     """The edit is already in the file: target_text is where source_text would be."""
     return EditError(

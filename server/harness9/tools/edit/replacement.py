@@ -95,8 +95,11 @@ def _completed(match: Match, target: str, head: str, tail: str) -> tuple[Match, 
         match = dataclass_replace(match, end=match.end + len(tail), model=match.model + tail)
         tail = ""
     if head.strip() and target.lstrip().startswith(head.lstrip()):
-        match = dataclass_replace(match, start=match.start - len(head), model=head + match.model)
-        head = ""
+        # From the line's first non-blank character: the indentation was not typed, so the
+        # line stays where the file has it (a loose first line).
+        typed = head.lstrip(" \t")
+        match = dataclass_replace(match, start=match.start - len(typed), model=typed + match.model)
+        head = head[: len(head) - len(typed)]
     return match, head, tail
 
 

@@ -5,7 +5,7 @@ alternative (a refusal of such a call is counted as needless), or nothing (`must
 applied result holding the family's `marker` where the file had none is the slip written as sent.
 
 - `reapplied`: an edit sent again after it was applied (a wrap nests twice, a change is doubled);
-- `frame`: a drifted source whose target wraps the block in a new opener, or is typed with tabs;
+- `frame` (see `frames`): a source typed in another indentation frame than the file's;
 - `curly_mixed`: curly quotes typed in some places of one changed line and not others;
 - `backslashes`: a source with doubled backslashes (a Windows path, a regex), the target typed
   right or doubled alike;
@@ -39,15 +39,7 @@ from .classes import (
     _span,
     render,
 )
-
-
-def _wrapped(language: str, block: list[Line]) -> list[Line]:
-    """`block` inside a new `if enabled` at its first line's depth."""
-    depth = block[0].depth
-    inner = [Line(line.depth + 1, line.text) if line.text else line for line in block]
-    if language == "python":
-        return [Line(depth, "if enabled:"), *inner]
-    return [Line(depth, "if (enabled) {"), *inner, Line(depth, "}")]
+from .frames import _wrapped, frame
 
 
 def _language(lines: list[Line]) -> str:
@@ -74,30 +66,6 @@ def reapplied(draw: st.DrawFn) -> Case:
     assume(source not in render(applied, indent))
     target = _join([indent.line(x) for x in new])
     return Case("reapplied", variant, render(applied, indent), source, target, frozenset())
-
-
-@st.composite
-def frame(draw: st.DrawFn) -> Case:
-    """2. A source drifted by a step, its target wrapping the block in a new opener in the same
-    drifted frame (`wrap`); or a target typed with tabs, one a depth, for a file and source in
-    spaces (`tabs`). Both read in the file's frame."""
-    language, indent, lines = draw(_file((Indent("spaces", 4), Indent("spaces", 2))))
-    a, b = _span(draw, lines, (2, 3))
-    block = lines[a:b]
-    low = min(line.depth for line in block)
-    assume(all(line.depth >= low for line in block) and block[0].depth == low)
-    variant = draw(st.sampled_from(("wrap", "tabs")))
-    shift = draw(st.sampled_from((-1, 1) if low >= 1 else (1,)))
-    if variant == "wrap":
-        new = _wrapped(language, block)
-        source = _join([indent.line(x, shift) for x in block])
-        target = _join([indent.line(x, shift) for x in new])
-    else:
-        new = draw(_edit(lines, a, b, language))
-        source = _join([indent.line(x) for x in block])
-        target = _join(["\t" * x.depth + x.text for x in new])
-    intended = render([*lines[:a], *new, *lines[b:]], indent)
-    return Case("frame", variant, render(lines, indent), source, target, frozenset({intended}))
 
 
 def _curly_some(text: str, draw: st.DrawFn) -> str:
