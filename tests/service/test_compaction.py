@@ -22,8 +22,9 @@ from tests.service.test_runs import Recorder, request
 pytestmark = pytest.mark.timeout(60)
 
 # Room for the fixed part of every request (the system prompt and the tools, `task` with its
-# agents among them) and one turn of two long command outputs, kept whole.
-WINDOW = 4_200
+# agents among them: about 3,000 tokens) and one turn of two long command outputs, kept whole.
+# A window smaller than that cannot hold the turn, whatever is compacted.
+WINDOW = 4_400
 
 
 def _respond(request: Request) -> Reply:
