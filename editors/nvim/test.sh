@@ -88,7 +88,7 @@ run_scenario() {
     ws="$tmp/editor-view-$name"
     mkdir -p "$ws"
     view=(unshare -m sh -c 'mount --bind "$0" "$1" && shift && exec "$@"' "$remote_ws" "$ws")
-    remote_serve="env XDG_CONFIG_HOME=$xdg/config XDG_DATA_HOME=$xdg/data XDG_STATE_HOME=$xdg/state XDG_CACHE_HOME=$xdg/cache $daemon serve"
+    remote_serve="env HARNESS9_RESIDENT=${HARNESS9_RESIDENT:-0} XDG_CONFIG_HOME=$xdg/config XDG_DATA_HOME=$xdg/data XDG_STATE_HOME=$xdg/state XDG_CACHE_HOME=$xdg/cache $daemon serve"
     ;;
   esac
   start=$(date +%s%N)

@@ -147,6 +147,9 @@ def _serve(folder: str) -> None:
     # Not harness9's own modules: each daemon imports them under its own environment.
     fork_server.preload([name for name in PRELOAD if not name.startswith("harness9")])
     request = fork_server.serve(listener, owner_alive)
+    # A daemon given a fresh interpreter (its environment starts Python otherwise) is never
+    # handed to a resident of the user's, which would outlive the test session.
+    request.env.setdefault("HARNESS9_RESIDENT", "0")
     become(request)
     sys.path[0:0] = [os.getcwd()]  # what `-m` puts first
     sys.argv = ["-m", *request.argv]

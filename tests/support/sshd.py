@@ -52,7 +52,7 @@ class SshHost:
 
         kept = {k: v for k, v in os.environ.items() if k.startswith(("PYTHON", "LC_", "XDG_"))
                 or k in ("LANG", "LANGUAGE", "PATH", "HOME", "TMPDIR", "HARNESS9_STATE_DIR",
-                         "HARNESS9_SANDBOX", "HARNESS9_WARM_UP")}
+                         "HARNESS9_SANDBOX", "HARNESS9_WARM_UP", "HARNESS9_RESIDENT")}
         kept.setdefault("PYTHONPATH", str(ROOT / "server"))
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in {**kept, **env}.items())
         return f"cd {shlex.quote(str(ROOT))} && env -i {assignments} " \

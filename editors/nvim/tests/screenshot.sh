@@ -21,7 +21,8 @@ session="harness9-shot-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws" "$tmp/xdg"
 printf 'import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n' >"$tmp/ws/test_calc.py"
-# shot NAME LUA REPLAY WANT…: runs tests/LUA in the pane, checks the screen shows each WANT, and
+# shot NAME LUA REPLAY WANT…: runs tests/LUA in the pane (tmux gives it its server's environment,
+# not this one's: what the daemon needs is passed explicitly), checks the screen shows each WANT, and
 # writes NAME.ansi, NAME.html and NAME.png.
 shot() {
   local name="$1" lua="$2" replay="$3"
@@ -31,7 +32,7 @@ shot() {
   local plugin=(--cmd "set rtp^=$here")
   case "$lua" in screenshot_plain*) plugin=() ;; esac # Neovim's own LSP client alone
   tmux new-session -d -s "$session" -x 120 -y 32 \
-    env H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" H9_RUFF="$repo/.venv/bin/ruff" \
+    env HARNESS9_RESIDENT="${HARNESS9_RESIDENT:-0}" H9_DAEMON="$daemon" H9_REPLAY="$here/tests/$replay" H9_WORKSPACE="$tmp/ws" H9_RUFF="$repo/.venv/bin/ruff" \
     H9_READY="$tmp/ready" XDG_STATE_HOME="$tmp/xdg" XDG_CONFIG_HOME="$tmp/xdg" XDG_DATA_HOME="$tmp/xdg" \
     TERM=tmux-256color "$nvim" -u NONE -i NONE -n "${plugin[@]}" -c "luafile $here/tests/$lua"
   for _ in $(seq 300); do [ -f "$tmp/ready" ] && break; sleep 0.1; done

@@ -1276,6 +1276,9 @@ describe('harness9 in VS Code (code-server)', { timeout: 900_000 }, () => {
       await sendFromChat(frame, 'How many notes are there?');
       const card = frame.locator('.approval-card');
       await card.waitFor({ timeout: 30_000 });
+      // The card comes at once; who asks is named from the task's row, which the next paint of
+      // the runs brings (within the 20 Hz batch).
+      await card.locator('.approval-who', { hasText: 'general (task: count the notes)' }).waitFor({ timeout: 10_000 });
       assert.equal((await card.locator('.approval-head').innerText()).trim(), '‖ general (task: count the notes) asks to run bash: wc -l notes.txt');
       const task = frame.locator('article.run').first().locator('details.tool.task');
       assert.equal(await task.getAttribute('open'), '', 'open while its child runs');
