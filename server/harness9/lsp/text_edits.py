@@ -18,7 +18,7 @@ import re
 
 from lsprotocol import types
 
-from harness9.tools.edit.diff import BoundedMatcher, TooCostly
+from harness9.tools.edit.diff import BoundedMatcher, TooCostly, common_head
 from harness9.workspace.positions import (
     Replacement,
     apply_replacements,
@@ -39,7 +39,7 @@ def minimal_edits(old: str, new: str) -> list[Replacement]:
     """Non-overlapping replacements, in order, that turn `old` into `new` (none if equal)."""
     if old == new:
         return []
-    head = _common_head(old, new)
+    head = common_head(old, new)
     tail = _common_tail(old, new, head)
     old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
     old_lines, new_lines = _lines(old_mid), _lines(new_mid)
@@ -73,18 +73,6 @@ def _anchored(old: str, edit: Replacement, after: int) -> Replacement:
     return Replacement(len(old) - size, len(old), old[-size:] + edit.text)
 
 
-def _common_head(old: str, new: str) -> int:
-    limit = min(len(old), len(new))
-    low, high = 0, limit
-    while low < high:  # the longest common prefix, by halving (fast on long texts)
-        mid = (low + high + 1) // 2
-        if old[:mid] == new[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
 def _common_tail(old: str, new: str, head: int) -> int:
     limit = min(len(old), len(new)) - head
     low, high = 0, limit
@@ -116,7 +104,7 @@ def _line_blocks(old_lines: list[str], new_lines: list[str], base: int) -> list[
             continue
         before = "".join(old_lines[i1:i2])
         after = new_mid[new_at[j1] : new_at[j2]]
-        head = _common_head(before, after)
+        head = common_head(before, after)
         tail = _common_tail(before, after, head)
         start, end = old_at[i1] + head, old_at[i2] - tail
         blocks.append(Replacement(start, end, after[head : len(after) - tail]))

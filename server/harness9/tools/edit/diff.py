@@ -14,7 +14,7 @@ import difflib
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from harness9.schema import FileEdit
 
@@ -116,7 +116,7 @@ def _diff_lines(path: str, before: str | None, after: str) -> Iterator[str]:
         old, new = _lines(before), _lines(after)
         # difflib compares every line; the unchanged head and tail (beyond the context shown)
         # need no comparing, and on a long file they are nearly all of it.
-        skip = max(0, _common_head(old, new) - _CONTEXT)
+        skip = max(0, common_head(old, new) - _CONTEXT)
         keep = max(0, _common_tail(old, new, skip) - _CONTEXT)
         old, new = old[skip : len(old) - keep], new[skip : len(new) - keep]
         lines = _unified(old, new, path, skip)
@@ -199,8 +199,9 @@ class BoundedMatcher(difflib.SequenceMatcher[str]):
         return super().find_longest_match(alo, ahi, blo, bhi)
 
 
-def _common_head(old: list[str], new: list[str]) -> int:
-    """How many first lines the two lists share (found by halving: list slices compare in C)."""
+def common_head(old: Sequence[str], new: Sequence[str]) -> int:
+    """How many first items (lines, or a text's characters) the two share, found by halving:
+    slices compare in C, so a long file costs a few passes rather than a loop over it."""
     low, high = 0, min(len(old), len(new))
     while low < high:
         mid = (low + high + 1) // 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from harness9.tools.edit.diff import common_head
 from harness9.tools.edit.refusals import EditError
 
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -33,28 +34,15 @@ def edit_through_lf(content: str, edit: Callable[[str], str]) -> str:
     endings (see the module docstring)."""
     view = as_lf(content)
     edited = edit(view)
-    start = _common(view, edited)
+    start = common_head(view, edited)
     room = min(len(view), len(edited)) - start
-    tail = _common(view[::-1][:room], edited[::-1][:room])
+    tail = common_head(view[::-1][:room], edited[::-1][:room])
     region = content[start : len(content) - tail]
     new = edited[start : len(edited) - tail]
     ending = _ending(content, start, len(content) - tail, region)
     if ending == "\r":
         new = re.sub(r"(?<!\r)\n", "\r", new)
     return content[:start] + new + content[len(content) - tail :]
-
-
-def _common(a: str, b: str) -> int:
-    """The length of the prefix `a` and `b` share (halving slices compared in C, so a long
-    file costs a few passes rather than a loop over its characters)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _ending(content: str, start: int, end: int, region: str) -> str:
