@@ -65,6 +65,7 @@ async def test_isolated_children_each_leave_a_task_the_user_applies_or_discards(
 
     tasks = {t["sessionId"]: t for t in (await daemon.request("agent/tasks", {}))["tasks"]}
     assert sorted(tasks) == [f"{session}/t1", f"{session}/t2"]
+    assert [tasks[f"{session}/{t}"]["title"] for t in ("t1", "t2")] == ["task t1", "task t2"]
     first, second = tasks[f"{session}/t1"], tasks[f"{session}/t2"]
     assert first["status"] == "completed" and first["changedFiles"] == ["a.txt"]
     assert sorted(second["changedFiles"]) == ["a.txt", "where.txt"]
@@ -106,3 +107,26 @@ async def test_an_isolated_child_is_refused_with_the_reason_where_it_cannot_be(
     assert "isolation" in said and "task's worktree already" in said
     assert [t["sessionId"] for t in (await daemon.request("agent/tasks", {}))["tasks"]] == [
         result["sessionId"]]
+
+
+async def test_a_plan_mode_parent_gets_no_isolated_child_and_no_setup_runs(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path
+) -> None:
+    root = repository(workspace)
+    (root / ".harness9").mkdir()
+    (root / ".harness9" / "setup").write_text("touch setup-ran\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "setup")
+    router = Router({
+        "plan it": [Reply("", [task("CHILD edit", "t1", agent="general",
+                                    isolation="worktree")]), Reply("planned")],
+        "CHILD": [Reply("child done")],
+    })
+    daemon = await daemon_on(start, fake_llm, root, router)
+    result = await daemon.run(prompt="plan it", plan=True)
+    assert result["text"] == "planned"
+    said = tool_message(router.requests["plan it"][1], "t1")
+    assert said.startswith("Error: isolation") and "plan mode" in said
+    assert router.requests["CHILD"] == []  # the child never ran
+    # No worktree was made, so no setup ran (its file would have left a task behind).
+    assert (await daemon.request("agent/tasks", {}))["tasks"] == []

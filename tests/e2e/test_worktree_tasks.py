@@ -253,6 +253,9 @@ async def test_three_tasks_started_at_once_each_work_in_their_own_worktree(
     assert [r["status"] for r in results] == ["completed"] * 3
     trees = {started(daemon, r["runId"])["worktree"]["path"] for r in results}
     assert len(trees) == 3
-    listed = {t["sessionId"]: t["changedFiles"]
-              for t in (await daemon.request("agent/tasks", {}))["tasks"]}
+    tasks = (await daemon.request("agent/tasks", {}))["tasks"]
+    listed = {t["sessionId"]: t["changedFiles"] for t in tasks}
     assert sorted(listed.values()) == [["by0.txt"], ["by1.txt"], ["by2.txt"]]
+    # Each task is named by its own prompt, whatever order the daemon started them in.
+    assert sorted((t["title"], t["changedFiles"]) for t in tasks) == [
+        (f"task {n}", [f"by{n}.txt"]) for n in range(3)]

@@ -80,10 +80,9 @@ shot markdown screenshot_markdown.lua replay-screenshot-markdown.json "Test repo
 shot subagents screenshot_subagents.lua replay-screenshot.json "✓ explore agent: find the tests of add" \
   "      ✓ read test_calc.py" "is tested in test_calc.py" "The explore agent found it:"
 # Background tasks: one done with its changes, one still running, while calc.py has the user's
-# unsaved lines. (The running one's title is not checked: two tasks asked for at once may be
-# named in the order the daemon starts them, not the order they were asked in.)
+# unsaved lines. The two were asked for at once: each is named by the daemon's title of it.
 shot tasks screenshot_tasks.lua replay-screenshot-tasks.json "<CR> review · a apply · d discard" \
-  "● running    1 file +7 −0" "✓ completed  1 file +1 −1  Fix add in calc.py: it subtracts" \
+  "● running    1 file +7 −0  Add a test for mul" "✓ completed  1 file +1 −1  Fix add in calc.py: it subtracts" \
   "    calc.py" "def div(a, b):"
 # Neovim without the plugin: ruff's problem fixed by the "Fix with harness9" code action, the run's
 # transcript opened beside the file, the closing message.

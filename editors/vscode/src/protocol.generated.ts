@@ -639,7 +639,7 @@ export interface TasksResult {
   tasks: TaskListed[];
 }
 /**
- * A task: its session, its run's status (`running`, the run's end status, `applied`, or `interrupted` when its daemon ended while it ran), and what it changed.
+ * A task: its session, its run's status (`running`, the run's end status, `applied`, or `interrupted` when its daemon ended while it ran), what it changed, and its `title` (the first line of its prompt, or a child agent's task description; "" for a task recorded before titles were kept).
  */
 export interface TaskListed {
   sessionId: string;
@@ -649,6 +649,7 @@ export interface TaskListed {
   insertions: number;
   deletions: number;
   workspace?: string;
+  title?: string;
 }
 /**
  * Where a task works: the workspace's place in its worktree, and its branch.

@@ -15,6 +15,8 @@ export interface TaskEntry {
   readonly worktree: { readonly path: string; readonly branch: string };
   /** The workspace the task applies to (absent from an older daemon). */
   readonly workspace?: string;
+  /** What the task was asked to do, as the daemon keeps it (absent or empty from an older one). */
+  readonly title?: string;
   /** Paths relative to the workspace root. */
   readonly changedFiles: readonly string[];
   readonly insertions: number;
@@ -36,6 +38,7 @@ export function tasksFrom(answer: unknown): TaskEntry[] {
       status: typeof t.status === 'string' ? t.status : 'unknown',
       worktree: { path: tree.path, branch: typeof tree.branch === 'string' ? tree.branch : '' },
       ...(typeof t.workspace === 'string' ? { workspace: t.workspace } : {}),
+      ...(typeof t.title === 'string' && t.title !== '' ? { title: t.title } : {}),
       changedFiles: Array.isArray(t.changedFiles) ? t.changedFiles.filter((f): f is string => typeof f === 'string') : [],
       insertions: num(t.insertions),
       deletions: num(t.deletions),

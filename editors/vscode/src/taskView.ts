@@ -68,9 +68,13 @@ export class TaskView implements vscode.TreeDataProvider<TaskNode>, vscode.Dispo
     return what !== undefined;
   }
 
-  /** A task's title: its prompt when this workspace started it, else its session's title. */
+  /**
+   * A task's title: the daemon's (what the task was asked to do); from a daemon that keeps none,
+   * its prompt when this workspace started it, else its session's title.
+   */
   title(sessionId: string): string {
-    return this.memory.get<Record<string, string>>(TITLES_KEY, {})[sessionId] ?? sessionId;
+    const listed = this.tasks.find((t) => t.sessionId === sessionId)?.title;
+    return listed ?? this.memory.get<Record<string, string>>(TITLES_KEY, {})[sessionId] ?? sessionId;
   }
 
   /** A task of `prompt` is asked for: its run's start takes it as its title. */

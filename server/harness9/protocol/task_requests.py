@@ -14,7 +14,9 @@ class TaskWorktree(TypedDict):
 
 class TaskListed(TypedDict):
     """A task: its session, its run's status (`running`, the run's end status, `applied`, or
-    `interrupted` when its daemon ended while it ran), and what it changed."""
+    `interrupted` when its daemon ended while it ran), what it changed, and its `title` (the
+    first line of its prompt, or a child agent's task description; "" for a task recorded
+    before titles were kept)."""
 
     sessionId: str
     status: str
@@ -23,6 +25,7 @@ class TaskListed(TypedDict):
     insertions: int
     deletions: int
     workspace: NotRequired[str]
+    title: NotRequired[str]
 
 
 class TasksResult(TypedDict):

@@ -34,8 +34,12 @@ function M.configure(h)
   host = h
 end
 
---- The title of `task`: its prompt, else its session id.
+--- The title of `task`: the daemon's (what the task was asked to do); from a daemon that keeps
+--- none, the prompt it was started with here, else its session id.
 function M.title(task)
+  if type(task.title) == "string" and task.title ~= "" then
+    return task.title
+  end
   return titles[task.sessionId] or task.sessionId
 end
 
@@ -91,7 +95,7 @@ end
 local function learn_titles(client, done)
   local folders = {}
   for _, task in ipairs(shown) do
-    if not titles[task.sessionId] and task.workspace then
+    if M.title(task) == task.sessionId and task.workspace then
       folders[task.workspace] = true
     end
   end

@@ -7,9 +7,9 @@ const listed = {
   tasks: [
     {
       sessionId: 's-1', status: 'completed', worktree: { path: '/state/wt/t-1', branch: 'harness9/t-1' },
-      workspace: '/ws', changedFiles: ['a.txt', 'src/b.ts'], insertions: 3, deletions: 1,
+      workspace: '/ws', changedFiles: ['a.txt', 'src/b.ts'], insertions: 3, deletions: 1, title: 'Add a test',
     },
-    { sessionId: 's-2', status: 'running', worktree: { path: '/state/wt/t-2', branch: 'harness9/t-2' }, changedFiles: [], insertions: 0, deletions: 0 },
+    { sessionId: 's-2', status: 'running', title: '', worktree: { path: '/state/wt/t-2', branch: 'harness9/t-2' }, changedFiles: [], insertions: 0, deletions: 0 },
     { status: 'completed', worktree: { path: '/x' } },
   ],
 };
@@ -20,6 +20,8 @@ describe('background tasks', () => {
     assert.deepEqual(tasks.map((t) => t.sessionId), ['s-1', 's-2']);
     assert.equal(tasks[0].workspace, '/ws');
     assert.equal(tasks[1].workspace, undefined);
+    assert.equal(tasks[0].title, 'Add a test');
+    assert.equal(tasks[1].title, undefined); // an empty title is none: the editor names it
     assert.deepEqual(tasksFrom({ tasks: 'no' }), []);
   });
 

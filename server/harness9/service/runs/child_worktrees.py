@@ -36,12 +36,13 @@ class ChildWorktrees:
         self._approver = approver
 
     @asynccontextmanager
-    async def isolated(self, session_id: str, settings: RunSettings
+    async def isolated(self, session_id: str, title: str, settings: RunSettings
                        ) -> AsyncIterator[ChildPlace]:
-        """The place the child of session `session_id` works in, its task kept or removed
-        when it is left; a `ToolError` saying why when no worktree can be made."""
+        """The place the child of session `session_id` (its task titled `title`) works in, its
+        task kept or removed when it is left; a `ToolError` saying why when no worktree can be
+        made."""
         try:
-            worktree = await self._tasks.begin_child(session_id, self._root, settings,
+            worktree = await self._tasks.begin_child(session_id, title, self._root, settings,
                                                      setup_shell)
         except NotARepository as exc:
             raise ToolError(f"Error: {exc}") from None

@@ -75,10 +75,10 @@ class ChildPlace:
 class ChildWorktreesPort(Protocol):
     """Makes a worktree task for a child agent's session, kept (or removed) when it ends."""
 
-    def isolated(self, session_id: str, settings: RunSettings
+    def isolated(self, session_id: str, title: str, settings: RunSettings
                  ) -> AbstractAsyncContextManager[ChildPlace]:
-        """The place a child of session `session_id` works in; a `ToolError` saying why when
-        there can be none."""
+        """The place a child of session `session_id` (its task titled `title`) works in; a
+        `ToolError` saying why when there can be none."""
         ...
 
 
@@ -153,8 +153,14 @@ async def _isolated_child(parent: ParentRun, spec: AgentSpec, delegation: Delega
     """The child's run in a worktree task of its own; its report says where its changes are."""
     if parent.worktrees is None:
         raise ToolError("Error: isolation \"worktree\" is not offered here")
+    if parent.settings.approval_policy().mode == PLAN_MODE:
+        # A plan changes nothing, and a worktree's setup script is a command the plan did
+        # not approve.
+        raise ToolError("Error: isolation \"worktree\": this run is in plan mode and changes "
+                        "nothing, so the task needs no worktree: run it without isolation")
     session_id = f"{parent.session.id}/{delegation.call_id}"
-    async with parent.worktrees.isolated(session_id, parent.settings) as place:
+    async with parent.worktrees.isolated(session_id, delegation.description,
+                                         parent.settings) as place:
         there = replace(parent, root=place.root, wiring=place.wiring, steps=place.steps)
         output, place.status = await _run_child(there, spec, delegation, SeenFiles())
     return replace(output, text=f"{output.text}\n\n[{place.note}]")

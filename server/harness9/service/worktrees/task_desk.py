@@ -22,6 +22,7 @@ from harness9.service.service_errors import (
     UnknownSession,
 )
 from harness9.service.sessions.session import new_id
+from harness9.service.sessions.session_log import title_of
 from harness9.service.worktrees.git_calls import GitFailed
 from harness9.service.worktrees.task_apply import ApplyOutcome, apply_task
 from harness9.service.worktrees.task_changes import changed_files
@@ -70,7 +71,7 @@ class TaskDesk:
             known.append(context.ids.session_id)
             self._running.add(context.ids.session_id)
             await asyncio.to_thread(self._records.save, context.ids.session_id, worktree,
-                                    "running")
+                                    "running", None if found else title_of(request.prompt))
             return await wire(replace(context, worktree=(worktree.root, worktree.branch)))
 
         status = "error"
@@ -104,18 +105,20 @@ class TaskDesk:
         return worktree
 
     async def begin_child(
-        self, session_id: str, workspace: str, settings: RunSettings, shell: SetupShell
+        self, session_id: str, title: str, workspace: str, settings: RunSettings,
+        shell: SetupShell
     ) -> TaskWorktree:
         """A new worktree of `workspace` for a child agent's session `session_id` (a `task`
-        call's), recorded as its running task; `NotARepository` when there can be none, or
-        `workspace` is a task's worktree already."""
+        call's, titled `title`), recorded as its running task; `NotARepository` when there can
+        be none, or `workspace` is a task's worktree already."""
         if await asyncio.to_thread(self._in_a_worktree, workspace):
             raise NotARepository(
                 "isolation \"worktree\": this run works in a task's worktree already, apart "
                 "from the workspace: run the task without isolation (it then works there too)")
         worktree = await self.start(workspace, settings, shell)
         self._running.add(session_id)
-        await asyncio.to_thread(self._records.save, session_id, worktree, "running")
+        await asyncio.to_thread(self._records.save, session_id, worktree, "running",
+                                title_of(title))
         return worktree
 
     async def end_child(self, session_id: str, worktree: TaskWorktree, status: str) -> str:
@@ -196,7 +199,7 @@ class TaskDesk:
             status = "interrupted"  # its daemon ended while it ran
         changes = changed_files(worktree) if os.path.isdir(worktree.path) else []
         return {
-            "sessionId": session_id, "status": status,
+            "sessionId": session_id, "status": status, "title": self._records.title(session_id),
             "worktree": {"path": worktree.root, "branch": worktree.branch},
             "workspace": worktree.workspace,
             "changedFiles": [change.path for change in changes],

@@ -15,16 +15,21 @@ from harness9.service.worktrees.task_worktree import TaskWorktree
 
 
 class TaskRecords:
-    """The tasks' records: their worktree and their status, keyed by session id."""
+    """The tasks' records: their worktree, status and title, keyed by session id."""
 
     def __init__(self, state: Path) -> None:
         self._state = state
         self._folder = state / "tasks"
 
-    def save(self, session_id: str, worktree: TaskWorktree, status: str) -> None:
-        """Store (or replace) the record of `session_id`'s task, atomically."""
+    def save(self, session_id: str, worktree: TaskWorktree, status: str,
+             title: str | None = None) -> None:
+        """Store (or replace) the record of `session_id`'s task, atomically; `title` None keeps
+        the one stored."""
         private_folder(self._folder, self._state)
-        record = {"sessionId": session_id, "status": status, "worktree": asdict(worktree)}
+        if title is None:
+            title = self.title(session_id)
+        record = {"sessionId": session_id, "status": status, "title": title,
+                  "worktree": asdict(worktree)}
         path = self._path(session_id)
         partial = path.with_suffix(".partial")
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -41,6 +46,16 @@ class TaskRecords:
             return TaskWorktree(**fields), str(record["status"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def title(self, session_id: str) -> str:
+        """The title of `session_id`'s task (what it was asked to do, one line); "" when it
+        has none."""
+        try:
+            record = json.loads(self._path(session_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ""
+        title = record.get("title") if isinstance(record, dict) else None
+        return title if isinstance(title, str) else ""
 
     def session_ids(self) -> list[str]:
         """The sessions that have a task, oldest record first."""
