@@ -44,10 +44,12 @@ def test_definition_names_what_is_refused(workspace: Path) -> None:
     for refusal in ("almost as close", "existing code ...` or a bare `...` line (refused",
                     "not `\\n`", "Latin-1", "HTML entities", "typographic operators",
                     "refused as already applied", "keeps fewer times",
-                    "nesting otherwise than the file"):
+                    "nesting otherwise than the file",
+                    "quotes each match with a line that tells it apart"):
         assert refusal in text, refusal
     for tolerated in ("markdown fence", "diff's +/-/space column", "`12→`", "zero-width",
-                      "backslashes doubled", "CR, LF or CRLF", "closing line left out"):
+                      "backslashes doubled", "CR, LF or CRLF", "closing line left out",
+                      "(whole or line by line)"):
         assert tolerated in text, tolerated
 
 
@@ -189,8 +191,9 @@ async def test_registry_turns_refusals_into_error_results(workspace: Path) -> No
     assert result.is_error
     assert result.output == (
         "Error: a.txt was not changed: source_text matches 2 places (level 1, exact), starting "
-        "at lines 1, 2. Include more surrounding lines in source_text so that it matches exactly "
-        "one place."
+        "at lines 1, 2. Each place is quoted with the nearest line beside it that the others do "
+        "not have there: include that line in source_text (and in target_text, unchanged) to "
+        "take the place you mean.\n1| same\n2| same\n\n1| same\n2| same"
     )
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness9.tools.edit import closing, escapes, lone_cr, rereads, sent, slips
+from harness9.tools.edit import closing, escapes, lone_cr, places, rereads, sent, slips
 from harness9.tools.edit import refusals as errors
 from harness9.tools.edit.hint import closest_block, quote
 from harness9.tools.edit.indent import indent_of
@@ -46,9 +46,10 @@ from harness9.tools.edit.match import (
     source_lines,
     splits_crlf,
 )
+from harness9.tools.edit.places import Place
 from harness9.tools.edit.refusals import LEVELS, EditError
 from harness9.tools.edit.replacement import Match, replace
-from harness9.tools.edit.text_views import LfView, fold, line_number, line_numbers, to_lf
+from harness9.tools.edit.text_views import LfView, fold, line_number, to_lf
 from harness9.workspace.port import BOM
 
 
@@ -130,7 +131,10 @@ def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[M
         missed = exc
     unescaped = escapes.json_unescaped(body, source, target)
     if unescaped is not None:
-        return _locate(body, view, unescaped[0]), unescaped[1]
+        match = _locate(body, view, unescaped[0])
+        if unescaped[1] is None:
+            raise errors.unclear_escapes(line_number(view.text, match.start), match.level)
+        return match, unescaped[1]
     prefixes = slips.numbered(to_lf(source), target)
     if prefixes is not None:
         match = _locate(body, view, prefixes.source)
@@ -154,8 +158,8 @@ def _relocated(body: str, view: LfView, source: str, match: Match) -> Match:
     if found.start != match.start and line_number(view.text, found.start) != line_number(
         view.text, match.start
     ):
-        raise errors.ambiguous(found.level, [line_number(view.text, found.start),
-                                             line_number(view.text, match.start)])
+        raise places.ambiguous(found.level, view.text, sorted((found.start, match.start)),
+                               source.rstrip("\n").count("\n"))
     return found
 
 
@@ -190,7 +194,7 @@ def _refuse_applied(text: str, match: Match | None, target: str) -> None:
 
 def _locate(body: str, view: LfView, source: str) -> Match:
     starts = [at for at in find_all(body, source) if not splits_crlf(body, at, at + len(source))]
-    exact = _unique(body, starts, 1)
+    exact = _unique(body, starts, 1, source)
     model = to_lf(source)
     if exact is not None:
         start = exact - body.count("\r\n", 0, exact) if view.crlf_at else exact
@@ -210,7 +214,7 @@ Finder = Callable[[str, str, str, int], "Match | None"]
 
 
 def _exact(text: str, source: str, model: str, level: int) -> Match | None:
-    start = _unique(text, find_all(text, source), level)
+    start = _unique(text, find_all(text, source), level, source)
     return None if start is None else Match(start, start + len(source), level, model)
 
 
@@ -218,7 +222,7 @@ def _trimmed(text: str, source: str, model: str, level: int) -> Match | None:
     trimmed = Trimmed.of(source)
     if trimmed.text == source:
         return None  # the same search as the exact one
-    start = _unique(text, find_trimmed(text, trimmed), level)
+    start = _unique(text, find_trimmed(text, trimmed), level, trimmed.text)
     if start is None:
         return None
     at = len(model) - len(model.lstrip())
@@ -279,7 +283,7 @@ def _one_as_typed(
         )
     ]
     if len(typed) != 1:
-        raise errors.ambiguous(level, [rows[0] + 1 for rows in blocks])
+        raise places.refused(level, file_lines, [Place(rows[0], rows[-1]) for rows in blocks])
     return typed
 
 
@@ -311,9 +315,11 @@ def _punctuation(text: str, source: str) -> Match | None:
     return None
 
 
-def _unique(text: str, starts: list[int], level: int) -> int | None:
+def _unique(text: str, starts: list[int], level: int, found: str) -> int | None:
+    """The one start of `found` in `text`, None when there is none; an `ambiguous` refusal
+    when there are several."""
     if len(starts) > 1:
-        raise errors.ambiguous(level, line_numbers(text, starts))
+        raise places.ambiguous(level, text, starts, found.rstrip("\n").count("\n"))
     return starts[0] if starts else None
 
 

@@ -23,6 +23,7 @@ class EditError(ToolError):
     `kind` is one of `empty_source`, `no_change`, `ambiguous`, `not_found`, `indentation`
     (the match was unique but `target_text`'s indentation cannot be placed in the file's) or
     `partial_line` (the source starts or ends inside a line that the target restates whole),
+    `escaped_source` (a source escaped once more whose target's backslashes read two ways),
     `elision` (a target line stands for code left out), `escaped_target` (the target's line
     breaks arrived as literal `\\n`) or `line_prefixes` (a source copied with line numbers
     that are not the file's at the match) or `near_rival` (an approximate match with another
@@ -72,16 +73,18 @@ def no_change(level: int) -> EditError:
     return EditError("no_change", level, reason)
 
 
-def ambiguous(level: int, lines: Sequence[int]) -> EditError:
-    """More than one place matched at `level`."""
+def ambiguous(level: int, lines: Sequence[int], told: str = "") -> EditError:
+    """More than one place matched at `level`, starting at `lines`; `told`: what tells them
+    apart, quoted (see `places`), or ""."""
     shown = ", ".join(str(n) for n in lines[:_SHOWN_LINES])
     more = f" and {len(lines) - _SHOWN_LINES} more" if len(lines) > _SHOWN_LINES else ""
+    advice = told or (" Include more surrounding lines in source_text so that it matches "
+                      "exactly one place.")
     return EditError(
         "ambiguous",
         level,
         f"source_text matches {len(lines)} places ({level_name(level)}), starting at lines "
-        f"{shown}{more}. Include more surrounding lines in source_text so that it matches "
-        "exactly one place.",
+        f"{shown}{more}.{advice}",
     )
 
 
@@ -217,4 +220,17 @@ def already_applied(line: int, level: int) -> EditError:
         "where source_text would be, and source_text is not there as sent (applying it again "
         "would repeat the change). Nothing to do; if you mean a further change, read the file "
         "again and copy source_text from its current text.",
+    )
+
+
+def unclear_escapes(line: int, level: int) -> EditError:
+    """A source of several lines escaped once more than the file, with a target whose
+    backslashes could be the file's text or escapes."""
+    return EditError(
+        "escaped_source",
+        level,
+        f"source_text matches the file at line {line} only with each of its lines unescaped "
+        "once (read as the inside of a JSON string), and target_text has backslashes that are "
+        "not escaped that way, so they could be the file's text or escapes. Send source_text "
+        "and target_text as the file's text, unescaped.",
     )

@@ -7,6 +7,7 @@ from . import Case, refuse
 
 BOM = "\ufeff"
 CODE = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
+QUOTED = 'def g():\n\tprint("a")\n\tsay("b\\n")\n'
 
 REPAIRED = [
     Case("source starting with the file's BOM", BOM + "x = 1\ny = 2\n", BOM + "x = 1",
@@ -27,6 +28,12 @@ REPAIRED = [
          CODE.replace("return a", "...")),
     Case("a one-line target with an escape in a string", "s = 'a'\n", "s = 'a'", "s = 'a\\n'",
          "s = 'a\\n'\n"),
+    Case("a source of several lines, each escaped once more, and its target alike", QUOTED,
+         'print(\\"a\\")\nsay(\\"b\\\\n\\")', 'print(\\"a\\")\nsay(\\"B\\\\n\\")',
+         QUOTED.replace('"b', '"B'), 4),
+    Case("a source of several lines escaped once more, its target typed plain", QUOTED,
+         'print(\\"a\\")\nsay(\\"b\\\\n\\")', 'print("a")\nsay("c")',
+         QUOTED.replace('say("b\\n")', 'say("c")'), 4),
 ]
 
 REFUSED = [
@@ -44,6 +51,14 @@ REFUSED = [
            "is one line holding 1 literal \\n (backslash, n): its line breaks were escaped "
            "twice, and written as sent they would join the code into one line. Send "
            "target_text with real line breaks (and real tabs)."),
+    refuse("a source of several lines escaped once more, its target's backslashes unclear",
+           QUOTED, 'print(\\"a\\")\nsay(\\"b\\\\n\\")', "print('a')\nsay('b\\n')",
+           "escaped_source", 4,
+           message="Error: file.txt was not changed: source_text matches the file at line 2 "
+           "only with each of its lines unescaped once (read as the inside of a JSON string), "
+           "and target_text has backslashes that are not escaped that way, so they could be "
+           "the file's text or escapes. Send source_text and target_text as the file's text, "
+           "unescaped."),
     refuse("line numbers that are not the file's", CODE, "7|     a = 1\n8|     b = 2",
            "    a = 1\n    b = 9", "line_prefixes", 4,
            message="Error: file.txt was not changed: every line of source_text starts with a "

@@ -5,18 +5,23 @@ from __future__ import annotations
 
 from . import Case, refuse
 
+TWIN = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n"
+
 AMBIGUOUS = [
     refuse("two identical lines", "x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3", "ambiguous", 1,
            message="Error: file.txt was not changed: source_text matches 2 places (level 1, "
-           "exact), starting at lines 1, 3. Include more surrounding lines in source_text so "
-           "that it matches exactly one place."),
+           "exact), starting at lines 1, 3. Each place is quoted with the nearest line beside "
+           "it that the others do not have there: include that line in source_text (and in "
+           "target_text, unchanged) to take the place you mean.\n1| x = 1\n2| y = 2\n\n"
+           "2| y = 2\n3| x = 1"),
     refuse("overlapping occurrences", "aaa\n", "aa", "b", "ambiguous", 1),
     refuse("trimmed twice", "x = 1\ny = 2\nx = 1\n", "\nx = 1\n\n", "x = 2", "ambiguous", 3),
     refuse("same block at two indentations", "if a:\n    go()\nclass B:\n    if a:\n        go()\n",
            "\tif a:\n\t\tgo()", "\tif a:\n\t\tstop()", "ambiguous", 4,
            message="Error: file.txt was not changed: source_text matches 2 places (level 4, "
-           "indentation-insensitive), starting at lines 1, 4. Include more surrounding lines in "
-           "source_text so that it matches exactly one place."),
+           "indentation-insensitive), starting at lines 1, 4. The places differ in their "
+           "indentation: copy source_text with the exact indentation of the one you mean.\n"
+           "1| if a:\n2|     go()\n\n4|     if a:\n5|         go()"),
     refuse("ambiguous in crlf file", b"a\r\nb\r\na\r\nb\r\n", "a\nb", "c", "ambiguous", 2),
     refuse("ambiguous at level 5", "say(\"hi\")\nsay(\"hi\")\n", "say(“hi”)", "say(“yo”)",
            "ambiguous", 5),
@@ -27,6 +32,13 @@ AMBIGUOUS = [
     refuse("ambiguous exact never falls through", "    go()\ngo()\n", "go()", "run()",
            "ambiguous", 1),
     refuse("repeated block", "a()\nb()\n\na()\nb()\n", "  a()\n  b()", "  c()", "ambiguous", 4),
+    refuse("the same body in two functions", TWIN, "    x = 1\n    return x",
+           "    x = 2\n    return x", "ambiguous", 1,
+           message="Error: file.txt was not changed: source_text matches 2 places (level 1, "
+           "exact), starting at lines 2, 6. Each place is quoted with the nearest line beside "
+           "it that the others do not have there: include that line in source_text (and in "
+           "target_text, unchanged) to take the place you mean.\n1| def a():\n2|     x = 1\n"
+           "3|     return x\n\n5| def b():\n6|     x = 1\n7|     return x"),
 ]
 
 HINT_FILE = "def load(path):\n    with open(path) as f:\n        return f.read()\n"

@@ -519,15 +519,27 @@ def second_line_cut(draw: st.DrawFn) -> Case:
 @st.composite
 def json_escaped(draw: st.DrawFn) -> Case:
     """11c. A source (and target) JSON-escaped once more: the unescaped source matches one place
-    and the escaped one none."""
+    and the escaped one none. Escaped whole (one line), or line by line (`lines_*`: the line
+    breaks arrived real)."""
     indent, lines, (a, b), new = draw(_edited(TWO, (2, 4)))
     source = _join([indent.line(x) for x in lines[a:b]])
     target = _join([indent.line(x) for x in new])
-    variant = draw(st.sampled_from(("both", "source")))
-    escaped_target = json.dumps(target)[1:-1] if variant == "both" else target
+    variant = draw(st.sampled_from(("both", "source", "lines_both", "lines_source")))
+    escape = _escaped_lines if variant.startswith("lines") else _escaped_once
+    escaped_target = escape(target) if variant.endswith("both") else target
     intended = render([*lines[:a], *new, *lines[b:]], indent)
-    return Case("json_escaped", variant, render(lines, indent), json.dumps(source)[1:-1],
+    return Case("json_escaped", variant, render(lines, indent), escape(source),
                 escaped_target, frozenset({intended}))
+
+
+def _escaped_once(text: str) -> str:
+    """`text` as the inside of a JSON string: one line, its breaks `\\n`."""
+    return json.dumps(text)[1:-1]
+
+
+def _escaped_lines(text: str) -> str:
+    """Each line of `text` escaped once as the inside of a JSON string, the breaks kept."""
+    return "\n".join(_escaped_once(line) for line in text.split("\n"))
 
 
 CLASSES: dict[str, Callable[[], st.SearchStrategy[Case]]] = {

@@ -3,7 +3,8 @@
 A refusal of a call whose intent was clear should name the nearest place and what differs, so
 that the next call succeeds. The simulated model copies the file lines the error quotes
 (`N| text`) as its new source and writes the intended text of those lines as its target; the
-second call succeeds when that edit gives an intended file. An error that quotes no lines, or
+second call succeeds when that edit gives an intended file. Of a refusal that quotes several
+places, it takes the quote of the place it means. An error that quotes no lines, or
 not the lines the edit changes, gives the model nothing to copy: the second call fails.
 """
 
@@ -20,10 +21,26 @@ Apply = Callable[[str, str, str], object]
 
 
 def second_call(apply: Apply, error: type[Exception], case: Case, message: str) -> bool:
-    """Whether the call the refusal `message` leads to gives an intended file."""
-    numbers = [int(n) for n, _ in _QUOTED.findall(message)]
-    if not numbers:
-        return False
+    """Whether a call the refusal `message` leads to gives an intended file: the model takes
+    the quote (a run of `N| ` lines; a refusal may quote several places) of the place it
+    means."""
+    return any(_from_quote(apply, error, case, numbers) for numbers in _quotes(message))
+
+
+def _quotes(message: str) -> list[list[int]]:
+    """The line numbers of each quote in `message`, a quote being a run of `N| ` lines."""
+    quotes: list[list[int]] = [[]]
+    for line in message.split("\n"):
+        quoted = _QUOTED.match(line)
+        if quoted:
+            quotes[-1].append(int(quoted.group(1)))
+        elif quotes[-1]:
+            quotes.append([])
+    return [numbers for numbers in quotes if numbers]
+
+
+def _from_quote(apply: Apply, error: type[Exception], case: Case, numbers: list[int]) -> bool:
+    """Whether the edit made from the file lines `numbers` quote gives an intended file."""
     lines = case.content.split("\n")
     first, last = numbers[0] - 1, numbers[-1]
     for intended in sorted(case.accepted):
