@@ -109,3 +109,22 @@ def test_the_second_call_copies_the_quoted_lines() -> None:
     assert not second_call(apply_edit, EditError, case, "source_text was not found.")
     elsewhere = "The closest lines in the file:\n1| def f():\nRead the file again."
     assert not second_call(apply_edit, EditError, case, elsewhere)
+
+
+def test_the_second_call_takes_the_quote_of_the_place_meant() -> None:
+    content = "def f():\n    a()\n\ndef g():\n    a()\n"
+    meant = "def f():\n    a()\n\ndef g():\n    b()\n"
+    case = Case("t", "t", content, "    a()", "    b()", frozenset(), meant=meant)
+    places = "Each place is quoted:\n1| def f():\n2|     a()\n\n4| def g():\n5|     a()"
+    assert second_call(apply_edit, EditError, case, places)
+    # One quote spanning both places would be a source the model could not mean.
+    first_only = "Each place is quoted:\n1| def f():\n2|     a()"
+    assert not second_call(apply_edit, EditError, case, first_only)
+
+
+def test_a_refusal_of_repeated_lines_leads_to_the_place_meant() -> None:
+    # The source matches two places; the refusal must quote each beside what tells it apart.
+    found = _survey("repeated")
+    assert found.must_refuse == found.total == found.counts["refused"]
+    assert found.retried == found.total and found.retried_ok == found.retried, class_table(
+        [found])

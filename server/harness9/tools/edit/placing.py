@@ -27,6 +27,7 @@ from harness9.tools.edit.indent import (
     restyle,
     width,
 )
+from harness9.tools.edit.shifted import two_readings
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -74,13 +75,10 @@ def place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[st
     first = None if ops and ops[0][0] == "delete" else _first(block, target, first_j, written)
     weak = (not block.loose and first is not None and first.unindented_copy()
             and _copied_first(target, ops) is not None)
+    restated, changed = _witnesses(block, target, ops, written)
     try:
         frame = decide(
-            first,
-            *_witnesses(block, target, ops, written),
-            mapping,
-            indents,
-            fits,
+            first, restated, changed, mapping, indents, fits,
             mapping is not None and _same_in_style(target, mapping, block.context),
             lambda restated, frame: _only_moves(target, ops)
             and _keeps_nesting(restated, mapping if frame is Frame.SOURCE else None),
@@ -89,7 +87,8 @@ def place(block: Block, target: Sequence[str], ops: Sequence[Opcode]) -> list[st
         if weak and frame is Frame.FILE:
             first_j = _copied_first(target, ops)
     except Unclear as exc:
-        raise errors.unclear_indentation(block.level, block.line, exc.reason, block.file) from None
+        reason = two_readings([*restated, *changed]) or exc.reason
+        raise errors.unclear_indentation(block.level, block.line, reason, block.file) from None
     other = Frame.SOURCE if frame is Frame.FILE else Frame.FILE
     if not fits(frame) and fits(other):
         raise errors.unclear_indentation(

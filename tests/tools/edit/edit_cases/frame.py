@@ -13,6 +13,7 @@ HANGING = "def f():\n    total = compute(\n            value)\n    return total\
 CLOSERS = "int f () {\n  if (a) {\n    if (b) {\n      c ();\n    }\n  }\n  d ();\n}\n"
 OPEN = "int f() {\n    if (a) {\n        b();\n    }\n    z();\n}\n"
 LAST = "int f() {\n    if (a) {\n        b();\n    }\n}\n"
+FOUR_STEP = "def f():\n    if a:\n        x()\n        y()\n"
 GNU = "int\nf (void)\n{\n  if (a)\n    {\n      b ();\n\t  \tc (\"1\");\n    }\n}\n"
 
 FRAME = [
@@ -70,6 +71,18 @@ FRAME = [
     Case("GNU-style tab, spaces, tab kept on a changed line (curly quotes)", GNU,
          "      b ();\n\t  \tc (\u201c1\u201d);", "      b ();\n\t  \tc (\u201c2\u201d);",
          GNU.replace("c (\"1\")", "c (\"2\")"), level=5),
+    # A target typed in a frame of its own, every line 4 columns from the source's: as well the
+    # block re-indented by 4 columns (moved into a loop above it), refused saying so.
+    refuse("target moved by one amount from a drifted source", FOUR_STEP,
+           "        if a:\n            x()\n            y()",
+           "            if a:\n                x()\n                z()\n                y()",
+           "indentation", 4,
+           message="Error: file.txt was not changed: source_text matched at line 2 (level 4, "
+           "indentation-insensitive) with other indentation than the file's, and every line of "
+           "target_text sits 4 columns right of its source_text line: typed in a frame of its "
+           "own, or the block re-indented by 4 columns, so it is not clear how to indent it. "
+           "The file's lines there:\n2|     if a:\n3|         x()\n4|         y()\nCopy "
+           "source_text and target_text with the file's exact indentation."),
 ]
 
 CASES = [*FRAME]

@@ -72,6 +72,9 @@ class Case:
     accepted: frozenset[str]  # applied results that are right (empty: the call must be refused)
     marker: str = ""  # text that, written into the file, makes an applied result destructive
     refusable: bool = False  # a refusal is right too (the accepted reading is not certain)
+    # Of a call that must be refused, the file the model meant (its second call should get
+    # there from the refusal), or "".
+    meant: str = ""
     notes: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -245,7 +248,8 @@ def mixed_tabs(draw: st.DrawFn) -> Case:
 @st.composite
 def drift(draw: st.DrawFn) -> Case:
     """2. A source drifted by whole steps and a target typed in the file's frame; or a target
-    drifted otherwise than its source."""
+    drifted otherwise than its source (read back onto the source's frame; a refusal is right
+    too, see below)."""
     indent, lines, (a, b), new = draw(_edited(THREE, (2, 4)))
     low = min(line.depth for line in lines[a:b])
     shift = draw(st.sampled_from([s for s in (-2, -1, 1, 2) if s >= -low]))
@@ -269,7 +273,11 @@ def drift(draw: st.DrawFn) -> Case:
         for line in new))
     target = _join([target_indent.line(line, other) for line in new])
     intended = render([*lines[:a], *new, *lines[b:]], indent)
-    return Case("drift", variant, render(lines, indent), source, target, frozenset({intended}))
+    # A target drifted otherwise, every line the same steps from its source line, reads as
+    # well as the block re-indented by those steps (as a block moved into a loop above it is):
+    # a refusal is right too.
+    return Case("drift", variant, render(lines, indent), source, target, frozenset({intended}),
+                refusable=variant == "other")
 
 
 @st.composite

@@ -13,6 +13,7 @@ applied result holding the family's `marker` where the file had none is the slip
   insertion whose source has one blank line more than the file;
 - `sent_slips`: target slips that are never code: a bare `...` line, a markdown fence, HTML
   entities, typographic operators, `\\uXXXX` left escaped, a diff marker column, a `\\'` escape;
+- `repeated` (see `repeats`): a source that matches several places, the model meaning one;
 - `read_tools`: sources copied from other read tools (`grep -n`, `12→`, ` 12 | `, `^I`) or with
   invisible differences (zero-width characters, NFD accents, a leading newline, alignment).
 """
@@ -40,6 +41,7 @@ from .classes import (
     render,
 )
 from .frames import _wrapped, frame
+from .repeats import repeated
 
 
 def _language(lines: list[Line]) -> str:
@@ -323,4 +325,5 @@ FAMILIES = {
     "blank_edges": blank_edges,
     "sent_slips": sent_slips,
     "read_tools": read_tools,
+    "repeated": repeated,
 }

@@ -43,7 +43,8 @@ def _from_quote(apply: Apply, error: type[Exception], case: Case, numbers: list[
     """Whether the edit made from the file lines `numbers` quote gives an intended file."""
     lines = case.content.split("\n")
     first, last = numbers[0] - 1, numbers[-1]
-    for intended in sorted(case.accepted):
+    wanted = case.accepted or frozenset({case.meant} if case.meant else ())
+    for intended in sorted(wanted):
         new = intended.split("\n")
         head, tail = _common(lines, new)
         if head < first or len(lines) - tail > last:
@@ -54,7 +55,7 @@ def _from_quote(apply: Apply, error: type[Exception], case: Case, numbers: list[
             outcome = apply(case.content, source, target)
         except error:
             continue
-        if getattr(outcome, "content", outcome) in case.accepted:
+        if getattr(outcome, "content", outcome) in wanted:
             return True
     return False
 

@@ -119,7 +119,9 @@ class ClassSurvey:
         return self.counts["refused"] - self.must_refuse_refused
 
     must_refuse_refused: int = 0
-    retried: int = 0  # needless refusals, whose error a model reads for its second call
+    # Needless refusals, and refusals of calls whose meaning the model knows (`Case.meant`),
+    # whose error a model reads for its second call:
+    retried: int = 0
     retried_ok: int = 0  # of them, those whose second call (see `retry`) gives an intended file
 
     def row(self) -> str:
@@ -154,7 +156,7 @@ def survey_class(apply: Apply, error: type[Exception], name: str, count: int) ->
             result: str | None = getattr(outcome, "content", outcome)  # type: ignore[assignment]
         except error as exc:
             result = None
-            if not case.may_refuse:
+            if not case.may_refuse or case.meant:
                 found.retried += 1
                 found.retried_ok += second_call(apply, error, case, str(exc))
         verdict = judge_case(case, result)
