@@ -46,14 +46,16 @@ def told_apart(file_lines: Sequence[str], places: Sequence[Place]) -> str:
     if not 1 < len(places) <= _COMPARED:
         return ""
     if _distinct([_own(file_lines, p) for p in places]):
-        quotes = "\n\n".join(_quote(file_lines, p, 0, 0) for p in places[:_QUOTED])
+        shown = "\n\n".join(_quote(file_lines, p, 0, 0) for p in places[:_QUOTED])
         return (" The places differ in their indentation: copy source_text with the exact "
-                f"indentation of the one you mean.\n{quotes}{_more(places)}")
-    quotes, bare = [], 0
+                f"indentation of the one you mean.\n{shown}{_more(places)}")
+    quotes: list[str] = []
+    bare = 0
     for place in places[:_QUOTED]:
         up, down = _beside(file_lines, places, place)
         bare += (up, down) == (0, 0)
-        quotes.append(_quote(file_lines, place, up or (not down), down or (not up)))
+        # A place with nothing of its own beside it is quoted with a line either side.
+        quotes.append(_quote(file_lines, place, up or int(not down), down or int(not up)))
     if bare == len(quotes):
         return ""  # nothing nearby tells them apart: the plain advice
     note = (f" ({bare} of them {'has' if bare == 1 else 'have'} none within {_REACH} lines: "
