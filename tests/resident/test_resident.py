@@ -214,3 +214,25 @@ def test_the_resident_and_what_it_forks_are_not_dumpable() -> None:
               "os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
     done = subprocess.run([sys.executable, "-c", source], timeout=30)
     assert done.returncode == 0
+
+
+def test_a_stopped_resident_removes_its_files_and_a_new_one_sweeps_the_dead(
+        runtime: dict[str, str]) -> None:
+    folder = starter.socket_folder()
+    assert folder is not None
+    # A resident killed outright (SIGKILL) leaves its socket with no one listening.
+    dead = Path(folder) / "resident-dead000000000000.sock"
+    for name in (str(dead), f"{dead}.pid", f"{dead}.log"):
+        Path(name).write_text("")
+    path = str(starter.socket_path())
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "harness9.resident.starter", path],
+                            env={**os.environ, **runtime},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert _resident_pid() == proc.pid
+        assert not dead.exists() and not Path(f"{dead}.pid").exists()
+        assert not Path(f"{dead}.log").exists()
+    finally:
+        proc.terminate()  # as `kill` stops it
+        assert proc.wait(10) == 0
+    assert sorted(os.listdir(folder)) == []

@@ -23,6 +23,54 @@ local function output_of(tool)
   return done[1].output
 end
 
+-- A server that reports indexing (`$/progress` begun, ended a second later) and knows no
+-- symbols until it ends: a symbols query asked meanwhile waits for its answer after indexing.
+-- (An in-process server: `cmd` as a function, Neovim 0.10+.)
+local function indexing_server_is_waited_for()
+  local indexed = false
+  local lib_uri = vim.uri_from_fname(h.workspace .. "/lib.py")
+  local function server(dispatchers)
+    local closing = false
+    return {
+      request = function(method, _, callback)
+        if method == "initialize" then
+          callback(nil, { capabilities = { workspaceSymbolProvider = true } })
+          vim.schedule(function()
+            dispatchers.notification("$/progress", { token = "index", value = { kind = "begin", title = "Indexing" } })
+            vim.defer_fn(function()
+              indexed = true
+              dispatchers.notification("$/progress", { token = "index", value = { kind = "end" } })
+            end, 1000)
+          end)
+        elseif method == "workspace/symbol" then
+          callback(nil, indexed and { { name = "Indexed", kind = 5, location = { uri = lib_uri,
+            range = { start = { line = 0, character = 4 }, ["end"] = { line = 0, character = 10 } } } } } or {})
+        else
+          callback(nil, vim.NIL)
+        end
+        return true, 1
+      end,
+      notify = function() return true end,
+      is_closing = function() return closing end,
+      terminate = function()
+        if not closing then
+          closing = true
+          dispatchers.on_exit(0, 0)
+        end
+      end,
+    }
+  end
+  local id = vim.lsp.start({ name = "indexer", cmd = server, root_dir = h.workspace })
+  h.wait_for("the indexer to start", function()
+    local client = vim.lsp.get_client_by_id(id)
+    return client ~= nil and client.initialized and next(client.progress.pending) ~= nil
+  end)
+  local editor = require("harness9.editor")
+  local answer = editor.on_language_query(nil, { kind = "symbols", uri = lib_uri, query = "Indexed" }, {})
+  h.expect_equal("the symbols after indexing", "Indexed", answer and answer.symbols[1] and answer.symbols[1].name)
+  vim.lsp.stop_client(id, true)
+end
+
 h.main(function()
   if not SERVER or vim.fn.isdirectory(SERVER) == 0 then
     error("H9_BASEDPYRIGHT is not basedpyright's folder (test.sh installs it): " .. tostring(SERVER))
@@ -76,4 +124,7 @@ h.main(function()
   vim.api.nvim_set_current_buf(use)
   vim.cmd("silent normal! u")
   h.expect_equal("use.py after u", USE, vim.api.nvim_buf_get_lines(use, 0, -1, false))
+  if vim.fn.has("nvim-0.10") == 1 then
+    indexing_server_is_waited_for()
+  end
 end)

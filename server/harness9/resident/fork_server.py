@@ -78,15 +78,21 @@ def preload(modules: Sequence[str]) -> None:
 
 
 def serve(listener: socket.socket, keep_going: Callable[[Loop], bool],
-          tick: float = 1.0) -> Request:
+          tick: float = 1.0, on_term: Callable[[], None] = lambda: None) -> Request:
     """Accept starts on `listener` while `keep_going(loop)` holds (asked every `tick` seconds
-    when idle). Returns only in a forked daemon: its request. Exits the process otherwise."""
+    when idle); SIGTERM ends it after `on_term()`. Returns only in a forked daemon: its
+    request. Exits the process otherwise."""
     if threading.active_count() != 1:
         raise RuntimeError("a preloaded library started a thread: forking is not safe")
     _not_dumpable()
     startup = startup_environment(dict(os.environ))
     loop = Loop()
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+
+    def terminated(*_: object) -> None:
+        on_term()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, terminated)
     while True:
         ready, _, _ = select.select([listener], [], [], tick)
         _reap(loop)

@@ -197,6 +197,28 @@ def _why_leave(path: str, inode: int, loop: fork_server.Loop) -> str | None:
     return None
 
 
+def _remove(path: str) -> None:
+    """Remove the socket `path` and its pid and log files."""
+    for name in (path, path + ".pid", path + ".log"):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def _sweep(path: str) -> None:
+    """Remove the files of the other residents in `path`'s folder whose socket no one listens
+    on (a resident killed outright, or of code since replaced, leaves them)."""
+    folder = os.path.dirname(path)
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if (entry.name.startswith("resident-") and entry.name.endswith(".sock")
+                    and entry.path != path):
+                alive = handover.connect(entry.path, timeout=0.5)
+                if alive is None:
+                    _remove(entry.path)
+                else:
+                    alive.close()
+
+
 def resident_main(path: str) -> None:
     """The resident: listen, preload, serve; in each forked daemon, run its command."""
     listening = _listen(path)
@@ -210,17 +232,21 @@ def resident_main(path: str) -> None:
             return True
         print(f"harness9 resident {os.getpid()}: leaving: {why}", file=sys.stderr)
         if why != "its socket was taken over":  # the new resident keeps the path and files
-            for name in (path, path + ".pid", path + ".log"):
-                with contextlib.suppress(OSError):
-                    os.unlink(name)
+            _remove(path)
         return False
 
+    def on_term() -> None:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == inode:
+                _remove(path)
+
+    _sweep(path)
     time.sleep(PRELOAD_DELAY)  # the start that made it loads the same: let it go first
     fork_server.preload(PRELOAD)
     with open(f"{path}.{os.getpid()}", "w") as pid:  # ready: for whoever waits for it or
         pid.write(f"{os.getpid()}\n")  # stops it
     os.replace(f"{path}.{os.getpid()}", path + ".pid")
-    request = fork_server.serve(listener, keep_going)
+    request = fork_server.serve(listener, keep_going, on_term=on_term)
     if request.fresh:  # a fresh interpreter runs on its own: handed over, it would come back
         request.env[SWITCH] = "0"
     become(request)

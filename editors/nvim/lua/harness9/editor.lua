@@ -12,6 +12,7 @@ M.FEATURES = { "definition", "references", "symbols", "hover", "rename" }
 M.NAME = "harness9" -- the daemon's client, never asked
 M.query_timeout_ms = 8000 -- the daemon waits 10 s for a language query
 M.quiet_ms = 150 -- servers that report no versions: problems unchanged this long are settled
+M.indexing_wait_ms = 4000 -- the longest a query waits for servers that report work in progress
 
 local METHODS = {
   definition = "textDocument/definition",
@@ -413,9 +414,27 @@ local function capable(method, buf, own_id)
   return found
 end
 
+--- Whether `client` reports work in progress (`$/progress` begun, not ended): a server that
+--- is still indexing answers from what it has read so far (no symbols at all, at first).
+local function working(client)
+  local progress = client.progress
+  if type(progress) == "table" and type(progress.pending) == "table" then -- 0.10+
+    return next(progress.pending) ~= nil
+  end
+  local messages = client.messages
+  if type(messages) == "table" and type(messages.progress) == "table" then -- 0.7 to 0.9
+    for _, item in pairs(messages.progress) do
+      if type(item) == "table" and not item.done then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 --- Asks `clients` with `params_for(client)`; `finish(answers)`: {client, err?, result?} each,
---- once all have answered or the time is up.
-local function ask_all(clients, method, params_for, buf, finish)
+--- once all have answered or `timeout_ms` is up.
+local function ask_all(clients, method, params_for, buf, timeout_ms, finish)
   local answers, pending = {}, #clients
   local timer = uv.new_timer()
   local function done()
@@ -425,7 +444,7 @@ local function ask_all(clients, method, params_for, buf, finish)
     end
     finish(answers)
   end
-  timer:start(M.query_timeout_ms, 0, vim.schedule_wrap(function()
+  timer:start(timeout_ms, 0, vim.schedule_wrap(function()
     if not timer:is_closing() then
       done()
     end
@@ -580,6 +599,14 @@ function M.on_language_query(_, params, ctx)
     local where = buf and (" for " .. file_label(uri, own_id)) or ""
     return nil, response_error(string.format("no language server in Neovim answers %s%s", method, where))
   end
+  local asked = uv.now()
+  if vim.tbl_contains(vim.tbl_map(working, clients), true) then
+    await.await(function(finish) -- an answer from a server still indexing would be partial
+      when(function()
+        return not vim.tbl_contains(vim.tbl_map(working, clients), true)
+      end, M.indexing_wait_ms, finish)
+    end)
+  end
   local doc_uri = buf and vim.uri_from_bufnr(buf) or uri
   local answers = await.await(function(finish)
     ask_all(clients, method, function(client)
@@ -594,7 +621,7 @@ function M.on_language_query(_, params, ctx)
         request.newName = params.newName
       end
       return request
-    end, buf, finish)
+    end, buf, math.max(1000, M.query_timeout_ms - (uv.now() - asked)), finish)
   end, {})
   local results, errors = {}, {}
   for _, answer in ipairs(answers or {}) do
