@@ -1,7 +1,7 @@
 """Background tasks at git's edges, end to end with real git: a submodule, a repository nested
-in the workspace, Git LFS pointers without git-lfs, `core.worktree`, and a workspace that is a
-folder of a larger repository. Each works (the task sees the files, applying lands them where
-they are) or is refused with the limit named."""
+in the workspace, Git LFS with git-lfs and pointers without it, `core.worktree`, and a workspace
+that is a folder of a larger repository. Each works (the task sees the files, applying lands them
+where they are) or is refused with the limit named."""
 
 from __future__ import annotations
 
@@ -105,6 +105,42 @@ async def test_lfs_pointers_are_carried_as_they_are_without_git_lfs(
     assert applied["applied"] is True
     assert (root / "a.txt").read_text() == "ONE (task)\ntwo\nthree\nfour\nfive (user)\n"
     assert (root / "model.bin").read_text() == POINTER
+
+
+GIT_LFS = Path(__file__).resolve().parents[2] / ".venv" / "git-lfs" / "usr" / "bin"
+
+
+@pytest.mark.skipif(not (GIT_LFS / "git-lfs").exists(),
+                    reason="git-lfs is not unpacked (scripts/bootstrap --test does it)")
+async def test_lfs_files_are_their_content_with_git_lfs(
+    start: StartDaemon, fake_llm: FakeLLM, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{GIT_LFS}{os.pathsep}{os.environ['PATH']}")
+    root = repository(workspace)
+    git(root, "lfs", "install", "--local")
+    git(root, "lfs", "track", "*.bin")
+    weights = bytes(range(256)) * 40
+    (root / "model.bin").write_bytes(weights)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "lfs")
+    assert git(root, "cat-file", "-p", "HEAD:model.bin").startswith(
+        "version https://git-lfs")  # stored as a pointer, checked out as the content
+    (root / "data.bin").write_bytes(b"\x00uncommitted\xff")  # an LFS file not committed yet
+    daemon = await daemon_on(start, fake_llm, root)
+    result = await a_task(daemon, fake_llm, Reply(tool_calls=[
+        edit("a.txt", "one\n", "ONE (task)\n", "c1"),
+        Call("bash", {"command": "sha256sum model.bin data.bin > seen.txt"}, id="c2")]))
+    assert result["status"] == "completed"
+    tree = Path(started(daemon, result["runId"])["worktree"]["path"])
+    assert (tree / "model.bin").read_bytes() == weights
+    assert (tree / "data.bin").read_bytes() == b"\x00uncommitted\xff"
+    [task] = (await daemon.request("agent/tasks", {}))["tasks"]
+    assert sorted(task["changedFiles"]) == ["a.txt", "seen.txt"]
+    applied = await daemon.request("agent/applyTask", {"sessionId": result["sessionId"]})
+    assert applied["applied"] is True
+    assert (root / "a.txt").read_text().startswith("ONE (task)\n")
+    assert (root / "model.bin").read_bytes() == weights
+    assert git(root, "status", "--short") == " M a.txt\n?? data.bin\n?? seen.txt\n"
 
 
 async def test_a_workspace_outside_its_core_worktree_is_refused_naming_it(
