@@ -52,10 +52,10 @@ near match is used only when no other place comes almost as close. Small slips a
 indentation, tabs typed for spaces, blank lines inside the block, curly quotes and dashes, \
 a copied BOM, no-break and zero-width spaces, Unicode normal forms, alignment spaces, a \
 markdown fence around the text, a diff's +/-/space column, \
-line-number prefixes of read tools (`12| `, `12→`, `12:`, cat -n) whose numbers are the \
-file's, `^I` for tabs, text JSON-escaped once more (whole or line by line) or backslashes \
-doubled when only one \
-reading matches; a block's closing line left out of source_text that target_text restates). \
+line-number prefixes of read tools (`12| `, `12→`, grep's `12:` or `f.py-12-`, cat -n) whose \
+numbers are the file's, `^I` for tabs, text JSON-escaped once more (whole or line by line) or \
+backslashes doubled when only one reading matches; a block's closing line left out of \
+source_text that target_text restates). \
 Lines you restate keep the file's exact text; new lines are indented to the file's. If it is \
 unclear how your target_text's indentation fits the file (target_text indented like neither \
 source_text nor the file, source_text nesting otherwise than the file, a repeated line such \

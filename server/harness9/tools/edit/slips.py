@@ -39,7 +39,8 @@ _PREFIXES = {
     "`N| ` (the error's quote)": re.compile(r"^ *(\d+) ?\| ?"),
     "`N<tab>` (cat -n, nl)": re.compile(r"^ *(\d+)\t"),
     "`N→` (a read tool's)": re.compile(r"^ *(\d+)\u2192"),
-    "`N:` (grep -n, rg -n)": re.compile(r"^(\d+):"),
+    # A match's `N:` or a context line's `N-`, after the file's name when several were read.
+    "`N:` (grep -n, rg -n)": re.compile(r"^(?:[^\s:]+[:-])?(\d+)[:-]"),
 }
 
 

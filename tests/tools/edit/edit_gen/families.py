@@ -268,6 +268,8 @@ def _escaped(draw: st.DrawFn, language: str, indent: Indent, lines: list[Line], 
 
 _READ_PREFIXES = {
     "grep": lambda n, digits: f"{n}:",
+    # `grep -n -C` over several files: the file's name, `N:` on a match, `N-` around it.
+    "grep_context": lambda n, digits: "lib/calc-v2.py" + (f":{n}:" if n % 3 == 0 else f"-{n}-"),
     "arrow": lambda n, digits: f"{n:>6}\u2192",
     "pipe": lambda n, digits: f" {n:>{digits}} | ",
 }
@@ -277,11 +279,12 @@ _INVISIBLE = ("\u200b", "\u200c", "\u200d", "\u2060")
 @st.composite
 def read_tools(draw: st.DrawFn) -> Case:
     """7. A source copied from another read tool's output or with invisible differences: line
-    prefixes of `grep -n`/`rg` (`12:`), `12→`, ` 12 | ` (the target prefixed alike or not),
-    tabs shown as `^I`, a zero-width character, a decomposed accent (NFD), a leading newline,
-    collapsed alignment spaces. Each has one reading; the file gets the intended change."""
-    variant = draw(st.sampled_from(("grep", "arrow", "pipe", "caret_i", "invisible", "nfd",
-                                    "leading_newline", "alignment")))
+    prefixes of `grep -n`/`rg` (`12:`, and with the file's name and context lines' `12-`),
+    `12→`, ` 12 | ` (the target prefixed alike or not), tabs shown as `^I`, a zero-width
+    character, a decomposed accent (NFD), a leading newline, collapsed alignment spaces. Each
+    has one reading; the file gets the intended change."""
+    variant = draw(st.sampled_from(("grep", "grep_context", "arrow", "pipe", "caret_i",
+                                    "invisible", "nfd", "leading_newline", "alignment")))
     indents = (Indent("tabs", 8),) if variant == "caret_i" else TWO
     indent, lines, (a, b), new = draw(_edited(indents, (1, 4)))
     if variant in ("nfd", "alignment"):
