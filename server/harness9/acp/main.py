@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import logging
@@ -86,7 +87,10 @@ async def serve(rpc_in: int, rpc_out: int, settings: dict[str, Any], hello: Hell
     try:
         await conn.listen()
     finally:
-        await asyncio.shield(conn.close())
+        # A client gone first makes closing fail; what follows must run all the same (the MCP
+        # servers would be left to the interpreter's exit, which then waits for them).
+        with contextlib.suppress(ConnectionError):
+            await asyncio.shield(conn.close())
         await agent.announcer.settle()  # shadow repositories being opened
         await agent.service.shutdown()  # the MCP servers
         agent.service.close()  # release the stored sessions this process holds
