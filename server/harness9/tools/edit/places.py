@@ -1,6 +1,7 @@
-"""What tells apart the places a source matches, for the `ambiguous` refusal: the nearest line
-above or below every place that differs at each of them (or the places' own indentation),
-quoted at each place so that the model's next call can take the one it means.
+"""What tells apart the places a source matches, for the `ambiguous` refusal: for each place,
+the nearest line above or below it that no other place has at that distance (or, when the
+places differ in their own lines, their indentation), quoted with the place so that the model's
+next call can take the one it means.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def refused(level: int, file_lines: Sequence[str], places: Sequence[Place]) -> e
 
 
 def told_apart(file_lines: Sequence[str], places: Sequence[Place]) -> str:
-    """The sentences and quotes that tell `places` apart, or "" when there are too many."""
+    """The sentences and quotes that tell `places` apart; "" when there are too many to
+    compare, or nothing near any quoted place tells it apart."""
     if not 1 < len(places) <= _COMPARED:
         return ""
     if _distinct([_own(file_lines, p) for p in places]):
