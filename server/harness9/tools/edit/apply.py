@@ -131,10 +131,11 @@ def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[M
         missed = exc
     unescaped = escapes.json_unescaped(body, source, target)
     if unescaped is not None:
-        match = _locate(body, view, unescaped[0])
-        if unescaped[1] is None:
-            raise errors.unclear_escapes(line_number(view.text, match.start), match.level)
-        return match, unescaped[1]
+        found = _reading(body, view, unescaped[0])
+        if found is not None:
+            if unescaped[1] is None:
+                raise errors.unclear_escapes(line_number(view.text, found.start), found.level)
+            return found, unescaped[1]
     prefixes = slips.numbered(to_lf(source), target)
     if prefixes is not None:
         match = _locate(body, view, prefixes.source)
@@ -143,12 +144,21 @@ def _locate_reread(body: str, view: LfView, source: str, target: str) -> tuple[M
         return match, prefixes.target
     others = (*escapes.backslash_scaled(source, target), *rereads.readings(body, source, target))
     for reading in others:
-        try:
-            return _locate(body, view, reading[0]), reading[1]
-        except EditError as exc:
-            if exc.kind != "not_found":
-                raise
+        found = _reading(body, view, reading[0])
+        if found is not None:
+            return found, reading[1]
     raise missed
+
+
+def _reading(body: str, view: LfView, source: str) -> Match | None:
+    """The match of a reading of the source; None when it matches nowhere (another reading
+    may), a refusal when it matches ambiguously."""
+    try:
+        return _locate(body, view, source)
+    except EditError as exc:
+        if exc.kind != "not_found":
+            raise
+    return None
 
 
 def _relocated(body: str, view: LfView, source: str, match: Match) -> Match:

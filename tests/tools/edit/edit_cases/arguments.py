@@ -22,6 +22,11 @@ REPAIRED = [
          "    a = 1\n    b = 9", CODE.replace("b = 2", "b = 9")),
     Case("source and target with cat -n line numbers", CODE, "     3\t    b = 2",
          "     3\t    b = 8", CODE.replace("b = 2", "b = 8")),
+    # Its lines read as escaped text too (`\n` in a string): that reading matches nowhere, so
+    # the prefixes' reading is taken.
+    Case("grep -n source whose lines also read as escaped text", "run() {\n    printf 'a\\n'\n"
+         "    make all\n}\n", "2:    printf 'a\\n'\n3:    make all",
+         "    printf 'a\\n'\n    make most", "run() {\n    printf 'a\\n'\n    make most\n}\n"),
     Case("source from grep -n -C over several files: names, `N-` and `N:`", CODE,
          "src/f-1.py-2-    a = 1\nsrc/f-1.py:3:    b = 2", "    a = 1\n    b = 6",
          CODE.replace("b = 2", "b = 6")),
