@@ -150,6 +150,7 @@ async def test_the_terminal_lists_applies_and_discards_tasks(
     listed = await asyncio.to_thread(harness9_tasks, cwd=root)
     assert listed.returncode == 0, listed.stderr
     assert session in listed.stdout and "+1" in listed.stdout and "-1" in listed.stdout
+    assert "work in the background" in listed.stdout  # the task's title
     applied = await asyncio.to_thread(harness9_tasks, "apply", session, "--json", cwd=root)
     assert applied.returncode == 0, applied.stderr
     assert json.loads(applied.stdout)["files"] == ["a.txt"]

@@ -13,9 +13,11 @@ from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness9.client.stored_sessions import serves
 
+_TITLE_WIDTH = 48
 NO_TASKS_METHOD = ("harness9: this daemon has no background tasks (agent/tasks is not among "
                    "its methods); update harness9.\n")
 METHODS = {"apply": "agent/applyTask", "discard": "agent/discardTask"}
@@ -86,8 +88,11 @@ def _table(tasks: list[dict[str, Any]]) -> Table:
     grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for name in ("session", "status", "files", "+", "-", "branch"):
         grid.add_column(name, justify="right" if name in ("files", "+", "-") else "left")
+    # What each task was asked to do, cut to one line: the column that gives way when narrow.
+    grid.add_column("task", no_wrap=True, overflow="ellipsis", max_width=_TITLE_WIDTH)
     for task in tasks:
         grid.add_row(str(task["sessionId"]), str(task["status"]),
                      str(len(task["changedFiles"])), f"+{task['insertions']}",
-                     f"-{task['deletions']}", str(task["worktree"]["branch"]))
+                     f"-{task['deletions']}", str(task["worktree"]["branch"]),
+                     Text(str(task.get("title") or "")))
     return grid
