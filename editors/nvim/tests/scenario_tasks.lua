@@ -54,6 +54,9 @@ local function start_and_type(shared)
     "    shared.txt",
   })
   h.expect_equal("shared.txt on disk before Apply", "one\ntwo\nthree\nfour\nfive\n", h.workspace_file("shared.txt"))
+  -- Named by the daemon (`title`), not by the order its run started in.
+  h.expect_equal("the task's title as the daemon lists it", "Capitalise the first line of shared.txt.",
+    tasks.shown()[1].title)
   for _, line in ipairs(api.nvim_buf_get_lines(harness9.buffer(), 0, -1, false)) do
     if line:match("Capitali") then
       h.fail("the task shows in the chat's run buffer: " .. line)

@@ -37,6 +37,7 @@ function M.read(result)
         status = type(t.status) == "string" and t.status or "unknown",
         worktree = { path = t.worktree.path, branch = type(t.worktree.branch) == "string" and t.worktree.branch or "" },
         workspace = type(t.workspace) == "string" and t.workspace or nil,
+        title = type(t.title) == "string" and t.title ~= "" and t.title or nil, -- the daemon's name of it
         changedFiles = files,
         insertions = tonumber(t.insertions) or 0,
         deletions = tonumber(t.deletions) or 0,
