@@ -236,3 +236,19 @@ def test_a_stopped_resident_removes_its_files_and_a_new_one_sweeps_the_dead(
         proc.terminate()  # as `kill` stops it
         assert proc.wait(10) == 0
     assert sorted(os.listdir(folder)) == []
+
+
+def test_a_resident_stopped_while_it_loads_removes_its_files(runtime: dict[str, str]) -> None:
+    folder = starter.socket_folder()
+    assert folder is not None
+    path = str(starter.socket_path())
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "harness9.resident.starter", path],
+                            env={**os.environ, **runtime},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _until(lambda: Path(path).exists(), "the resident listens", 30)
+        assert not Path(f"{path}.pid").exists()  # still waiting to load its libraries
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
+    assert sorted(os.listdir(folder)) == []

@@ -77,6 +77,15 @@ def preload(modules: Sequence[str]) -> None:
     gc.freeze()
 
 
+def exit_on_term(on_term: Callable[[], None]) -> None:
+    """Make SIGTERM end this process at once, after `on_term()`."""
+    def terminated(*_: object) -> None:
+        on_term()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
 def serve(listener: socket.socket, keep_going: Callable[[Loop], bool],
           tick: float = 1.0, on_term: Callable[[], None] = lambda: None) -> Request:
     """Accept starts on `listener` while `keep_going(loop)` holds (asked every `tick` seconds
@@ -87,12 +96,7 @@ def serve(listener: socket.socket, keep_going: Callable[[Loop], bool],
     _not_dumpable()
     startup = startup_environment(dict(os.environ))
     loop = Loop()
-
-    def terminated(*_: object) -> None:
-        on_term()
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, terminated)
+    exit_on_term(on_term)
     while True:
         ready, _, _ = select.select([listener], [], [], tick)
         _reap(loop)

@@ -240,6 +240,7 @@ def resident_main(path: str) -> None:
             if os.stat(path).st_ino == inode:
                 _remove(path)
 
+    fork_server.exit_on_term(on_term)  # while it loads, too
     _sweep(path)
     time.sleep(PRELOAD_DELAY)  # the start that made it loads the same: let it go first
     fork_server.preload(PRELOAD)
