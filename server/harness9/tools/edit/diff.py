@@ -117,7 +117,7 @@ def _diff_lines(path: str, before: str | None, after: str) -> Iterator[str]:
         # difflib compares every line; the unchanged head and tail (beyond the context shown)
         # need no comparing, and on a long file they are nearly all of it.
         skip = max(0, common_head(old, new) - _CONTEXT)
-        keep = max(0, _common_tail(old, new, skip) - _CONTEXT)
+        keep = max(0, common_tail(old, new, skip) - _CONTEXT)
         old, new = old[skip : len(old) - keep], new[skip : len(new) - keep]
         lines = _unified(old, new, path, skip)
     for line in lines:
@@ -212,8 +212,9 @@ def common_head(old: Sequence[str], new: Sequence[str]) -> int:
     return low
 
 
-def _common_tail(old: list[str], new: list[str], head: int) -> int:
-    """How many last lines the two lists share, not counting the first `head`."""
+def common_tail(old: Sequence[str], new: Sequence[str], head: int) -> int:
+    """How many last items (lines, or characters) the two share, not counting the first
+    `head`; by halving, as `common_head`."""
     low, high = 0, min(len(old), len(new)) - head
     while low < high:
         mid = (low + high + 1) // 2

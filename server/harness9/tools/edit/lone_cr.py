@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from harness9.tools.edit.diff import common_head
-from harness9.tools.edit.refusals import EditError
+from harness9.tools.edit import refusals as errors
+from harness9.tools.edit.diff import common_head, common_tail
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -35,8 +35,7 @@ def edit_through_lf(content: str, edit: Callable[[str], str]) -> str:
     view = as_lf(content)
     edited = edit(view)
     start = common_head(view, edited)
-    room = min(len(view), len(edited)) - start
-    tail = common_head(view[::-1][:room], edited[::-1][:room])
+    tail = common_tail(view, edited, start)
     region = content[start : len(content) - tail]
     new = edited[start : len(edited) - tail]
     ending = _ending(content, start, len(content) - tail, region)
@@ -50,13 +49,7 @@ def _ending(content: str, start: int, end: int, region: str) -> str:
     lone_cr = bool(_LONE_CR.search(region))
     lone_lf = bool(re.search(r"(?<!\r)\n", region))
     if lone_cr and lone_lf:
-        raise EditError(
-            "line_endings",
-            2,
-            "the lines this edit replaces end some with CR and some with LF, so the line "
-            "endings of its new lines are not certain. Make source_text cover lines of one "
-            "line ending only.",
-        )
+        raise errors.mixed_endings()
     if lone_cr or lone_lf or "\r\n" in region:
         return "\r" if lone_cr else "\n"
     match = re.compile(r"\r\n|\r|\n").search(content, end)

@@ -24,6 +24,7 @@ class EditError(ToolError):
     (the match was unique but `target_text`'s indentation cannot be placed in the file's) or
     `partial_line` (the source starts or ends inside a line that the target restates whole),
     `escaped_source` (a source escaped once more whose target's backslashes read two ways),
+    `line_endings` (the lines replaced end with lone CRs and lone LFs both),
     `elision` (a target line stands for code left out), `escaped_target` (the target's line
     breaks arrived as literal `\\n`) or `line_prefixes` (a source copied with line numbers
     that are not the file's at the match) or `near_rival` (an approximate match with another
@@ -220,6 +221,17 @@ def already_applied(line: int, level: int) -> EditError:
         "where source_text would be, and source_text is not there as sent (applying it again "
         "would repeat the change). Nothing to do; if you mean a further change, read the file "
         "again and copy source_text from its current text.",
+    )
+
+
+def mixed_endings() -> EditError:
+    """The lines an edit replaces end with lone CRs and lone LFs both."""
+    return EditError(
+        "line_endings",
+        2,
+        "the lines this edit replaces end some with CR and some with LF, so the line endings "
+        "of its new lines are not certain. Make source_text cover lines of one line ending "
+        "only.",
     )
 
 
